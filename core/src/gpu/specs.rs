@@ -1,0 +1,683 @@
+//! Part 12's GPU facts that the per-chip registry does not hold: clocks and
+//! on-chip memories per generation (V100 to B200), the SM layout, the NVLink
+//! generations, the switches and structure of the DGX SuperPod, the H800
+//! variant, and the measured bandwidths Part 12 quotes.
+//!
+//! Per-chip peaks, HBM, NVLink and node egress stay in
+//! [`crate::hardware`]; this table holds only what Part 12 adds, each with its
+//! citation. Where a row repeats a registry number (SMs, HBM capacity), a test
+//! pins the two together.
+//!
+//! ```
+//! use ridgeline_core::gpu::specs::{generation, SM};
+//!
+//! let h100 = generation("h100").unwrap();
+//! assert_eq!(h100.sms * SM.subpartitions * SM.cuda_cores_per_subpartition, 16_896);
+//! assert_eq!(h100.boost_clock.unwrap().0, 1.98e9);
+//! ```
+
+use crate::hardware::{Cited, Source};
+use crate::units::{Bytes, BytesPerSec, FlopsPerSec};
+
+/// A clock rate: cycles per second.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+pub struct Hertz(pub f64);
+
+impl Hertz {
+    /// The unit symbol.
+    pub const UNIT: &'static str = "Hz";
+}
+
+const fn src(table: &'static str) -> Source {
+    Source {
+        part: 12,
+        table,
+        note: None,
+    }
+}
+
+const fn src_note(table: &'static str, note: &'static str) -> Source {
+    Source {
+        part: 12,
+        table,
+        note: Some(note),
+    }
+}
+
+const fn cited<T>(value: T, source: Source) -> Cited<T> {
+    Cited { value, source }
+}
+
+const KIB: f64 = 1024.0;
+const MB: f64 = 1e6;
+const GB: f64 = 1e9;
+
+/// The layout every NVIDIA SM has shared since Volta, as Part 12 describes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SmLayout {
+    /// SM subpartitions (quadrants) per SM.
+    pub subpartitions: u32,
+    /// Tensor Cores per subpartition.
+    pub tensor_cores_per_subpartition: u32,
+    /// fp32 CUDA cores (SIMT lanes) per subpartition.
+    pub cuda_cores_per_subpartition: u32,
+    /// 32-bit registers per subpartition.
+    pub registers_per_subpartition: u32,
+    /// Bytes per register.
+    pub register_bytes: u32,
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// The most warps that can be resident on one SM.
+    pub max_resident_warps: u32,
+    /// The most registers one thread can address.
+    pub max_registers_per_thread: u32,
+    /// Where the book gives these.
+    pub source: Source,
+}
+
+impl SmLayout {
+    /// Tensor Cores per SM (4).
+    pub fn tensor_cores(&self) -> u32 {
+        self.subpartitions * self.tensor_cores_per_subpartition
+    }
+
+    /// fp32 CUDA cores per SM (128).
+    pub fn cuda_cores(&self) -> u32 {
+        self.subpartitions * self.cuda_cores_per_subpartition
+    }
+
+    /// The register file of one SM (256 KiB).
+    pub fn register_file(&self) -> Bytes {
+        Bytes(
+            f64::from(self.subpartitions)
+                * f64::from(self.registers_per_subpartition)
+                * f64::from(self.register_bytes),
+        )
+    }
+}
+
+/// The SM of every generation in Part 12's table (V100 to B200).
+pub static SM: SmLayout = SmLayout {
+    subpartitions: 4,
+    tensor_cores_per_subpartition: 1,
+    cuda_cores_per_subpartition: 32,
+    registers_per_subpartition: 16_384,
+    register_bytes: 4,
+    warp_size: 32,
+    max_resident_warps: 64,
+    max_registers_per_thread: 256,
+    source: src("What Is a GPU? and Memory: 4 subpartitions, 1 TC, 32 fp32 cores, 16,384 registers each; 64 resident warps; 256 registers per thread"),
+};
+
+/// An NVIDIA GPU architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Architecture {
+    /// V100.
+    Volta,
+    /// A100.
+    Ampere,
+    /// H100, H200.
+    Hopper,
+    /// B200, GB200.
+    Blackwell,
+}
+
+impl Architecture {
+    /// The name NVIDIA uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Architecture::Volta => "Volta",
+            Architecture::Ampere => "Ampere",
+            Architecture::Hopper => "Hopper",
+            Architecture::Blackwell => "Blackwell",
+        }
+    }
+}
+
+/// One row of Part 12's GPU spec tables.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuGeneration {
+    /// Display name (`H100`).
+    pub name: &'static str,
+    /// Architecture.
+    pub architecture: Architecture,
+    /// The registry id of the chip, if it is in [`crate::hardware::CHIPS`] (V100 is not: the book gives it no FLOPs).
+    pub chip: Option<&'static str>,
+    /// SMs per chip (the table; a test checks it against the registry).
+    pub sms: u32,
+    /// Base clock, where the table gives one.
+    pub base_clock: Option<Hertz>,
+    /// Boost clock, where the table gives one.
+    pub boost_clock: Option<Hertz>,
+    /// The clock the book uses to turn the Tensor Core peak into FLOPs per cycle.
+    pub tensor_clock: Option<Hertz>,
+    /// SMEM (L1) per SM.
+    pub smem_per_sm: Bytes,
+    /// L2 per chip.
+    pub l2: Bytes,
+    /// Tensor memory per SM (Blackwell only).
+    pub tmem_per_sm: Option<Bytes>,
+    /// HBM capacity (the table; a test checks it against the registry).
+    pub hbm_capacity: Bytes,
+    /// HBM bandwidth, only for GPUs outside the registry; use [`GpuGeneration::hbm_bw`].
+    pub hbm_bw_unregistered: Option<BytesPerSec>,
+    /// Dense bf16 FLOPs one Tensor Core does per cycle, as the book states it.
+    pub tensor_core_flops_per_cycle: Option<Cited<f64>>,
+    /// Published fp32 vector rate counting an FMA as two FLOPs, where the book quotes one.
+    pub vector_fp32_fma: Option<Cited<FlopsPerSec>>,
+    /// Where the row comes from.
+    pub source: Source,
+}
+
+impl GpuGeneration {
+    /// The registry chip, if any.
+    pub fn registry_chip(&self) -> Option<&'static crate::hardware::Chip> {
+        self.chip.and_then(crate::hardware::chip)
+    }
+
+    /// HBM bandwidth: the registry's for registered chips, the table's otherwise.
+    pub fn hbm_bw(&self) -> Option<BytesPerSec> {
+        match self.registry_chip() {
+            Some(c) => Some(c.hbm_bw()),
+            None => self.hbm_bw_unregistered,
+        }
+    }
+
+    /// Tensor Cores on the chip (`SMs × 4`).
+    pub fn tensor_cores(&self) -> u32 {
+        self.sms * SM.tensor_cores()
+    }
+
+    /// fp32 CUDA cores on the chip (`SMs × 4 × 32`).
+    pub fn cuda_cores(&self) -> u32 {
+        self.sms * SM.cuda_cores()
+    }
+
+    /// Total SMEM on the chip.
+    pub fn smem_total(&self) -> Bytes {
+        self.smem_per_sm * f64::from(self.sms)
+    }
+
+    /// Total register memory on the chip.
+    pub fn registers_total(&self) -> Bytes {
+        SM.register_file() * f64::from(self.sms)
+    }
+}
+
+const MEM_TABLE: Source = src("Summary of GPU specs: memory and clocks table");
+const TC_NOTE: Source =
+    src("What Is a GPU?: Tensor Core footnote (V100 256, A100 512, H100 1024 FLOPs/TC/cycle)");
+
+/// Every GPU generation in Part 12's spec tables, oldest first.
+pub static GPU_GENERATIONS: &[GpuGeneration] = &[
+    GpuGeneration {
+        name: "V100",
+        architecture: Architecture::Volta,
+        chip: None,
+        sms: 80,
+        base_clock: Some(Hertz(1.25e9)),
+        boost_clock: Some(Hertz(1.38e9)),
+        tensor_clock: None,
+        smem_per_sm: Bytes(96.0 * KIB),
+        l2: Bytes(6.0 * MB),
+        tmem_per_sm: None,
+        hbm_capacity: Bytes(32.0 * GB),
+        hbm_bw_unregistered: Some(BytesPerSec(9.0e11)),
+        tensor_core_flops_per_cycle: Some(cited(256.0, TC_NOTE)),
+        vector_fp32_fma: None,
+        source: src_note(
+            "Summary of GPU specs: memory/clocks and FLOPs tables",
+            "the FLOPs table gives V100 no bf16 peak, so V100 is not in the chip registry",
+        ),
+    },
+    GpuGeneration {
+        name: "A100",
+        architecture: Architecture::Ampere,
+        chip: Some("a100"),
+        sms: 108,
+        base_clock: Some(Hertz(1.10e9)),
+        boost_clock: Some(Hertz(1.41e9)),
+        tensor_clock: None,
+        smem_per_sm: Bytes(192.0 * KIB),
+        l2: Bytes(40.0 * MB),
+        tmem_per_sm: None,
+        hbm_capacity: Bytes(80.0 * GB),
+        hbm_bw_unregistered: None,
+        tensor_core_flops_per_cycle: Some(cited(512.0, TC_NOTE)),
+        vector_fp32_fma: None,
+        source: MEM_TABLE,
+    },
+    GpuGeneration {
+        name: "H100",
+        architecture: Architecture::Hopper,
+        chip: Some("h100"),
+        sms: 132,
+        base_clock: Some(Hertz(1.59e9)),
+        boost_clock: Some(Hertz(1.98e9)),
+        tensor_clock: Some(Hertz(1.76e9)),
+        smem_per_sm: Bytes(256.0 * KIB),
+        l2: Bytes(50.0 * MB),
+        tmem_per_sm: None,
+        hbm_capacity: Bytes(80.0 * GB),
+        hbm_bw_unregistered: None,
+        tensor_core_flops_per_cycle: Some(cited(
+            1024.0,
+            src_note(
+                "What Is a GPU?: 990e12 / 132 SMs / 4 TCs / 1.76 GHz ~ 1024",
+                "the quotient is 1065; the book rounds to the power of two (an 8x8x8 matmul)",
+            ),
+        )),
+        vector_fp32_fma: None,
+        source: src_note(
+            "Summary of GPU specs: memory and clocks table",
+            "tensor clock 1.76 GHz from the Tensor Core paragraph",
+        ),
+    },
+    GpuGeneration {
+        name: "H200",
+        architecture: Architecture::Hopper,
+        chip: Some("h200"),
+        sms: 132,
+        base_clock: Some(Hertz(1.59e9)),
+        boost_clock: Some(Hertz(1.98e9)),
+        tensor_clock: None,
+        smem_per_sm: Bytes(256.0 * KIB),
+        l2: Bytes(50.0 * MB),
+        tmem_per_sm: None,
+        hbm_capacity: Bytes(141.0 * GB),
+        hbm_bw_unregistered: None,
+        tensor_core_flops_per_cycle: None,
+        vector_fp32_fma: None,
+        source: MEM_TABLE,
+    },
+    GpuGeneration {
+        name: "B200",
+        architecture: Architecture::Blackwell,
+        chip: Some("b200"),
+        sms: 148,
+        base_clock: None,
+        boost_clock: None,
+        tensor_clock: Some(Hertz(1.86e9)),
+        smem_per_sm: Bytes(256.0 * KIB),
+        l2: Bytes(126.0 * MB),
+        tmem_per_sm: Some(Bytes(256.0 * KIB)),
+        hbm_capacity: Bytes(192.0 * GB),
+        hbm_bw_unregistered: None,
+        tensor_core_flops_per_cycle: Some(cited(
+            2048.0,
+            src_note(
+                "What Is a GPU?: Tensor Core footnote, 2250e12 / (148 * 4 * 1.86e9) ~ 2048",
+                "an estimate: NVIDIA does not publish it",
+            ),
+        )),
+        vector_fp32_fma: Some(cited(
+            FlopsPerSec(80e12),
+            src("Quiz 1 Q6: B200 80 TFLOPs/s vector fp32 (FMA counted as 2)"),
+        )),
+        source: src_note(
+            "Summary of GPU specs: memory and clocks table",
+            "the table leaves the clock as '?'; 1.86 GHz is the Tensor Core footnote's",
+        ),
+    },
+];
+
+/// The Part 12 generation row for a registry chip id (`gb200` maps to the B200 row,
+/// since a GB200 is two B200s and a Grace CPU) or a row name (`v100`).
+pub fn generation(id: &str) -> Option<&'static GpuGeneration> {
+    let id = id.trim();
+    let id = if id.eq_ignore_ascii_case("gb200") {
+        "b200"
+    } else {
+        id
+    };
+    GPU_GENERATIONS.iter().find(|g| {
+        g.chip.is_some_and(|c| c.eq_ignore_ascii_case(id)) || g.name.eq_ignore_ascii_case(id)
+    })
+}
+
+/// One row of Part 12's NVLink/NVSwitch generation table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NvlinkGeneration {
+    /// NVLink generation ("4.0").
+    pub nvlink: &'static str,
+    /// NVSwitch generation ("3.0").
+    pub nvswitch: &'static str,
+    /// The GPU architecture it ships with.
+    pub architecture: Architecture,
+    /// Bandwidth of one NVLink link, each way (full duplex).
+    pub link_bandwidth: BytesPerSec,
+    /// NVLink ports per GPU.
+    pub ports_per_gpu: u32,
+    /// GPU-to-GPU bandwidth in a node, each way.
+    pub gpu_bandwidth: BytesPerSec,
+    /// Node sizes (NVLink domains) and the NVSwitches each has: `(gpus, switches)`.
+    pub nodes: &'static [(u32, u32)],
+    /// NVLink ports on one NVSwitch, where the book gives it.
+    pub switch_ports: Option<u32>,
+    /// Where the book gives these.
+    pub source: Source,
+}
+
+impl NvlinkGeneration {
+    /// `ports × link bandwidth`: what one GPU can push into the NVLink network.
+    pub fn gpu_egress(&self) -> BytesPerSec {
+        self.link_bandwidth * f64::from(self.ports_per_gpu)
+    }
+
+    /// The NVSwitches in a node of `gpus`, if the book lists that node size.
+    pub fn switches_for(&self, gpus: u32) -> Option<u32> {
+        self.nodes.iter().find(|(g, _)| *g == gpus).map(|(_, s)| *s)
+    }
+
+    /// Bandwidth of one NVSwitch (`ports × link bandwidth`), where the book gives its ports.
+    pub fn switch_bandwidth(&self) -> Option<BytesPerSec> {
+        self.switch_ports
+            .map(|p| self.link_bandwidth * f64::from(p))
+    }
+}
+
+const NVLINK_TABLE: Source = src("At the node level: NVLink/NVSwitch generations table");
+
+/// Part 12's NVLink generations, oldest first.
+pub static NVLINK_GENERATIONS: &[NvlinkGeneration] = &[
+    NvlinkGeneration {
+        nvlink: "3.0",
+        nvswitch: "2.0",
+        architecture: Architecture::Ampere,
+        link_bandwidth: BytesPerSec(25e9),
+        ports_per_gpu: 12,
+        gpu_bandwidth: BytesPerSec(300e9),
+        nodes: &[(8, 6)],
+        switch_ports: None,
+        source: NVLINK_TABLE,
+    },
+    NvlinkGeneration {
+        nvlink: "4.0",
+        nvswitch: "3.0",
+        architecture: Architecture::Hopper,
+        link_bandwidth: BytesPerSec(25e9),
+        ports_per_gpu: 18,
+        gpu_bandwidth: BytesPerSec(450e9),
+        nodes: &[(8, 4)],
+        switch_ports: Some(64),
+        source: src_note(
+            "At the node level: NVLink table; NVSwitches have up to 64 ports (64 * 25e9 * 4 = 6.4 TB/s)",
+            "H100s attach to the 4 NVSwitches in a 5+4+4+5 link pattern",
+        ),
+    },
+    NvlinkGeneration {
+        nvlink: "5.0",
+        nvswitch: "4.0",
+        architecture: Architecture::Blackwell,
+        link_bandwidth: BytesPerSec(50e9),
+        ports_per_gpu: 18,
+        gpu_bandwidth: BytesPerSec(900e9),
+        nodes: &[(8, 2), (72, 18)],
+        switch_ports: None,
+        source: NVLINK_TABLE,
+    },
+];
+
+/// The NVLink generation of an architecture, if it has one in the table.
+pub fn nvlink_generation(arch: Architecture) -> Option<&'static NvlinkGeneration> {
+    NVLINK_GENERATIONS.iter().find(|g| g.architecture == arch)
+}
+
+/// The kind of a network switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SwitchKind {
+    /// An NVSwitch inside an NVLink domain.
+    NvSwitch,
+    /// An InfiniBand switch in the scale-out fabric.
+    InfiniBand,
+}
+
+/// A switch: its ports and the bandwidth of each, each way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwitchSpec {
+    /// Kind.
+    pub kind: SwitchKind,
+    /// Ports.
+    pub ports: u32,
+    /// Bandwidth per port, each way.
+    pub port_bandwidth: BytesPerSec,
+    /// Where the book gives these.
+    pub source: Source,
+}
+
+impl SwitchSpec {
+    /// `ports × port bandwidth`.
+    pub fn bandwidth(&self) -> BytesPerSec {
+        self.port_bandwidth * f64::from(self.ports)
+    }
+}
+
+/// The 64-port NDR InfiniBand switch of the DGX SuperPod (400 Gbps = 50 GB/s per port).
+pub static IB_NDR_SWITCH: SwitchSpec = SwitchSpec {
+    kind: SwitchKind::InfiniBand,
+    ports: 64,
+    port_bandwidth: BytesPerSec(50e9),
+    source: src_note(
+        "Beyond the node level: 64-port NDR IB switches, 50 GB/s per port; Quiz 3 Q1: 3.2 TB/s each",
+        "Appendix B counts 1.6 TB/s per IB switch (half the ports), hence its 25.6 TB/s spine",
+    ),
+};
+
+/// The structure of NVIDIA's reference DGX SuperPod above the node (Part 12).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SuperPodDesign {
+    /// Nodes in one Scalable Unit.
+    pub nodes_per_su: u32,
+    /// Leaf switches under one SU.
+    pub leaf_switches_per_su: u32,
+    /// SUs in the reference pod.
+    pub sus_per_pod: u32,
+    /// Spine switches in the reference pod.
+    pub spine_switches_per_pod: u32,
+    /// Cables between each leaf and each spine switch in the reference pod.
+    pub cables_per_leaf_spine: u32,
+    /// The switch used at the leaf and spine.
+    pub switch: &'static SwitchSpec,
+    /// Where the book gives these.
+    pub source: Source,
+}
+
+impl SuperPodDesign {
+    /// The bandwidth from one SU up to the spine: `leaves × spines × cables × port`.
+    pub fn su_uplink(&self) -> BytesPerSec {
+        self.switch.port_bandwidth
+            * f64::from(
+                self.leaf_switches_per_su
+                    * self.spine_switches_per_pod
+                    * self.cables_per_leaf_spine,
+            )
+    }
+
+    /// Ports on each leaf switch that face up (the other half face the nodes).
+    pub fn leaf_uplink_ports(&self) -> u32 {
+        self.switch.ports / 2
+    }
+
+    /// The most GPU NICs a two-tier leaf/spine fat tree of these switches can join at
+    /// full bisection bandwidth: `ports / 2` per leaf and one leaf per spine port.
+    pub fn two_tier_limit(&self) -> u64 {
+        u64::from(self.switch.ports / 2) * u64::from(self.switch.ports)
+    }
+}
+
+/// The 1024-GPU DGX H100 SuperPod: 32-node SUs under 8 leaf switches, 4 SUs under
+/// 16 spine switches, 2 cables per leaf-spine pair. B200 DGX pods keep the same
+/// scale-out network (Part 12 Quiz 5 Q1).
+pub static DGX_SUPERPOD: SuperPodDesign = SuperPodDesign {
+    nodes_per_su: 32,
+    leaf_switches_per_su: 8,
+    sus_per_pod: 4,
+    spine_switches_per_pod: 16,
+    cables_per_leaf_spine: 2,
+    switch: &IB_NDR_SWITCH,
+    source: src_note(
+        "Beyond the node level: DGX H100 SuperPod (SUs, leaf and spine), per-level table, Quiz 3 Q1",
+        "spine switch bandwidth: 51.2 TB/s (summary table, Quiz 3 Q1) chosen; Appendix B says 25.6 TB/s",
+    ),
+};
+
+/// GPUs in the reference GB200 NVL72 SuperPod (8 racks of 72).
+pub static GB200_SUPERPOD_GPUS: Cited<u32> =
+    cited(576, src("Appendix A: GB200 DGX SuperPod of 576 GPUs"));
+
+/// A GPU the book uses that differs from a registry chip in one respect.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuVariant {
+    /// Id (`h800`).
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// The registry chip it is otherwise equal to.
+    pub base: &'static str,
+    /// Its NVLink bandwidth per GPU.
+    pub nvlink: BytesPerSec,
+    /// Where the book gives it.
+    pub source: Source,
+}
+
+/// The export-market variants Part 12 uses.
+pub static GPU_VARIANTS: &[GpuVariant] = &[GpuVariant {
+    id: "h800",
+    name: "NVIDIA H800",
+    base: "h100",
+    nvlink: BytesPerSec(300e9),
+    source: src_note(
+        "Data Parallelism: DeepSeek v3 on 2048 H800s with 300 GB/s (990e12 / 300e9 = 3300)",
+        "FLOPs as H100",
+    ),
+}];
+
+/// A variant by id.
+pub fn variant(id: &str) -> Option<&'static GpuVariant> {
+    let id = id.trim();
+    GPU_VARIANTS.iter().find(|v| v.id.eq_ignore_ascii_case(id))
+}
+
+/// Bandwidths Part 12 reports measuring, as opposed to NVIDIA's specs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    /// Best intra-node AllReduce bus bandwidth on 8xH100 (at ~10 GB messages).
+    pub nccl_allreduce_bus: Cited<BytesPerSec>,
+    /// The same for a 58 MB message.
+    pub nccl_allreduce_58mb: Cited<BytesPerSec>,
+    /// Fractional bandwidth gain SHARP gives in practice.
+    pub sharp_gain: Cited<f64>,
+    /// Fractional gain SHARP should give in theory.
+    pub sharp_gain_theory: Cited<f64>,
+    /// H100 L2 bandwidth (not published by NVIDIA).
+    pub h100_l2_bandwidth: Cited<BytesPerSec>,
+}
+
+/// The measured numbers of Part 12.
+pub static MEASURED: Measured = Measured {
+    nccl_allreduce_bus: cited(
+        BytesPerSec(370e9),
+        src("Intra-node collectives: empirical AllReduce ~370 GB/s (vs 450 GB/s claimed)"),
+    ),
+    nccl_allreduce_58mb: cited(
+        BytesPerSec(150e9),
+        src("Intra-node collectives: a 58 MB AllReduce reaches ~150 GB/s"),
+    ),
+    sharp_gain: cited(
+        0.30,
+        src("In network reductions: ~30% more bandwidth with SHARP, ~480 GB/s"),
+    ),
+    sharp_gain_theory: cited(0.75, src("In network reductions: predicted 75% gain")),
+    h100_l2_bandwidth: cited(BytesPerSec(5.5e12), src("Memory: L2 measured at ~5.5 TB/s")),
+};
+
+/// Part 12's side-by-side count of H100 and TPU v5p units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TpuCounterpart {
+    /// The TPU in the table.
+    pub tpu: &'static str,
+    /// VPU slots (independent SIMD units): 4 per TensorCore.
+    pub vpu_slots_per_core: u32,
+    /// The VPU's lane shape (sublanes, lanes).
+    pub vpu_lanes: (u32, u32),
+    /// MXUs per TensorCore.
+    pub mxus_per_core: u32,
+    /// VMEM per chip.
+    pub vmem: Bytes,
+    /// Vector registers per chip.
+    pub vregs: Bytes,
+    /// The H100 column's SMEM and register totals, as the table rounds them.
+    pub h100_smem_rounded: Bytes,
+    /// Where the book gives these.
+    pub source: Source,
+}
+
+/// The GPU-vs-TPU chip table (H100 vs TPU v5p).
+pub static TPU_COUNTERPART: TpuCounterpart = TpuCounterpart {
+    tpu: "v5p",
+    vpu_slots_per_core: 4,
+    vpu_lanes: (8, 128),
+    mxus_per_core: 4,
+    vmem: Bytes(128.0 * MB),
+    vregs: Bytes(256.0 * KIB),
+    h100_smem_rounded: Bytes(32.0 * MB),
+    source: src_note(
+        "GPUs vs. TPUs at the chip level: H100 # vs TPU v5p # table; Quiz 1 Q1 (8, 128) lanes, 4 ALUs",
+        "Quiz 1 Q5 calls VMEM ~120 MB",
+    ),
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::{chip, Link, Topology};
+
+    #[test]
+    fn rows_agree_with_the_registry() {
+        for g in GPU_GENERATIONS {
+            let Some(c) = g.registry_chip() else {
+                assert!(
+                    g.hbm_bw_unregistered.is_some(),
+                    "{} needs its own HBM",
+                    g.name
+                );
+                continue;
+            };
+            let Topology::NvlinkDomain { sms, .. } = c.topology else {
+                panic!("{} is not a GPU", g.name);
+            };
+            assert_eq!(sms, g.sms, "{}", g.name);
+            assert_eq!(c.hbm_capacity.value, g.hbm_capacity, "{}", g.name);
+            let nv = nvlink_generation(g.architecture).unwrap();
+            assert_eq!(
+                c.bandwidth(Link::NvLink),
+                Some(nv.gpu_bandwidth),
+                "{}",
+                g.name
+            );
+            assert_eq!(nv.gpu_egress(), nv.gpu_bandwidth, "{}", g.name);
+        }
+        assert_eq!(generation("gb200").unwrap().name, "B200");
+        assert_eq!(generation("V100").unwrap().chip, None);
+        assert!(generation("tpu").is_none());
+    }
+
+    #[test]
+    fn sm_layout() {
+        assert_eq!(SM.tensor_cores(), 4);
+        assert_eq!(SM.cuda_cores(), 128);
+        assert_eq!(SM.register_file(), Bytes(256.0 * 1024.0));
+        let h100 = chip("h100").unwrap();
+        assert!(variant("H800").unwrap().base == h100.id);
+    }
+
+    #[test]
+    fn superpod_structure() {
+        assert_eq!(DGX_SUPERPOD.su_uplink(), BytesPerSec(12.8e12));
+        assert_eq!(DGX_SUPERPOD.two_tier_limit(), 2048);
+        assert_eq!(IB_NDR_SWITCH.bandwidth(), BytesPerSec(3.2e12));
+        let hopper = nvlink_generation(Architecture::Hopper).unwrap();
+        assert_eq!(hopper.switch_bandwidth(), Some(BytesPerSec(1.6e12)));
+        assert_eq!(hopper.switches_for(8), Some(4));
+    }
+}
