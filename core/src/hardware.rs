@@ -657,9 +657,133 @@ pub fn chip(id: &str) -> Option<&'static Chip> {
     CHIPS.iter().find(|c| c.id.eq_ignore_ascii_case(id))
 }
 
+/// Latency of one ICI hop between neighbouring TPUs, whatever the message size.
+///
+/// Part 2 (Q5) and Part 3 ("a note on ICI latency") both use about 1 µs; below
+/// `one-way bandwidth × 1 µs` bytes per hop (45 kB on a v5e) a collective is
+/// latency-bound.
+pub const ICI_HOP_LATENCY: Cited<crate::units::Seconds> = cited(
+    crate::units::Seconds(1e-6),
+    src(
+        2,
+        "Q5: per-hop ICI latency ~1 µs (also Part 3, note on ICI latency)",
+    ),
+);
+
+/// VMEM-to-MXU bandwidth as a multiple of HBM bandwidth on a TPU.
+pub const VMEM_OVER_HBM: Cited<f64> = cited(
+    22.0,
+    src(2, "VMEM: bandwidth to the MXU ~22x HBM bandwidth"),
+);
+
+/// Shape of a TPU VPU and of one vector register: 8 sublanes by 128 lanes of 32-bit values.
+pub const VPU_SHAPE: Cited<[u32; 2]> = cited(
+    [8, 128],
+    src(
+        2,
+        "Appendix A: VPU of shape (8, 128); VREGs hold 8x128 32-bit values",
+    ),
+);
+
+/// What the book says about the inside of one TPU TensorCore of a generation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TensorCoreSpec {
+    /// The chip id in [`CHIPS`].
+    pub chip: &'static str,
+    /// Clock rate in Hz, where the book gives one.
+    pub clock_hz: Option<Cited<f64>>,
+    /// MXUs per TensorCore.
+    pub mxus_per_core: Option<Cited<u32>>,
+    /// Side of the MXU's square systolic array (128, or 256 on v6e).
+    pub mxu_side: Cited<u32>,
+    /// Independent floating-point ALUs per (sublane, lane) pair of the VPU.
+    pub vpu_alus: Option<Cited<u32>>,
+    /// 32-bit vector registers per core.
+    pub vregs: Option<Cited<u32>>,
+}
+
+const MXU_SIDE: Source = src(2, "Appendix B: 128x128 systolic array (256x256 on v6e)");
+const MXU_COUNT: Source = src(2, "Appendix B: 2 MXUs on TPU v3, 4 on v4/v5 per TensorCore");
+const VPU_ALUS: Source = src(
+    2,
+    "Appendix A: 4 independent ALUs per (lane, sublane) on v5",
+);
+const VREGS: Source = src(2, "Appendix A: 64 VREGs per v5p core (32 on v4)");
+
+/// TensorCore internals for the TPUs the book describes, oldest first.
+pub static TENSOR_CORES: &[TensorCoreSpec] = &[
+    TensorCoreSpec {
+        chip: "v3",
+        clock_hz: None,
+        mxus_per_core: Some(cited(2, MXU_COUNT)),
+        mxu_side: cited(128, MXU_SIDE),
+        vpu_alus: None,
+        vregs: None,
+    },
+    TensorCoreSpec {
+        chip: "v4p",
+        clock_hz: None,
+        mxus_per_core: Some(cited(4, MXU_COUNT)),
+        mxu_side: cited(128, MXU_SIDE),
+        vpu_alus: None,
+        vregs: Some(cited(32, VREGS)),
+    },
+    TensorCoreSpec {
+        chip: "v5p",
+        clock_hz: Some(cited(
+            1.75e9,
+            src(2, "Appendix A pop quiz: v5p clock ~1.75 GHz"),
+        )),
+        mxus_per_core: Some(cited(4, MXU_COUNT)),
+        mxu_side: cited(128, MXU_SIDE),
+        vpu_alus: Some(cited(4, VPU_ALUS)),
+        vregs: Some(cited(64, VREGS)),
+    },
+    TensorCoreSpec {
+        chip: "v5e",
+        clock_hz: Some(cited(
+            1.5e9,
+            src(
+                2,
+                "MXU text: one bf16[8,128]@[128,128] per 8 cycles at 1.5 GHz (v5e)",
+            ),
+        )),
+        mxus_per_core: Some(cited(4, MXU_COUNT)),
+        mxu_side: cited(128, MXU_SIDE),
+        vpu_alus: Some(cited(4, VPU_ALUS)),
+        vregs: None,
+    },
+    TensorCoreSpec {
+        chip: "v6e",
+        clock_hz: None,
+        mxus_per_core: None,
+        mxu_side: cited(256, MXU_SIDE),
+        vpu_alus: None,
+        vregs: None,
+    },
+];
+
+/// The TensorCore facts for a TPU id, case-insensitively.
+pub fn tensor_core(id: &str) -> Option<&'static TensorCoreSpec> {
+    let id = id.trim();
+    TENSOR_CORES
+        .iter()
+        .find(|c| c.chip.eq_ignore_ascii_case(id))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tensor_core_entries_name_registry_tpus() {
+        for t in TENSOR_CORES {
+            let c = chip(t.chip).unwrap();
+            assert_eq!(c.vendor, Vendor::Google, "{}", t.chip);
+        }
+        assert_eq!(ICI_HOP_LATENCY.value.0, 1e-6);
+        assert_eq!(tensor_core("V5P").unwrap().vregs.unwrap().value, 64);
+    }
 
     #[test]
     fn ids_are_unique_and_every_chip_has_hbm_and_bf16() {

@@ -19,9 +19,17 @@
 //! assert_eq!(matmul(1024.0).verdict(v5e), Some(Verdict::ComputeBound));
 //! ```
 
+pub mod collectives;
 pub mod dtype;
+pub mod emulator;
 pub mod format;
+pub mod gpu;
 pub mod hardware;
+pub mod models;
 pub mod ops;
 pub mod roofline;
+pub mod sharding;
+pub mod tpu;
+pub mod training;
+pub mod transformer;
 pub mod units;

@@ -256,6 +256,32 @@ impl Op {
         }
     }
 
+    /// The batch in `lo..=hi` whose intensity is closest to `target`, found by
+    /// bisection (every op's intensity grows with its batch). Used when a reader
+    /// drags the op's point along the intensity axis.
+    pub fn batch_for_intensity(&self, target: f64, lo: f64, hi: f64) -> f64 {
+        let at = |b: f64| self.with_batch(b).intensity().0;
+        if !(target.is_finite() && lo.is_finite() && hi.is_finite() && lo > 0.0 && hi >= lo) {
+            return lo.max(1.0);
+        }
+        if target <= at(lo) {
+            return lo;
+        }
+        if target >= at(hi) {
+            return hi;
+        }
+        let (mut a, mut b) = (lo.ln(), hi.ln());
+        for _ in 0..60 {
+            let mid = 0.5 * (a + b);
+            if at(mid.exp()) < target {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+        (0.5 * (a + b)).exp()
+    }
+
     /// The roofline analysis on `chip` against HBM, or `None` when the chip has no
     /// peak for the op's format (or a wider one).
     pub fn analyse(&self, chip: &Chip) -> Option<Analysis> {
@@ -271,6 +297,12 @@ impl Op {
     pub fn verdict(&self, chip: &Chip) -> Option<Verdict> {
         self.analyse(chip).map(|a| a.verdict)
     }
+}
+
+/// Tokens each device holds when `sequences` of `seq_len` tokens are split evenly
+/// over `devices` (the per-device batch that decides the roofline, Part 1).
+pub fn tokens_per_device(sequences: f64, seq_len: f64, devices: f64) -> f64 {
+    sequences * seq_len / devices
 }
 
 #[cfg(test)]
@@ -357,16 +389,23 @@ mod tests {
     }
 
     #[test]
+    fn batch_for_intensity_inverts_intensity() {
+        let op = mm(1.0, 8192.0, 8192.0, Dtype::Bf16, Dtype::Bf16);
+        for b in [1.0, 17.0, 240.0, 5000.0] {
+            let i = op.with_batch(b).intensity().0;
+            let back = op.batch_for_intensity(i, 1.0, 1e6);
+            assert!((back / b - 1.0).abs() < 1e-6, "{b} -> {back}");
+        }
+        assert_eq!(op.batch_for_intensity(1e-9, 1.0, 1e6), 1.0);
+        assert_eq!(op.batch_for_intensity(1e9, 1.0, 1e6), 1e6);
+        assert_eq!(op.batch_for_intensity(f64::NAN, 1.0, 1e6), 1.0);
+    }
+
+    #[test]
     fn kinds_round_trip() {
         for k in OpKind::ALL {
             assert_eq!(OpKind::parse(k.name()), Some(k));
             assert_eq!(k.build(3.0, 4.0, 5.0, Dtype::Bf16, Dtype::Bf16).kind(), k);
         }
     }
-}
-
-/// Tokens each device holds when `sequences` of `seq_len` tokens are split evenly
-/// over `devices` (the per-device batch that decides the roofline, Part 1).
-pub fn tokens_per_device(sequences: f64, seq_len: f64, devices: f64) -> f64 {
-    sequences * seq_len / devices
 }

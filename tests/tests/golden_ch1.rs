@@ -1,5 +1,7 @@
 //! Part 1 (rooflines): every `ch1-*` problem reproduced by `ridgeline-core`.
 
+#![allow(clippy::unwrap_used)]
+
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::{chip, Link};
 use ridgeline_core::ops::{tokens_per_device, Op};

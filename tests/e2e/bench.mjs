@@ -1,0 +1,116 @@
+// Performance figures for the built site (not a test: machines here are noisy).
+// Prints the raw/gzip/brotli size of every file in dist/, the first-load bytes
+// of every page, cold load-to-interactive time, and p50/p95 input-to-redraw
+// time of every widget over many input events; compares each with its budget.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { start, watchedPage, ready, DIST } from './lib.mjs';
+
+const BUDGET = { firstLoadGzip: 350 * 1024, p95: 4.0, interactive: 400 };
+const EVENTS = Number(process.env.BENCH_EVENTS || 200);
+const LOADS = Number(process.env.BENCH_LOADS || 7);
+
+const sizes = new Map();
+for (const name of fs.readdirSync(DIST).sort()) {
+  const buf = fs.readFileSync(path.join(DIST, name));
+  sizes.set(name, {
+    raw: buf.length,
+    gzip: zlib.gzipSync(buf, { level: 9 }).length,
+    brotli: zlib.brotliCompressSync(buf, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  });
+}
+const kb = (n) => (n / 1024).toFixed(1).padStart(8);
+console.log('\nFiles in dist/ (KiB)        raw     gzip   brotli');
+for (const [name, s] of sizes) console.log(`${name.padEnd(40).slice(0, 40)}${kb(s.raw)} ${kb(s.gzip)} ${kb(s.brotli)}`);
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+const env = await start();
+let failures = 0;
+const verdict = (ok) => (ok ? 'ok' : 'OVER BUDGET');
+try {
+  // Which pages exist: every part plus home.
+  const { page: p0, context: c0 } = await watchedPage(env.browser, env.base);
+  await p0.goto(env.base);
+  await ready(p0);
+  const slugs = await p0.locator('.parts .part-title').evaluateAll((as) => as.map((a) => new URL(a.href).pathname.slice(1)));
+  await c0.close();
+
+  console.log('\nFirst load per page (KiB, files fetched)   raw     gzip   brotli  budget');
+  for (const slug of ['', ...slugs]) {
+    const { page, context, problems } = await watchedPage(env.browser, env.base);
+    const fetched = new Set();
+    page.on('response', (r) => fetched.add(new URL(r.url()).pathname.slice(1) || 'index.html'));
+    await page.goto(env.base + slug);
+    await ready(page);
+    await page.waitForTimeout(100);
+    let raw = 0, gzip = 0, brotli = 0;
+    for (const f of fetched) {
+      const s = sizes.get(f) || sizes.get('404.html');
+      raw += s.raw; gzip += s.gzip; brotli += s.brotli;
+    }
+    const ok = gzip <= BUDGET.firstLoadGzip;
+    failures += ok ? 0 : 1;
+    console.log(`/${slug.padEnd(38).slice(0, 38)}${kb(raw)} ${kb(gzip)} ${kb(brotli)}  ${verdict(ok)}`);
+    if (problems.length) { console.log('  problems:', problems); failures++; }
+    await context.close();
+  }
+
+  console.log(`\nCold load to interactive, /rooflines (${LOADS} loads, fresh context each)`);
+  const loads = [];
+  for (let i = 0; i < LOADS; i++) {
+    const { page, context } = await watchedPage(env.browser, env.base);
+    await page.goto(env.base + 'rooflines');
+    await page.waitForSelector('[data-widget="roofline"] [data-verdict]');
+    loads.push(await page.evaluate(() => performance.now()));
+    await context.close();
+  }
+  const loadP50 = quantile(loads, 0.5);
+  failures += loadP50 <= BUDGET.interactive ? 0 : 1;
+  console.log(`  p50 ${loadP50.toFixed(0)} ms, max ${Math.max(...loads).toFixed(0)} ms   budget ${BUDGET.interactive} ms  ${verdict(loadP50 <= BUDGET.interactive)}`);
+
+  console.log(`\nInput-to-redraw (${EVENTS} input events per widget; ms)   p50     p95   budget p95`);
+  const widgets = [
+    { slug: 'rooflines', name: 'roofline' },
+    { slug: 'rooflines', name: 'overlap' },
+  ];
+  for (const w of widgets) {
+    const { page, context } = await watchedPage(env.browser, env.base);
+    await page.goto(env.base + w.slug);
+    await page.waitForSelector(`[data-widget="${w.name}"] [data-verdict]`);
+    await page.locator(`[data-widget="${w.name}"]`).scrollIntoViewIfNeeded();
+    const times = await page.evaluate(async ({ name, n }) => {
+      const slider = document.querySelector(`[data-widget="${name}"] input[type="range"]`);
+      const max = Number(slider.max);
+      const macrotask = () => new Promise((resolve) => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => resolve();
+        ch.port2.postMessage(null);
+      });
+      const out = [];
+      for (let i = 0; i < n; i++) {
+        // Sweep back and forth across the whole range, one step at a time.
+        const pos = Math.round((Math.abs(((i * 3) % (2 * max)) - max)));
+        slider.value = String(pos);
+        const t0 = performance.now();
+        slider.dispatchEvent(new Event('input', { bubbles: true }));
+        await macrotask();
+        out.push(performance.now() - t0);
+      }
+      return out;
+    }, { name: w.name, n: EVENTS });
+    const p50 = quantile(times, 0.5), p95 = quantile(times, 0.95);
+    const ok = p95 <= BUDGET.p95;
+    failures += ok ? 0 : 1;
+    console.log(`  ${(w.slug + ' ' + w.name).padEnd(50)}${p50.toFixed(2).padStart(6)} ${p95.toFixed(2).padStart(7)}   ${BUDGET.p95} ms  ${verdict(ok)}`);
+    await context.close();
+  }
+} finally {
+  await env.close();
+}
+console.log(failures ? `\n${failures} budget(s) missed` : '\nall budgets met');
+process.exit(failures ? 1 : 0);

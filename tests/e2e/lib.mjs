@@ -1,0 +1,63 @@
+// Shared helpers for the end-to-end tests and the benchmark: serve dist/ on
+// loopback, launch Debian's Chromium through playwright-core, and watch every
+// page for console errors, panics and requests to other origins.
+import { chromium } from 'playwright-core';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from './serve.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = process.env.RIDGELINE_DIST || path.join(ROOT, 'dist');
+
+const ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export async function start() {
+  const server = await serve(DIST, 0);
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ARGS,
+    headless: true,
+  });
+  return {
+    base,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+// Opens a page that records problems: console errors, uncaught exceptions,
+// Rust panics, and any request that leaves the page's origin.
+export async function watchedPage(browser, base, options = {}) {
+  const context = await browser.newContext({ serviceWorkers: 'block', ...options });
+  const page = await context.newPage();
+  const origin = new URL(base).origin;
+  const problems = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+    if (msg.text().includes('panicked at')) problems.push(`panic: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('request', (req) => {
+    const url = req.url();
+    if (!url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== origin) {
+      problems.push(`request to another origin: ${url}`);
+    }
+  });
+  return { page, context, problems };
+}
+
+// Waits until the app has rendered its shell.
+export async function ready(page) {
+  await page.waitForSelector('main [data-page]', { timeout: 15000 });
+}
+
+export async function verdictOf(page, widget) {
+  return (await page.locator(`[data-widget="${widget}"] [data-verdict]`).first().textContent()).trim();
+}

@@ -1,0 +1,141 @@
+// End-to-end tests of the built site (dist/), as a reader would use it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, watchedPage, ready, verdictOf } from './lib.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+test('the home page lists all 13 parts and links to the book for each', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  const parts = page.locator('.parts > li');
+  assert.equal(await parts.count(), 13);
+  assert.match(await parts.nth(1).textContent(), /All About Rooflines.*live/);
+  assert.match(await parts.nth(3).textContent(), /not yet written/);
+  const bookLinks = await page.locator('.parts .book-link').evaluateAll((as) => as.map((a) => a.href));
+  assert.equal(bookLinks.length, 13);
+  assert.ok(bookLinks.every((h) => h.startsWith('https://jax-ml.github.io/scaling-book/')));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('moving the batch slider with the keyboard flips the verdict and redraws the plot', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const widget = page.locator('[data-widget="roofline"]');
+  await widget.scrollIntoViewIfNeeded();
+  assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
+  const plot = widget.locator('.plot');
+  const before = await plot.screenshot();
+  const slider = widget.locator('input[type="range"]');
+  await slider.focus();
+  // Each ArrowRight multiplies B by 2^(1/20); 60 steps take 64 past the ridge (~256).
+  for (let i = 0; i < 60; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  const after = await plot.screenshot();
+  assert.ok(!before.equals(after), 'the plot pixels did not change');
+  assert.match(await widget.locator('.slider-row input[type="text"]').inputValue(), /^\d+$/);
+  await page.keyboard.press('Home');
+  assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('dragging the point on the plot moves the slider', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const widget = page.locator('[data-widget="roofline"]');
+  await widget.scrollIntoViewIfNeeded();
+  const slider = widget.locator('input[type="range"]');
+  const start = Number(await slider.inputValue());
+  const box = await widget.locator('canvas.overlay').boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.3, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 8 });
+  await page.mouse.move(box.x + box.width * 0.75, y, { steps: 8 });
+  await page.mouse.up();
+  const end = Number(await slider.inputValue());
+  assert.ok(end > start, `slider stayed at ${start} -> ${end}`);
+  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the overlap widget turns compute-bound past D = 8,756', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const widget = page.locator('[data-widget="overlap"]');
+  await widget.scrollIntoViewIfNeeded();
+  assert.equal(await verdictOf(page, 'overlap'), 'communication-bound');
+  assert.match(await widget.textContent(), /above D = 8,756/);
+  await widget.locator('input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await verdictOf(page, 'overlap'), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('bad URL parameters give a notice, and the page still works', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  for (const query of ['roofline.b=-5', 'roofline.b=NaN', 'roofline.chip=%3Cscript%3E', 'roofline.d=1e999&roofline.op=nope', 'overlap.d=0']) {
+    await page.goto(`${env.base}rooflines?${query}`);
+    await ready(page);
+    const widget = query.startsWith('overlap') ? 'overlap' : 'roofline';
+    const notice = page.locator(`[data-widget="${widget}"] [data-notice]`);
+    assert.ok(await notice.isVisible(), `no notice for ${query}`);
+    assert.match(await notice.textContent(), /Ignored/);
+    assert.match(await verdictOf(page, widget), /bound$/);
+  }
+  assert.equal(await page.locator('script:not([src])').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a good URL parameter sets the widget', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(`${env.base}rooflines?roofline.chip=h100&roofline.b=4096`);
+  await ready(page);
+  assert.equal(await page.locator('[data-widget="roofline"] select').first().inputValue(), 'h100');
+  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('every page loads by deep link with no console error and no request to another origin', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  const slugs = await page.locator('.parts .part-title').evaluateAll((as) => as.map((a) => new URL(a.href).pathname.slice(1)));
+  assert.equal(slugs.length, 13);
+  for (const slug of [...slugs, 'no-such-page']) {
+    await page.goto(env.base + slug);
+    await ready(page);
+    const kind = await page.locator('main [data-page]').getAttribute('data-page');
+    assert.equal(kind, slug === 'no-such-page' ? 'not-found' : slug, `wrong page for ${slug}`);
+    assert.ok((await page.locator('h1').first().textContent()).length > 3);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('links navigate inside the app without reloading', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  await page.evaluate(() => { window.__marker = 42; });
+  await page.locator('.parts .part-title', { hasText: 'All About Rooflines' }).click();
+  await page.waitForSelector('[data-page="rooflines"]');
+  assert.equal(await page.evaluate(() => window.__marker), 42, 'the page reloaded');
+  assert.match(await page.title(), /Part 1\. All About Rooflines/);
+  await page.goBack();
+  await page.waitForSelector('[data-page="home"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
