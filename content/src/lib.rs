@@ -1,0 +1,21 @@
+//! # ridgeline-content
+//!
+//! The companion's chapters are Markdown files under `chapters/`, ordered by
+//! `chapters/SUMMARY.md`. This crate turns them into HTML at build time: math
+//! becomes MathML, value directives (`{{ridge chip=v5e}}`) become numbers
+//! computed by `ridgeline-core`, and widget directives (`{{widget roofline}}`)
+//! become slots the app fills with live components. It runs natively (in the
+//! app's build script and in tests), never in the browser.
+//!
+//! ```
+//! use ridgeline_content::render::render_chapter;
+//!
+//! let page = render_chapter("# Hi\n\nv5e: {{peak chip=v5e fmt=si}}.\n").unwrap();
+//! assert!(page.html.contains("197 TFLOPs/s"));
+//! ```
+
+pub mod directive;
+pub mod render;
+pub mod summary;
+pub mod values;
+pub mod widgets;

@@ -1,0 +1,49 @@
+//! The widgets a chapter may place with `{{widget NAME key=value ...}}`.
+//!
+//! This table is the one list of widget directives. The build rejects a chapter
+//! that names a widget or argument not listed here, and the app's browser tests
+//! mount every entry, so a widget cannot be listed without existing.
+
+/// One widget a chapter may place.
+#[derive(Debug, Clone, Copy)]
+pub struct WidgetSpec {
+    /// The directive name, also the widget root's `data-widget` attribute.
+    pub name: &'static str,
+    /// Arguments a chapter may pass (each becomes the widget's initial state).
+    pub args: &'static [&'static str],
+    /// What the widget shows.
+    pub doc: &'static str,
+}
+
+/// Every widget directive.
+pub const WIDGETS: &[WidgetSpec] = &[
+    WidgetSpec {
+        name: "roofline",
+        args: &["chip", "dtype", "weight", "op", "b", "d", "f"],
+        doc: "log-log roofline of one chip with an operation whose batch the reader drags",
+    },
+    WidgetSpec {
+        name: "overlap",
+        args: &["chip", "b", "d", "f"],
+        doc: "compute vs communication time of a matmul split over two chips, with and without overlap",
+    },
+];
+
+/// Looks a widget up by name.
+pub fn widget(name: &str) -> Option<&'static WidgetSpec> {
+    WIDGETS.iter().find(|w| w.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in WIDGETS.iter().enumerate() {
+            assert!(WIDGETS[i + 1..].iter().all(|b| b.name != a.name));
+        }
+        assert!(widget("roofline").is_some());
+        assert!(widget("nope").is_none());
+    }
+}
