@@ -1,0 +1,215 @@
+//! Compute time against communication time for the book's two-chip split
+//! contraction, as the contracting dimension D grows (Part 1).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::format::{grouped, sci, seconds};
+use ridgeline_core::hardware::Link;
+use ridgeline_core::roofline::SplitContraction;
+use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
+
+use super::palette;
+
+/// What the chart needs: the chip's rates, the fixed dims and the current D.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OverlapModel {
+    /// Peak FLOPs/s of each chip.
+    pub c: f64,
+    /// Link bandwidth between the two chips, bytes/s.
+    pub w: f64,
+    /// Token batch.
+    pub b: f64,
+    /// Output features.
+    pub f: f64,
+    /// Current contracting dimension.
+    pub d: f64,
+    /// D axis range.
+    pub d_range: (f64, f64),
+}
+
+impl OverlapModel {
+    /// The split contraction at dimension `d`.
+    pub fn at(&self, d: f64) -> SplitContraction {
+        SplitContraction {
+            b: self.b,
+            d,
+            f: self.f,
+        }
+    }
+
+    /// (T_math, T_comms, lower, upper) in seconds at dimension `d`.
+    pub fn times(&self, d: f64) -> (f64, f64, f64, f64) {
+        let a = self
+            .at(d)
+            .analyse(FlopsPerSec(self.c), Link::Ici, BytesPerSec(self.w));
+        let comms = a.t_comms(Link::Ici).map(|t| t.0).unwrap_or(f64::NAN);
+        (a.t_math.0, comms, a.lower.0, a.upper.0)
+    }
+
+    /// Where compute time overtakes communication time.
+    pub fn crossover(&self) -> f64 {
+        SplitContraction::critical_d(FlopsPerSec(self.c), BytesPerSec(self.w))
+    }
+}
+
+fn samples(m: &OverlapModel) -> Vec<(f64, (f64, f64, f64, f64))> {
+    (0..=120)
+        .map(|i| {
+            (m.d_range.0.ln() + (m.d_range.1.ln() - m.d_range.0.ln()) * i as f64 / 120.0).exp()
+        })
+        .map(|d| (d, m.times(d)))
+        .collect()
+}
+
+/// The time axis range: it depends on B, F and the chip, not on D.
+fn y_range(m: &OverlapModel) -> (f64, f64) {
+    let (lo, _, _, _) = m.times(m.d_range.0);
+    let (_, tc, _, _) = m.times(m.d_range.0);
+    let (_, _, _, hi) = m.times(m.d_range.1);
+    (lo.min(tc) * 0.5, hi * 2.0)
+}
+
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+fn chart<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &OverlapModel,
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let (y_min, y_max) = y_range(m);
+    ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (m.d_range.0..m.d_range.1).log_scale(),
+            (y_min..y_max).log_scale(),
+        )
+}
+
+/// Draws T_math, T_comms, their max (perfect overlap) and sum (none) against D,
+/// and the crossover: everything that does not move with D.
+pub fn draw_static<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &OverlapModel,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let series = samples(m);
+    let mut chart = chart(root, m)?;
+    chart
+        .configure_mesh()
+        .x_desc("contracting dimension D")
+        .y_desc("time per chip")
+        .x_label_formatter(&|x| sci(*x, 2))
+        .y_label_formatter(&|y| seconds(*y))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.grid.mix(0.35))
+        .axis_style(pal.text)
+        .draw()?;
+
+    let line = |pick: fn(&(f64, f64, f64, f64)) -> f64| -> Vec<(f64, f64)> {
+        series.iter().map(|(d, t)| (*d, pick(t))).collect()
+    };
+    let (c0, c1, c2) = (pal.series[0], pal.series[1], pal.text);
+    chart
+        .draw_series(LineSeries::new(line(|t| t.0), c0.stroke_width(3)))?
+        .label("T_math (compute)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c0.stroke_width(3)));
+    chart
+        .draw_series(LineSeries::new(line(|t| t.1), c1.stroke_width(3)))?
+        .label("T_comms (partial sums over the link)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c1.stroke_width(3)));
+    chart
+        .draw_series(DashedLineSeries::new(
+            line(|t| t.3),
+            6,
+            4,
+            c2.stroke_width(1),
+        ))?
+        .label("no overlap: sum")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c2.stroke_width(1)));
+    chart
+        .draw_series(LineSeries::new(line(|t| t.2), c2.stroke_width(1)))?
+        .label("perfect overlap: max")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c2.stroke_width(1)));
+
+    let dx = m.crossover();
+    if dx > m.d_range.0 && dx < m.d_range.1 {
+        let (tm, _, _, _) = m.times(dx);
+        chart.draw_series(std::iter::once(Circle::new((dx, tm), 6, pal.text.filled())))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("crossover D = {}", grouped(dx)),
+            (dx * 1.2, tm * 0.45),
+            ("sans-serif", 13).into_font().color(&pal.text),
+        )))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(pal.background.mix(0.9))
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .draw()?;
+    Ok(())
+}
+
+/// Draws the current D: a vertical marker and the two times, on a transparent
+/// layer over the static chart.
+pub fn draw_marker<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &OverlapModel,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    let (y_min, y_max) = y_range(m);
+    let mut chart = chart(root, m)?;
+    let d = m.d.clamp(m.d_range.0, m.d_range.1);
+    let (tm, tc, _, _) = m.times(d);
+    let colour = if tm >= tc { pal.good } else { pal.bad };
+    chart.draw_series(DashedLineSeries::new(
+        vec![(d, y_min), (d, y_max)],
+        4,
+        4,
+        colour.stroke_width(2),
+    ))?;
+    chart.draw_series(
+        [tm, tc]
+            .into_iter()
+            .map(|t| Circle::new((d, t), 6, colour.filled())),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters_svg::SVGBackend;
+
+    #[test]
+    fn marks_the_book_crossover() {
+        let m = OverlapModel {
+            c: 1.97e14,
+            w: 4.5e10,
+            b: 1024.0,
+            f: 8192.0,
+            d: 4096.0,
+            d_range: (256.0, 1048576.0),
+        };
+        assert!((m.crossover() - 8755.6).abs() < 1.0);
+        let (tm, tc, lo, hi) = m.times(4096.0);
+        assert!(tm < tc && lo == tc && (hi - (tm + tc)).abs() < 1e-15);
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (720, 380)).into_drawing_area();
+            draw_static(&root, &m, false).unwrap();
+            draw_marker(&root, &m, false).unwrap();
+            root.present().unwrap();
+        }
+        assert!(out.contains("crossover D = 8,756"));
+        assert!(out.contains("T_math (compute)"));
+    }
+}

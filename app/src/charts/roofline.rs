@@ -1,0 +1,371 @@
+//! The roofline chart: roofs of one chip on log-log axes, and an operation's point.
+//!
+//! Drawing is generic over plotters' `DrawingBackend`, so the same code draws to
+//! a canvas in the browser and to an SVG string in native tests. The static
+//! layer (axes, roofs, ridge labels) and the moving point are drawn separately:
+//! dragging only redraws the point.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{sci, si};
+use ridgeline_core::hardware::{Chip, Link};
+use ridgeline_core::ops::Op;
+use ridgeline_core::roofline::{attainable, Verdict};
+use ridgeline_core::units::Intensity;
+
+use super::palette;
+
+/// One bandwidth roof.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roof {
+    /// Legend label.
+    pub label: &'static str,
+    /// Which link.
+    pub link: Link,
+    /// Bandwidth, bytes/s.
+    pub bandwidth: f64,
+    /// Ridge point `C / W`, FLOPs per byte.
+    pub ridge: f64,
+}
+
+/// Everything the static layer shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoofModel {
+    /// Chip name for the caption.
+    pub chip: &'static str,
+    /// Format of the compute roof.
+    pub dtype: Dtype,
+    /// Compute roof, FLOPs/s.
+    pub peak: f64,
+    /// Bandwidth roofs, HBM first.
+    pub roofs: Vec<Roof>,
+    /// Intensity axis range.
+    pub x: (f64, f64),
+    /// Throughput axis range.
+    pub y: (f64, f64),
+}
+
+impl RoofModel {
+    /// The roofs of `chip` for compute in `dtype`; `None` if the chip has no such peak.
+    pub fn new(chip: &'static Chip, dtype: Dtype) -> Option<RoofModel> {
+        let (dtype, peak) = chip.peak_or_wider(dtype)?;
+        let roofs: Vec<Roof> = Link::ALL
+            .into_iter()
+            .filter_map(|link| {
+                let w = chip.bandwidth(link)?;
+                Some(Roof {
+                    label: link.label(),
+                    link,
+                    bandwidth: w.0,
+                    ridge: (peak / w).0,
+                })
+            })
+            .collect();
+        Some(RoofModel {
+            chip: chip.name,
+            dtype,
+            peak: peak.0,
+            roofs,
+            x: (0.05, 1e6),
+            y: (peak.0 * 1e-6, peak.0 * 4.0),
+        })
+    }
+
+    /// The HBM roof.
+    pub fn hbm(&self) -> Option<&Roof> {
+        self.roofs.iter().find(|r| r.link == Link::Hbm)
+    }
+}
+
+/// The operation's point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpPoint {
+    /// FLOPs per byte.
+    pub intensity: f64,
+    /// Attainable FLOPs/s under the HBM roof.
+    pub attainable: f64,
+    /// Which side of the ridge it is on.
+    pub verdict: Verdict,
+}
+
+impl OpPoint {
+    /// The point of `op` under `model`'s HBM roof.
+    pub fn of(op: &Op, model: &RoofModel) -> OpPoint {
+        let i = op.intensity();
+        let (w, ridge) = model
+            .hbm()
+            .map(|r| (r.bandwidth, r.ridge))
+            .unwrap_or((f64::NAN, f64::NAN));
+        let y = attainable(
+            i,
+            ridgeline_core::units::FlopsPerSec(model.peak),
+            ridgeline_core::units::BytesPerSec(w),
+        );
+        OpPoint {
+            intensity: i.0,
+            attainable: y.0,
+            verdict: ridgeline_core::roofline::verdict_at(i, Intensity(ridge), Link::Hbm),
+        }
+    }
+}
+
+/// The pixel rectangle of the plotting area, for turning pointer positions into data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlotArea {
+    /// Left and right pixel edges.
+    pub x: (i32, i32),
+    /// Top and bottom pixel edges.
+    pub y: (i32, i32),
+    /// The data range on the x axis (log scale).
+    pub range: (f64, f64),
+}
+
+impl PlotArea {
+    /// The intensity under pixel column `px`.
+    pub fn intensity_at(&self, px: f64) -> f64 {
+        let t = ((px - self.x.0 as f64) / (self.x.1 - self.x.0).max(1) as f64).clamp(0.0, 1.0);
+        (self.range.0.ln() + t * (self.range.1.ln() - self.range.0.ln())).exp()
+    }
+}
+
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+fn chart<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    model: &RoofModel,
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .x_label_area_size(44)
+        .y_label_area_size(74)
+        .build_cartesian_2d(
+            (model.x.0..model.x.1).log_scale(),
+            (model.y.0..model.y.1).log_scale(),
+        )
+}
+
+/// Draws axes, grid, the compute roof, every bandwidth roof and the ridge labels.
+/// Returns the plotting area's pixel rectangle.
+pub fn draw_static<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    model: &RoofModel,
+    dark: bool,
+) -> Result<PlotArea, DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let mut chart = chart(root, model)?;
+    chart
+        .configure_mesh()
+        .x_desc("arithmetic intensity (FLOPs per byte)")
+        .y_desc(format!("attainable {} FLOPs/s", model.dtype))
+        .x_label_formatter(&|x| sci(*x, 2))
+        .y_label_formatter(&|y| sci(*y, 2))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.grid.mix(0.35))
+        .axis_style(pal.text)
+        .draw()?;
+
+    // Bandwidth roofs: slanted until their ridge, HBM solid, the rest dashed.
+    for (i, roof) in model.roofs.iter().enumerate() {
+        let colour = pal.series[i % pal.series.len()];
+        let x0 = model.x.0.max(model.y.0 / roof.bandwidth);
+        let ridge = roof.ridge.min(model.x.1);
+        let points = vec![(x0, x0 * roof.bandwidth), (ridge, ridge * roof.bandwidth)];
+        let width = if roof.link == Link::Hbm { 3 } else { 2 };
+        if roof.link == Link::Hbm {
+            chart
+                .draw_series(LineSeries::new(points, colour.stroke_width(width)))?
+                .label(roof.label)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
+                });
+        } else {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    points,
+                    6,
+                    4,
+                    colour.stroke_width(width),
+                ))?
+                .label(roof.label)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
+        }
+    }
+    // The compute roof.
+    chart
+        .draw_series(LineSeries::new(
+            vec![
+                (
+                    model.x.0.max(
+                        model
+                            .roofs
+                            .iter()
+                            .map(|r| r.ridge)
+                            .fold(f64::INFINITY, f64::min),
+                    ),
+                    model.peak,
+                ),
+                (model.x.1, model.peak),
+            ],
+            pal.text.stroke_width(3),
+        ))?
+        .label(format!(
+            "{} peak {}",
+            model.dtype,
+            si(model.peak, "FLOPs/s", 3)
+        ))
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 18, y)], pal.text.stroke_width(3))
+        });
+
+    // The HBM ridge point, marked and labelled with its value.
+    if let Some(hbm) = model.hbm() {
+        chart.draw_series(std::iter::once(Circle::new(
+            (hbm.ridge, model.peak),
+            6,
+            pal.series[0].filled(),
+        )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("HBM ridge {} FLOPs/B", sci(hbm.ridge, 3)),
+            (hbm.ridge * 0.9, model.peak * 2.9),
+            ("sans-serif", 13).into_font().color(&pal.text),
+        )))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(pal.background.mix(0.9))
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .draw()?;
+
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    Ok(PlotArea {
+        x: (xr.start, xr.end),
+        y: (yr.start, yr.end),
+        range: model.x,
+    })
+}
+
+/// Draws the operation's point, its guide to the x axis and its label on a
+/// transparent layer over the static chart.
+pub fn draw_point<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    model: &RoofModel,
+    point: &OpPoint,
+    label: &str,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    let mut chart = chart(root, model)?;
+    let x = point.intensity.clamp(model.x.0, model.x.1);
+    let y = point.attainable.clamp(model.y.0, model.y.1);
+    let colour = match point.verdict {
+        Verdict::ComputeBound => pal.good,
+        _ => pal.bad,
+    };
+    chart.draw_series(DashedLineSeries::new(
+        vec![(x, model.y.0), (x, y)],
+        4,
+        4,
+        colour.stroke_width(1),
+    ))?;
+    chart.draw_series(std::iter::once(Circle::new((x, y), 9, colour.filled())))?;
+    chart.draw_series(std::iter::once(Circle::new(
+        (x, y),
+        9,
+        pal.background.stroke_width(2),
+    )))?;
+    // Below and to the right of the point, or to the left near the right edge.
+    let anchor_left = x > model.x.0 * (model.x.1 / model.x.0).powf(0.72);
+    let pos = if anchor_left {
+        (x / 60.0, y / 2.5)
+    } else {
+        (x * 1.35, y / 2.5)
+    };
+    chart.draw_series(std::iter::once(Text::new(
+        label.to_string(),
+        pos,
+        ("sans-serif", 14).into_font().color(&colour),
+    )))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters_svg::SVGBackend;
+    use ridgeline_core::hardware::chip;
+
+    fn svg(model: &RoofModel, op: &Op) -> String {
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (720, 420)).into_drawing_area();
+            draw_static(&root, model, false).unwrap();
+            draw_point(&root, model, &OpPoint::of(op, model), "B = 64", false).unwrap();
+            root.present().unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn v5e_chart_labels_the_ridge_and_every_link() {
+        let model = RoofModel::new(chip("v5e").unwrap(), Dtype::Bf16).unwrap();
+        let op = Op::Matmul {
+            b: 64.0,
+            d: 8192.0,
+            f: 8192.0,
+            act: Dtype::Bf16,
+            weight: Dtype::Bf16,
+        };
+        let s = svg(&model, &op);
+        assert!(s.contains("HBM ridge 240 FLOPs/B"), "ridge label missing");
+        for label in [
+            "HBM",
+            "ICI (per link, bidirectional)",
+            "DCN (per chip)",
+            "PCIe (per chip)",
+        ] {
+            assert!(s.contains(label), "{label} missing");
+        }
+        assert!(s.contains("B = 64"));
+        assert!(s.contains("197 TFLOPs/s"));
+    }
+
+    #[test]
+    fn point_follows_the_batch() {
+        let model = RoofModel::new(chip("h100").unwrap(), Dtype::Bf16).unwrap();
+        let small = Op::Matmul {
+            b: 16.0,
+            d: 8192.0,
+            f: 8192.0,
+            act: Dtype::Bf16,
+            weight: Dtype::Bf16,
+        };
+        let p = OpPoint::of(&small, &model);
+        assert_eq!(p.verdict, Verdict::MemoryBound);
+        assert!(p.attainable < model.peak);
+        let big = OpPoint::of(&small.with_batch(4096.0), &model);
+        assert_eq!(big.verdict, Verdict::ComputeBound);
+        assert_eq!(big.attainable, model.peak);
+    }
+
+    #[test]
+    fn pixels_map_back_to_intensity() {
+        let area = PlotArea {
+            x: (100, 600),
+            y: (10, 300),
+            range: (0.1, 1000.0),
+        };
+        assert!((area.intensity_at(100.0) - 0.1).abs() < 1e-9);
+        assert!((area.intensity_at(600.0) - 1000.0).abs() < 1e-6);
+        assert!((area.intensity_at(350.0) - 10.0).abs() < 1e-6);
+        assert!((area.intensity_at(-5000.0) - 0.1).abs() < 1e-9);
+    }
+}

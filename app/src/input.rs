@@ -1,0 +1,97 @@
+//! Validation of everything a reader can type, drag or put in a URL.
+//!
+//! Each parser returns the value or a sentence saying what is wrong; widgets
+//! show the sentence inline and keep their last valid state.
+
+/// Parses a positive count such as `4096`, `4,096`, `4_096`, `1e4` or `2^12`,
+/// and checks it lies in `min..=max`.
+pub fn parse_count(text: &str, what: &str, min: f64, max: f64) -> Result<f64, String> {
+    let t: String = text
+        .trim()
+        .chars()
+        .filter(|c| *c != ',' && *c != '_')
+        .collect();
+    if t.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    let value = if let Some((base, exp)) = t.split_once('^') {
+        match (base.trim().parse::<f64>(), exp.trim().parse::<f64>()) {
+            (Ok(b), Ok(e)) if e.abs() <= 1000.0 => b.powf(e),
+            _ => return Err(format!("{what}: “{}” is not a number", short(text))),
+        }
+    } else {
+        t.parse::<f64>()
+            .map_err(|_| format!("{what}: “{}” is not a number", short(text)))?
+    };
+    if value.is_nan() {
+        return Err(format!("{what}: “{}” is not a number", short(text)));
+    }
+    if value < min {
+        return Err(format!(
+            "{what} must be at least {}",
+            ridgeline_core::format::grouped(min)
+        ));
+    }
+    if value > max || value.is_infinite() {
+        return Err(format!(
+            "{what} must be at most {}",
+            ridgeline_core::format::sci(max, 3)
+        ));
+    }
+    Ok(value)
+}
+
+/// Cuts what a reader typed to a length safe to echo back in a message.
+pub fn short(text: &str) -> String {
+    let t: String = text.chars().take(24).collect();
+    if text.chars().count() > 24 {
+        format!("{t}…")
+    } else {
+        t
+    }
+}
+
+/// Maps a log-scale slider position `0..=steps` onto `min..=max`.
+pub fn slider_to_value(pos: f64, steps: f64, min: f64, max: f64) -> f64 {
+    let t = (pos / steps).clamp(0.0, 1.0);
+    (min.ln() + t * (max.ln() - min.ln())).exp()
+}
+
+/// The slider position nearest to `value` on a log scale.
+pub fn value_to_slider(value: f64, steps: f64, min: f64, max: f64) -> f64 {
+    if !(value.is_finite() && value > 0.0) {
+        return 0.0;
+    }
+    let t = (value.ln() - min.ln()) / (max.ln() - min.ln());
+    (t.clamp(0.0, 1.0) * steps).round()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("4096", "B", 1.0, 1e9), Ok(4096.0));
+        assert_eq!(parse_count(" 4,096 ", "B", 1.0, 1e9), Ok(4096.0));
+        assert_eq!(parse_count("2^12", "B", 1.0, 1e9), Ok(4096.0));
+        assert_eq!(parse_count("1e4", "B", 1.0, 1e9), Ok(1e4));
+        for bad in ["", "abc", "NaN", "-3", "0", "1e400", "inf", "2^99999", "∞"] {
+            assert!(parse_count(bad, "B", 1.0, 1e9).is_err(), "{bad}");
+        }
+        let e = parse_count("0", "batch", 1.0, 1e9).unwrap_err();
+        assert!(e.contains("at least 1"), "{e}");
+        let e = parse_count(&"9".repeat(400), "batch", 1.0, 1e9).unwrap_err();
+        assert!(e.len() < 80, "{e}");
+    }
+
+    #[test]
+    fn slider_round_trip() {
+        for v in [1.0, 64.0, 240.0, 1e6] {
+            let pos = value_to_slider(v, 400.0, 1.0, 1048576.0);
+            let back = slider_to_value(pos, 400.0, 1.0, 1048576.0);
+            assert!((back / v - 1.0).abs() < 0.02, "{v} -> {pos} -> {back}");
+        }
+        assert_eq!(value_to_slider(f64::NAN, 400.0, 1.0, 2.0), 0.0);
+    }
+}

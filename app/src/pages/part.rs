@@ -1,0 +1,71 @@
+//! A part's page: the chapter body with its widgets, or an honest placeholder.
+
+use crate::content::{neighbours, PartPage, Segment};
+use crate::widgets::widget_view;
+use leptos::prelude::*;
+
+/// One part of the book.
+#[component]
+pub fn Part(
+    /// The part to show.
+    page: &'static PartPage,
+) -> impl IntoView {
+    let (prev, next) = neighbours(page);
+    let body = if page.written {
+        page.segments
+            .iter()
+            .map(|s| match s {
+                Segment::Html(h) => view! { <div class="prose" inner_html=*h></div> }.into_any(),
+                Segment::Widget(name, args) => widget_view(name, args),
+            })
+            .collect_view()
+            .into_any()
+    } else {
+        view! {
+            <div class="prose pending" data-pending="">
+                <p>
+                    "Our companion to this part is not written yet. The book's own chapter is "
+                    <a href=page.book_url rel="noopener">"here"</a>
+                    "."
+                </p>
+            </div>
+        }
+        .into_any()
+    };
+    let toc = (!page.sections.is_empty()).then(|| {
+        let items = page
+            .sections
+            .iter()
+            .map(|(id, text)| view! { <li><a href=format!("{}#{id}", page.slug)>{*text}</a></li> })
+            .collect_view();
+        view! { <nav class="toc" aria-label="sections"><ol>{items}</ol></nav> }
+    });
+    let pager = move |p: Option<&'static PartPage>, rel: &'static str, label: &'static str| {
+        p.map(|p| {
+            view! {
+                <a class=rel rel=rel href=p.slug>
+                    <span class="pager-label">{label}</span>
+                    {format!("Part {}. {}", p.number, p.title)}
+                </a>
+            }
+        })
+    };
+    view! {
+        <article class="page chapter" data-page=page.slug>
+            <header class="part-header">
+                <p class="part-kicker">
+                    {format!("Part {}", page.number)}
+                    " · "
+                    <a href=page.book_url rel="noopener">"read the book's chapter ↗"</a>
+                </p>
+                {(!page.written).then(|| view! { <h1>{page.title}</h1> })}
+            </header>
+            {toc}
+            {body}
+            <nav class="pager" aria-label="previous and next part">
+                {pager(prev, "prev", "previous")}
+                {pager(next, "next", "next")}
+            </nav>
+        </article>
+    }
+}

@@ -1,0 +1,131 @@
+//! Pieces every widget uses: URL state, canvas helpers, theme.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Whether the dark theme is on; provided by the app shell.
+#[derive(Debug, Clone, Copy)]
+pub struct Theme(pub RwSignal<bool>);
+
+/// The current theme, light if no shell provided one (as in component tests).
+pub fn use_dark() -> Signal<bool> {
+    match use_context::<Theme>() {
+        Some(Theme(s)) => s.into(),
+        None => Signal::from(false),
+    }
+}
+
+/// Longest query string the widgets read; anything longer is ignored with a notice.
+const MAX_QUERY: usize = 2000;
+
+/// A widget's starting arguments: the chapter's, overridden by `?widget.key=value`
+/// parameters in the page URL. Returns the pairs and a notice if the URL was unusable.
+pub fn initial_args(
+    widget: &str,
+    chapter: &[(String, String)],
+) -> (Vec<(String, String)>, Option<String>) {
+    let mut args = chapter.to_vec();
+    let search = window().location().search().unwrap_or_default();
+    if search.len() > MAX_QUERY {
+        return (
+            args,
+            Some("The link's parameters are too long; showing the defaults.".into()),
+        );
+    }
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return (args, None);
+    };
+    let prefix = format!("{widget}.");
+    let mut entries = Vec::new();
+    if let Ok(iter) = js_sys::try_iter(&params) {
+        for pair in iter.into_iter().flatten().flatten() {
+            let pair: js_sys::Array = pair.unchecked_into();
+            let (k, v) = (pair.get(0).as_string(), pair.get(1).as_string());
+            if let (Some(k), Some(v)) = (k, v) {
+                entries.push((k, v));
+            }
+        }
+    }
+    for (k, v) in entries {
+        if let Some(key) = k.strip_prefix(&prefix) {
+            args.retain(|(ak, _)| ak != key);
+            args.push((key.to_string(), v));
+        }
+    }
+    (args, None)
+}
+
+thread_local! {
+    static PENDING: std::cell::RefCell<Option<TimeoutHandle>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Writes a widget's state into the URL (`?widget.key=value`), replacing the
+/// history entry, at most once per quarter second while the reader drags.
+pub fn write_url_state(widget: &'static str, pairs: Vec<(String, String)>) {
+    PENDING.with(|p| {
+        if let Some(h) = p.borrow_mut().take() {
+            h.clear();
+        }
+    });
+    let handle = set_timeout_with_handle(
+        move || {
+            let location = window().location();
+            let search = location.search().unwrap_or_default();
+            let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+                return;
+            };
+            let prefix = format!("{widget}.");
+            let mut stale = Vec::new();
+            if let Ok(iter) = js_sys::try_iter(&params.keys()) {
+                for key in iter.into_iter().flatten().flatten() {
+                    if let Some(k) = key.as_string().filter(|k| k.starts_with(&prefix)) {
+                        stale.push(k);
+                    }
+                }
+            }
+            for k in stale {
+                params.delete(&k);
+            }
+            for (k, v) in &pairs {
+                params.append(&format!("{prefix}{k}"), v);
+            }
+            let query = params.to_string().as_string().unwrap_or_default();
+            let path = location.pathname().unwrap_or_default();
+            let hash = location.hash().unwrap_or_default();
+            let url = if query.is_empty() {
+                format!("{path}{hash}")
+            } else {
+                format!("{path}?{query}{hash}")
+            };
+            if let Ok(history) = window().history() {
+                let _ =
+                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+        },
+        std::time::Duration::from_millis(250),
+    );
+    if let Ok(h) = handle {
+        PENDING.with(|p| *p.borrow_mut() = Some(h));
+    }
+}
+
+/// Clears a canvas to transparent.
+pub fn clear_canvas(canvas: &web_sys::HtmlCanvasElement) {
+    if let Ok(Some(ctx)) = canvas.get_context("2d") {
+        if let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() {
+            ctx.clear_rect(0.0, 0.0, canvas.width() as f64, canvas.height() as f64);
+        }
+    }
+}
+
+/// A pointer event's x position in the canvas's own pixel units (the canvas may be
+/// scaled by CSS).
+pub fn canvas_x(canvas: &web_sys::HtmlCanvasElement, client_x: i32) -> f64 {
+    let rect = canvas.get_bounding_client_rect();
+    let scale = if rect.width() > 0.0 {
+        canvas.width() as f64 / rect.width()
+    } else {
+        1.0
+    };
+    (client_x as f64 - rect.left()) * scale
+}

@@ -1,0 +1,288 @@
+//! The overlap widget (`data-widget="overlap"`): the book's two-chip split
+//! contraction. As D grows, compute time grows while the partial sums to
+//! exchange stay the same size, so the split turns from communication-bound to
+//! compute-bound; the timeline shows what overlap buys.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::format::{grouped, sci, seconds};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::roofline::Verdict;
+
+use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// D axis and slider range.
+pub const D_RANGE: (f64, f64) = (256.0, 1_048_576.0);
+/// Slider positions.
+pub const STEPS: f64 = 300.0;
+
+/// The reader's settings; always valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OverlapParams {
+    /// The chip (both chips are the same kind).
+    pub chip: &'static Chip,
+    /// Token batch.
+    pub b: f64,
+    /// Contracting dimension, split over the two chips.
+    pub d: f64,
+    /// Output features.
+    pub f: f64,
+}
+
+impl Default for OverlapParams {
+    fn default() -> Self {
+        OverlapParams {
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            b: 1024.0,
+            d: 4096.0,
+            f: 8192.0,
+        }
+    }
+}
+
+/// The link between the two chips: ICI one way (the book's example) or NVLink.
+pub fn link_of(chip: &Chip) -> Option<(&'static str, f64)> {
+    let spec = chip.interconnect()?;
+    Some(match spec.one_way {
+        Some(w) => ("ICI, one way", w.0),
+        None => ("NVLink", spec.bandwidth.0),
+    })
+}
+
+impl OverlapParams {
+    /// Sets one parameter from text, or explains why not.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if link_of(c).is_none() {
+                    return Err(format!("{} has no chip-to-chip link in the book", c.name));
+                }
+                self.chip = c;
+            }
+            "b" => self.b = parse_count(value, "batch B", 1.0, 1e7)?.round(),
+            "d" => self.d = parse_count(value, "D", D_RANGE.0, D_RANGE.1)?.round(),
+            "f" => self.f = parse_count(value, "F", 1.0, 1e7)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        Ok(())
+    }
+
+    /// The chart model.
+    pub fn model(&self) -> Option<OverlapModel> {
+        let (_, w) = link_of(self.chip)?;
+        let c = self.chip.peak(ridgeline_core::dtype::Dtype::Bf16)?.0;
+        Some(OverlapModel {
+            c,
+            w,
+            b: self.b,
+            f: self.f,
+            d: self.d,
+            d_range: D_RANGE,
+        })
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("b".into(), format!("{}", self.b)),
+            ("d".into(), format!("{}", self.d)),
+            ("f".into(), format!("{}", self.f)),
+        ]
+    }
+}
+
+/// The overlap widget.
+#[component]
+pub fn Overlap(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("overlap", &args);
+    let mut initial = OverlapParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in &pairs {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let dark = use_dark();
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    params.set(p);
+                    write_url_state("overlap", p.to_pairs());
+                }
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+
+    let canvas_ref = NodeRef::<Canvas>::new();
+    let marker_ref = NodeRef::<Canvas>::new();
+    // Everything but the marker depends on the chip, B and F, not on D.
+    let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.b.to_bits(), p.f.to_bits())));
+    Effect::new(move |_| {
+        let _ = static_key.get();
+        let dark = dark.get();
+        let (Some(canvas), Some(model)) = (canvas_ref.get(), params.with_untracked(|p| p.model()))
+        else {
+            return;
+        };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_static(&root, &model, dark);
+            let _ = root.present();
+        }
+    });
+    Effect::new(move |_| {
+        let p = params.get();
+        let dark = dark.get();
+        let (Some(canvas), Some(model)) = (marker_ref.get(), p.model()) else {
+            return;
+        };
+        clear_canvas(&canvas);
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_marker(&root, &model, dark);
+            let _ = root.present();
+        }
+    });
+
+    let times =
+        Memo::new(move |_| params.with(|p| p.model().map(|m| (m.times(p.d), m.crossover()))));
+    let verdict = move || {
+        times.with(|t| match t {
+            Some(((tm, tc, _, _), _)) if tm >= tc => Verdict::ComputeBound,
+            _ => Verdict::CommunicationBound,
+        })
+    };
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| link_of(c).is_some())
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let bar = |t: f64, total: f64| format!("width: {:.1}%", (100.0 * t / total).clamp(0.5, 100.0));
+    let t = move |i: usize| {
+        times.with(|t| {
+            t.map(|((a, b, c, d), _)| [a, b, c, d][i])
+                .unwrap_or(f64::NAN)
+        })
+    };
+
+    view! {
+        <figure class="widget overlap" data-widget="overlap">
+            <div class="controls">
+                <label>
+                    "Chip "
+                    <select
+                        prop:value=move || params.with(|p| p.chip.id)
+                        on:change=move |ev| set("chip", event_target_value(&ev))
+                    >
+                        {chip_options}
+                    </select>
+                </label>
+                <label>
+                    "B "
+                    <input
+                        type="text"
+                        inputmode="numeric"
+                        size="8"
+                        aria-label="batch B"
+                        prop:value=move || format!("{}", params.with(|p| p.b))
+                        on:input=move |ev| set("b", event_target_value(&ev))
+                    />
+                </label>
+                <label>
+                    "F "
+                    <input
+                        type="text"
+                        inputmode="numeric"
+                        size="8"
+                        aria-label="output features F"
+                        prop:value=move || format!("{}", params.with(|p| p.f))
+                        on:input=move |ev| set("f", event_target_value(&ev))
+                    />
+                </label>
+                <span class="link-note">
+                    {move || params.with(|p| link_of(p.chip).map(|(name, w)| format!("link: {name}, {} B/s", sci(w, 3))))}
+                </span>
+            </div>
+            <div class="plot">
+                <canvas node_ref=canvas_ref width="760" height="380" aria-hidden="true"></canvas>
+                <canvas
+                    node_ref=marker_ref
+                    class="overlay static"
+                    width="760"
+                    height="380"
+                    role="img"
+                    aria-label=move || params.with(|p| format!("compute and communication time against D; the marker is at D = {}", grouped(p.d)))
+                ></canvas>
+            </div>
+            <div class="slider-row">
+                <label for="overlap-d">"Contracting dimension D"</label>
+                <input
+                    id="overlap-d"
+                    type="range"
+                    min="0"
+                    max=STEPS
+                    step="1"
+                    aria-valuetext=move || format!("D = {}", grouped(params.with(|p| p.d)))
+                    prop:value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1)
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("d", format!("{}", slider_to_value(pos, STEPS, D_RANGE.0, D_RANGE.1).round()));
+                    }
+                />
+                <output>{move || format!("D = {}", grouped(params.with(|p| p.d)))}</output>
+            </div>
+            <div class="timeline" aria-label="timeline of one step">
+                <div class="lane"><span class="lane-label">"compute"</span><span class="bar compute" style=move || bar(t(0), t(3))>{move || seconds(t(0))}</span></div>
+                <div class="lane"><span class="lane-label">"comms"</span><span class="bar comms" style=move || bar(t(1), t(3))>{move || seconds(t(1))}</span></div>
+                <div class="lane"><span class="lane-label">"overlapped"</span><span class="bar total" style=move || bar(t(2), t(3))>{move || seconds(t(2))}</span></div>
+                <div class="lane"><span class="lane-label">"serial"</span><span class="bar total" style=move || bar(t(3), t(3))>{move || seconds(t(3))}</span></div>
+            </div>
+            <p class="verdict-line">
+                "With D = " {move || grouped(params.with(|p| p.d))} " the split is "
+                <strong class=move || format!("verdict {}", verdict().text()) data-verdict=move || verdict().text()>{move || verdict().text()}</strong>
+                "; it becomes compute-bound above D = " {move || times.with(|t| t.map(|(_, dx)| grouped(dx)).unwrap_or_default())} ", whatever B is."
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn book_example_crosses_at_8755() {
+        let p = OverlapParams::default();
+        let m = p.model().unwrap();
+        assert_eq!(grouped(m.crossover()), "8,756");
+        let mut q = p;
+        assert!(q.apply("d", "0").is_err());
+        assert!(q.apply("chip", "nope").is_err());
+        assert!(q.apply("b", "abc").is_err());
+        assert_eq!(q, p);
+        q.apply("chip", "h100").unwrap();
+        assert_eq!(link_of(q.chip).unwrap().0, "NVLink");
+    }
+}

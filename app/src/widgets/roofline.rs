@@ -1,0 +1,511 @@
+//! The roofline widget (`data-widget="roofline"`): one chip's roofs on log-log
+//! axes and an operation whose batch the reader drags, with the slider, the
+//! text field or the point itself.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, seconds};
+use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::ops::{Op, OpKind};
+use ridgeline_core::roofline::Verdict;
+
+use super::common::{canvas_x, clear_canvas, initial_args, use_dark, write_url_state};
+use crate::charts::roofline::{draw_point, draw_static, OpPoint, PlotArea, RoofModel};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// Smallest batch the slider reaches.
+pub const B_MIN: f64 = 1.0;
+/// Largest batch the slider reaches (2^20 tokens).
+pub const B_MAX: f64 = 1_048_576.0;
+/// Slider positions.
+pub const STEPS: f64 = 400.0;
+/// Largest D or F a reader may enter.
+pub const DIM_MAX: f64 = 1_048_576.0;
+
+/// Everything the reader can set; always valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RooflineParams {
+    /// The chip.
+    pub chip: &'static Chip,
+    /// Activation (and output) format.
+    pub act: Dtype,
+    /// Weight format.
+    pub weight: Dtype,
+    /// Which operation.
+    pub kind: OpKind,
+    /// Batch (tokens, or vector length for dot and add).
+    pub b: f64,
+    /// Contracting dimension.
+    pub d: f64,
+    /// Output features.
+    pub f: f64,
+}
+
+impl Default for RooflineParams {
+    fn default() -> Self {
+        RooflineParams {
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            act: Dtype::Bf16,
+            weight: Dtype::Bf16,
+            kind: OpKind::Matmul,
+            b: 64.0,
+            d: 8192.0,
+            f: 8192.0,
+        }
+    }
+}
+
+impl RooflineParams {
+    /// The operation these parameters describe.
+    pub fn op(&self) -> Op {
+        self.kind
+            .build(self.b, self.d, self.f, self.act, self.weight)
+    }
+
+    /// Sets one parameter from text, or explains why not (the params stay as they were).
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "dtype" | "act" => {
+                next.act = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "weight" => {
+                next.weight = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "op" => {
+                next.kind = OpKind::parse(value)
+                    .ok_or_else(|| format!("unknown operation “{}”", short(value)))?
+            }
+            "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
+            "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
+            "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        let dtype = next.op().compute_dtype();
+        if next.chip.peak_or_wider(dtype).is_none() {
+            return Err(format!(
+                "{} has no {dtype} rate in the book's tables",
+                next.chip.name
+            ));
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Parameters from `key=value` pairs, starting from the defaults; each bad pair
+    /// is skipped and explained.
+    pub fn from_pairs(pairs: &[(String, String)]) -> (RooflineParams, Vec<String>) {
+        let mut p = RooflineParams::default();
+        let mut notices = Vec::new();
+        // The chip first, so that a format check sees the right chip.
+        let mut ordered: Vec<&(String, String)> =
+            pairs.iter().filter(|(k, _)| k == "chip").collect();
+        ordered.extend(pairs.iter().filter(|(k, _)| k != "chip"));
+        for (k, v) in ordered {
+            if let Err(e) = p.apply(k, v) {
+                notices.push(e);
+            }
+        }
+        (p, notices)
+    }
+
+    /// The parameters as `key=value` pairs, for the URL.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("op".into(), self.kind.name().into()),
+            ("act".into(), self.act.name().into()),
+            ("weight".into(), self.weight.name().into()),
+            ("b".into(), format!("{}", self.b)),
+            ("d".into(), format!("{}", self.d)),
+            ("f".into(), format!("{}", self.f)),
+        ]
+    }
+
+    /// The chart's static model.
+    pub fn model(&self) -> Option<RoofModel> {
+        RoofModel::new(self.chip, self.op().compute_dtype())
+    }
+
+    /// The sentence about where the op crosses the HBM ridge.
+    pub fn crossing(&self) -> String {
+        let op = self.op();
+        let Some(model) = self.model() else {
+            return String::new();
+        };
+        let Some(ridge) = model.hbm().map(|r| r.ridge) else {
+            return String::new();
+        };
+        let name = self.chip.name;
+        match op.critical_batch(ridgeline_core::units::Intensity(ridge)) {
+            Some(b) if op.kind() == OpKind::Matmul => format!(
+                "Crosses the HBM ridge ({} FLOPs/B) at B ≈ {} on {name}.",
+                sci(ridge, 3),
+                grouped(b.ceil())
+            ),
+            Some(_) => format!("Compute-bound at any size on {name}."),
+            None => format!(
+                "Never compute-bound on {name}: its intensity tends to {} FLOPs/B, below the ridge of {}.",
+                sci(op.asymptotic_intensity().0, 3),
+                sci(ridge, 3)
+            ),
+        }
+    }
+}
+
+fn dtype_options(chip: &Chip) -> Vec<Dtype> {
+    Dtype::ALL
+        .into_iter()
+        .filter(|d| chip.peak_or_wider(*d).is_some())
+        .collect()
+}
+
+/// The roofline widget.
+#[component]
+pub fn Roofline(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("roofline", &args);
+    let (initial, notices) = RooflineParams::from_pairs(&pairs);
+    let params = RwSignal::new(initial);
+    let notice = RwSignal::new(url_notice.or_else(|| {
+        (!notices.is_empty()).then(|| {
+            format!(
+                "Ignored: {}. Showing the last valid settings.",
+                notices.join("; ")
+            )
+        })
+    }));
+    let dark = use_dark();
+
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    params.set(p);
+                    write_url_state("roofline", p.to_pairs());
+                }
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+
+    let base_ref = NodeRef::<Canvas>::new();
+    let overlay_ref = NodeRef::<Canvas>::new();
+    let area = StoredValue::new(None::<PlotArea>);
+
+    // The static layer only changes with the chip, the compute format or the theme.
+    let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.op().compute_dtype())));
+    Effect::new(move |_| {
+        let _ = static_key.get();
+        let dark = dark.get();
+        let Some(canvas) = base_ref.get() else { return };
+        let Some(model) = params.with_untracked(|p| p.model()) else {
+            return;
+        };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            if let Ok(a) = draw_static(&root, &model, dark) {
+                area.set_value(Some(a));
+            }
+            let _ = root.present();
+        }
+    });
+    // The point moves with every input event.
+    Effect::new(move |_| {
+        let p = params.get();
+        let dark = dark.get();
+        let _ = static_key.get();
+        let Some(canvas) = overlay_ref.get() else {
+            return;
+        };
+        let Some(model) = p.model() else { return };
+        clear_canvas(&canvas);
+        let point = OpPoint::of(&p.op(), &model);
+        let label = format!("B = {}, I = {}", grouped(p.b), sci(point.intensity, 3));
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_point(&root, &model, &point, &label, dark);
+            let _ = root.present();
+        }
+    });
+
+    let analysis = Memo::new(move |_| params.with(|p| p.op().analyse(p.chip)));
+    let verdict = move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|a| a.verdict)
+                .unwrap_or(Verdict::MemoryBound)
+        })
+    };
+    let time_of = move |pick: fn(&ridgeline_core::roofline::Analysis) -> f64| {
+        analysis.with(|a| a.as_ref().map(|a| seconds(pick(a))).unwrap_or_default())
+    };
+
+    let dragging = RwSignal::new(false);
+    let drag_to = move |client_x: i32| {
+        let (Some(canvas), Some(a)) = (overlay_ref.get_untracked(), area.get_value()) else {
+            return;
+        };
+        let target = a.intensity_at(canvas_x(&canvas, client_x));
+        let op = params.get_untracked().op();
+        let b = op
+            .batch_for_intensity(target, B_MIN, B_MAX)
+            .round()
+            .clamp(B_MIN, B_MAX);
+        set("b", format!("{b}"));
+    };
+
+    let chip_options = CHIPS
+        .iter()
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let kind_options = OpKind::ALL
+        .into_iter()
+        .map(|k| view! { <option value=k.name()>{k.label()}</option> })
+        .collect_view();
+    let dtype_list = Memo::new(move |_| params.with(|p| dtype_options(p.chip)));
+    let dtypes = move || dtype_list.get();
+    let has_weights =
+        move || params.with(|p| matches!(p.kind, OpKind::Matmul | OpKind::PerExampleMatmul));
+
+    view! {
+        <figure class="widget roofline" data-widget="roofline">
+            <div class="controls">
+                <label>
+                    "Chip "
+                    <select
+                        prop:value=move || params.with(|p| p.chip.id)
+                        on:change=move |ev| set("chip", event_target_value(&ev))
+                    >
+                        {chip_options}
+                    </select>
+                </label>
+                <label>
+                    "Operation "
+                    <select
+                        prop:value=move || params.with(|p| p.kind.name())
+                        on:change=move |ev| set("op", event_target_value(&ev))
+                    >
+                        {kind_options}
+                    </select>
+                </label>
+                <label>
+                    "Activations "
+                    <select
+                        prop:value=move || params.with(|p| p.act.name())
+                        on:change=move |ev| set("act", event_target_value(&ev))
+                    >
+                        {move || {
+                            dtypes()
+                                .into_iter()
+                                .map(|d| {
+                                    let selected = params.with_untracked(|p| p.act == d);
+                                    view! { <option value=d.name() selected=selected>{d.name()}</option> }
+                                })
+                                .collect_view()
+                        }}
+                    </select>
+                </label>
+                <Show when=has_weights>
+                    <label>
+                        "Weights "
+                        <select
+                            prop:value=move || params.with(|p| p.weight.name())
+                            on:change=move |ev| set("weight", event_target_value(&ev))
+                        >
+                            {move || {
+                                dtypes()
+                                    .into_iter()
+                                    .map(|d| {
+                                        let selected = params.with_untracked(|p| p.weight == d);
+                                        view! { <option value=d.name() selected=selected>{d.name()}</option> }
+                                    })
+                                    .collect_view()
+                            }}
+                        </select>
+                    </label>
+                    <label>
+                        "D "
+                        <input
+                            type="text"
+                            inputmode="numeric"
+                            size="8"
+                            aria-label="contracting dimension D"
+                            prop:value=move || format!("{}", params.with(|p| p.d))
+                            on:input=move |ev| set("d", event_target_value(&ev))
+                        />
+                    </label>
+                    <label>
+                        "F "
+                        <input
+                            type="text"
+                            inputmode="numeric"
+                            size="8"
+                            aria-label="output features F"
+                            prop:value=move || format!("{}", params.with(|p| p.f))
+                            on:input=move |ev| set("f", event_target_value(&ev))
+                        />
+                    </label>
+                </Show>
+            </div>
+            <div class="plot">
+                <canvas node_ref=base_ref width="760" height="440" aria-hidden="true"></canvas>
+                <canvas
+                    node_ref=overlay_ref
+                    class="overlay"
+                    width="760"
+                    height="440"
+                    role="img"
+                    aria-label=move || {
+                        params.with(|p| format!(
+                            "Roofline of {}; the operation at batch {} is {}",
+                            p.chip.name,
+                            grouped(p.b),
+                            verdict().text()
+                        ))
+                    }
+                    on:pointerdown=move |ev| {
+                        dragging.set(true);
+                        if let Some(c) = overlay_ref.get_untracked() {
+                            let _ = c.set_pointer_capture(ev.pointer_id());
+                        }
+                        drag_to(ev.client_x());
+                    }
+                    on:pointermove=move |ev| {
+                        if dragging.get_untracked() {
+                            drag_to(ev.client_x());
+                        }
+                    }
+                    on:pointerup=move |_| dragging.set(false)
+                    on:pointercancel=move |_| dragging.set(false)
+                ></canvas>
+            </div>
+            <div class="slider-row">
+                <label for="roofline-b">"Batch B"</label>
+                <input
+                    id="roofline-b"
+                    type="range"
+                    min="0"
+                    max=STEPS
+                    step="1"
+                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
+                    prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX)
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        let b = slider_to_value(pos, STEPS, B_MIN, B_MAX).round();
+                        set("b", format!("{b}"));
+                    }
+                />
+                <input
+                    type="text"
+                    inputmode="numeric"
+                    size="9"
+                    aria-label="batch B"
+                    class="batch-text"
+                    prop:value=move || format!("{}", params.with(|p| p.b))
+                    on:input=move |ev| set("b", event_target_value(&ev))
+                />
+            </div>
+            <p class="verdict-line">
+                "At B = "
+                {move || grouped(params.with(|p| p.b))}
+                " this "
+                {move || params.with(|p| p.kind.name())}
+                " is "
+                <strong
+                    class=move || format!("verdict {}", verdict().text())
+                    data-verdict=move || verdict().text()
+                    aria-live="polite"
+                >
+                    {move || verdict().text()}
+                </strong>
+                "."
+            </p>
+            <p class="crossing">{move || params.with(|p| p.crossing())}</p>
+            <dl class="times">
+                <div><dt>"T_math"</dt><dd>{move || time_of(|a| a.t_math.0)}</dd></div>
+                <div><dt>"T_HBM"</dt><dd>{move || time_of(|a| a.t_comms(Link::Hbm).map(|t| t.0).unwrap_or(f64::NAN))}</dd></div>
+                <div><dt>"overlapped (max)"</dt><dd>{move || time_of(|a| a.lower.0)}</dd></div>
+                <div><dt>"serial (sum)"</dt><dd>{move || time_of(|a| a.upper.0)}</dd></div>
+                <div>
+                    <dt>"of peak"</dt>
+                    <dd>{move || analysis.with(|a| a.as_ref().map(|a| format!("{:.0}%", 100.0 * a.utilisation())).unwrap_or_default())}</dd>
+                </div>
+            </dl>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_a_memory_bound_v5e_matmul() {
+        let p = RooflineParams::default();
+        assert_eq!(p.chip.id, "v5e");
+        assert_eq!(p.op().verdict(p.chip), Some(Verdict::MemoryBound));
+        assert!(p.crossing().contains("B ≈ 256"), "{}", p.crossing());
+    }
+
+    #[test]
+    fn bad_values_are_explained_and_ignored() {
+        let (p, notices) = RooflineParams::from_pairs(&pairs(&[
+            ("chip", "h100"),
+            ("b", "-5"),
+            ("d", "NaN"),
+            ("f", "1e999"),
+            ("op", "<script>"),
+            ("act", "f32"),
+        ]));
+        assert_eq!(p.chip.id, "h100");
+        assert_eq!(p.b, RooflineParams::default().b);
+        assert_eq!(notices.len(), 5, "{notices:?}");
+        assert!(
+            notices.iter().any(|n| n.contains("no f32 rate")),
+            "{notices:?}"
+        );
+    }
+
+    #[test]
+    fn pairs_round_trip() {
+        let (p, n) =
+            RooflineParams::from_pairs(&pairs(&[("chip", "b200"), ("act", "fp4"), ("b", "512")]));
+        assert!(n.is_empty(), "{n:?}");
+        let (q, n) = RooflineParams::from_pairs(&p.to_pairs());
+        assert!(n.is_empty());
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn never_crossing_ops_say_so() {
+        let (p, _) = RooflineParams::from_pairs(&pairs(&[("op", "dot")]));
+        assert!(
+            p.crossing().starts_with("Never compute-bound"),
+            "{}",
+            p.crossing()
+        );
+    }
+}
