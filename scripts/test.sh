@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, clippy (native and wasm32, warnings denied), docs,
+# native unit/property/golden tests, browser component tests in headless
+# Chromium, and end-to-end tests of the built site. Installs what is missing.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
+cd "$ROOT"
+
+ensure_build_tools
+ensure_chromium
+ensure_e2e_deps
+export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
+
+say "cargo fmt --check"
+cargo fmt --all --check
+
+say "clippy (native, all targets, -D warnings)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+say "clippy (wasm32 app, -D warnings)"
+cargo clippy -p ridgeline-app --target wasm32-unknown-unknown --all-targets --quiet -- -D warnings
+
+say "rustdoc (warnings denied)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+
+say "native tests: unit, property, golden, chapter build"
+cargo test --workspace --quiet
+
+say "browser component tests (wasm-bindgen-test in headless Chromium)"
+cargo test -p ridgeline-app --target wasm32-unknown-unknown --quiet
+
+say "release build of the site"
+"$ROOT/scripts/build.sh" >/dev/null
+
+say "end-to-end tests of the built site (Playwright over Chromium)"
+node --test "$ROOT/tests/e2e/"

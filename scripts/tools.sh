@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Installs, only when missing, everything the build and the tests need, from the
+# package registries alone (crates.io, npm, Debian). Sourced by serve.sh and test.sh.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TRUNK_VERSION="0.21.14"
+BINARYEN_VERSION="132.0.0"
+export PATH="$HOME/.cargo/bin:$ROOT/.tools/node_modules/.bin:$PATH"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+wasm_bindgen_version() {
+  # The version Cargo.lock pins; the CLI must match it exactly.
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+ensure_wasm_target() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_trunk() {
+  if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
+    say "installing trunk $TRUNK_VERSION (the newest that builds with rustc 1.95; ~7 min)"
+    cargo install trunk --locked --version "$TRUNK_VERSION"
+  fi
+}
+
+ensure_wasm_bindgen() {
+  local v
+  v="$(wasm_bindgen_version)"
+  if ! wasm-bindgen --version 2>/dev/null | grep -q " $v"; then
+    say "installing wasm-bindgen-cli $v (matching Cargo.lock)"
+    # Not --locked: its lockfile pins a crate version the registry does not serve.
+    cargo install wasm-bindgen-cli --version "$v"
+  fi
+}
+
+ensure_wasm_opt() {
+  if ! wasm-opt --version 2>/dev/null | grep -q "version ${BINARYEN_VERSION%%.*}"; then
+    say "installing wasm-opt from npm binaryen@$BINARYEN_VERSION"
+    mkdir -p "$ROOT/.tools"
+    [ -f "$ROOT/.tools/package.json" ] || echo '{"private": true}' > "$ROOT/.tools/package.json"
+    (cd "$ROOT/.tools" && npm install --no-audit --no-fund --silent "binaryen@$BINARYEN_VERSION")
+  fi
+}
+
+ensure_chromium() {
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "installing Debian's chromium and chromium-driver"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
+
+ensure_e2e_deps() {
+  if [ ! -d "$ROOT/tests/e2e/node_modules/playwright-core" ] || [ ! -d "$ROOT/tests/e2e/node_modules/axe-core" ]; then
+    say "installing the end-to-end test packages (playwright-core, axe-core)"
+    (cd "$ROOT/tests/e2e" && npm ci --no-audit --no-fund --silent)
+  fi
+}
+
+ensure_build_tools() {
+  ensure_wasm_target
+  ensure_trunk
+  ensure_wasm_bindgen
+  ensure_wasm_opt
+}
