@@ -10,6 +10,7 @@ import { start, watchedPage, ready, DIST } from './lib.mjs';
 const BUDGET = { firstLoadGzip: 350 * 1024, p95: 4.0, interactive: 400 };
 const EVENTS = Number(process.env.BENCH_EVENTS || 200);
 const LOADS = Number(process.env.BENCH_LOADS || 7);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 
 const sizes = new Map();
 for (const name of fs.readdirSync(DIST).sort()) {
@@ -73,7 +74,7 @@ try {
   failures += loadP50 <= BUDGET.interactive ? 0 : 1;
   console.log(`  p50 ${loadP50.toFixed(0)} ms, max ${Math.max(...loads).toFixed(0)} ms   budget ${BUDGET.interactive} ms  ${verdict(loadP50 <= BUDGET.interactive)}`);
 
-  console.log(`\nInput-to-redraw (${EVENTS} input events per widget; ms)   p50     p95   budget p95`);
+  console.log(`\nInput-to-redraw (ms; median of ${ROUNDS} rounds of ${EVENTS} input events)\n  widget                          p50     p95     max   p95 per round    budget p95`);
   const widgets = [
     { slug: 'rooflines', name: 'roofline' },
     { slug: 'rooflines', name: 'overlap' },
@@ -83,7 +84,7 @@ try {
     await page.goto(env.base + w.slug);
     await page.waitForSelector(`[data-widget="${w.name}"] [data-verdict]`);
     await page.locator(`[data-widget="${w.name}"]`).scrollIntoViewIfNeeded();
-    const times = await page.evaluate(async ({ name, n }) => {
+    const sweep = async (n, warm) => page.evaluate(async ({ name, n, warm }) => {
       const slider = document.querySelector(`[data-widget="${name}"] input[type="range"]`);
       const max = Number(slider.max);
       const macrotask = () => new Promise((resolve) => {
@@ -92,21 +93,32 @@ try {
         ch.port2.postMessage(null);
       });
       const out = [];
-      for (let i = 0; i < n; i++) {
-        // Sweep back and forth across the whole range, one step at a time.
-        const pos = Math.round((Math.abs(((i * 3) % (2 * max)) - max)));
+      for (let i = -warm; i < n; i++) {
+        // Sweep back and forth across the whole range, three steps at a time.
+        const pos = Math.round(Math.abs(((i * 3) % (2 * max)) - max));
         slider.value = String(pos);
         const t0 = performance.now();
         slider.dispatchEvent(new Event('input', { bubbles: true }));
         await macrotask();
-        out.push(performance.now() - t0);
+        if (i >= 0) out.push(performance.now() - t0);
       }
       return out;
-    }, { name: w.name, n: EVENTS });
-    const p50 = quantile(times, 0.5), p95 = quantile(times, 0.95);
+    }, { name: w.name, n, warm });
+    // One unmeasured sweep warms the page up (the cold start is measured above);
+    // then ROUNDS measured rounds, and the budget applies to the median round.
+    await sweep(0, 300);
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const times = await sweep(EVENTS, 0);
+      rounds.push({ p50: quantile(times, 0.5), p95: quantile(times, 0.95), max: Math.max(...times) });
+    }
+    const p50 = quantile(rounds.map((r) => r.p50), 0.5);
+    const p95 = quantile(rounds.map((r) => r.p95), 0.5);
+    const max = Math.max(...rounds.map((r) => r.max));
     const ok = p95 <= BUDGET.p95;
     failures += ok ? 0 : 1;
-    console.log(`  ${(w.slug + ' ' + w.name).padEnd(50)}${p50.toFixed(2).padStart(6)} ${p95.toFixed(2).padStart(7)}   ${BUDGET.p95} ms  ${verdict(ok)}`);
+    const each = rounds.map((r) => r.p95.toFixed(1)).join('/');
+    console.log(`  ${(w.slug + ' ' + w.name).padEnd(30)}${p50.toFixed(2).padStart(6)} ${p95.toFixed(2).padStart(7)} ${max.toFixed(1).padStart(7)}   ${each.padEnd(16)} ${BUDGET.p95} ms  ${verdict(ok)}`);
     await context.close();
   }
 } finally {
