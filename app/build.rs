@@ -53,6 +53,14 @@ fn main() {
         );
     }
     out.push_str("];\n");
+    let names: Vec<&str> = ridgeline_content::widgets::WIDGETS
+        .iter()
+        .map(|w| w.name)
+        .collect();
+    let _ = writeln!(
+        out,
+        "/// Every widget directive the chapters may use (from `ridgeline-content`).\npub static DIRECTIVE_WIDGETS: &[&str] = &{names:?};"
+    );
     let dest =
         Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo")).join("chapters.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));

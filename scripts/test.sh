@@ -27,7 +27,7 @@ say "native tests: unit, property, golden, chapter build"
 cargo test --workspace --quiet
 
 say "browser component tests (wasm-bindgen-test in headless Chromium)"
-cargo test -p ridgeline-app --target wasm32-unknown-unknown --quiet
+cargo test -p ridgeline-app --target wasm32-unknown-unknown
 
 say "release build of the site"
 "$ROOT/scripts/build.sh" >/dev/null

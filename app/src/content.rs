@@ -65,6 +65,15 @@ mod tests {
     }
 
     #[test]
+    fn the_app_has_a_component_for_every_widget_directive() {
+        let mut directives: Vec<&str> = DIRECTIVE_WIDGETS.to_vec();
+        let mut components: Vec<&str> = crate::widgets::NAMES.to_vec();
+        directives.sort_unstable();
+        components.sort_unstable();
+        assert_eq!(directives, components);
+    }
+
+    #[test]
     fn every_widget_in_a_chapter_exists() {
         for p in PARTS {
             for s in p.segments {

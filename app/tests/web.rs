@@ -152,3 +152,84 @@ async fn every_widget_mounts_with_its_data_attribute() {
         assert!(root.is_some(), "{name} has no data-widget root");
     }
 }
+
+fn text_of(host: &HtmlElement, selector: &str) -> String {
+    host.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {selector}"))
+        .text_content()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn editing_the_sharding_notation_changes_the_collective() {
+    let host = host();
+    let _handle = leptos::mount::mount_to(host.clone(), move || {
+        widget_view("sharding", &[("chip", "v5e")])
+    });
+    tick().await;
+    assert!(text_of(&host, "[data-collective]").starts_with("AllGather A over X"));
+    let spec: HtmlInputElement = host
+        .query_selector("input.spec")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    set_input(&spec, "A[I, J_X] · B[J_X, K] -> C[I, K]");
+    tick().await;
+    assert_eq!(text_of(&host, "[data-collective]"), "AllReduce C over X");
+    assert!(text_of(&host, ".plan-summary").contains("Case 3"));
+    // An invalid sharding: a message, and the last valid plan stays.
+    set_input(&spec, "A[I_X, J_X] · B[J, K] -> C[I, K]");
+    tick().await;
+    let notice = host.query_selector("[data-notice]").unwrap().unwrap();
+    assert!(!notice.has_attribute("hidden"));
+    assert!(notice.text_content().unwrap().contains("used twice"));
+    assert_eq!(text_of(&host, "[data-collective]"), "AllReduce C over X");
+    assert_eq!(host.query_selector_all(".device").unwrap().length(), 8);
+}
+
+#[wasm_bindgen_test]
+async fn stepping_the_collective_player_moves_blocks() {
+    let host = host();
+    let _handle = leptos::mount::mount_to(host.clone(), move || {
+        widget_view("collective", &[("op", "allgather"), ("n", "4")])
+    });
+    tick().await;
+    let held = |host: &HtmlElement| -> Vec<String> {
+        let list = host.query_selector_all("[data-held]").unwrap();
+        (0..list.length())
+            .map(|i| {
+                list.item(i)
+                    .unwrap()
+                    .unchecked_into::<web_sys::Element>()
+                    .get_attribute("data-held")
+                    .unwrap()
+            })
+            .collect()
+    };
+    assert_eq!(held(&host), vec!["1"; 4]);
+    let next: HtmlElement = host
+        .query_selector("button[aria-label='next step']")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    next.click();
+    tick().await;
+    assert_eq!(
+        host.query_selector("svg.ring")
+            .unwrap()
+            .unwrap()
+            .get_attribute("data-step")
+            .as_deref(),
+        Some("1")
+    );
+    assert_ne!(held(&host), vec!["1"; 4]);
+    assert!(host.query_selector_all("line.arrow").unwrap().length() > 0);
+    next.click();
+    tick().await;
+    assert_eq!(
+        held(&host),
+        vec!["4"; 4],
+        "every device holds all of A after N/2 steps"
+    );
+}

@@ -57,7 +57,7 @@ pub const VALUES: &[ValueSpec] = &[
     },
     ValueSpec {
         name: "ridge",
-        args: &["chip", "dtype", "link", "dir"],
+        args: &["chip", "dtype", "link", "dir", "fmt"],
         doc: "ridge point C/W of a chip for a format and link, FLOPs per byte",
     },
     ValueSpec {
@@ -90,6 +90,11 @@ pub const VALUES: &[ValueSpec] = &[
         args: &["chip", "dtype", "over"],
         doc: "how many times faster HBM is than another link, or peak in one format over another",
     },
+    ValueSpec { name: "hop-latency", args: &[], doc: "the per-hop ICI latency the book assumes" },
+    ValueSpec { name: "latency-knee", args: &["chip"], doc: "bytes per hop below which an ICI transfer is latency-bound" },
+    ValueSpec { name: "pod-chips", args: &["chip", "what"], doc: "chips (or hosts, what=hosts) in a TPU's largest ICI domain" },
+    ValueSpec { name: "collective-ratio", args: &["op", "over", "n"], doc: "how many times longer one collective takes than another on a bidirectional ring of n devices (large arrays)" },
+    ValueSpec { name: "vmem-ratio", args: &[], doc: "how many times HBM bandwidth VMEM delivers" },
 ];
 
 fn chip_arg(d: &Directive) -> Result<&'static Chip, String> {
@@ -193,7 +198,55 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
             let p = c
                 .peak(dt)
                 .ok_or_else(|| format!("{} has no {dt} peak", c.name))?;
-            Ok(sci(p.0 / bandwidth(c, d)?, 3))
+            let r = p.0 / bandwidth(c, d)?;
+            match d.arg("fmt") {
+                Some("int") => Ok(grouped(r)),
+                _ => Ok(sci(r, 3)),
+            }
+        }
+        "hop-latency" => Ok(si(
+            ridgeline_core::hardware::ICI_HOP_LATENCY.value.0,
+            "s",
+            2,
+        )),
+        "vmem-ratio" => Ok(sci(ridgeline_core::hardware::VMEM_OVER_HBM.value, 2)),
+        "latency-knee" => {
+            let c = chip_arg(d)?;
+            let net = ridgeline_core::collectives::Network::ici(c).map_err(|e| e.to_string())?;
+            Ok(si(net.latency_threshold().0, "B", 2))
+        }
+        "pod-chips" => {
+            let c = chip_arg(d)?;
+            let pod = ridgeline_core::tpu::Slice::full_pod(c).map_err(|e| e.to_string())?;
+            match d.arg("what").unwrap_or("chips") {
+                "chips" => Ok(grouped(pod.chips() as f64)),
+                "hosts" => Ok(grouped(pod.hosts() as f64)),
+                o => Err(format!("unknown what=`{o}` (chips, hosts)")),
+            }
+        }
+        "collective-ratio" => {
+            use ridgeline_core::collectives::{cost, Collective, Network, RingAxis};
+            let parse = |key: &str| {
+                let t = d
+                    .arg(key)
+                    .ok_or_else(|| format!("`collective-ratio` needs {key}="))?;
+                Collective::parse(t).ok_or_else(|| format!("unknown collective `{t}`"))
+            };
+            let (a, b) = (parse("op")?, parse("over")?);
+            let n = num_arg(d, "n", Some(16.0))? as u32;
+            let net = Network::ici(chip("v5e").ok_or("no v5e in the registry")?)
+                .map_err(|e| e.to_string())?;
+            let t = |c| {
+                cost(
+                    c,
+                    ridgeline_core::units::Bytes(1e12),
+                    &[RingAxis::ring(n)],
+                    &net,
+                )
+                .map(|k| k.time.0)
+                .map_err(|e| e.to_string())
+            };
+            Ok(sci(t(a)? / t(b)?, 2))
         }
         "critical-batch" => {
             let c = chip_arg(d)?;
@@ -289,6 +342,18 @@ mod tests {
         assert_eq!(eval("ridge chip=h100").unwrap(), "296");
         assert_eq!(eval("hbm chip=v5e fmt=si").unwrap(), "16 GB");
         assert_eq!(eval("chip-name chip=tpu7x").unwrap(), "TPU7x");
+        assert_eq!(eval("ridge chip=v5p link=ici").unwrap(), "2550");
+        assert_eq!(eval("ridge chip=v6e link=pcie fmt=int").unwrap(), "28,750");
+        assert_eq!(eval("latency-knee chip=v5e").unwrap(), "45 kB");
+        assert_eq!(eval("pod-chips chip=v5p").unwrap(), "8,960");
+        assert_eq!(
+            eval("collective-ratio op=allreduce over=allgather").unwrap(),
+            "2"
+        );
+        assert_eq!(
+            eval("collective-ratio op=alltoall over=allgather").unwrap(),
+            "0.27"
+        );
     }
 
     #[test]
@@ -296,15 +361,20 @@ mod tests {
         for spec in VALUES {
             let mut d = Directive::parse(spec.name).unwrap();
             for a in spec.args {
-                let v = match *a {
-                    "chip" => "v5e",
-                    "dtype" | "act" | "weight" => "bf16",
-                    "link" => "hbm",
-                    "fmt" => "sci",
-                    "dir" => "bidi",
-                    "op" => "matmul",
-                    "over" => "ici",
-                    _ => "1024",
+                let v = match (spec.name, *a) {
+                    ("collective-ratio", "op") => "allreduce",
+                    ("collective-ratio", "over") => "allgather",
+                    (_, a) => match a {
+                        "chip" => "v5e",
+                        "dtype" | "act" | "weight" => "bf16",
+                        "link" => "hbm",
+                        "fmt" => "sci",
+                        "dir" => "bidi",
+                        "op" => "matmul",
+                        "over" => "ici",
+                        "what" => "chips",
+                        _ => "1024",
+                    },
                 };
                 d.args.push((a.to_string(), v.to_string()));
             }

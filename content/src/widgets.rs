@@ -27,6 +27,36 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["chip", "b", "d", "f"],
         doc: "compute vs communication time of a matmul split over two chips, with and without overlap",
     },
+    WidgetSpec {
+        name: "spec-table",
+        args: &["family"],
+        doc: "every chip in the registry as a table, each number citing its source",
+    },
+    WidgetSpec {
+        name: "torus",
+        args: &["chip", "shape"],
+        doc: "a TPU slice: chips, hosts, wraparound links and hop distances",
+    },
+    WidgetSpec {
+        name: "link-roofline",
+        args: &["chip", "b", "d", "f"],
+        doc: "a matmul's weights over HBM, ICI, PCIe or DCN against its compute time",
+    },
+    WidgetSpec {
+        name: "sharding",
+        args: &["spec", "mesh", "dims", "chip"],
+        doc: "a sharded matmul in the book's notation: device blocks, case, plan and cost",
+    },
+    WidgetSpec {
+        name: "collective",
+        args: &["op", "n", "wrap", "chip"],
+        doc: "a collective played step by step from the emulator's trace",
+    },
+    WidgetSpec {
+        name: "collective-size",
+        args: &["chip", "n", "wrap", "v"],
+        doc: "collective time against array size: latency- and bandwidth-bound regimes",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -14,7 +14,7 @@ test('the home page lists all 13 parts and links to the book for each', async ()
   const parts = page.locator('.parts > li');
   assert.equal(await parts.count(), 13);
   assert.match(await parts.nth(1).textContent(), /All About Rooflines.*live/);
-  assert.match(await parts.nth(3).textContent(), /not yet written/);
+  for (let i = 0; i < 13; i++) assert.match(await parts.nth(i).textContent(), new RegExp(`^Part ${i}.*(live|not yet written)`));
   const bookLinks = await page.locator('.parts .book-link').evaluateAll((as) => as.map((a) => a.href));
   assert.equal(bookLinks.length, 13);
   assert.ok(bookLinks.every((h) => h.startsWith('https://jax-ml.github.io/scaling-book/')));

@@ -1,6 +1,7 @@
 //! Charts drawn with plotters, generic over the drawing backend (canvas in the
 //! browser, SVG in native tests). They take plain data, never signals.
 
+pub mod collective_size;
 pub mod overlap;
 pub mod roofline;
 

@@ -1,0 +1,175 @@
+//! Collective time against message size on one ring: the latency floor for
+//! small messages, the bandwidth line for large ones (Part 3).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::collectives::{cost, Collective, Network, RingAxis};
+use ridgeline_core::format::{seconds, si};
+use ridgeline_core::units::Bytes;
+
+use super::palette;
+
+/// Message-size axis, bytes.
+pub const V_RANGE: (f64, f64) = (1e3, 1e11);
+
+/// What the chart needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SizeModel {
+    /// The links.
+    pub network: Network,
+    /// The ring.
+    pub axis: RingAxis,
+    /// The message size marked on the chart.
+    pub v: f64,
+}
+
+impl SizeModel {
+    /// Time of `c` for message size `v`, or NaN if the model rejects it.
+    pub fn time(&self, c: Collective, v: f64) -> f64 {
+        cost(c, Bytes(v), &[self.axis], &self.network)
+            .map(|k| k.time.0)
+            .unwrap_or(f64::NAN)
+    }
+
+    /// The message size below which an AllGather is latency-bound.
+    pub fn knee(&self) -> f64 {
+        match cost(
+            Collective::AllGather,
+            Bytes(1e9),
+            &[self.axis],
+            &self.network,
+        ) {
+            Ok(k) if k.t_bandwidth.0 > 0.0 => 1e9 * k.t_latency.0 / k.t_bandwidth.0,
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// The four collectives' times against message size, the knee, and the marked size.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &SizeModel,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let xs: Vec<f64> = (0..=96)
+        .map(|i| (V_RANGE.0.ln() + (V_RANGE.1.ln() - V_RANGE.0.ln()) * i as f64 / 96.0).exp())
+        .collect();
+    let kinds = [
+        (Collective::AllGather, "AllGather = ReduceScatter"),
+        (Collective::AllReduce, "AllReduce"),
+        (Collective::AllToAll, "AllToAll"),
+    ];
+    let series: Vec<Vec<(f64, f64)>> = kinds
+        .iter()
+        .map(|(c, _)| {
+            xs.iter()
+                .map(|&v| (v, m.time(*c, v)))
+                .filter(|(_, t)| t.is_finite() && *t > 0.0)
+                .collect()
+        })
+        .collect();
+    let y_min = series
+        .iter()
+        .flatten()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        * 0.5;
+    let y_max = series.iter().flatten().map(|p| p.1).fold(0.0, f64::max) * 2.0;
+    let (y_min, y_max) = if y_min.is_finite() && y_max > y_min {
+        (y_min, y_max)
+    } else {
+        (1e-7, 1.0)
+    };
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (V_RANGE.0..V_RANGE.1).log_scale(),
+            (y_min..y_max).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("array size V (bytes)")
+        .y_desc("time")
+        .x_label_formatter(&|x| si(*x, "B", 2))
+        .y_label_formatter(&|y| seconds(*y))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.grid.mix(0.35))
+        .axis_style(pal.text)
+        .draw()?;
+    for (i, ((_, label), pts)) in kinds.iter().zip(series).enumerate() {
+        let colour = pal.series[i];
+        chart
+            .draw_series(LineSeries::new(pts, colour.stroke_width(3)))?
+            .label(*label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
+            });
+    }
+    let knee = m.knee();
+    if knee > V_RANGE.0 && knee < V_RANGE.1 {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(knee, y_min), (knee, y_max)],
+            5,
+            4,
+            pal.text.stroke_width(1),
+        ))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("latency-bound below {}", si(knee, "B", 2)),
+            (knee * 1.15, y_max / 3.0),
+            ("sans-serif", 13).into_font().color(&pal.text),
+        )))?;
+    }
+    let v = m.v.clamp(V_RANGE.0, V_RANGE.1);
+    let t = m.time(Collective::AllGather, v);
+    if t.is_finite() {
+        chart.draw_series(std::iter::once(Circle::new((v, t), 7, pal.bad.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(pal.background.mix(0.9))
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters_svg::SVGBackend;
+    use ridgeline_core::hardware::chip;
+
+    #[test]
+    fn v5e_knee_and_ratios() {
+        let m = SizeModel {
+            network: Network::ici(chip("v5e").unwrap()).unwrap(),
+            axis: RingAxis::ring(16),
+            v: 1e8,
+        };
+        // Large messages: AllReduce costs twice an AllGather, AllToAll a quarter.
+        let (ag, ar, a2a) = (
+            m.time(Collective::AllGather, 1e10),
+            m.time(Collective::AllReduce, 1e10),
+            m.time(Collective::AllToAll, 1e10),
+        );
+        assert!((ar / ag - 2.0).abs() < 0.01);
+        assert!((a2a / ag - 0.25).abs() < 0.05, "{}", a2a / ag);
+        assert!(m.knee() > 1e5 && m.knee() < 1e7, "{}", m.knee());
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (720, 380)).into_drawing_area();
+            draw(&root, &m, false).unwrap();
+            root.present().unwrap();
+        }
+        assert!(out.contains("latency-bound below"));
+        assert!(out.contains("AllGather = ReduceScatter"));
+    }
+}

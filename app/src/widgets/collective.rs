@@ -1,0 +1,517 @@
+//! The collective player (`data-widget="collective"`): a collective run by the
+//! emulator on real data, step by step. Each device shows which part of the array
+//! it holds (or how many partial sums it has added up); arrows show the blocks
+//! sent in the current ring step, with their sizes.
+
+use leptos::prelude::*;
+use ridgeline_core::emulator::{run, Run, Transfer};
+use ridgeline_core::format::{grouped, seconds, si};
+use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
+use ridgeline_core::units::Bytes;
+
+use super::common::{initial_args, write_url_state};
+use crate::input::short;
+
+/// The four collectives, each as the sharded matmul that needs it.
+pub const COLLECTIVES: &[(&str, &str, &str)] = &[
+    ("allgather", "AllGather", "A[I, J_X] · B[J, K] -> C[I, K]"),
+    (
+        "reducescatter",
+        "ReduceScatter",
+        "A[I, J_X] · B[J_X, K] -> C[I, K_X]",
+    ),
+    ("allreduce", "AllReduce", "A[I, J_X] · B[J_X, K] -> C[I, K]"),
+    ("alltoall", "AllToAll", "A[I_X, J] · B[J, K] -> C[I, K_X]"),
+];
+
+/// Ring sizes offered (they all divide the array sizes below).
+pub const SIZES: &[u32] = &[2, 3, 4, 6, 8];
+const DIMS: &str = "I=96, J=96, K=96";
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollectiveParams {
+    /// Index into [`COLLECTIVES`].
+    pub which: usize,
+    /// Devices on the ring.
+    pub n: u32,
+    /// Whether the ring closes (wraparound).
+    pub wrap: bool,
+    /// Chip whose links time the collective.
+    pub chip: &'static Chip,
+}
+
+impl Default for CollectiveParams {
+    fn default() -> Self {
+        CollectiveParams {
+            which: 0,
+            n: 4,
+            wrap: true,
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+        }
+    }
+}
+
+/// What the player shows: the plan, its emulation, and which trace steps are collective.
+#[derive(Debug, Clone)]
+pub struct Playback {
+    /// The plan that needs the collective.
+    pub plan: MatmulPlan,
+    /// The emulation.
+    pub run: Run,
+    /// Indices of the trace steps that move data.
+    pub steps: Vec<usize>,
+    /// The array being moved.
+    pub operand: Operand,
+    /// Index of the plan step of the collective.
+    pub plan_step: usize,
+}
+
+impl CollectiveParams {
+    /// Sets one parameter from text.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "op" => {
+                self.which = COLLECTIVES
+                    .iter()
+                    .position(|c| c.0 == value)
+                    .ok_or_else(|| format!("unknown collective “{}”", short(value)))?
+            }
+            "n" => {
+                let n: u32 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("ring size “{}” is not a whole number", short(value)))?;
+                if !SIZES.contains(&n) {
+                    return Err(format!("ring size must be one of {SIZES:?}"));
+                }
+                self.n = n;
+            }
+            "wrap" => self.wrap = !matches!(value, "0" | "false" | "no"),
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if c.link(Link::Ici).is_none() {
+                    return Err(format!("{} has no ICI ring in the book", c.name));
+                }
+                self.chip = c;
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            (
+                "op".into(),
+                COLLECTIVES[self.which.min(COLLECTIVES.len() - 1)].0.into(),
+            ),
+            ("n".into(), self.n.to_string()),
+            ("wrap".into(), if self.wrap { "1" } else { "0" }.into()),
+            ("chip".into(), self.chip.id.into()),
+        ]
+    }
+
+    /// Plans and emulates the collective.
+    pub fn playback(&self) -> Result<Playback, String> {
+        let (_, _, spec) = COLLECTIVES[self.which.min(COLLECTIVES.len() - 1)];
+        let mesh = format!("X={}", self.n);
+        let mut plan =
+            MatmulPlan::parse(spec, &mesh, DIMS, self.chip).map_err(|e| e.to_string())?;
+        if !self.wrap {
+            let spec =
+                ridgeline_core::sharding::MatmulSpec::parse(spec).map_err(|e| e.to_string())?;
+            let mesh = plan.mesh.clone().with_wrap_all(false);
+            let dims = ridgeline_core::sharding::Dims::parse(DIMS).map_err(|e| e.to_string())?;
+            let opts = ridgeline_core::sharding::plan::PlanOptions::for_chip(self.chip)
+                .map_err(|e| e.to_string())?;
+            plan = MatmulPlan::build(&spec, &mesh, &dims, &opts).map_err(|e| e.to_string())?;
+        }
+        let plan_step = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s.kind, StepKind::Collective(_)))
+            .ok_or("this matmul needs no collective")?;
+        let operand = plan.steps[plan_step].operand;
+        let run = run(&plan, 7).map_err(|e| e.to_string())?;
+        let steps = run
+            .trace
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.transfers.is_empty())
+            .map(|(i, _)| i)
+            .collect();
+        Ok(Playback {
+            plan,
+            run,
+            steps,
+            operand,
+            plan_step,
+        })
+    }
+}
+
+/// Per device: the blocks of the moving array it holds, each with how many
+/// devices' contributions it sums, after `done` data-moving steps.
+pub fn holdings(pb: &Playback, done: usize) -> Vec<Vec<(Block, u32)>> {
+    let before = &pb.plan.steps[pb.plan_step].before;
+    let mut held: Vec<Vec<(Block, u32)>> = (0..pb.run.devices)
+        .map(|d| vec![(pb.plan.block(pb.operand, before, d), 1)])
+        .collect();
+    for &i in pb.steps.iter().take(done) {
+        let Some(step) = pb.run.trace.steps.get(i) else {
+            continue;
+        };
+        // All transfers of a step are simultaneous: read senders' state first.
+        let snapshot = held.clone();
+        for t in &step.transfers {
+            let from = t.from_device as usize;
+            let to = t.to_device as usize;
+            let sent = snapshot
+                .get(from)
+                .and_then(|h| {
+                    h.iter()
+                        .find(|(b, _)| overlaps(b, &t.block))
+                        .map(|(_, c)| *c)
+                })
+                .unwrap_or(1);
+            let Some(dest) = held.get_mut(to) else {
+                continue;
+            };
+            if t.reduce {
+                match dest.iter_mut().find(|(b, _)| *b == t.block) {
+                    Some((_, c)) => *c += sent,
+                    None => dest.push((t.block, sent + 1)),
+                }
+            } else if !dest.iter().any(|(b, _)| *b == t.block) {
+                dest.push((t.block, sent));
+            }
+        }
+    }
+    held
+}
+
+fn overlaps(a: &Block, b: &Block) -> bool {
+    a.rows.start < b.rows.end
+        && b.rows.start < a.rows.end
+        && a.cols.start < b.cols.end
+        && b.cols.start < a.cols.end
+}
+
+fn position(i: usize, n: usize) -> (f64, f64) {
+    let angle =
+        -std::f64::consts::FRAC_PI_2 + 2.0 * std::f64::consts::PI * i as f64 / n.max(1) as f64;
+    (200.0 + 135.0 * angle.cos(), 170.0 + 125.0 * angle.sin())
+}
+
+fn arrow(t: &Transfer, n: usize) -> impl IntoView {
+    let (x1, y1) = position(t.from_device as usize, n);
+    let (x2, y2) = position(t.to_device as usize, n);
+    // Offset each direction sideways so the two directions of a link do not overlap.
+    let (dx, dy) = (x2 - x1, y2 - y1);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    let (ox, oy) = (-dy / len * 7.0, dx / len * 7.0);
+    let shrink = 34.0 / len;
+    let (sx, sy) = (x1 + dx * shrink + ox, y1 + dy * shrink + oy);
+    let (ex, ey) = (x2 - dx * shrink + ox, y2 - dy * shrink + oy);
+    let class = if t.reduce { "arrow reduce" } else { "arrow" };
+    view! {
+        <line x1=format!("{sx:.1}") y1=format!("{sy:.1}") x2=format!("{ex:.1}") y2=format!("{ey:.1}") class=class marker-end="url(#arrowhead)"></line>
+    }
+}
+
+/// The collective player.
+#[component]
+pub fn CollectivePlayer(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("collective", &args);
+    let mut initial = CollectiveParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in &pairs {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let first = initial
+        .playback()
+        .or_else(|_| CollectiveParams::default().playback());
+    let Ok(first) = first else {
+        return view! { <p class="notice">"The collective could not be emulated."</p> }.into_any();
+    };
+    let params = RwSignal::new(initial);
+    let playback = RwSignal::new(first);
+    let step = RwSignal::new(0usize);
+    let playing = RwSignal::new(false);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let timer = StoredValue::new(None::<IntervalHandle>);
+
+    let stop = move || {
+        playing.set(false);
+        if let Some(h) = timer.get_value() {
+            h.clear();
+        }
+        timer.set_value(None);
+    };
+    let total = move || playback.with(|p| p.steps.len());
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        if let Err(e) = p.apply(key, &value) {
+            notice.set(Some(e));
+            return;
+        }
+        match p.playback() {
+            Ok(pb) => {
+                stop();
+                playback.set(pb);
+                params.set(p);
+                step.set(0);
+                notice.set(None);
+                write_url_state("collective", p.to_pairs());
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let play = move || {
+        if playing.get_untracked() {
+            stop();
+            return;
+        }
+        if step.get_untracked() >= total() {
+            step.set(0);
+        }
+        playing.set(true);
+        let handle = set_interval_with_handle(
+            move || {
+                let next = step.get_untracked() + 1;
+                if next > total() {
+                    stop();
+                } else {
+                    step.set(next);
+                }
+            },
+            std::time::Duration::from_millis(900),
+        );
+        if let Ok(h) = handle {
+            timer.set_value(Some(h));
+        }
+    };
+    on_cleanup(move || {
+        if let Some(h) = timer.get_value() {
+            h.clear();
+        }
+    });
+
+    let held = Memo::new(move |_| playback.with(|pb| holdings(pb, step.get())));
+    let current = move || {
+        let k = step.get();
+        playback.with(|pb| {
+            if k == 0 {
+                return (
+                    format!(
+                        "Before: each device holds its own block of {}.",
+                        pb.plan.steps[pb.plan_step].array
+                    ),
+                    Bytes(0.0),
+                    Vec::new(),
+                );
+            }
+            let i = pb.steps[(k - 1).min(pb.steps.len().saturating_sub(1))];
+            let s = &pb.run.trace.steps[i];
+            let bytes: Bytes = s.transfers.iter().map(|t| t.bytes).sum();
+            (s.label.clone(), bytes, s.transfers.clone())
+        })
+    };
+    let moved_so_far = move || {
+        let k = step.get();
+        playback.with(|pb| {
+            pb.steps
+                .iter()
+                .take(k)
+                .map(|&i| {
+                    pb.run.trace.steps[i]
+                        .transfers
+                        .iter()
+                        .map(|t| t.bytes)
+                        .sum::<Bytes>()
+                })
+                .sum::<Bytes>()
+        })
+    };
+
+    let devices = move || {
+        let h = held.get();
+        let n = h.len();
+        let shape = playback.with(|pb| pb.plan.shape(pb.operand));
+        // Reductions fill in as partial sums arrive; gathers and all-to-alls copy whole blocks.
+        let parts = playback.with(|pb| match pb.plan.steps[pb.plan_step].kind {
+            StepKind::Collective(c) if matches!(c.name(), "ReduceScatter" | "AllReduce") => {
+                pb.plan.mesh.axes().first().map(|a| a.size).unwrap_or(1)
+            }
+            _ => 1,
+        });
+        h.into_iter()
+            .enumerate()
+            .map(|(d, blocks)| {
+                let (cx, cy) = position(d, n);
+                let count = blocks.len();
+                let rects = blocks
+                    .into_iter()
+                    .map(|(b, c)| {
+                        let (hh, ww) = (shape[0].max(1) as f64, shape[1].max(1) as f64);
+                        let x = cx - 26.0 + 52.0 * b.cols.start as f64 / ww;
+                        let y = cy - 26.0 + 52.0 * b.rows.start as f64 / hh;
+                        let w = (52.0 * b.cols.len() as f64 / ww).max(1.5);
+                        let hgt = (52.0 * b.rows.len() as f64 / hh).max(1.5);
+                        let opacity = (c as f64 / parts as f64).clamp(0.25, 1.0);
+                        view! { <rect x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{w:.1}") height=format!("{hgt:.1}") class="held" fill-opacity=format!("{opacity:.2}")></rect> }
+                    })
+                    .collect_view();
+                view! {
+                    <g class="ring-device" data-device=d data-held=count>
+                        <rect x=format!("{:.1}", cx - 26.0) y=format!("{:.1}", cy - 26.0) width="52" height="52" class="device-frame"></rect>
+                        {rects}
+                        <text x=format!("{cx:.1}") y=format!("{:.1}", cy + 42.0) class="device-label">{format!("device {d}")}</text>
+                    </g>
+                }
+            })
+            .collect_view()
+    };
+
+    let op_options = COLLECTIVES
+        .iter()
+        .map(|(id, label, _)| view! { <option value=*id>{*label}</option> })
+        .collect_view();
+    let size_options = SIZES
+        .iter()
+        .map(|n| view! { <option value=n.to_string()>{format!("{n} devices")}</option> })
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.link(Link::Ici).is_some())
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+
+    view! {
+        <figure class="widget collective" data-widget="collective">
+            <div class="controls">
+                <label>"Collective "
+                    <select prop:value=move || COLLECTIVES[params.with(|p| p.which)].0 on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
+                </label>
+                <label>"Ring "
+                    <select prop:value=move || params.with(|p| p.n.to_string()) on:change=move |ev| set("n", event_target_value(&ev))>{size_options}</select>
+                </label>
+                <label>
+                    <input type="checkbox" prop:checked=move || params.with(|p| p.wrap) on:change=move |ev| set("wrap", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
+                    " wraparound link"
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+            </div>
+            <p class="muted">{move || playback.with(|pb| format!("{} — the step a sharded matmul {} needs.", COLLECTIVES[params.with_untracked(|p| p.which)].1, pb.plan.summary()))}</p>
+            <svg class="ring" viewBox="0 0 400 340" role="img" data-step=move || step.get()
+                aria-label=move || format!("{} devices; step {} of {}", held.with(|h| h.len()), step.get(), total())>
+                <defs>
+                    <marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                        <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead"></path>
+                    </marker>
+                </defs>
+                {move || {
+                    let n = held.with(|h| h.len());
+                    current().2.iter().map(|t| arrow(t, n)).collect_view()
+                }}
+                {devices}
+            </svg>
+            <div class="player" role="group" aria-label="collective player">
+                <button type="button" on:click=move |_| { stop(); step.set(0); } aria-label="back to the start">"↺"</button>
+                <button type="button" on:click=move |_| { stop(); step.update(|s| *s = s.saturating_sub(1)); } aria-label="previous step">"◀"</button>
+                <button type="button" class="play" on:click=move |_| play() aria-label=move || if playing.get() { "pause" } else { "play" }>
+                    {move || if playing.get() { "⏸ pause" } else { "▶ play" }}
+                </button>
+                <button type="button" on:click=move |_| { stop(); step.update(|s| *s = (*s + 1).min(total())); } aria-label="next step">"▶"</button>
+                <input type="range" min="0" max=move || total() step="1" aria-label="scrub through the steps"
+                    prop:value=move || step.get()
+                    on:input=move |ev| { stop(); step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0).min(total())); } />
+                <output>{move || format!("step {} / {}", step.get(), total())}</output>
+            </div>
+            <p class="step-label" data-step-label="">{move || current().0}</p>
+            <dl class="times">
+                <div><dt>"this step"</dt><dd>{move || { let (_, b, t) = current(); format!("{} in {} sends", si(b.0, "B", 3), t.len()) }}</dd></div>
+                <div><dt>"moved so far"</dt><dd>{move || si(moved_so_far().0, "B", 3)}</dd></div>
+                <div><dt>"whole collective"</dt><dd>{move || playback.with(|pb| si(pb.run.trace.bytes_of(pb.plan_step).0, "B", 3))}</dd></div>
+                <div><dt>"cost model"</dt><dd>{move || playback.with(|pb| {
+                    let s = &pb.plan.steps[pb.plan_step];
+                    format!("{} total, {} on {}", si(s.total_bytes.0, "B", 3), s.time.map(|t| seconds(t.0)).unwrap_or_default(), s.on)
+                })}</dd></div>
+                <div><dt>"ring steps"</dt><dd>{move || grouped(total() as f64)}</dd></div>
+            </dl>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_collective_plays_and_its_bytes_match_the_cost_model() {
+        for (id, label, _) in COLLECTIVES {
+            for &n in SIZES {
+                for wrap in [true, false] {
+                    let mut p = CollectiveParams::default();
+                    p.apply("op", id).unwrap();
+                    p.n = n;
+                    p.wrap = wrap;
+                    let pb = p
+                        .playback()
+                        .unwrap_or_else(|e| panic!("{label} n={n}: {e}"));
+                    let step = &pb.plan.steps[pb.plan_step];
+                    assert!(
+                        matches!(step.kind, StepKind::Collective(c) if c.name() == *label),
+                        "{label}: {:?}",
+                        step.kind
+                    );
+                    assert!(!pb.steps.is_empty());
+                    let traced = pb.run.trace.bytes_of(pb.plan_step).0;
+                    assert!(
+                        (traced - step.total_bytes.0).abs() <= 1e-6 * step.total_bytes.0,
+                        "{label} n={n}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_allgather_ends_with_every_device_holding_everything() {
+        let p = CollectiveParams::default();
+        let pb = p.playback().unwrap();
+        let start = holdings(&pb, 0);
+        assert!(start.iter().all(|h| h.len() == 1));
+        let end = holdings(&pb, pb.steps.len());
+        assert!(end.iter().all(|h| h.len() == p.n as usize), "{end:?}");
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let mut p = CollectiveParams::default();
+        assert!(p.apply("n", "5").is_err());
+        assert!(p.apply("n", "-1").is_err());
+        assert!(p.apply("op", "broadcast").is_err());
+        assert!(p.apply("chip", "h100").is_err());
+        assert_eq!(p, CollectiveParams::default());
+    }
+}

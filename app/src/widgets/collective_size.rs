@@ -1,0 +1,184 @@
+//! Collective time against message size (`data-widget="collective-size"`): where
+//! the per-hop latency stops mattering and bandwidth takes over.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::collectives::{cost, Bound, Collective, Network, RingAxis};
+use ridgeline_core::format::{seconds, si};
+use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::units::Bytes;
+
+use super::common::{initial_args, use_dark, write_url_state};
+use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+const STEPS: f64 = 320.0;
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SizeParams {
+    /// Chip whose ICI times the ring.
+    pub chip: &'static Chip,
+    /// Devices on the ring.
+    pub n: u32,
+    /// Whether the ring wraps around.
+    pub wrap: bool,
+    /// The array size marked, bytes.
+    pub v: f64,
+}
+
+impl Default for SizeParams {
+    fn default() -> Self {
+        SizeParams {
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            n: 16,
+            wrap: true,
+            v: 1e6,
+        }
+    }
+}
+
+impl SizeParams {
+    /// Sets one parameter from text.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                Network::ici(c).map_err(|e| e.to_string())?;
+                self.chip = c;
+            }
+            "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
+            "wrap" => self.wrap = !matches!(value, "0" | "false" | "no"),
+            "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        Ok(())
+    }
+
+    /// The chart model.
+    pub fn model(&self) -> Option<SizeModel> {
+        let network = Network::ici(self.chip).ok()?;
+        let axis = if self.wrap {
+            RingAxis::ring(self.n)
+        } else {
+            RingAxis::line(self.n)
+        };
+        Some(SizeModel {
+            network,
+            axis,
+            v: self.v,
+        })
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("n".into(), self.n.to_string()),
+            ("wrap".into(), if self.wrap { "1" } else { "0" }.into()),
+            ("v".into(), format!("{}", self.v)),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn CollectiveSize(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("collective-size", &args);
+    let mut initial = SizeParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in &pairs {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let dark = use_dark();
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                params.set(p);
+                write_url_state("collective-size", p.to_pairs());
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let canvas_ref = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let p = params.get();
+        let dark = dark.get();
+        let (Some(canvas), Some(m)) = (canvas_ref.get(), p.model()) else {
+            return;
+        };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw(&root, &m, dark);
+            let _ = root.present();
+        }
+    });
+    let at = Memo::new(move |_| {
+        params.with(|p| {
+            let m = p.model()?;
+            cost(Collective::AllGather, Bytes(p.v), &[m.axis], &m.network).ok()
+        })
+    });
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.link(Link::Ici).is_some())
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let sizes = [2u32, 4, 8, 16, 32, 64]
+        .map(|n| view! { <option value=n.to_string()>{n.to_string()}</option> });
+
+    view! {
+        <figure class="widget collective-size" data-widget="collective-size">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Devices on the axis "
+                    <select prop:value=move || params.with(|p| p.n.to_string()) on:change=move |ev| set("n", event_target_value(&ev))>{sizes}</select>
+                </label>
+                <label>
+                    <input type="checkbox" prop:checked=move || params.with(|p| p.wrap) on:change=move |ev| set("wrap", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
+                    " wraparound"
+                </label>
+            </div>
+            <div class="plot"><canvas node_ref=canvas_ref width="760" height="380" role="img" aria-label="collective time against array size"></canvas></div>
+            <div class="slider-row">
+                <label for="collective-size-v">"Array size V"</label>
+                <input id="collective-size-v" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || si(params.with(|p| p.v), "B", 3)
+                    prop:value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1)
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("v", format!("{}", slider_to_value(pos, STEPS, V_RANGE.0, V_RANGE.1)));
+                    } />
+                <output>{move || si(params.with(|p| p.v), "B", 3)}</output>
+            </div>
+            <p class="verdict-line">
+                {move || at.get().map(|c| {
+                    let text = match c.bound { Bound::Latency => "latency-bound", Bound::Bandwidth => "bandwidth-bound" };
+                    view! {
+                        "An AllGather of this array takes " {seconds(c.time.0)} " in " {c.steps} " hops: it is "
+                        <strong class="verdict-tag" data-bound=text>{text}</strong>
+                        {format!(" (latency term {}, bandwidth term {}).", seconds(c.t_latency.0), seconds(c.t_bandwidth.0))}
+                    }
+                })}
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}

@@ -1,0 +1,213 @@
+//! Which link binds (`data-widget="link-roofline"`): a matmul whose weights
+//! arrive over HBM, a neighbour's ICI link, the host's PCIe or the data-centre
+//! network, each compared with the time the matmul takes to compute (Part 2).
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, seconds};
+use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
+use ridgeline_core::roofline::Analysis;
+use ridgeline_core::units::{Bytes, Flops};
+
+use super::common::{initial_args, write_url_state};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
+const STEPS: f64 = 400.0;
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkParams {
+    /// The TPU.
+    pub chip: &'static Chip,
+    /// Token batch.
+    pub b: f64,
+    /// Model width.
+    pub d: f64,
+    /// Hidden width.
+    pub f: f64,
+}
+
+impl Default for LinkParams {
+    fn default() -> Self {
+        LinkParams {
+            chip: chip("v6e").unwrap_or(&CHIPS[0]),
+            b: 1024.0,
+            d: 8192.0,
+            f: 32768.0,
+        }
+    }
+}
+
+/// One row: a link's bandwidth, the time to move the weights over it, and its verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The link.
+    pub link: Link,
+    /// Bandwidth, B/s.
+    pub bandwidth: f64,
+    /// The analysis of the matmul with the weights over this link.
+    pub analysis: Analysis,
+    /// The batch above which it is compute-bound (weights dominate the bytes).
+    pub critical_b: f64,
+}
+
+impl LinkParams {
+    /// Sets one parameter from text.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if c.vendor != Vendor::Google {
+                    return Err(format!("{} is not a TPU", c.name));
+                }
+                self.chip = c;
+            }
+            "b" => self.b = parse_count(value, "batch B", B_RANGE.0, B_RANGE.1)?.round(),
+            "d" => self.d = parse_count(value, "D", 1.0, 1_048_576.0)?.round(),
+            "f" => self.f = parse_count(value, "F", 1.0, 1_048_576.0)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        Ok(())
+    }
+
+    /// Every link the chip has, with the bf16 weights (2·D·F bytes) moved over it.
+    pub fn rows(&self) -> Vec<Row> {
+        let Some(c) = self.chip.peak(Dtype::Bf16) else {
+            return Vec::new();
+        };
+        let flops = Flops(2.0 * self.b * self.d * self.f);
+        let weights = Bytes(2.0 * self.d * self.f);
+        [Link::Hbm, Link::Ici, Link::Pcie, Link::Dcn]
+            .into_iter()
+            .filter_map(|link| {
+                let w = self.chip.bandwidth(link)?;
+                Some(Row {
+                    link,
+                    bandwidth: w.0,
+                    analysis: Analysis::new(flops, c, &[(link, weights, w)]),
+                    critical_b: (c / w).0,
+                })
+            })
+            .collect()
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("b".into(), format!("{}", self.b)),
+            ("d".into(), format!("{}", self.d)),
+            ("f".into(), format!("{}", self.f)),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn LinkRoofline(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("link-roofline", &args);
+    let mut initial = LinkParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in &pairs {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                params.set(p);
+                write_url_state("link-roofline", p.to_pairs());
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let rows = Memo::new(move |_| params.with(|p| p.rows()));
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.vendor == Vendor::Google)
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let table = move || {
+        let rows = rows.get();
+        let longest = rows.iter().map(|r| r.analysis.lower.0).fold(0.0, f64::max);
+        rows.into_iter()
+            .map(|r| {
+                let t = r.analysis.t_comms(r.link).map(|t| t.0).unwrap_or(f64::NAN);
+                let v = r.analysis.verdict.text();
+                let width = format!("width: {:.1}%", (100.0 * t / longest).clamp(0.5, 100.0));
+                view! {
+                    <tr data-link=r.link.name()>
+                        <th scope="row">{r.link.label()}</th>
+                        <td>{sci(r.bandwidth, 3)}</td>
+                        <td class="bar-cell"><span class="bar comms" style=width></span>" "{seconds(t)}</td>
+                        <td><span class=format!("verdict {v}") data-verdict=v>{v}</span></td>
+                        <td>{format!("B > {}", grouped(r.critical_b))}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+
+    view! {
+        <figure class="widget link-roofline" data-widget="link-roofline">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"D " <input type="text" size="7" aria-label="D" prop:value=move || format!("{}", params.with(|p| p.d)) on:input=move |ev| set("d", event_target_value(&ev)) /></label>
+                <label>"F " <input type="text" size="7" aria-label="F" prop:value=move || format!("{}", params.with(|p| p.f)) on:input=move |ev| set("f", event_target_value(&ev)) /></label>
+            </div>
+            <div class="slider-row">
+                <label for="link-roofline-b">"Batch B"</label>
+                <input id="link-roofline-b" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
+                    prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
+                    } />
+                <output>{move || format!("B = {}", grouped(params.with(|p| p.b)))}</output>
+            </div>
+            <p>
+                "Compute: " <strong>{move || rows.with(|r| r.first().map(|r| seconds(r.analysis.t_math.0)).unwrap_or_default())}</strong>
+                " for the matmul; the weights are " {move || params.with(|p| ridgeline_core::format::si(2.0 * p.d * p.f, "B", 3))} " in bf16."
+            </p>
+            <div class="table-scroll">
+                <table>
+                    <thead><tr><th scope="col">"weights arrive over"</th><th scope="col">"B/s"</th><th scope="col">"time to move them"</th><th scope="col">"verdict"</th><th scope="col">"compute-bound when"</th></tr></thead>
+                    <tbody>{table}</tbody>
+                </table>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pcie_needs_a_huge_batch() {
+        let p = LinkParams::default();
+        let rows = p.rows();
+        let pcie = rows.iter().find(|r| r.link == Link::Pcie).unwrap();
+        assert_eq!(grouped(pcie.critical_b), "28,750");
+        let hbm = rows.iter().find(|r| r.link == Link::Hbm).unwrap();
+        assert_eq!(hbm.analysis.verdict.text(), "compute-bound");
+        assert_eq!(pcie.analysis.verdict.text(), "communication-bound");
+    }
+}

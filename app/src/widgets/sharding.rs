@@ -1,0 +1,356 @@
+//! The sharding visualizer (`data-widget="sharding"`): the reader writes a
+//! sharded matmul in the book's notation and a mesh, and sees which block of A,
+//! B and C every device holds, which of the four cases applies, and the
+//! communication plan with its cost.
+
+use leptos::prelude::*;
+use ridgeline_core::format::{seconds, si};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
+
+use super::common::{initial_args, write_url_state};
+use crate::input::short;
+
+/// The book's examples, one per case (and ReduceScatter for case 3).
+pub const PRESETS: &[(&str, &str)] = &[
+    (
+        "case 1: nothing to communicate",
+        "A[I_X, J] · B[J, K_Y] -> C[I_X, K_Y]",
+    ),
+    (
+        "case 2: gather the contracting shards",
+        "A[I, J_X] · B[J, K] -> C[I, K]",
+    ),
+    (
+        "case 3: partial sums, AllReduce",
+        "A[I, J_X] · B[J_X, K] -> C[I, K]",
+    ),
+    (
+        "case 3: partial sums, ReduceScatter",
+        "A[I, J_X] · B[J_X, K] -> C[I, K_X]",
+    ),
+    (
+        "case 4: same axis on both free dims",
+        "A[I_X, J] · B[J, K_X] -> C[I_X, K]",
+    ),
+    ("2D mesh, both axes", "A[I_X, J_Y] · B[J_Y, K] -> C[I_X, K]"),
+];
+
+/// Most devices the mesh view draws.
+pub const MAX_DRAWN: usize = 64;
+
+/// The reader's texts and chip; the plan is derived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShardingParams {
+    /// The matmul in the book's notation.
+    pub spec: String,
+    /// The mesh, e.g. `X=4, Y=2`.
+    pub mesh: String,
+    /// Sizes, e.g. `I=512, J=1024, K=256`.
+    pub dims: String,
+    /// The chip collectives and compute are timed on.
+    pub chip: &'static Chip,
+}
+
+impl Default for ShardingParams {
+    fn default() -> Self {
+        ShardingParams {
+            spec: PRESETS[1].1.to_string(),
+            mesh: "X=4, Y=2".into(),
+            dims: "I=512, J=1024, K=256".into(),
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+        }
+    }
+}
+
+impl ShardingParams {
+    /// Builds the plan, or says precisely what is wrong with the input.
+    pub fn plan(&self) -> Result<MatmulPlan, String> {
+        MatmulPlan::parse(&self.spec, &self.mesh, &self.dims, self.chip).map_err(|e| e.to_string())
+    }
+
+    /// Sets one field; the caller keeps the old params if the plan fails.
+    pub fn with(&self, key: &str, value: &str) -> Result<ShardingParams, String> {
+        let mut next = self.clone();
+        match key {
+            "spec" => next.spec = value.chars().take(400).collect(),
+            "mesh" => next.mesh = value.chars().take(100).collect(),
+            "dims" => next.dims = value.chars().take(200).collect(),
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.plan().map(|_| next)
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("spec".into(), self.spec.clone()),
+            ("mesh".into(), self.mesh.clone()),
+            ("dims".into(), self.dims.clone()),
+            ("chip".into(), self.chip.id.into()),
+        ]
+    }
+}
+
+/// The collectives of a plan in a few words: `AllGather A over X`.
+pub fn collectives_text(plan: &MatmulPlan) -> String {
+    let list: Vec<String> = plan
+        .steps
+        .iter()
+        .filter_map(|s| match s.kind {
+            StepKind::Collective(c) => Some(format!("{c} {} over {}", s.array, s.axes)),
+            _ => None,
+        })
+        .collect();
+    if list.is_empty() {
+        "no communication".into()
+    } else {
+        list.join(", then ")
+    }
+}
+
+/// Mesh axes folded into (rows, columns) for drawing: the first axis down, the rest across.
+pub fn grid(plan: &MatmulPlan) -> (usize, usize) {
+    let sizes: Vec<usize> = plan.mesh.axes().iter().map(|a| a.size as usize).collect();
+    let rows = sizes.first().copied().unwrap_or(1);
+    let cols = sizes.iter().skip(1).product::<usize>().max(1);
+    (rows, cols)
+}
+
+fn mini(shape: [u64; 2], block: Block, colour: &'static str, label: &'static str) -> impl IntoView {
+    // A 36×36 picture of the global array with the device's block filled.
+    let (h, w) = (shape[0].max(1) as f64, shape[1].max(1) as f64);
+    let x = 36.0 * block.cols.start as f64 / w;
+    let y = 36.0 * block.rows.start as f64 / h;
+    let bw = (36.0 * block.cols.len() as f64 / w).max(1.0);
+    let bh = (36.0 * block.rows.len() as f64 / h).max(1.0);
+    view! {
+        <svg class="mini" viewBox="-1 -1 38 38" width="38" height="38" aria-hidden="true">
+            <rect x="0" y="0" width="36" height="36" class="mini-frame"></rect>
+            <rect x=format!("{x:.2}") y=format!("{y:.2}") width=format!("{bw:.2}") height=format!("{bh:.2}") fill=colour></rect>
+            <text x="18" y="22" class="mini-label">{label}</text>
+        </svg>
+    }
+}
+
+/// The sharding visualizer.
+#[component]
+pub fn Sharding(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("sharding", &args);
+    let mut initial = ShardingParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in &pairs {
+        match initial.with(k, &v.replace('+', " ")) {
+            Ok(p) => initial = p,
+            Err(e) => problems.push(e),
+        }
+    }
+    let fallback = ShardingParams::default();
+    let plan0 = initial.plan().or_else(|_| fallback.plan());
+    let Ok(plan0) = plan0 else {
+        return view! { <p class="notice">"The default sharding failed to plan."</p> }.into_any();
+    };
+    let params = RwSignal::new(initial);
+    let plan = RwSignal::new(plan0);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+
+    let set = move |key: &'static str, value: String| {
+        let current = params.get_untracked();
+        match current.with(key, &value) {
+            Ok(next) => {
+                if let Ok(p) = next.plan() {
+                    plan.set(p);
+                }
+                write_url_state("sharding", next.to_pairs());
+                params.set(next);
+                notice.set(None);
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.link(ridgeline_core::hardware::Link::Ici).is_some())
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let preset_options = PRESETS
+        .iter()
+        .map(|(label, spec)| view! { <option value=*spec>{*label}</option> })
+        .collect_view();
+
+    let devices = move || {
+        plan.with(|p| {
+            let (_, cols) = grid(p);
+            let shapes = [p.shape(Operand::A), p.shape(Operand::B), p.shape(Operand::C)];
+            let blocks = p.device_blocks();
+            let too_many = blocks.len() > MAX_DRAWN;
+            let cells = blocks
+                .into_iter()
+                .take(MAX_DRAWN)
+                .map(|d| {
+                    let coord: String = p
+                        .mesh
+                        .axes()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| format!("{}{}", a.name, d.coord[i]))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let title = format!("device {coord}: A {} · B {} → C {}", d.a, d.b, d.c);
+                    view! {
+                        <div class="device" title=title>
+                            <span class="device-name">{coord}</span>
+                            {mini(shapes[0], d.a, "#0072b2", "A")}
+                            {mini(shapes[1], d.b, "#e69f00", "B")}
+                            {mini(shapes[2], d.c, "#009e73", "C")}
+                        </div>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="mesh" style=format!("grid-template-columns: repeat({cols}, minmax(7.5rem, 1fr))")>{cells}</div>
+                {too_many.then(|| view! { <p class="muted">{format!("Showing the first {MAX_DRAWN} devices.")}</p> })}
+            }
+        })
+    };
+
+    view! {
+        <figure class="widget sharding" data-widget="sharding">
+            <div class="controls">
+                <label>
+                    "Example "
+                    <select on:change=move |ev| set("spec", event_target_value(&ev))>
+                        <option value="" disabled=true selected=true>"pick one…"</option>
+                        {preset_options}
+                    </select>
+                </label>
+                <label>
+                    "Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>
+                        {chip_options}
+                    </select>
+                </label>
+            </div>
+            <div class="controls stacked">
+                <label>
+                    "Matmul "
+                    <input
+                        type="text"
+                        class="spec"
+                        spellcheck="false"
+                        aria-label="sharded matmul in the book's notation"
+                        prop:value=move || params.with(|p| p.spec.clone())
+                        on:input=move |ev| set("spec", event_target_value(&ev))
+                    />
+                </label>
+                <label>
+                    "Mesh "
+                    <input
+                        type="text"
+                        class="mesh-text"
+                        spellcheck="false"
+                        aria-label="mesh axes and sizes"
+                        prop:value=move || params.with(|p| p.mesh.clone())
+                        on:input=move |ev| set("mesh", event_target_value(&ev))
+                    />
+                </label>
+                <label>
+                    "Sizes "
+                    <input
+                        type="text"
+                        class="dims-text"
+                        spellcheck="false"
+                        aria-label="array dimension sizes"
+                        prop:value=move || params.with(|p| p.dims.clone())
+                        on:input=move |ev| set("dims", event_target_value(&ev))
+                    />
+                </label>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+            <div class="plan-summary">
+                <p>
+                    <strong>{move || plan.with(|p| format!("Case {}", p.case().number()))}</strong>
+                    ": "
+                    {move || plan.with(|p| p.case().description())}
+                    "."
+                </p>
+                <p>
+                    "Communication: "
+                    <strong data-collective="">{move || plan.with(collectives_text)}</strong>
+                    {move || plan.with(|p| {
+                        let t = p.comm_time().0;
+                        (t > 0.0).then(|| format!(" — {} per device, {} on {}", si(p.bytes_per_device().0, "B", 3), seconds(t), params.with_untracked(|q| q.chip.name)))
+                    })}
+                </p>
+                <p class="muted">
+                    {move || plan.with(|p| format!(
+                        "Local blocks: A {:?}, B {:?}, C {:?}. Result: {}{}",
+                        p.local_shape(Operand::A, &p.a),
+                        p.local_shape(Operand::B, &p.b),
+                        p.local_shape(Operand::C, &p.output),
+                        p.summary(),
+                        if p.reshard { " (C needed a reshard)" } else { "" }
+                    ))}
+                </p>
+                <ol class="plan-steps">
+                    {move || plan.with(|p| p.steps.iter().map(|s| view! { <li>{s.to_string()}</li> }).collect_view())}
+                </ol>
+            </div>
+            <div class="legend muted">"Each device shows where its block sits in the global A (blue), B (orange) and C (green)."</div>
+            {devices}
+        </figure>
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_plans_on_the_default_mesh() {
+        for (label, spec) in PRESETS {
+            let p = ShardingParams {
+                spec: spec.to_string(),
+                ..ShardingParams::default()
+            };
+            let plan = p.plan().unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert!(!collectives_text(&plan).is_empty());
+        }
+    }
+
+    #[test]
+    fn case_two_gathers_and_errors_are_precise() {
+        let p = ShardingParams::default();
+        let plan = p.plan().unwrap();
+        assert_eq!(plan.case().number(), 2);
+        assert!(
+            collectives_text(&plan).starts_with("AllGather A over X"),
+            "{}",
+            collectives_text(&plan)
+        );
+        let e = p
+            .with("spec", "A[I_X, J_X] · B[J, K] -> C[I, K]")
+            .unwrap_err();
+        assert!(e.contains("used twice"), "{e}");
+        assert!(p.with("mesh", "X=0").is_err());
+        assert!(p
+            .with("dims", "I=512, J=1022, K=256")
+            .unwrap_err()
+            .contains("divisible"));
+        assert_eq!(grid(&plan), (4, 2));
+    }
+}

@@ -1,0 +1,149 @@
+//! The registry as a table (`data-widget="spec-table"`): every chip's numbers,
+//! each cell citing the book's table it comes from.
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{sci, si};
+use ridgeline_core::hardware::{Chip, Link, Source, Topology, Vendor, CHIPS};
+
+fn cite(s: &Source) -> String {
+    match s.note {
+        Some(n) => format!("Part {}, {} ({n})", s.part, s.table),
+        None => format!("Part {}, {}", s.part, s.table),
+    }
+}
+
+fn cell(text: String, source: Option<&Source>) -> impl IntoView {
+    let title = source.map(cite).unwrap_or_default();
+    view! { <td title=title>{text}</td> }
+}
+
+fn peak_cell(c: &Chip, d: Dtype) -> impl IntoView {
+    let p = c.peaks.iter().find(|p| p.dtype == d);
+    cell(
+        p.map(|p| sci(p.rate.0, 3)).unwrap_or_else(|| "—".into()),
+        p.map(|p| &p.source),
+    )
+}
+
+fn link_cell(c: &Chip, l: Link) -> impl IntoView {
+    let spec = c.link(l);
+    cell(
+        spec.map(|s| sci(s.bandwidth.0, 3))
+            .unwrap_or_else(|| "—".into()),
+        spec.map(|s| &s.source),
+    )
+}
+
+/// Which chips to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// TPUs only.
+    Tpu,
+    /// GPUs only.
+    Gpu,
+    /// Every chip.
+    All,
+}
+
+/// The table.
+#[component]
+pub fn SpecTable(
+    /// The chapter's arguments: `family=tpu|gpu|all`.
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let family = match args
+        .iter()
+        .find(|(k, _)| k == "family")
+        .map(|(_, v)| v.as_str())
+    {
+        Some("tpu") => Family::Tpu,
+        Some("gpu") => Family::Gpu,
+        _ => Family::All,
+    };
+    let rows = CHIPS
+        .iter()
+        .filter(|c| match family {
+            Family::Tpu => c.vendor == Vendor::Google,
+            Family::Gpu => c.vendor == Vendor::Nvidia,
+            Family::All => true,
+        })
+        .map(|c| {
+            let chip_link = if c.vendor == Vendor::Google {
+                Link::Ici
+            } else {
+                Link::NvLink
+            };
+            let ridge = c
+                .ridge(Dtype::Bf16, Link::Hbm)
+                .map(|r| sci(r.0, 3))
+                .unwrap_or_default();
+            let link_ridge = c
+                .ridge(Dtype::Bf16, chip_link)
+                .map(|r| sci(r.0, 3))
+                .unwrap_or_default();
+            let topo = match c.topology {
+                Topology::Torus {
+                    dims,
+                    max_slice,
+                    host,
+                    ..
+                } => {
+                    let shape = |s: [u32; 3]| {
+                        if dims == 2 {
+                            format!("{}×{}", s[0], s[1])
+                        } else {
+                            format!("{}×{}×{}", s[0], s[1], s[2])
+                        }
+                    };
+                    format!(
+                        "{}D torus, up to {}; host {}",
+                        dims,
+                        shape(max_slice),
+                        shape(host)
+                    )
+                }
+                Topology::NvlinkDomain { gpus, sms, .. } => {
+                    format!("{gpus} GPUs per NVLink domain; {sms} SMs")
+                }
+            };
+            view! {
+                <tr data-chip=c.id>
+                    <th scope="row">{c.name}</th>
+                    {peak_cell(c, Dtype::Bf16)}
+                    {peak_cell(c, Dtype::Int8)}
+                    {cell(si(c.hbm_capacity.value.0, "B", 3), Some(&c.hbm_capacity.source))}
+                    {link_cell(c, Link::Hbm)}
+                    {link_cell(c, chip_link)}
+                    <td>{ridge}</td>
+                    <td>{link_ridge}</td>
+                    <td>{topo}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <figure class="widget spec-table" data-widget="spec-table">
+            <div class="table-scroll">
+                <table>
+                    <thead>
+                        <tr>
+                            <th scope="col">"chip"</th>
+                            <th scope="col">"bf16 FLOPs/s"</th>
+                            <th scope="col">"int8 OPs/s"</th>
+                            <th scope="col">"HBM"</th>
+                            <th scope="col">"HBM B/s"</th>
+                            <th scope="col">"ICI / NVLink B/s"</th>
+                            <th scope="col">"HBM ridge"</th>
+                            <th scope="col">"link ridge"</th>
+                            <th scope="col">"topology"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <figcaption class="muted">"Hover a number for the book's table it comes from. ICI is per link, both directions; ridges are bf16 FLOPs per byte."</figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,255 @@
+//! The ICI torus explorer (`data-widget="torus"`): a slice of TPUs, its host
+//! blocks and wraparound links; pick a chip to see its neighbours and how many
+//! hops every other chip is from it.
+
+use leptos::prelude::*;
+use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
+use ridgeline_core::tpu::{Coord, Slice};
+
+use super::common::{initial_args, write_url_state};
+use crate::input::short;
+
+/// Most chips drawn.
+pub const MAX_DRAWN: u64 = 512;
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TorusParams {
+    /// The TPU.
+    pub chip: &'static Chip,
+    /// Slice shape.
+    pub shape: Coord,
+    /// The chip picked.
+    pub selected: Coord,
+}
+
+impl Default for TorusParams {
+    fn default() -> Self {
+        TorusParams {
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            shape: [8, 16, 1],
+            selected: [0, 0, 0],
+        }
+    }
+}
+
+/// Parses `8x16`, `4×4×4` or `4,4,4`.
+pub fn parse_shape(text: &str) -> Result<Coord, String> {
+    let parts: Vec<&str> = text
+        .split(['x', '×', 'X', ',', '*'])
+        .map(str::trim)
+        .collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!(
+            "“{}” is not a slice shape like 8x16 or 4x4x4",
+            short(text)
+        ));
+    }
+    let mut shape = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        shape[i] = p
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=4096).contains(n))
+            .ok_or_else(|| format!("“{}” is not a slice shape like 8x16 or 4x4x4", short(text)))?;
+    }
+    Ok(shape)
+}
+
+impl TorusParams {
+    /// The slice, validated against the chip's torus.
+    pub fn slice(&self) -> Result<Slice, String> {
+        let dims = match self.chip.topology {
+            Topology::Torus { dims, .. } => dims as usize,
+            _ => return Err(format!("{} is not a TPU", self.chip.name)),
+        };
+        Slice::new(self.chip, &self.shape[..dims]).map_err(|e| e.to_string())
+    }
+
+    /// Sets one parameter from text; the result must still be a valid slice.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "chip" => {
+                next.chip =
+                    chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if let Topology::Torus { dims, .. } = next.chip.topology {
+                    if dims == 3 && next.shape[2] == 1 {
+                        next.shape = [4, 4, 4];
+                    } else if dims == 2 {
+                        next.shape[2] = 1;
+                    }
+                }
+            }
+            "shape" => next.shape = parse_shape(value)?,
+            "at" => next.selected = parse_shape(value).map(|c| c.map(|v| v.saturating_sub(1)))?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.selected = [0, 1, 2].map(|i| next.selected[i].min(next.shape[i].saturating_sub(1)));
+        next.slice()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        let s = self.shape;
+        let shape = if s[2] == 1 {
+            format!("{}x{}", s[0], s[1])
+        } else {
+            format!("{}x{}x{}", s[0], s[1], s[2])
+        };
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("shape".into(), shape),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn Torus(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("torus", &args);
+    let mut initial = TorusParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in &pairs {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let params = RwSignal::new(initial);
+    let shape_text = RwSignal::new(initial.to_pairs()[1].1.clone());
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                params.set(p);
+                shape_text.set(p.to_pairs()[1].1.clone());
+                write_url_state("torus", p.to_pairs());
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let slice = Memo::new(move |_| params.with(|p| p.slice().ok()));
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.vendor == Vendor::Google)
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+
+    let grid = move || {
+        let p = params.get();
+        let Some(s) = slice.get() else {
+            return view! { <p class="muted">"No slice."</p> }.into_any();
+        };
+        if s.chips() > MAX_DRAWN {
+            return view! { <p class="muted">{format!("{} chips: too many to draw; the figures below still hold.", s.chips())}</p> }.into_any();
+        }
+        let host = match p.chip.topology {
+            Topology::Torus { host, .. } => host,
+            _ => [1, 1, 1],
+        };
+        let neighbours = s.neighbours(p.selected).unwrap_or_default();
+        let diameter = s.diameter().max(1);
+        let layers = (0..p.shape[2])
+            .map(|z| {
+                let cells = (0..p.shape[0])
+                    .flat_map(|x| (0..p.shape[1]).map(move |y| [x, y, z]))
+                    .map(|c| {
+                        let hops = s.hops(p.selected, c).unwrap_or(0);
+                        let shade = 1.0 - 0.8 * hops as f64 / diameter as f64;
+                        let host_id = (c[0] / host[0].max(1) + c[1] / host[1].max(1) + c[2] / host[2].max(1)) % 2;
+                        let class = if c == p.selected {
+                            "chip selected"
+                        } else if neighbours.contains(&c) {
+                            "chip neighbour"
+                        } else {
+                            "chip"
+                        };
+                        let class = format!("{class} host{host_id}");
+                        let label = format!("chip ({}, {}, {}): {hops} hops", c[0], c[1], c[2]);
+                        let at = format!("{}x{}x{}", c[0] + 1, c[1] + 1, c[2] + 1);
+                        view! {
+                            <button type="button" class=class style=format!("--shade: {shade:.2}") aria-label=label.clone() title=label
+                                on:click=move |_| set("at", at.clone())>{hops}</button>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <div class="torus-layer">
+                        {(p.shape[2] > 1).then(|| view! { <span class="muted">{format!("z = {z}")}</span> })}
+                        <div class="torus-grid" style=format!("grid-template-columns: repeat({}, 1.6rem)", p.shape[1])>{cells}</div>
+                    </div>
+                }
+            })
+            .collect_view();
+        view! { <div class="torus-layers">{layers}</div> }.into_any()
+    };
+    let facts = move || {
+        let p = params.get();
+        slice.get().map(|s| {
+            let wrap = s.wrap();
+            let axes: Vec<String> = (0..s.dims as usize)
+                .map(|i| format!("{} = {} ({})", ["x", "y", "z"][i], p.shape[i], if wrap[i] { "wraps around" } else { "no wraparound" }))
+                .collect();
+            format!(
+                "{} chips on {} hosts; axes {}; farthest chip {} hops away; chip ({}, {}, {}) has {} neighbours.",
+                s.chips(),
+                s.hosts(),
+                axes.join(", "),
+                s.diameter(),
+                p.selected[0],
+                p.selected[1],
+                p.selected[2],
+                s.neighbours(p.selected).map(|n| n.len()).unwrap_or(0)
+            )
+        })
+    };
+
+    view! {
+        <figure class="widget torus" data-widget="torus">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Slice "
+                    <input type="text" size="9" aria-label="slice shape" prop:value=move || shape_text.get()
+                        on:change=move |ev| set("shape", event_target_value(&ev)) />
+                </label>
+            </div>
+            <p class="torus-facts" data-facts="">{facts}</p>
+            {grid}
+            <p class="legend muted">"Each cell is a chip, labelled with its hop distance from the picked chip (outlined); its neighbours are ringed. Alternating shades mark the chips each host drives."</p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_and_wraparound() {
+        assert_eq!(parse_shape("8x16"), Ok([8, 16, 1]));
+        assert_eq!(parse_shape("4×4×4"), Ok([4, 4, 4]));
+        assert!(parse_shape("0x4").is_err());
+        assert!(parse_shape("axb").is_err());
+        let mut p = TorusParams::default();
+        let s = p.slice().unwrap();
+        assert_eq!(s.wrap()[..2], [false, true]);
+        assert!(p.apply("shape", "32x32").is_err());
+        assert!(p.apply("chip", "v5p").is_ok());
+        assert_eq!(p.shape, [4, 4, 4]);
+        assert_eq!(p.slice().unwrap().wrap(), [true, true, true]);
+    }
+}
