@@ -657,6 +657,46 @@ pub fn chip(id: &str) -> Option<&'static Chip> {
     CHIPS.iter().find(|c| c.id.eq_ignore_ascii_case(id))
 }
 
+/// The on-demand price of one chip for an hour, as the book quotes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChipPrice {
+    /// The chip id in [`CHIPS`].
+    pub chip: &'static str,
+    /// US dollars per chip-hour.
+    pub usd_per_hour: Cited<f64>,
+}
+
+const PRICE_TABLE: Source = src_note(
+    8,
+    "What's the LLaMA serving story? FLOPs-per-dollar table (Google Cloud pricing)",
+    "list prices as of February 2025; they change",
+);
+
+/// Chip-hour prices from Part 8's FLOPs-per-dollar table.
+pub static PRICES: &[ChipPrice] = &[
+    ChipPrice {
+        chip: "h100",
+        usd_per_hour: cited(10.8, PRICE_TABLE),
+    },
+    ChipPrice {
+        chip: "v5p",
+        usd_per_hour: cited(4.2, PRICE_TABLE),
+    },
+    ChipPrice {
+        chip: "v5e",
+        usd_per_hour: cited(1.2, PRICE_TABLE),
+    },
+];
+
+/// The book's price per chip-hour for a chip id, case-insensitively, if it gives one.
+pub fn price_per_hour(id: &str) -> Option<Cited<f64>> {
+    let id = id.trim();
+    PRICES
+        .iter()
+        .find(|p| p.chip.eq_ignore_ascii_case(id))
+        .map(|p| p.usd_per_hour)
+}
+
 /// Latency of one ICI hop between neighbouring TPUs, whatever the message size.
 ///
 /// Part 2 (Q5) and Part 3 ("a note on ICI latency") both use about 1 µs; below

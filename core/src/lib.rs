@@ -25,6 +25,7 @@ pub mod emulator;
 pub mod format;
 pub mod gpu;
 pub mod hardware;
+pub mod inference;
 pub mod models;
 pub mod ops;
 pub mod roofline;

@@ -1,0 +1,447 @@
+//! Part 8 (serving LLaMA 3-70B on TPUs): every `ch8-*` problem reproduced by `ridgeline-core`.
+//!
+//! Two roundings run through the book's arithmetic and are handled here on purpose:
+//! - It takes LLaMA 3-70B to have 70e9 parameters ("our model has 70e9 parameters";
+//!   the exact count is 70.55e9). [`llama_70b`] uses the round figure.
+//! - It computes the int8 KV cache per token as 2·8·128·80 = 163,840 bytes, calls it
+//!   "160kB" (it is 160 KiB), and then multiplies by 160e3. Core keeps the exact
+//!   163,840 bytes; where the book's 2.4% shortfall pushes a number outside its
+//!   tolerance, the test asserts the exact value and says so.
+
+// Helpers outside `#[test]` functions unwrap known-good presets too.
+#![allow(clippy::unwrap_used)]
+
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::hardware::{chip, price_per_hour, Chip, Link};
+use ridgeline_core::inference::{
+    chips_for_bytes, critical_batch, decode_step, decode_time, decode_tp_limit, finished_per_step,
+    flops_per_dollar, hbm_ici_ratio, latency_vs_chips, max_batch, memory_use, min_chips,
+    min_slice_chips, min_topology_table, pareto_series, prefill_decode_ratio, prefill_time,
+    prefill_tp_limit, qps_per_chip, tokens_evicted_per_step, tp_matmul, DecodeWorkload, Precision,
+    ServingModel, ServingSlice, StepTime,
+};
+use ridgeline_core::roofline::Verdict;
+use ridgeline_core::units::{Bytes, Seconds};
+use ridgeline_tests::{assert_book, assert_rel, problem, problems};
+
+const GB: f64 = 1e9;
+const MS: f64 = 1e3;
+const US: f64 = 1e6;
+
+fn v5e() -> &'static Chip {
+    chip("v5e").unwrap()
+}
+
+fn slice(chips: u64) -> ServingSlice {
+    ServingSlice::new(v5e(), chips).unwrap()
+}
+
+/// LLaMA 3-70B with the book's round 70e9 parameters.
+fn llama_70b() -> ServingModel {
+    ServingModel::preset("llama3-70b")
+        .unwrap()
+        .with_params(70e9)
+        .unwrap()
+}
+
+/// LLaMA 3-70B with its exact parameter count and a 32k context (the released
+/// model has 8192; Part 8 considers 32k sequences "as is common").
+fn llama_70b_32k() -> ServingModel {
+    let m = ServingModel::preset("llama3-70b").unwrap();
+    ServingModel::new(m.config.with_max_seq(32768).unwrap()).unwrap()
+}
+
+/// The decode step of LLaMA 3-70B (round 70e9 parameters) at `batch` 8k sequences.
+fn step(p: Precision, batch: f64, chips: u64) -> StepTime {
+    let w = llama_70b().workload(p, batch, 8192.0).unwrap();
+    decode_step(&w, &slice(chips), p.compute).unwrap()
+}
+
+#[test]
+fn ex1_flops_per_dollar() {
+    for (id, c) in [
+        ("ch8-ex1a", "h100"),
+        ("ch8-ex1b", "v5p"),
+        ("ch8-ex1c", "v5e"),
+    ] {
+        let chip = chip(c).unwrap();
+        assert_eq!(price_per_hour(c).unwrap().source.part, 8);
+        // v5e: 1.97e14 × 3600 / 1.2 = 5.91e17; the book's table rounds to 5.8e17.
+        assert_book(id, flops_per_dollar(chip, Dtype::Bf16).unwrap());
+    }
+}
+
+#[test]
+fn q1_kv_cache_size() {
+    let m = llama_70b_32k();
+    let per_token = m.kv_per_token(Dtype::Int8);
+    assert_eq!(per_token.0, 163_840.0); // 160 KiB, the book's "160kB"
+    assert_book("ch8-q1a", per_token.0 / 1e3);
+    let per_seq = m.kv_per_sequence(32768.0, Dtype::Int8).unwrap();
+    assert_book("ch8-q1b", per_seq.0 / GB);
+    let batch = problem("ch8-q1c").input("batch");
+    let kv = per_seq * batch;
+    assert_book("ch8-q1c", kv.0 / 1e12);
+    // (70e9 + 1.29e12) / 16e9 = 84.9 chips, so 85. The book rounds the KV to 1.3 TB
+    // first and gets 85.6 ≈ 86, outside its 1% tolerance of the exact count.
+    let total = llama_70b().param_bytes(Dtype::Int8) + kv;
+    assert_rel(
+        "ch8-q1d",
+        chips_for_bytes(total, v5e()).unwrap(),
+        84.9,
+        0.001,
+    );
+    assert_rel(
+        "ch8-q1d",
+        min_chips(total, v5e()).unwrap() as f64,
+        85.0,
+        1e-12,
+    );
+}
+
+#[test]
+fn q2_memory_at_batch_32() {
+    let p = problem("ch8-q2a");
+    let int8 = Precision::stored(Dtype::Int8);
+    let w = llama_70b()
+        .workload(int8, p.input("batch"), p.input("S"))
+        .unwrap();
+    // 163,840 × 8192 × 32 = 42.9e9 bytes (40 GiB). The book multiplies 160e3 and
+    // gets 41.9e9, 2.4% short.
+    assert_rel("ch8-q2a", w.kv_bytes().0 / GB, 42.95, 0.001);
+    let book_kv = Bytes(p.input("per_token") * p.input("S") * p.input("batch"));
+    assert_book("ch8-q2a", book_kv.0 / GB);
+    // The total (113 GB) is within the book's 1% of its 112 GB.
+    assert_book("ch8-q2b", w.memory().0 / GB);
+    // Smallest slice: 7.06 chips' worth, a 4x2 of 8.
+    assert_eq!(min_slice_chips(w.memory(), v5e()).unwrap(), 8);
+}
+
+#[test]
+fn q3_step_time_on_4x2_and_4x4() {
+    let int8 = Precision::stored(Dtype::Int8);
+    let exact = step(int8, 32.0, 8);
+    assert_eq!(exact.mlp_verdict, Verdict::MemoryBound);
+    // With the exact KV (113 GB) the step is 17.2 ms and the throughput 1858 tok/s,
+    // 1.3% off the book's 17 ms and 1882 tok/s, which inherit its 160e3-byte KV.
+    assert_rel("ch8-q3a", exact.total.0 * MS, 17.22, 0.002);
+    assert_rel("ch8-q3b", exact.tokens_per_sec(), 1858.0, 0.002);
+    // The same formula on the book's 160e3 bytes per token reproduces its numbers.
+    let per_token = problem("ch8-q2a").input("per_token");
+    let book = |chips: u64| {
+        let w = DecodeWorkload::new(32.0, 70e9, Bytes(70e9), Bytes(per_token * 8192.0)).unwrap();
+        decode_step(&w, &slice(chips), Dtype::Bf16).unwrap()
+    };
+    assert_book("ch8-q3a", book(8).total.0 * MS);
+    assert_book("ch8-q3b", book(8).tokens_per_sec());
+    assert_book("ch8-q3d", book(16).total.0 * MS);
+    // A 4x4 halves the step and keeps the per-chip throughput.
+    let x16 = step(int8, 32.0, 16);
+    assert_rel("ch8-q3d", x16.total.0 * MS, 8.61, 0.002);
+    assert_rel(
+        "per-chip throughput on 4x4",
+        x16.tokens_per_sec_per_chip(),
+        exact.tokens_per_sec_per_chip(),
+        1e-12,
+    );
+    // ICI limit over two axes: Y < 2F / 2200 = 26.
+    let y = prefill_tp_limit(v5e(), Dtype::Bf16, 28672.0, 2.0).unwrap();
+    assert_book("ch8-q3c", y);
+}
+
+/// The answer is "240; 120; 240": each checked within 1%.
+#[test]
+fn q4_critical_batches() {
+    let b = |w, c| critical_batch(v5e(), w, c).unwrap();
+    assert_rel("ch8-q4 bf16", b(Dtype::Bf16, Dtype::Bf16), 240.0, 0.01);
+    assert_rel("ch8-q4 int8/bf16", b(Dtype::Int8, Dtype::Bf16), 120.0, 0.01);
+    assert_rel("ch8-q4 int8/int8", b(Dtype::Int8, Dtype::Int8), 240.0, 0.01);
+    assert_eq!(problem("ch8-q4").answer.as_str(), Some("240; 120; 240"));
+}
+
+#[test]
+fn q5_minimum_topology_table() {
+    let rows = min_topology_table(
+        &llama_70b(),
+        v5e(),
+        8192.0,
+        &[Dtype::Bf16, Dtype::Int8, Dtype::Int4],
+    )
+    .unwrap();
+    let ids = ["bf16", "int8", "int4"];
+    let slices = [16, 8, 4];
+    for ((row, id), chips) in rows.iter().zip(ids).zip(slices) {
+        assert_eq!(row.slice_chips, chips, "{id}");
+        if id == "int4" {
+            // DISAGREES: the book's table lists 2.81 chips for 35 GB; 35e9 / 16e9 is
+            // 2.19. Its 2x2 slice is still right.
+            assert_rel("ch8-q5-int4-minchips", row.min_chips, 2.1875, 1e-12);
+        } else {
+            assert_book(&format!("ch8-q5-{id}-minchips"), row.min_chips);
+        }
+        assert_book(&format!("ch8-q5-{id}-slice"), row.free_hbm.0 / GB);
+        assert_book(&format!("ch8-q5-{id}-kvcaches"), row.kv_caches as f64);
+    }
+    // KV per token: the book's 324 / 162 / 81 kB are 327,680 / 163,840 / 81,920 B.
+    assert_eq!(rows[0].kv_per_token.0, 327_680.0);
+    assert_eq!(rows[2].kv_per_token.0, 81_920.0);
+}
+
+#[test]
+fn q6_latency_with_full_hbm() {
+    // Filling 16 chips with weights and 43 8k caches: 19.5 ms, the time to stream
+    // one chip's 16 GB (the book's "19ms").
+    let full = step(Precision::BF16, 43.0, 16);
+    assert_book("ch8-q6a", full.total.0 * MS);
+    assert_rel(
+        "HBM / bandwidth",
+        full.total.0,
+        v5e().hbm_capacity.value.0 / v5e().hbm_bw().0,
+        0.01,
+    );
+    let p = problem("ch8-q6b");
+    let t = decode_time(Seconds(p.input("step_s")), p.input("steps")).unwrap();
+    assert_book("ch8-q6b", t.0);
+    // At the unrounded 19.5 ms a 512-token decode takes 10.0 s; the book's "about
+    // 9s" truncates 9.7 s (19 ms × 512).
+    let exact = decode_time(full.total, 512.0).unwrap();
+    assert_rel("512 decode steps", exact.0, 9.97, 0.005);
+    // int4 weights alone on a 2x2: 10.7 ms.
+    let int4 = step(Precision::stored(Dtype::Int4), 1.0, 4);
+    assert_book("ch8-q6c", int4.param_load.0 * MS);
+}
+
+#[test]
+fn q7_queries_per_second_per_chip() {
+    for (id, dtype, chips) in [
+        ("ch8-q7-bfloat16", Dtype::Bf16, 16u64),
+        ("ch8-q7-int8", Dtype::Int8, 8),
+        ("ch8-q7-int4", Dtype::Int4, 4),
+    ] {
+        let p = problem(id);
+        assert_eq!(p.input("chips"), chips as f64);
+        // From the book's stated inputs (19 ms/step).
+        let q = qps_per_chip(
+            p.input("batch"),
+            Seconds(p.input("step_s")),
+            p.input("steps"),
+            chips,
+        )
+        .unwrap();
+        assert_book(id, q);
+        // From the model: batch 43 fills the slice, and the step follows.
+        let st = step(Precision::stored(dtype), p.input("batch"), chips);
+        let q = qps_per_chip(p.input("batch"), st.total, 512.0, chips).unwrap();
+        assert_book(id, q);
+    }
+}
+
+#[test]
+fn q8_doubling_the_topology() {
+    // bf16 on a 4x8: 512 − 140 = 372 GB free.
+    let bf16 = Precision::BF16;
+    let s32 = slice(32);
+    let w = llama_70b().workload(bf16, 1.0, 8192.0).unwrap();
+    assert_eq!(memory_use(&w, &s32).free_for_kv().0 / GB, 372.0);
+    // 372e9 / (327,680 × 8192) = 138.6, so 138 caches. The book divides by its
+    // rounded 324 kB per token and gets 140.
+    let b = max_batch(&llama_70b(), bf16, &s32, 8192.0).unwrap();
+    assert_rel("ch8-q8a", b as f64, 138.0, 1e-12);
+    assert_rel("ch8-q8a", 372e9 / (324e3 * 8192.0), 140.0, 0.01);
+    for (id, dtype, chips, exact) in [
+        ("ch8-q8-bfloat16", Dtype::Bf16, 32u64, 0.433),
+        ("ch8-q8-int8", Dtype::Int8, 16, 0.832),
+        ("ch8-q8-int4", Dtype::Int4, 8, 1.277),
+    ] {
+        let p = problem(id);
+        assert_eq!(p.input("chips"), chips as f64);
+        // The book's inputs: batch 140 at 19 ms per step.
+        let step_s = problem("ch8-q7-int8").input("step_s");
+        let q = qps_per_chip(p.input("batch"), Seconds(step_s), 512.0, chips).unwrap();
+        assert_book(id, q);
+        // From the model the batch is 138, not 140. In bf16 the step is 19.45 ms and
+        // the QPS per chip 0.433, within the book's 3%. But the book keeps its 19 ms
+        // memory-bound step for int8 and int4, and 138 sequences exceed their critical
+        // batches (120 and 60 with bf16 FLOPs): the MLP turns compute-bound, and the
+        // general step formula gives 20.2 ms (int8) and 26.4 ms (int4), so 0.83 and
+        // 1.28 QPS per chip rather than the book's 0.9 and 1.8.
+        let p = Precision::stored(dtype);
+        let b = max_batch(&llama_70b(), p, &slice(chips), 8192.0).unwrap() as f64;
+        assert_eq!(b, 138.0);
+        let st = step(p, b, chips);
+        let bound = if dtype == Dtype::Bf16 {
+            Verdict::MemoryBound
+        } else {
+            Verdict::ComputeBound
+        };
+        assert_eq!(st.mlp_verdict, bound, "{id}");
+        let q = qps_per_chip(b, st.total, 512.0, chips).unwrap();
+        assert_rel(id, q, exact, 0.002);
+    }
+}
+
+#[test]
+fn q9_model_parallelism_at_small_batch() {
+    let p = problem("ch8-q9a");
+    // The book's rounded β = 8; the registry's 9.1 gives 49 ways.
+    assert_book(
+        "ch8-q9a",
+        decode_tp_limit(p.input("F"), p.input("B"), 8.0).unwrap(),
+    );
+    let beta = hbm_ici_ratio(v5e()).unwrap();
+    assert_rel(
+        "Y with the registry's β",
+        decode_tp_limit(28672.0, 64.0, beta).unwrap(),
+        49.2,
+        0.01,
+    );
+    let m = llama_70b().config;
+    let a = tp_matmul(
+        v5e(),
+        Precision::BF16,
+        64.0,
+        m.d_model as f64,
+        m.d_ff as f64,
+        32,
+    )
+    .unwrap();
+    assert_book("ch8-q9b", a.t_comms(Link::Ici).unwrap().0 * US);
+    assert_book("ch8-q9c", a.t_comms(Link::Hbm).unwrap().0 * US);
+    // DISAGREES: 2·64·8192·28672 / (32·1.97e14) = 4.77 µs, not the book's 4 µs.
+    // The conclusion (HBM-bound) stands.
+    assert_rel("ch8-q9d", a.t_math.0 * US, 4.769, 0.001);
+    assert_eq!(a.verdict, Verdict::MemoryBound);
+    // Latency keeps falling with chips while the matmuls stay HBM-bound.
+    let scaling = latency_vs_chips(
+        &llama_70b(),
+        Precision::BF16,
+        v5e(),
+        64.0,
+        2048.0,
+        &[16, 32, 64],
+    )
+    .unwrap();
+    assert!(scaling[1].step.total < scaling[0].step.total);
+    assert!(!scaling[1].ici_bound);
+    assert!(scaling[2].ici_bound); // 64 > F / (8.2e11/9e10 · 64) ≈ 49
+}
+
+#[test]
+fn q10_prefill_time() {
+    let p = problem("ch8-q10");
+    let s = slice(p.input("chips") as u64);
+    let t = prefill_time(&llama_70b(), p.input("T"), &s, Dtype::Bf16, p.input("MFU")).unwrap();
+    assert_book("ch8-q10", t.0);
+    // The exact 70.55e9 parameters give 0.92 s, also within the tolerance.
+    let exact = ServingModel::preset("llama3-70b").unwrap();
+    let t = prefill_time(&exact, 8192.0, &s, Dtype::Bf16, 0.4).unwrap();
+    assert_book("ch8-q10", t.0);
+}
+
+#[test]
+fn q11_q12_continuous_batching_and_disaggregation() {
+    let p = problem("ch8-q11b");
+    assert_book(
+        "ch8-q11a",
+        finished_per_step(p.input("B"), p.input("G")).unwrap(),
+    );
+    assert_book(
+        "ch8-q11b",
+        tokens_evicted_per_step(p.input("B"), p.input("P"), p.input("G")).unwrap(),
+    );
+    let q = problem("ch8-q12");
+    let r = prefill_decode_ratio(
+        Seconds(q.input("prefill_s")),
+        Seconds(q.input("step_s")),
+        q.input("batch"),
+        q.input("decode_len"),
+    )
+    .unwrap();
+    assert_book("ch8-q12", r);
+    // From the model: 0.91 s prefill on 16 chips, 19.5 ms steps at batch 43 (the book
+    // "calls that 32"): still about 3 prefill servers per decode server.
+    let prefill = prefill_time(&llama_70b(), 8192.0, &slice(16), Dtype::Bf16, 0.4).unwrap();
+    let decode = step(Precision::BF16, 43.0, 16);
+    let r = prefill_decode_ratio(prefill, decode.total, 32.0, 512.0).unwrap();
+    assert_rel("prefill:decode from the model", r, 3.0, 0.03);
+}
+
+#[test]
+fn ex2_pareto_curve() {
+    // v5e 4x4, 16-way TP, int8 weights (and KV), bf16 FLOPs, exact parameter count.
+    let m = ServingModel::preset("llama3-70b").unwrap();
+    let p = Precision::stored(Dtype::Int8);
+    let s = slice(16);
+    let curve = pareto_series(&m, p, &s, 8192.0, 50).unwrap();
+    assert_eq!(curve[0].batch, 1.0);
+    assert_book("ch8-ex2", curve[0].step.total.0 * MS);
+    assert!(curve.iter().all(|pt| pt.fits));
+    // At 2k context throughput plateaus near 1 token/ms/chip past the B = 120 roofline.
+    let short = pareto_series(&m, p, &s, 2048.0, 50).unwrap();
+    let last = short.last().unwrap();
+    assert!(last.batch > 120.0);
+    assert_eq!(last.step.mlp_verdict, Verdict::ComputeBound);
+    assert_rel("2k plateau", last.tokens_per_sec_per_chip / 1e3, 0.89, 0.02);
+    // At long context, KV loading outweighs FLOPs once the batch is large.
+    let long = pareto_series(&m, p, &s, 8192.0, 50).unwrap();
+    let last = long.last().unwrap();
+    assert!(last.step.kv_load > last.step.flops);
+}
+
+/// No book answer: the computed 8.1e11 FLOPs per token and 4.1 ms / N.
+#[test]
+fn wp1_llama_405b_flops_per_token() {
+    let m = ServingModel::preset("llama3-405b").unwrap();
+    let f = m.forward_flops(1.0).unwrap();
+    assert_rel("ch8-wp1a", f.0, 8.1e11, 0.02);
+    for n in [1u64, 16, 256] {
+        let t = prefill_time(&m, 1.0, &slice(n), Dtype::Bf16, 1.0).unwrap();
+        assert_rel("ch8-wp1a bound", t.0, 4.1e-3 / n as f64, 0.02);
+    }
+}
+
+#[test]
+fn every_part8_problem_is_covered() {
+    let mut covered: Vec<String> = [
+        "ch8-ex1a", "ch8-ex1b", "ch8-ex1c", "ch8-q1a", "ch8-q1b", "ch8-q1c", "ch8-q1d", "ch8-q2a",
+        "ch8-q2b", "ch8-q3a", "ch8-q3b", "ch8-q3c", "ch8-q3d", "ch8-q4",
+    ]
+    .map(String::from)
+    .to_vec();
+    for d in ["bf16", "int8", "int4"] {
+        for what in ["minchips", "slice", "kvcaches"] {
+            covered.push(format!("ch8-q5-{d}-{what}"));
+        }
+    }
+    covered.extend(
+        [
+            "ch8-q6a",
+            "ch8-q6b",
+            "ch8-q6c",
+            "ch8-q7-bfloat16",
+            "ch8-q7-int8",
+            "ch8-q7-int4",
+            "ch8-q8a",
+            "ch8-q8-bfloat16",
+            "ch8-q8-int8",
+            "ch8-q8-int4",
+            "ch8-q9a",
+            "ch8-q9b",
+            "ch8-q9c",
+            "ch8-q9d",
+            "ch8-q10",
+            "ch8-q11a",
+            "ch8-q11b",
+            "ch8-q12",
+            "ch8-ex2",
+            "ch8-wp1a",
+        ]
+        .map(String::from),
+    );
+    let ids: Vec<String> = problems()
+        .into_iter()
+        .filter(|p| p.chapter == 8)
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(ids, covered);
+}
