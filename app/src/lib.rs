@@ -8,6 +8,7 @@
 //! widget directive; [`charts`] draws without knowing about signals;
 //! [`input`] validates everything a reader types.
 
+pub mod bench;
 pub mod charts;
 pub mod content;
 pub mod input;

@@ -2,19 +2,14 @@
 //!
 //! Run with `cargo run --release -p ridgeline-core --example emulate`.
 
-use ridgeline_core::emulator::run;
+use ridgeline_core::emulator::{run, BENCH_SPECS};
 use ridgeline_core::hardware::chip;
 use ridgeline_core::sharding::plan::MatmulPlan;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let v5e = chip("v5e").ok_or("no v5e in the registry")?;
-    for spec in [
-        "A[I_X, J_Y] · B[J_Y, K] -> C[I_X, K_Y]",
-        "A[I_X, J] · B[J, K_Y] -> C[I_X, K_Y]",
-        "A[I, J_X] · B[J_X, K_Y] -> C[I, K_XY]",
-        "A[I_X, J] · B[J, K_Y] -> C[I, K_XY]",
-    ] {
+    for spec in BENCH_SPECS {
         let plan = MatmulPlan::parse(spec, "X=8, Y=8", "I=256, J=256, K=256", v5e)?;
         let start = Instant::now();
         let out = run(&plan, 1)?;

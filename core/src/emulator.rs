@@ -241,6 +241,15 @@ pub fn reference(plan: &MatmulPlan, seed: u64) -> Result<Matrix, EmulatorError> 
     matmul(&a, &b)
 }
 
+/// The shardings the performance budget is measured on: a 256×256×256 matmul on
+/// an 8×8 mesh (`X=8, Y=8`), from no reshard to a full gather-then-slice of C.
+pub const BENCH_SPECS: &[&str] = &[
+    "A[I_X, J_Y] · B[J_Y, K] -> C[I_X, K_Y]",
+    "A[I_X, J] · B[J, K_Y] -> C[I_X, K_Y]",
+    "A[I, J_X] · B[J_X, K_Y] -> C[I, K_XY]",
+    "A[I_X, J] · B[J, K_Y] -> C[I, K_XY]",
+];
+
 /// One block sent from one device to another.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Transfer {

@@ -121,6 +121,23 @@ try {
     console.log(`  ${(w.slug + ' ' + w.name).padEnd(30)}${p50.toFixed(2).padStart(6)} ${p95.toFixed(2).padStart(7)} ${max.toFixed(1).padStart(7)}   ${each.padEnd(16)} ${BUDGET.p95} ms  ${verdict(ok)}`);
     await context.close();
   }
+
+  console.log('\nEmulator in wasm: 8×8 mesh, 256×256×256, plan + run + trace (median of 9; ms)   budget 20 ms');
+  {
+    const { page, context } = await watchedPage(env.browser, env.base);
+    await page.goto(env.base);
+    await ready(page);
+    await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.bench_emulator);
+    const specs = ['A[I_X, J_Y]·B[J_Y, K] → C[I_X, K_Y]', 'A[I_X, J]·B[J, K_Y] → C[I_X, K_Y]', 'A[I, J_X]·B[J_X, K_Y] → C[I, K_XY]', 'A[I_X, J]·B[J, K_Y] → C[I, K_XY]'];
+    const n = await page.evaluate(() => window.wasmBindings.bench_emulator_cases());
+    for (let i = 0; i < n; i++) {
+      const ms = await page.evaluate((i) => window.wasmBindings.bench_emulator(i, 9), i);
+      const ok = ms >= 0 && ms <= 20;
+      failures += ok ? 0 : 1;
+      console.log(`  ${(specs[i] || String(i)).padEnd(44)}${ms.toFixed(1).padStart(7)}   ${verdict(ok)}`);
+    }
+    await context.close();
+  }
 } finally {
   await env.close();
 }

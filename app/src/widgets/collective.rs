@@ -438,7 +438,7 @@ pub fn CollectivePlayer(
                     {move || if playing.get() { "⏸ pause" } else { "▶ play" }}
                 </button>
                 <button type="button" on:click=move |_| { stop(); step.update(|s| *s = (*s + 1).min(total())); } aria-label="next step">"▶"</button>
-                <input type="range" min="0" max=move || total() step="1" aria-label="scrub through the steps"
+                <input type="range" min="0" max=total step="1" aria-label="scrub through the steps"
                     prop:value=move || step.get()
                     on:input=move |ev| { stop(); step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0).min(total())); } />
                 <output>{move || format!("step {} / {}", step.get(), total())}</output>
