@@ -22,6 +22,7 @@
 pub mod collectives;
 pub mod dtype;
 pub mod emulator;
+pub mod exercises;
 pub mod format;
 pub mod gpu;
 pub mod hardware;

@@ -1,0 +1,664 @@
+//! The book's problems as exercises: a prompt, an answer computed by the rest
+//! of `ridgeline-core`, hints, a step-by-step derivation, and parameters that
+//! can be redrawn for fresh variants.
+//!
+//! Each exercise is defined once by a [`Def`]: its parameters with the book's
+//! values as defaults and sensible ranges, a prompt written in our own words, and
+//! a `solve` function that computes the answer with the registry's chips and the
+//! formula modules. [`Exercise::variant`] with seed 0 is always the book's
+//! problem; any other seed redraws the parameters and recomputes everything.
+//!
+//! ```
+//! use ridgeline_core::exercises::registry::exercise;
+//! use ridgeline_core::exercises::grade::Verdict;
+//!
+//! let ex = exercise("ch1-ex2").unwrap();
+//! assert_eq!(ex.grade("240"), Verdict::Correct);
+//! assert_eq!(ex.grade("240 FLOPs/byte"), Verdict::Correct);
+//! assert_eq!(ex.grade("abc").label(), "invalid");
+//! let v = ex.variant(7);
+//! assert!(v.expected_value().unwrap().is_finite());
+//! assert_eq!(ex.variant(0).expected_value(), ex.expected_value());
+//! ```
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::expr::{equivalence, parse_expr, Equivalence, Rng, Var};
+use super::grade::{diagnose, grade_numeric, Context, Perturbation, Verdict};
+use super::quantity::{format_in, parse_unit, Dimension, Quantity};
+use super::sharding_answer::{grade_sharding, ShardingMatch};
+
+/// Which kind of problem the book poses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Worked through in the chapter's text.
+    WorkedExample,
+    /// A question at the end of the chapter.
+    Question,
+    /// A short quiz inside the text.
+    PopQuiz,
+}
+
+impl Kind {
+    /// A label for display.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::WorkedExample => "worked example",
+            Kind::Question => "question",
+            Kind::PopQuiz => "pop quiz",
+        }
+    }
+}
+
+/// How a parameter's values are drawn for variants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    /// Uniform on the range, rounded to three significant digits.
+    Linear,
+    /// Log-uniform on the range, rounded to two significant digits.
+    Log,
+    /// Whole numbers on the range.
+    Int,
+    /// Powers of two on the range.
+    Pow2,
+    /// One of these names; the value is the index.
+    Choice(&'static [&'static str]),
+}
+
+/// One parameter of an exercise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Param {
+    /// Short name used by the solver (`B`, `chip`).
+    pub name: &'static str,
+    /// What it is, for display.
+    pub label: &'static str,
+    /// Its value in this exercise (an index for [`Scale::Choice`]).
+    pub value: f64,
+    /// The book's value.
+    pub default: f64,
+    /// Smallest value for variants.
+    pub min: f64,
+    /// Largest value for variants.
+    pub max: f64,
+    /// How variants draw it.
+    pub scale: Scale,
+}
+
+impl Param {
+    /// The chosen name, for a [`Scale::Choice`] parameter.
+    pub fn choice(&self) -> Option<&'static str> {
+        match self.scale {
+            Scale::Choice(names) => names.get(self.value as usize).copied(),
+            _ => None,
+        }
+    }
+}
+
+/// A parameter with the book's value as default.
+pub const fn param(
+    name: &'static str,
+    label: &'static str,
+    default: f64,
+    min: f64,
+    max: f64,
+    scale: Scale,
+) -> Param {
+    Param {
+        name,
+        label,
+        value: default,
+        default,
+        min,
+        max,
+        scale,
+    }
+}
+
+/// A choice parameter whose default is `names[0]`.
+pub const fn choice(
+    name: &'static str,
+    label: &'static str,
+    names: &'static [&'static str],
+) -> Param {
+    param(
+        name,
+        label,
+        0.0,
+        0.0,
+        (names.len() as f64) - 1.0,
+        Scale::Choice(names),
+    )
+}
+
+/// The value of parameter `name` (NaN if the exercise has none).
+pub fn value(params: &[Param], name: &str) -> f64 {
+    params
+        .iter()
+        .find(|p| p.name == name)
+        .map_or(f64::NAN, |p| p.value)
+}
+
+/// The chosen name of choice parameter `name`.
+pub fn chosen(params: &[Param], name: &str) -> Result<&'static str, String> {
+    params
+        .iter()
+        .find(|p| p.name == name)
+        .and_then(Param::choice)
+        .ok_or_else(|| format!("no choice parameter {name}"))
+}
+
+/// A function of the declared variables' values, in declaration order.
+pub type Evaluator = dyn Fn(&[f64]) -> f64 + Send + Sync;
+
+/// A reference formula evaluated by core (variables in declaration order).
+#[derive(Clone)]
+pub struct Reference(pub Arc<Evaluator>);
+
+impl fmt::Debug for Reference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Reference(..)")
+    }
+}
+
+/// The expected answer of an exercise.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// A number with a unit.
+    Numeric {
+        /// The value in the canonical unit of `dimension` (seconds, bytes, …).
+        value: f64,
+        /// The unit the book states it in; a bare number is read in it.
+        unit: &'static str,
+        /// What it measures.
+        dimension: Dimension,
+        /// Relative tolerance.
+        tolerance: f64,
+    },
+    /// A formula in declared variables.
+    Symbolic {
+        /// The reference formula as text (also a valid answer).
+        expr: String,
+        /// The variables, with sampling ranges.
+        vars: Vec<Var>,
+        /// Core's evaluation of the reference at a point.
+        reference: Reference,
+    },
+    /// A sharding in Part 3's notation; any of the accepted ones is correct.
+    Sharding {
+        /// The accepted answers.
+        accepted: Vec<String>,
+    },
+    /// A multiple choice.
+    Choice {
+        /// Option ids (`a`, `b`, …) and texts.
+        options: Vec<(&'static str, String)>,
+        /// The id of the correct option.
+        correct: &'static str,
+    },
+}
+
+/// Smallest relative tolerance numeric answers are graded with (three
+/// significant digits of rounding).
+pub const MIN_TOLERANCE: f64 = 0.01;
+
+impl Answer {
+    /// A numeric answer: `value` in canonical units, stated in `unit`.
+    pub fn numeric(value: f64, unit: &'static str, tolerance: f64) -> Answer {
+        let dimension = parse_unit(unit).map_or(Dimension::NONE, |u| u.dimension);
+        Answer::Numeric {
+            value,
+            unit,
+            dimension,
+            tolerance: tolerance.max(MIN_TOLERANCE),
+        }
+    }
+
+    /// The answer as the reader would type it: `1.01 ms`, `2*B*D*F`, `b`.
+    pub fn text(&self) -> String {
+        match self {
+            Answer::Numeric {
+                value,
+                unit,
+                dimension,
+                ..
+            } => format_in(
+                &Quantity {
+                    value: *value,
+                    dimension: *dimension,
+                },
+                unit,
+                4,
+            ),
+            Answer::Symbolic { expr, .. } => expr.clone(),
+            Answer::Sharding { accepted } => accepted.first().cloned().unwrap_or_default(),
+            Answer::Choice { correct, .. } => (*correct).to_string(),
+        }
+    }
+}
+
+/// What `solve` returns: the answer, the derivation and what helps diagnose.
+#[derive(Debug, Clone)]
+pub struct Solution {
+    /// The expected answer.
+    pub answer: Answer,
+    /// Step-by-step lines with this exercise's numbers.
+    pub steps: Vec<String>,
+    /// Counts and perturbations for diagnoses.
+    pub context: Context,
+}
+
+impl Solution {
+    /// A numeric solution.
+    pub fn numeric(value: f64, unit: &'static str, tolerance: f64) -> Solution {
+        Solution::new(Answer::numeric(value, unit, tolerance))
+    }
+
+    /// A solution with any answer.
+    pub fn new(answer: Answer) -> Solution {
+        Solution {
+            answer,
+            steps: Vec::new(),
+            context: Context::default(),
+        }
+    }
+
+    /// Adds a derivation line.
+    pub fn step(mut self, line: impl Into<String>) -> Solution {
+        self.steps.push(line.into());
+        self
+    }
+
+    /// Declares a count (`chips`) for per-device diagnoses.
+    pub fn count(mut self, what: &str, n: f64) -> Solution {
+        self.context.counts.push((what.to_string(), n));
+        self
+    }
+
+    /// Declares the answer under a changed assumption.
+    pub fn perturb(mut self, value: f64, message: impl Into<String>) -> Solution {
+        self.context.perturbations.push(Perturbation {
+            value,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Sets the relative tolerance of a numeric answer (floored at [`MIN_TOLERANCE`]).
+    pub fn tolerance(mut self, tol: f64) -> Solution {
+        if let Answer::Numeric { tolerance, .. } = &mut self.answer {
+            *tolerance = tol.max(MIN_TOLERANCE);
+        }
+        self
+    }
+
+    /// Names the likely cause of a factor of two in this exercise.
+    pub fn two(mut self, cause: impl Into<String>) -> Solution {
+        self.context.factor_two_cause = Some(cause.into());
+        self
+    }
+}
+
+/// The definition of one exercise.
+#[derive(Clone, Copy)]
+pub struct Def {
+    /// The problem's id in `data/problems.json`.
+    pub id: &'static str,
+    /// Book part.
+    pub chapter: u8,
+    /// Kind of problem.
+    pub kind: Kind,
+    /// Parameters with the book's values.
+    pub params: &'static [Param],
+    /// The prompt, in our own words, for given parameters.
+    pub prompt: fn(&[Param]) -> String,
+    /// Computes the answer with core.
+    pub solve: fn(&[Param]) -> Result<Solution, String>,
+    /// Conceptual hints, unlocked one per failed attempt.
+    pub hints: &'static [&'static str],
+    /// Where the book's answer is wrong: why, and what is graded instead.
+    pub correction: Option<&'static str>,
+    /// False where the book gives no answer and one is computed here.
+    pub book_gave_answer: bool,
+}
+
+impl fmt::Debug for Def {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Def").field("id", &self.id).finish()
+    }
+}
+
+/// Why an exercise could not be built with the requested parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExerciseError {
+    /// No exercise has this id.
+    UnknownId(String),
+    /// The exercise has no parameter of this name.
+    UnknownParam(String),
+    /// A value outside the parameter's range, or not finite.
+    OutOfRange {
+        /// The parameter.
+        name: String,
+        /// The rejected value.
+        value: f64,
+        /// The allowed range.
+        min: f64,
+        /// The allowed range.
+        max: f64,
+    },
+    /// Core could not compute an answer for these values.
+    Unsolvable(String),
+}
+
+impl fmt::Display for ExerciseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExerciseError::UnknownId(id) => write!(f, "no exercise {id}"),
+            ExerciseError::UnknownParam(p) => write!(f, "this exercise has no parameter {p}"),
+            ExerciseError::OutOfRange {
+                name,
+                value,
+                min,
+                max,
+            } => write!(f, "{name} = {value} is outside {min} to {max}"),
+            ExerciseError::Unsolvable(why) => write!(f, "no answer for these values: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ExerciseError {}
+
+/// One exercise with concrete parameters: what the app shows and grades.
+#[derive(Debug, Clone)]
+pub struct Exercise {
+    /// The problem's id in `data/problems.json` (`ch1-q2`).
+    pub id: &'static str,
+    /// Book part.
+    pub chapter: u8,
+    /// Kind of problem.
+    pub kind: Kind,
+    /// The question, in our own words, with this variant's numbers.
+    pub prompt: String,
+    /// The expected answer.
+    pub answer: Answer,
+    /// Hints, unlocked one per failed attempt.
+    pub hints: Vec<String>,
+    /// Parameters with this variant's values.
+    pub params: Vec<Param>,
+    /// The seed this variant was drawn with (0 for the book's values).
+    pub seed: u64,
+    /// Where the book's answer is wrong: why, and what is graded instead.
+    pub correction: Option<&'static str>,
+    /// False where the book gives no answer and one is computed here.
+    pub book_gave_answer: bool,
+    steps: Vec<String>,
+    context: Context,
+    def: Def,
+}
+
+fn round_sig(x: f64, sig: u32) -> f64 {
+    crate::format::round_sig(x, sig)
+}
+
+fn draw(p: &Param, rng: &mut Rng) -> f64 {
+    let (lo, hi) = (p.min.min(p.max), p.max.max(p.min));
+    match p.scale {
+        Scale::Linear => round_sig(lo + rng.unit() * (hi - lo), 3).clamp(lo, hi),
+        Scale::Log => round_sig(rng.range(lo.max(f64::MIN_POSITIVE), hi), 2).clamp(lo, hi),
+        Scale::Int => (lo + (rng.unit() * (hi - lo + 1.0)).floor()).min(hi),
+        Scale::Pow2 => {
+            let (a, b) = (lo.max(1.0).log2().ceil(), hi.max(1.0).log2().floor());
+            2f64.powf((a + (rng.unit() * (b - a + 1.0)).floor()).min(b))
+        }
+        Scale::Choice(names) => (rng.unit() * names.len() as f64)
+            .floor()
+            .min(names.len().saturating_sub(1) as f64),
+    }
+}
+
+fn answer_is_finite(a: &Answer) -> bool {
+    match a {
+        Answer::Numeric { value, .. } => value.is_finite() && *value != 0.0,
+        _ => true,
+    }
+}
+
+impl Exercise {
+    /// Builds the exercise of `def` with these parameter values.
+    pub fn build(def: Def, params: Vec<Param>, seed: u64) -> Result<Exercise, ExerciseError> {
+        let solution = (def.solve)(&params).map_err(ExerciseError::Unsolvable)?;
+        if !answer_is_finite(&solution.answer) {
+            return Err(ExerciseError::Unsolvable(
+                "the answer is not a finite, non-zero number".into(),
+            ));
+        }
+        let mut hints: Vec<String> = def.hints.iter().map(|h| h.to_string()).collect();
+        if let Answer::Numeric { unit, .. } = &solution.answer {
+            if !unit.is_empty() {
+                hints.push(format!(
+                    "Give the answer in {unit}, or with any unit of the same kind; a number without a unit is read in {unit}."
+                ));
+            }
+        }
+        if let Some(first) = solution.steps.first() {
+            hints.push(format!("Start from: {first}"));
+        }
+        Ok(Exercise {
+            id: def.id,
+            chapter: def.chapter,
+            kind: def.kind,
+            prompt: (def.prompt)(&params),
+            answer: solution.answer,
+            hints,
+            params,
+            seed,
+            correction: def.correction,
+            book_gave_answer: def.book_gave_answer,
+            steps: solution.steps,
+            context: solution.context,
+            def,
+        })
+    }
+
+    /// The book's version of `def`.
+    pub fn from_def(def: Def) -> Result<Exercise, ExerciseError> {
+        Exercise::build(def, def.params.to_vec(), 0)
+    }
+
+    /// The same exercise with parameters redrawn from `seed`; seed 0 is the book's.
+    ///
+    /// Never fails: if no draw gives an answer, the book's version is returned.
+    pub fn variant(&self, seed: u64) -> Exercise {
+        let book = || Exercise::from_def(self.def);
+        if seed == 0 || self.def.params.is_empty() {
+            return book().unwrap_or_else(|_| self.clone());
+        }
+        let salt = self
+            .id
+            .bytes()
+            .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+        let mut rng = Rng::new(seed ^ salt.rotate_left(17));
+        for _ in 0..24 {
+            let params: Vec<Param> = self
+                .def
+                .params
+                .iter()
+                .map(|p| Param {
+                    value: draw(p, &mut rng),
+                    ..*p
+                })
+                .collect();
+            if let Ok(ex) = Exercise::build(self.def, params, seed) {
+                return ex;
+            }
+        }
+        book().unwrap_or_else(|_| self.clone())
+    }
+
+    /// The same exercise with some parameters set by the reader.
+    pub fn with_params(&self, values: &[(&str, f64)]) -> Result<Exercise, ExerciseError> {
+        let mut params = self.params.clone();
+        for (name, v) in values {
+            let p = params
+                .iter_mut()
+                .find(|p| p.name == *name)
+                .ok_or_else(|| ExerciseError::UnknownParam(name.to_string()))?;
+            if !v.is_finite() || *v < p.min || *v > p.max {
+                return Err(ExerciseError::OutOfRange {
+                    name: name.to_string(),
+                    value: *v,
+                    min: p.min,
+                    max: p.max,
+                });
+            }
+            p.value = if matches!(p.scale, Scale::Choice(_) | Scale::Int | Scale::Pow2) {
+                v.round()
+            } else {
+                *v
+            };
+        }
+        Exercise::build(self.def, params, self.seed)
+    }
+
+    /// The derivation, step by step, with this exercise's numbers.
+    pub fn derivation(&self) -> &[String] {
+        &self.steps
+    }
+
+    /// The hints unlocked after `failed` wrong attempts (one per attempt).
+    pub fn hints_after(&self, failed: usize) -> &[String] {
+        &self.hints[..failed.min(self.hints.len())]
+    }
+
+    /// What the grader knows for diagnoses (counts, perturbations).
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// The expected value in canonical units, for numeric answers.
+    pub fn expected_value(&self) -> Option<f64> {
+        match self.answer {
+            Answer::Numeric { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The expected answer as text a reader could type (`1.01 ms`).
+    pub fn answer_text(&self) -> String {
+        self.answer.text()
+    }
+
+    /// Grades a reader's answer: a number with or without a unit, a formula,
+    /// a sharding or an option id, depending on the answer's kind. Never panics.
+    pub fn grade(&self, text: &str) -> Verdict {
+        match &self.answer {
+            Answer::Numeric {
+                value,
+                unit,
+                tolerance,
+                ..
+            } => grade_numeric(*value, unit, *tolerance, text, &self.context),
+            Answer::Symbolic {
+                vars, reference, ..
+            } => {
+                let names: Vec<&str> = vars.iter().map(|v| v.name.as_str()).collect();
+                let reader = match parse_expr(text, &names) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        return Verdict::Invalid {
+                            reason: e.to_string(),
+                        }
+                    }
+                };
+                let f = reference.0.clone();
+                match equivalence(&reader, &move |x: &[f64]| f(x), vars, 0x5eed) {
+                    Equivalence::Equal => Verdict::Correct,
+                    Equivalence::ConstantRatio(r) => Verdict::Incorrect {
+                        diagnosis: diagnose(
+                            1.0,
+                            r,
+                            Dimension::NONE,
+                            "",
+                            false,
+                            1e-6,
+                            &self.context,
+                        )
+                        .map(|mut d| {
+                            d.message = d.message.replacen("answer", "formula", 1);
+                            d
+                        }),
+                    },
+                    Equivalence::Different => Verdict::Incorrect { diagnosis: None },
+                }
+            }
+            Answer::Sharding { accepted } => match grade_sharding(accepted, text) {
+                Ok(ShardingMatch::Accepted(_)) => Verdict::Correct,
+                Ok(ShardingMatch::Different) => Verdict::Incorrect { diagnosis: None },
+                Err(reason) => Verdict::Invalid { reason },
+            },
+            Answer::Choice { options, correct } => {
+                let t = text
+                    .trim()
+                    .trim_matches(|c| c == '(' || c == ')' || c == '.')
+                    .to_lowercase();
+                let picked = options
+                    .iter()
+                    .find(|(id, label)| *id == t || label.to_lowercase() == t);
+                match picked {
+                    Some((id, _)) if id == correct => Verdict::Correct,
+                    Some(_) => Verdict::Incorrect { diagnosis: None },
+                    None => Verdict::Invalid {
+                        reason: format!(
+                            "choose one of the options: {}",
+                            options
+                                .iter()
+                                .map(|(id, _)| *id)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// Every definition, in book order.
+pub fn defs() -> Vec<Def> {
+    let mut all = super::part1::defs();
+    all.extend(super::part2::defs());
+    all.extend(super::part3::defs());
+    all
+}
+
+/// Every exercise with the book's values, in book order (definitions core
+/// cannot solve are skipped; the tests check there are none).
+pub fn exercises() -> Vec<Exercise> {
+    defs()
+        .into_iter()
+        .filter_map(|d| Exercise::from_def(d).ok())
+        .collect()
+}
+
+/// The exercise with this id, with the book's values.
+pub fn exercise(id: &str) -> Result<Exercise, ExerciseError> {
+    let def = defs()
+        .into_iter()
+        .find(|d| d.id == id)
+        .ok_or_else(|| ExerciseError::UnknownId(id.to_string()))?;
+    Exercise::from_def(def)
+}
+
+/// The ids of every defined exercise, in book order.
+pub fn covered_ids() -> Vec<&'static str> {
+    defs().into_iter().map(|d| d.id).collect()
+}
+
+/// Formats a parameter value for a prompt: `8,192`, `1e12`, `0.5`.
+pub fn n(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e7 {
+        crate::format::grouped(x)
+    } else {
+        crate::format::sci(x, 3)
+    }
+}

@@ -1,0 +1,271 @@
+//! The exercise registry against the book's problems: every registered
+//! exercise's default answer agrees with `data/problems.json`, the book's answer
+//! typed by a reader grades correct, twice it grades incorrect with the factor-two
+//! diagnosis, garbage grades invalid, and seeded variants stay well-formed.
+
+#![allow(clippy::unwrap_used)]
+
+use ridgeline_core::exercises::grade::Mistake;
+use ridgeline_core::exercises::quantity::{format_quantity, parse_unit, Quantity};
+use ridgeline_core::exercises::registry::{covered_ids, exercise, exercises, Answer};
+use ridgeline_core::exercises::{Exercise, Verdict};
+use ridgeline_tests::{assert_rel, problem, problems};
+
+/// The number implied by a book answer given as text, with a tolerance.
+fn implied(id: &str) -> Option<(f64, f64)> {
+    match id {
+        // "~5e13 per MXU; ~2e14 per chip": the exercise asks for the chip.
+        "ch2-ex1" => Some((2e14, 0.02)),
+        // "10-20": the middle of the book's range, which the answer must fall in.
+        "ch2-ex3" => Some((15.0, 0.34)),
+        // "halves it": a speed-up of 2 on a large ring.
+        "ch3-q10d" => Some((2.0, 0.01)),
+        _ => None,
+    }
+}
+
+/// The book's value for a numeric exercise, in canonical units, with its tolerance.
+fn book_value(ex: &Exercise) -> Option<(f64, f64)> {
+    let Answer::Numeric { unit, .. } = &ex.answer else {
+        return None;
+    };
+    let p = problem(ex.id);
+    let (v, tol) = match p.numeric_answer() {
+        Some(v) => (v, p.tolerance_rel.unwrap_or(0.0)),
+        None => implied(ex.id)?,
+    };
+    Some((v * parse_unit(unit).unwrap().factor, tol))
+}
+
+#[test]
+fn default_answers_agree_with_the_book() {
+    let mut numeric = 0;
+    for ex in exercises() {
+        let Some((book, tol)) = book_value(&ex) else {
+            // Symbolic, sharding and choice answers are checked by grading their text below.
+            assert!(
+                !matches!(ex.answer, Answer::Numeric { .. }),
+                "{}: numeric exercise without a book number",
+                ex.id
+            );
+            continue;
+        };
+        let v = ex.expected_value().unwrap();
+        assert_rel(ex.id, v, book, tol.max(1e-9));
+        numeric += 1;
+    }
+    assert!(numeric >= 55, "{numeric}");
+}
+
+/// The book's answer as a reader would type it: value and the book's unit.
+fn typed_book_answer(ex: &Exercise) -> String {
+    match &ex.answer {
+        Answer::Numeric { unit, .. } => {
+            let p = problem(ex.id);
+            match p.numeric_answer() {
+                Some(v) => format!("{v} {unit}"),
+                None => ex.answer_text(),
+            }
+        }
+        _ => ex.answer_text(),
+    }
+}
+
+#[test]
+fn the_book_answer_grades_correct() {
+    for ex in exercises() {
+        let text = typed_book_answer(&ex);
+        assert_eq!(ex.grade(&text), Verdict::Correct, "{}: {text:?}", ex.id);
+        assert_eq!(
+            ex.grade(&ex.answer_text()),
+            Verdict::Correct,
+            "{}: {:?}",
+            ex.id,
+            ex.answer_text()
+        );
+    }
+}
+
+fn is_factor_two(ex: &Exercise, v: &Verdict) -> bool {
+    match v {
+        Verdict::Incorrect {
+            diagnosis: Some(d), ..
+        } => match &d.mistake {
+            Mistake::FactorTwo(1) => true,
+            // An exercise-specific perturbation that happens to be twice the answer.
+            Mistake::Perturbation(i) => {
+                let p = &ex.context().perturbations[*i];
+                (p.value / ex.expected_value().unwrap() - 2.0).abs() < 0.05
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[test]
+fn twice_the_answer_is_diagnosed() {
+    let mut checked = 0;
+    for ex in exercises() {
+        let text = match &ex.answer {
+            Answer::Numeric {
+                value, dimension, ..
+            } => format_quantity(&Quantity {
+                value: 2.0 * value,
+                dimension: *dimension,
+            }),
+            Answer::Symbolic { expr, .. } => format!("2*({expr})"),
+            _ => continue,
+        };
+        let v = ex.grade(&text);
+        assert!(is_factor_two(&ex, &v), "{}: {text:?} gave {v:?}", ex.id);
+        assert!(!v.message().unwrap().is_empty());
+        checked += 1;
+    }
+    assert!(checked >= 60, "{checked}");
+}
+
+#[test]
+fn garbage_is_invalid() {
+    for ex in exercises() {
+        for text in ["", "banana", "1,5", "((("] {
+            let v = ex.grade(text);
+            assert_eq!(v.label(), "invalid", "{}: {text:?} gave {v:?}", ex.id);
+            assert!(v.message().is_some_and(|m| !m.is_empty()));
+        }
+    }
+}
+
+#[test]
+fn wrong_dimension_says_what_was_expected() {
+    let ex = exercise("ch1-ex1a").unwrap();
+    assert_eq!(
+        ex.grade("3 GB"),
+        Verdict::Invalid {
+            reason: "expected a time (e.g. 3 ms), got bytes".into()
+        }
+    );
+    assert_eq!(ex.grade("1.01"), Verdict::Correct);
+    assert_eq!(ex.grade("1011 µs"), Verdict::Correct);
+    match ex.grade("1.01 s") {
+        Verdict::Incorrect { diagnosis: Some(d) } => assert_eq!(d.mistake, Mistake::PowerOfTen(3)),
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn symbolic_and_structural_answers() {
+    let q1b = exercise("ch1-q1b").unwrap();
+    assert_eq!(q1b.grade("2BDF"), Verdict::Correct);
+    assert_eq!(q1b.grade("BDF").label(), "incorrect");
+    assert!(q1b
+        .grade("2BDQ")
+        .message()
+        .unwrap()
+        .contains("allowed: B, D, F"));
+    let q1d = exercise("ch1-q1d").unwrap();
+    assert_eq!(q1d.grade("T_math = 2BDF/3.94e14"), Verdict::Correct);
+    let q10a = exercise("ch3-q10a").unwrap();
+    assert_eq!(q10a.grade("N^2(1-1/D)"), Verdict::Correct);
+    assert_eq!(
+        exercise("ch3-q10b").unwrap().grade("(N^2/2)(1-1/D)"),
+        Verdict::Correct
+    );
+    assert_eq!(exercise("ch3-q9c").unwrap().grade("M/K"), Verdict::Correct);
+    assert_eq!(
+        exercise("ch3-q9c").unwrap().grade("K/M").label(),
+        "incorrect"
+    );
+    let q5 = exercise("ch3-q5").unwrap();
+    assert_eq!(q5.grade("A[I_XYZ, J] · B[J, K]"), Verdict::Correct);
+    assert_eq!(
+        q5.grade("A[I, J] * B[J, K_XYZ] -> C[I, K]"),
+        Verdict::Correct
+    );
+    assert_eq!(q5.grade("A[I, J_XYZ] · B[J_XYZ, K]").label(), "incorrect");
+    assert_eq!(
+        exercise("ch3-ex1").unwrap().grade("B[J, K_Y]"),
+        Verdict::Correct
+    );
+    assert_eq!(exercise("ch3-q4c").unwrap().grade("(a)"), Verdict::Correct);
+    assert_eq!(exercise("ch3-q4c").unwrap().grade("c").label(), "incorrect");
+    assert_eq!(exercise("ch1-q3").unwrap().grade("b"), Verdict::Correct);
+}
+
+#[test]
+fn variants_are_well_formed() {
+    for ex in exercises() {
+        for seed in 1..=50u64 {
+            let v = ex.variant(seed);
+            assert_eq!(v.id, ex.id);
+            if let Some(x) = v.expected_value() {
+                assert!(x.is_finite() && x != 0.0, "{} seed {seed}: {x}", ex.id);
+            }
+            assert!(!v.prompt.is_empty());
+            assert_eq!(
+                v.grade(&v.answer_text()),
+                Verdict::Correct,
+                "{} seed {seed}: {:?}",
+                ex.id,
+                v.answer_text()
+            );
+        }
+        // Seed 0 is the book's problem.
+        assert_eq!(ex.variant(0).params, ex.params, "{}", ex.id);
+        assert_eq!(ex.variant(0).answer_text(), ex.answer_text(), "{}", ex.id);
+    }
+}
+
+#[test]
+fn some_variants_differ_from_the_book() {
+    let differing = exercises()
+        .into_iter()
+        .filter(|ex| !ex.params.is_empty())
+        .filter(|ex| (1..=10).any(|s| ex.variant(s).answer_text() != ex.answer_text()))
+        .count();
+    assert!(differing >= 45, "{differing}");
+}
+
+#[test]
+fn hints_and_derivations() {
+    for ex in exercises() {
+        assert!(!ex.hints.is_empty(), "{}", ex.id);
+        assert!(!ex.derivation().is_empty(), "{}", ex.id);
+        assert_eq!(ex.hints_after(0).len(), 0);
+        assert_eq!(ex.hints_after(1).len(), 1);
+        assert!(ex.hints_after(100).len() == ex.hints.len());
+    }
+    // The reader's own parameters flow into the derivation.
+    let ex = exercise("ch1-ex6").unwrap();
+    let mine = ex.with_params(&[("devices", 256.0)]).unwrap();
+    assert_eq!(mine.expected_value(), Some(8192.0));
+    assert!(mine.derivation().iter().any(|l| l.contains("256")));
+    assert!(ex.with_params(&[("devices", 1e9)]).is_err());
+    assert!(ex.with_params(&[("nope", 1.0)]).is_err());
+}
+
+/// Every problem of Parts 1–3 is registered, and every registered id exists.
+#[test]
+fn registry_covers_parts_1_to_3() {
+    let ids = covered_ids();
+    let all = problems();
+    for id in &ids {
+        assert!(all.iter().any(|p| p.id == *id), "{id} is not in the data");
+    }
+    for chapter in 1..=3u8 {
+        let want: Vec<String> = all
+            .iter()
+            .filter(|p| p.chapter == chapter)
+            .map(|p| p.id.clone())
+            .collect();
+        let have: Vec<String> = ids
+            .iter()
+            .filter(|id| id.starts_with(&format!("ch{chapter}-")))
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(have, want, "part {chapter}");
+    }
+    assert_eq!(exercises().len(), ids.len(), "every definition solves");
+    let count = |c: u8| exercises().iter().filter(|e| e.chapter == c).count();
+    assert_eq!((count(1), count(2), count(3)), (15, 25, 29));
+}
