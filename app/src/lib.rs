@@ -14,6 +14,7 @@ pub mod content;
 pub mod input;
 pub mod pages;
 pub mod router;
+pub mod shell;
 pub mod widgets;
 
 use leptos::prelude::*;
@@ -31,7 +32,9 @@ pub fn App() -> impl IntoView {
         .flatten()
         .map(|m| m.matches())
         .unwrap_or(false);
-    let dark = RwSignal::new(prefers_dark);
+    let dark = RwSignal::new(shell::stored_theme().unwrap_or(prefers_dark));
+    shell::install_part_keys(router);
+    shell::register_service_worker();
     provide_context(Theme(dark));
     Effect::new(move |_| {
         if let Some(root) = document().document_element() {
@@ -55,6 +58,8 @@ pub fn App() -> impl IntoView {
             <header class="site-header">
                 <a class="brand" href="./">"ridgeline"</a>
                 <span class="tagline">"a companion to How to Scale Your Model"</span>
+                <shell::Search />
+                <shell::ThemeToggle dark=dark />
             </header>
             <main id="main" tabindex="-1">
                 {move || match route.get() {

@@ -1,0 +1,106 @@
+// End-to-end tests of what every page offers a reader: search, dark mode,
+// keyboard navigation, shareable URLs, and working offline.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, watchedPage, ready, verdictOf, DIST } from './lib.mjs';
+import { serve } from './serve.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+test('search finds the right part, works from the keyboard, and navigates', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  await page.keyboard.press('/');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'site-search');
+  await page.keyboard.type('wraparound');
+  const first = page.locator('[data-search-results] li').first();
+  assert.match(await first.textContent(), /Part 2\. How to Think About TPUs/);
+  await page.keyboard.type(' zzqx');
+  assert.match(await page.locator('.search-empty').textContent(), /No part/);
+  await page.fill('#site-search', 'ridge point');
+  await page.locator('[data-search-results] a').first().click();
+  await page.waitForSelector('[data-page="rooflines"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('dark mode follows the system and the toggle is remembered', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base, { colorScheme: 'dark' });
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+  assert.equal(await theme(), 'dark');
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, 'rgb(24, 26, 31)');
+  await page.locator('.theme-toggle').click();
+  assert.equal(await theme(), 'light');
+  await page.reload();
+  await ready(page);
+  assert.equal(await theme(), 'light', 'the choice was not remembered');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('n and p move between parts; sliders keep their arrow keys', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  await page.keyboard.press('n');
+  await page.waitForSelector('[data-page="tpus"]');
+  await page.keyboard.press('p');
+  await page.waitForSelector('[data-page="rooflines"]');
+  const slider = page.locator('[data-widget="roofline"] input[type="range"]');
+  await slider.focus();
+  const v = await slider.inputValue();
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.locator('main [data-page]').getAttribute('data-page'), 'rooflines');
+  assert.notEqual(await slider.inputValue(), v);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a widget state survives a reload of its URL', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  await page.locator('[data-widget="roofline"] select').first().selectOption('h100');
+  await page.locator('[data-widget="roofline"] input.batch-text').fill('1500');
+  await page.waitForFunction(() => location.search.includes('roofline.b=1500'));
+  const url = page.url();
+  const fresh = await context.newPage();
+  await fresh.goto(url);
+  await ready(fresh);
+  assert.equal(await fresh.locator('[data-widget="roofline"] select').first().inputValue(), 'h100');
+  assert.equal(await fresh.locator('[data-widget="roofline"] input.batch-text').inputValue(), '1500');
+  assert.equal(await verdictOf(fresh, 'roofline'), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('after one visit the site works offline', async () => {
+  const server = await serve(DIST, 0);
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(base + 'rooflines');
+  await ready(page);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload();
+  await ready(page);
+  await new Promise((r) => server.close(r));
+  server.closeAllConnections?.();
+  await page.reload();
+  await ready(page);
+  assert.match(await page.locator('h1').first().textContent(), /All About Rooflines/);
+  await page.locator('[data-widget="roofline"] input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  // Another page, by deep link, also offline.
+  await page.goto(base + 'sharding');
+  await ready(page);
+  assert.equal(await page.locator('main [data-page]').getAttribute('data-page'), 'sharding');
+  await context.close();
+});
