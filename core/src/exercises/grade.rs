@@ -337,17 +337,28 @@ pub fn grade_numeric(
     if parsed.bare && unit.trim() == "%" && within(expected, parsed.quantity.value, tolerance) {
         return Verdict::Correct;
     }
-    Verdict::Incorrect {
-        diagnosis: diagnose(
+    let mut diagnosis = diagnose(
+        expected,
+        q.value,
+        dimension,
+        unit,
+        parsed.bare,
+        tolerance,
+        ctx,
+    );
+    // A bare fraction for a percentage (0.43 for 43%): diagnose that reading too.
+    if diagnosis.is_none() && parsed.bare && unit.trim() == "%" {
+        diagnosis = diagnose(
             expected,
-            q.value,
+            parsed.quantity.value,
             dimension,
             unit,
-            parsed.bare,
+            false,
             tolerance,
             ctx,
-        ),
+        );
     }
+    Verdict::Incorrect { diagnosis }
 }
 
 #[cfg(test)]
@@ -370,6 +381,15 @@ mod tests {
         assert!(grade_numeric(0.217, "%", 0.01, "21.7", &c).is_correct());
         assert!(grade_numeric(0.217, "%", 0.01, "0.217", &c).is_correct());
         assert!(grade_numeric(0.217, "%", 0.01, "21.7%", &c).is_correct());
+        // Twice the answer, typed as a fraction or as a percentage.
+        for text in ["0.434", "43.4", "43.4%"] {
+            match grade_numeric(0.217, "%", 0.01, text, &c) {
+                Verdict::Incorrect { diagnosis: Some(d) } => {
+                    assert_eq!(d.mistake, Mistake::FactorTwo(1), "{text}")
+                }
+                v => panic!("{text}: {v:?}"),
+            }
+        }
         assert!(grade_numeric(1024.0, "tokens", 0.0, "1,024 tokens", &c).is_correct());
         assert!(grade_numeric(44.0 * 86400.0, "days", 0.02, "3.8e6 s", &c).is_correct());
     }

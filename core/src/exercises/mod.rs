@@ -10,7 +10,7 @@
 //!   total) by perturbing the answer;
 //! - [`expr`] grades formulas (`2BDF`, `N^2(1-1/D)`) by evaluating them at random
 //!   points; [`sharding_answer`] compares shardings by structure;
-//! - [`registry`] holds the exercises of Parts 1–3, whose answers are computed by
+//! - [`registry`] holds the exercises of Parts 1–6, whose answers are computed by
 //!   the rest of this crate, with hints, derivations and seeded variants.
 //!
 //! ```
@@ -30,8 +30,14 @@ pub mod registry;
 pub mod sharding_answer;
 
 mod part1;
+mod part12;
 mod part2;
 mod part3;
+mod part4;
+mod part5;
+mod part6;
+mod part7;
+mod part8;
 
 pub use grade::{Diagnosis, Mistake, Verdict};
 pub use registry::{covered_ids, exercise, exercises, Answer, Exercise, ExerciseError, Kind};

@@ -628,6 +628,12 @@ pub fn defs() -> Vec<Def> {
     let mut all = super::part1::defs();
     all.extend(super::part2::defs());
     all.extend(super::part3::defs());
+    all.extend(super::part4::defs());
+    all.extend(super::part5::defs());
+    all.extend(super::part6::defs());
+    all.extend(super::part7::defs());
+    all.extend(super::part8::defs());
+    all.extend(super::part12::defs());
     all
 }
 
