@@ -13,6 +13,7 @@ pub mod charts;
 pub mod content;
 pub mod input;
 pub mod pages;
+pub mod progress;
 pub mod router;
 pub mod shell;
 pub mod widgets;
@@ -47,6 +48,7 @@ pub fn App() -> impl IntoView {
         let title = match route.get() {
             Route::Home => "ridgeline — a companion to How to Scale Your Model".to_string(),
             Route::Part(p) => format!("Part {}. {} — ridgeline", p.number, p.title),
+            Route::Progress => "Your progress — ridgeline".to_string(),
             Route::NotFound => "Not found — ridgeline".to_string(),
         };
         document().set_title(&title);
@@ -58,6 +60,7 @@ pub fn App() -> impl IntoView {
             <header class="site-header">
                 <a class="brand" href="./">"ridgeline"</a>
                 <span class="tagline">"a companion to How to Scale Your Model"</span>
+                <a class="progress-link" href="progress">"progress"</a>
                 <shell::Search />
                 <shell::ThemeToggle dark=dark />
             </header>
@@ -65,6 +68,7 @@ pub fn App() -> impl IntoView {
                 {move || match route.get() {
                     Route::Home => view! { <pages::home::Home /> }.into_any(),
                     Route::Part(p) => view! { <pages::part::Part page=p /> }.into_any(),
+                    Route::Progress => view! { <pages::progress::ProgressPage /> }.into_any(),
                     Route::NotFound => view! { <pages::NotFound /> }.into_any(),
                 }}
             </main>

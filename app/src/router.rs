@@ -12,6 +12,8 @@ pub enum Route {
     Home,
     /// One part, written or not.
     Part(&'static PartPage),
+    /// The reader's progress on the exercises.
+    Progress,
     /// Anything else.
     NotFound,
 }
@@ -21,6 +23,9 @@ pub fn resolve(relative: &str) -> Route {
     let path = relative.trim_matches('/');
     if path.is_empty() || path == "index.html" {
         return Route::Home;
+    }
+    if path == "progress" {
+        return Route::Progress;
     }
     match part(path) {
         Some(p) => Route::Part(p),
@@ -146,6 +151,7 @@ mod tests {
         assert!(matches!(resolve("rooflines"), Route::Part(p) if p.number == 1));
         assert!(matches!(resolve("rooflines/"), Route::Part(_)));
         assert_eq!(resolve("nope"), Route::NotFound);
+        assert_eq!(resolve("progress"), Route::Progress);
         assert_eq!(resolve("../../etc/passwd"), Route::NotFound);
     }
 }

@@ -25,7 +25,11 @@ pub const MAX_QUERY: usize = 80;
 
 /// Finds `query` (every word, case-insensitively) in the written parts.
 pub fn search(query: &str) -> Vec<Hit> {
-    let q: String = query.chars().take(MAX_QUERY).collect::<String>().to_lowercase();
+    let q: String = query
+        .chars()
+        .take(MAX_QUERY)
+        .collect::<String>()
+        .to_lowercase();
     let words: Vec<&str> = q.split_whitespace().collect();
     if words.is_empty() || q.trim().chars().count() < 2 {
         return Vec::new();
@@ -39,7 +43,10 @@ pub fn search(query: &str) -> Vec<Hit> {
             if !words.iter().all(|w| title.contains(w) || text.contains(w)) {
                 return None;
             }
-            let mut score = words.iter().map(|w| text.matches(w).count() as u32).sum::<u32>();
+            let mut score = words
+                .iter()
+                .map(|w| text.matches(w).count() as u32)
+                .sum::<u32>();
             if words.iter().any(|w| title.contains(w)) {
                 score += 100;
             }
@@ -51,10 +58,19 @@ pub fn search(query: &str) -> Vec<Hit> {
             if anchor.is_some() {
                 score += 20;
             }
-            Some(Hit { part: p, anchor, snippet: snippet(p.text, words[0]), score })
+            Some(Hit {
+                part: p,
+                anchor,
+                snippet: snippet(p.text, words[0]),
+                score,
+            })
         })
         .collect();
-    hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.part.number.cmp(&b.part.number)));
+    hits.sort_by(|a, b| {
+        b.score
+            .cmp(&a.score)
+            .then(a.part.number.cmp(&b.part.number))
+    });
     hits
 }
 
@@ -66,7 +82,10 @@ fn snippet(text: &str, word: &str) -> String {
     let lower_chars: Vec<char> = lower.chars().collect();
     let needle: Vec<char> = word.chars().collect();
     let at = if chars.len() == lower_chars.len() {
-        lower_chars.windows(needle.len().max(1)).position(|w| w == needle.as_slice()).unwrap_or(0)
+        lower_chars
+            .windows(needle.len().max(1))
+            .position(|w| w == needle.as_slice())
+            .unwrap_or(0)
     } else {
         0
     };
@@ -86,7 +105,10 @@ fn snippet(text: &str, word: &str) -> String {
 fn typing_in_a_field() -> bool {
     document()
         .active_element()
-        .map(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || e.has_attribute("contenteditable"))
+        .map(|e| {
+            matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                || e.has_attribute("contenteditable")
+        })
         .unwrap_or(false)
 }
 
@@ -103,7 +125,8 @@ pub fn Search() -> impl IntoView {
         }
         let list = hits.get();
         Some(if list.is_empty() {
-            view! { <p class="search-empty" role="status">"No part mentions that yet."</p> }.into_any()
+            view! { <p class="search-empty" role="status">"No part mentions that yet."</p> }
+                .into_any()
         } else {
             let items = list
                 .into_iter()
@@ -211,7 +234,9 @@ pub fn install_part_keys(router: Router) {
         }
         // Only when focus is on the page itself, not on a control.
         if let Some(active) = document().active_element() {
-            if active.dyn_ref::<web_sys::HtmlButtonElement>().is_some() || active.closest("[data-widget]").ok().flatten().is_some() {
+            if active.dyn_ref::<web_sys::HtmlButtonElement>().is_some()
+                || active.closest("[data-widget]").ok().flatten().is_some()
+            {
                 return;
             }
         }
@@ -220,7 +245,11 @@ pub fn install_part_keys(router: Router) {
         let target = match here {
             crate::router::Route::Part(p) => {
                 let (prev, next) = crate::content::neighbours(p);
-                if forward { next } else { prev }
+                if forward {
+                    next
+                } else {
+                    prev
+                }
             }
             crate::router::Route::Home if forward => PARTS.iter().find(|p| p.written),
             _ => None,
@@ -252,7 +281,9 @@ mod tests {
         assert_eq!(hits.first().map(|h| h.part.slug), Some("rooflines"));
         let hits = search("wraparound");
         assert!(hits.iter().any(|h| h.part.slug == "tpus"));
-        assert!(search("AllGather").iter().any(|h| h.part.slug == "sharding"));
+        assert!(search("AllGather")
+            .iter()
+            .any(|h| h.part.slug == "sharding"));
         assert!(search("x").is_empty());
         assert!(search("zzqqxx nothing").is_empty());
         let long = "é".repeat(10_000);
@@ -261,7 +292,10 @@ mod tests {
 
     #[test]
     fn snippets_surround_the_match() {
-        let s = snippet("aaaa bbbb the ridge point is here and more text follows", "ridge");
+        let s = snippet(
+            "aaaa bbbb the ridge point is here and more text follows",
+            "ridge",
+        );
         assert!(s.contains("ridge point"));
         assert_eq!(snippet("Ünïcode ridge", "ridge"), "Ünïcode ridge");
     }

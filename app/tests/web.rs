@@ -233,3 +233,282 @@ async fn stepping_the_collective_player_moves_blocks() {
         "every device holds all of A after N/2 steps"
     );
 }
+
+#[wasm_bindgen_test]
+async fn training_roofline_verdict_flips_when_the_batch_crosses_the_boundary() {
+    let host = host();
+    let _handle = leptos::mount::mount_to(host.clone(), move || {
+        widget_view(
+            "training-roofline",
+            &[
+                ("chip", "v5p"),
+                ("mesh", "16x16x16"),
+                ("scheme", "fsdp"),
+                ("b", "1048576"),
+            ],
+        )
+    });
+    tick().await;
+    assert!(host
+        .query_selector("[data-widget=training-roofline]")
+        .unwrap()
+        .is_some());
+    assert_eq!(verdict(&host), "communication-bound");
+    assert!(text_of(&host, "[data-boundary]").contains("850 per chip"));
+    let before = canvas_pixels(&host, "canvas.overlay");
+    let s = slider(&host);
+    set_input(&s, "400");
+    tick().await;
+    assert_eq!(verdict(&host), "compute-bound");
+    assert_ne!(
+        before,
+        canvas_pixels(&host, "canvas.overlay"),
+        "the point did not move"
+    );
+    set_input(&s, "0");
+    tick().await;
+    assert_eq!(verdict(&host), "communication-bound");
+}
+
+#[wasm_bindgen_test]
+async fn training_roofline_rejects_an_invalid_mesh_with_a_notice() {
+    let host = host();
+    let _handle = leptos::mount::mount_to(host.clone(), move || {
+        widget_view(
+            "training-roofline",
+            &[("chip", "v5p"), ("mesh", "16x16x16")],
+        )
+    });
+    tick().await;
+    let mesh: HtmlInputElement = host
+        .query_selector("input.mesh-text")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    let notice = || host.query_selector("[data-notice]").unwrap().unwrap();
+    assert!(notice().has_attribute("hidden"));
+    for bad in ["28x28x28", "16x0x16", "2x2x2x2", "lots"] {
+        mesh.set_value(bad);
+        mesh.dispatch_event(&Event::new("change").unwrap()).unwrap();
+        tick().await;
+        assert!(!notice().has_attribute("hidden"), "no notice for {bad}");
+        assert!(!notice().text_content().unwrap().is_empty());
+        assert_eq!(
+            verdict(&host),
+            "communication-bound",
+            "state changed on {bad}"
+        );
+    }
+    assert!(notice().text_content().unwrap().contains("chip"));
+    // A batch below one token per chip is refused too.
+    let b: HtmlInputElement = host
+        .query_selector("input.batch-text")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    b.set_value("2000");
+    b.dispatch_event(&Event::new("change").unwrap()).unwrap();
+    tick().await;
+    assert!(!notice().has_attribute("hidden"));
+}
+
+#[wasm_bindgen_test]
+async fn transformer_calculator_shows_parameters_and_refuses_bad_heads() {
+    let host = host();
+    let _handle = leptos::mount::mount_to(host.clone(), move || {
+        widget_view("transformer", &[("model", "llama3-70b")])
+    });
+    tick().await;
+    assert_eq!(text_of(&host, "[data-total-params]"), "70.6B");
+    let split = text_of(&host, "[data-split]");
+    set_input(&slider(&host), "300");
+    tick().await;
+    assert_ne!(
+        split,
+        text_of(&host, "[data-split]"),
+        "the split did not follow T"
+    );
+    let k: HtmlInputElement = host
+        .query_selector("input.dim-k")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    k.set_value("7");
+    k.dispatch_event(&Event::new("change").unwrap()).unwrap();
+    tick().await;
+    let notice = host.query_selector("[data-notice]").unwrap().unwrap();
+    assert!(!notice.has_attribute("hidden"));
+    assert!(notice.text_content().unwrap().contains("divide"));
+    assert_eq!(text_of(&host, "[data-total-params]"), "70.6B");
+}
+
+#[wasm_bindgen_test]
+async fn training_planner_defaults_to_the_books_run() {
+    let host = host();
+    let _handle =
+        leptos::mount::mount_to(host.clone(), move || widget_view("training-planner", &[]));
+    tick().await;
+    assert_eq!(text_of(&host, "[data-days]"), "44.7");
+    assert_eq!(verdict(&host), "compute-bound");
+    let pods: HtmlInputElement = host
+        .query_selector("input.in-pods")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    pods.set_value("0");
+    pods.dispatch_event(&Event::new("change").unwrap()).unwrap();
+    tick().await;
+    assert!(!host
+        .query_selector("[data-notice]")
+        .unwrap()
+        .unwrap()
+        .has_attribute("hidden"));
+    assert_eq!(text_of(&host, "[data-days]"), "44.7");
+}
+
+async fn answer(host: &HtmlElement, id: &str, text: &str) -> (String, String) {
+    let card = host
+        .query_selector(&format!("[data-exercise='{id}']"))
+        .unwrap()
+        .expect("the exercise card");
+    let input: HtmlInputElement = card
+        .query_selector("input.answer")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    set_input(&input, text);
+    tick().await;
+    let button: HtmlElement = card
+        .query_selector("button.check")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    button.click();
+    tick().await;
+    let verdict = card
+        .query_selector("[data-verdict]")
+        .unwrap()
+        .expect("a verdict after checking");
+    let line = card
+        .query_selector(".exercise-verdict")
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap();
+    (verdict.get_attribute("data-verdict").unwrap(), line)
+}
+
+#[wasm_bindgen_test]
+async fn an_exercise_grades_right_wrong_and_unreadable_answers() {
+    let host = host();
+    let _handle = leptos::mount::mount_to(host.clone(), move || {
+        widget_view("exercise", &[("id", "ch1-q2")])
+    });
+    tick().await;
+    let card = host
+        .query_selector("[data-exercise='ch1-q2']")
+        .unwrap()
+        .expect("card");
+    assert!(
+        card.query_selector("[data-verdict]").unwrap().is_none(),
+        "no verdict before checking"
+    );
+    let (v, _) = answer(&host, "ch1-q2", "120").await;
+    assert_eq!(v, "correct");
+    let (v, line) = answer(&host, "ch1-q2", "240 tokens").await;
+    assert_eq!(v, "incorrect");
+    assert!(line.contains('2'), "no off-by-two diagnosis: {line}");
+    let (v, line) = answer(&host, "ch1-q2", "banana").await;
+    assert_eq!(v, "invalid");
+    assert!(line.len() > 20, "no reason given: {line}");
+    // Units are converted: a time answer given in µs.
+    let host2 = self::host();
+    let _h2 = leptos::mount::mount_to(host2.clone(), move || {
+        widget_view("exercise", &[("id", "ch1-ex1a")])
+    });
+    tick().await;
+    let (v, _) = answer(&host2, "ch1-ex1a", "1011 us").await;
+    assert_eq!(v, "correct");
+}
+
+fn component_verdict(host: &HtmlElement, component: &str) -> String {
+    host.query_selector(&format!("[data-component={component}][data-verdict]"))
+        .unwrap()
+        .expect("a component verdict")
+        .text_content()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn inference_roofline_batch_flips_the_mlp_but_not_attention() {
+    let host = host();
+    let args: Vec<(&str, &str)> = vec![("model", "llama3-70b"), ("chip", "v5e"), ("b", "16")];
+    let _handle = leptos::mount::mount_to(host.clone(), move || {
+        widget_view("inference-roofline", &args)
+    });
+    tick().await;
+    assert_eq!(component_verdict(&host, "linear"), "memory-bound");
+    assert_eq!(component_verdict(&host, "attention"), "memory-bound");
+    let before = canvas_pixels(&host, "canvas.overlay");
+    let batch: HtmlInputElement = host
+        .query_selector("input.batch")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    set_input(&batch, "280");
+    tick().await;
+    assert_eq!(component_verdict(&host, "linear"), "compute-bound");
+    assert_eq!(component_verdict(&host, "attention"), "memory-bound");
+    assert_ne!(
+        before,
+        canvas_pixels(&host, "canvas.overlay"),
+        "the points did not move"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn serving_refuses_a_model_that_does_not_fit() {
+    let host = host();
+    let args: Vec<(&str, &str)> = vec![("chips", "1"), ("dtype", "bf16")];
+    let _handle = leptos::mount::mount_to(host.clone(), move || widget_view("serving", &args));
+    tick().await;
+    let notice = host.query_selector("[data-notice]").unwrap().unwrap();
+    assert!(!notice.has_attribute("hidden"), "no notice shown");
+    assert!(
+        notice.text_content().unwrap().contains("weights alone"),
+        "{:?}",
+        notice.text_content()
+    );
+    // The last valid configuration (the default slice) is still plotted.
+    assert!(canvas_pixels(&host, "canvas.pareto")
+        .iter()
+        .any(|&b| b != 0));
+    let before = canvas_pixels(&host, "canvas.pareto");
+    let seq: HtmlInputElement = host
+        .query_selector("input.seq")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    set_input(&seq, "240");
+    tick().await;
+    assert_ne!(before, canvas_pixels(&host, "canvas.pareto"));
+}
+
+#[wasm_bindgen_test]
+async fn gpu_widget_prices_cross_node_collectives_above_in_node_ones() {
+    let host = host();
+    let args: Vec<(&str, &str)> = vec![("gpu", "h100"), ("gpus", "1024")];
+    let _handle = leptos::mount::mount_to(host.clone(), move || widget_view("gpu", &args));
+    tick().await;
+    let secs = |scope: &str| -> f64 {
+        host.query_selector(&format!("[data-scope={scope}]"))
+            .unwrap()
+            .unwrap()
+            .get_attribute("data-seconds")
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(secs("network") > secs("node"));
+    assert!(text_of(&host, "[data-facts]").contains("128 node(s)"));
+}

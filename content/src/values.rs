@@ -95,6 +95,26 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "pod-chips", args: &["chip", "what"], doc: "chips (or hosts, what=hosts) in a TPU's largest ICI domain" },
     ValueSpec { name: "collective-ratio", args: &["op", "over", "n"], doc: "how many times longer one collective takes than another on a bidirectional ring of n devices (large arrays)" },
     ValueSpec { name: "vmem-ratio", args: &[], doc: "how many times HBM bandwidth VMEM delivers" },
+    // Parts 4-6 (Transformer math, training parallelism, LLaMA 3 training).
+    ValueSpec { name: "model-params", args: &["model", "part", "fmt"], doc: "a preset's parameters (part=total, mlp, attention, vocab, norms, layers), in billions unless fmt=sci" },
+    ValueSpec { name: "model-dim", args: &["model", "dim"], doc: "one dimension of a preset (dim=d, f, l, n, k, h, v)" },
+    ValueSpec { name: "attention-crossover", args: &["model", "rule"], doc: "context length where dot-product attention FLOPs equal the rest of a layer (rule=8d: the book's 8·D)" },
+    ValueSpec { name: "kv-per-token", args: &["model", "dtype"], doc: "KV-cache bytes per token of a preset" },
+    ValueSpec { name: "ici-critical-batch", args: &["chip", "axes"], doc: "tokens per chip above which DP/FSDP over ICI is compute-bound (α / axes)" },
+    ValueSpec { name: "tp-max-degree", args: &["chip", "model", "axes"], doc: "the widest compute-bound tensor parallelism, axes·F/α" },
+    ValueSpec { name: "fsdp-tp-critical", args: &["chip", "model"], doc: "tokens per chip above which FSDP (2 axes) × TP (1 axis) is compute-bound, α²/(2F)" },
+    ValueSpec { name: "dcn-critical", args: &["chip"], doc: "tokens per pod above which data parallelism across pods is compute-bound, C/W_dcn" },
+    ValueSpec { name: "max-dp-params", args: &["chip"], doc: "the largest model whose Adam state fits in one chip's HBM, in billions" },
+    ValueSpec { name: "train-flops", args: &["model", "tokens"], doc: "training FLOPs, 6 · params · tokens" },
+    ValueSpec { name: "train-days", args: &["model", "chip", "tokens", "mfu", "pods"], doc: "days to train on full pods at an MFU (a fraction)" },
+    ValueSpec { name: "tokens-per-chip", args: &["chip", "batch", "pods"], doc: "global batch over the chips of full pods" },
+    ValueSpec { name: "x-opt", args: &["model", "chip", "batch"], doc: "the FSDP degree minimising FSDP+TP communication on a full pod, sqrt(2BN/F)" },    ValueSpec { name: "kv-sequence", args: &["model", "dtype", "seq"], doc: "KV-cache bytes of one sequence of a preset (Parts 7-8)" },
+    ValueSpec { name: "param-bytes", args: &["model", "dtype"], doc: "bytes of a preset's weights in a format" },
+    ValueSpec { name: "min-slice", args: &["model", "chip", "dtype"], doc: "the smallest power-of-two slice whose HBM holds a preset's weights" },
+    ValueSpec { name: "step-time", args: &["model", "chip", "chips", "dtype", "batch", "seq"], doc: "decode step time of a preset on a slice, weights and KV in dtype, FLOPs in bf16" },
+    ValueSpec { name: "max-batch", args: &["model", "chip", "chips", "dtype", "seq"], doc: "the most sequences whose KV caches fit beside the weights on a slice" },
+    ValueSpec { name: "gpu-dp-tokens", args: &["chip", "scope"], doc: "per-GPU tokens data parallelism needs inside a node (scope=node) or across nodes (scope=network)" },
+    ValueSpec { name: "gpus-per-node", args: &["chip"], doc: "GPUs in one NVLink domain" },
 ];
 
 fn chip_arg(d: &Directive) -> Result<&'static Chip, String> {
@@ -312,9 +332,249 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
                 Err(format!("over=`{over}` is neither a link nor a dtype"))
             }
         }
+        "model-params"
+        | "model-dim"
+        | "attention-crossover"
+        | "kv-per-token"
+        | "ici-critical-batch"
+        | "tp-max-degree"
+        | "fsdp-tp-critical"
+        | "dcn-critical"
+        | "max-dp-params"
+        | "train-flops"
+        | "train-days"
+        | "tokens-per-chip"
+        | "x-opt" => training_value(d),
+        "kv-sequence" | "param-bytes" | "min-slice" | "step-time" | "max-batch"
+        | "gpu-dp-tokens" | "gpus-per-node" => inference_value(d),
         other => Err(format!(
             "value directive `{other}` is listed but not implemented"
         )),
+    }
+}
+
+/// The value directives of Parts 7, 8 and 12: serving memory and step times, GPU thresholds.
+fn inference_value(d: &Directive) -> Result<String, String> {
+    use ridgeline_core::inference::{
+        decode_step, max_batch, min_slice_chips, Precision, ServingModel, ServingSlice,
+    };
+    let e = |e: ridgeline_core::inference::InferenceError| e.to_string();
+    let serving =
+        || -> Result<ServingModel, String> { ServingModel::new(model_arg(d)?).map_err(e) };
+    let slice = || -> Result<ServingSlice, String> {
+        ServingSlice::new(chip_arg(d)?, num_arg(d, "chips", None)? as u64).map_err(e)
+    };
+    let stored = || -> Result<Precision, String> {
+        Ok(Precision::stored(dtype_arg(d, "dtype", Dtype::Bf16)?))
+    };
+    match d.name.as_str() {
+        "kv-sequence" => {
+            let m = serving()?;
+            let b = m
+                .kv_per_sequence(
+                    num_arg(d, "seq", None)?,
+                    dtype_arg(d, "dtype", Dtype::Bf16)?,
+                )
+                .map_err(e)?;
+            Ok(si(b.0, "B", 3))
+        }
+        "param-bytes" => Ok(si(
+            serving()?
+                .param_bytes(dtype_arg(d, "dtype", Dtype::Bf16)?)
+                .0,
+            "B",
+            3,
+        )),
+        "min-slice" => {
+            let m = serving()?;
+            let n = min_slice_chips(
+                m.param_bytes(dtype_arg(d, "dtype", Dtype::Bf16)?),
+                chip_arg(d)?,
+            )
+            .map_err(e)?;
+            Ok(grouped(n as f64))
+        }
+        "step-time" => {
+            let (m, s, p) = (serving()?, slice()?, stored()?);
+            let w = m
+                .workload(p, num_arg(d, "batch", None)?, num_arg(d, "seq", None)?)
+                .map_err(e)?;
+            Ok(si(
+                decode_step(&w, &s, p.compute).map_err(e)?.total.0,
+                "s",
+                3,
+            ))
+        }
+        "max-batch" => {
+            let b = max_batch(&serving()?, stored()?, &slice()?, num_arg(d, "seq", None)?)
+                .map_err(e)?;
+            Ok(grouped(b as f64))
+        }
+        "gpu-dp-tokens" => {
+            use ridgeline_core::gpu::{GpuSystem, Scope};
+            let id = d.arg("chip").ok_or("`gpu-dp-tokens` needs chip=")?;
+            let sys = GpuSystem::from_id(id, Dtype::Bf16).map_err(|e| e.to_string())?;
+            let scope = match d.arg("scope").unwrap_or("node") {
+                "node" => Scope::Node,
+                "network" => Scope::Network,
+                o => return Err(format!("unknown scope `{o}` (node, network)")),
+            };
+            Ok(grouped(sys.dp_threshold(scope).map_err(|e| e.to_string())?))
+        }
+        "gpus-per-node" => {
+            let id = d.arg("chip").ok_or("`gpus-per-node` needs chip=")?;
+            let sys = ridgeline_core::gpu::GpuSystem::from_id(id, Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            Ok(grouped(f64::from(sys.gpus_per_node)))
+        }
+        other => Err(format!("`{other}` is not an inference value")),
+    }
+}
+
+fn model_arg(d: &Directive) -> Result<ridgeline_core::models::ModelConfig, String> {
+    let id = d.arg("model").unwrap_or("llama3-70b");
+    ridgeline_core::models::try_model(id)
+        .map(|m| m.config)
+        .map_err(|e| e.to_string())
+}
+
+fn billions(x: f64) -> String {
+    format!("{}B", sci(x / 1e9, 3))
+}
+
+/// The value directives of Parts 4-6: model sizes, training thresholds and run lengths.
+fn training_value(d: &Directive) -> Result<String, String> {
+    use ridgeline_core::training::{self as tr, Cluster};
+    use ridgeline_core::transformer as tf;
+    let err = |e: tr::TrainingError| e.to_string();
+    let alpha = |c: &Chip| tr::ici_intensity(c, Dtype::Bf16).map_err(err);
+    let pod = |c: &'static Chip, pods: f64| Cluster::full_pod(c, pods as u32).map_err(err);
+    match d.name.as_str() {
+        "model-params" => {
+            let cfg = model_arg(d)?;
+            let p = tf::params(&cfg);
+            let x = match d.arg("part").unwrap_or("total") {
+                "total" => p.total(),
+                "mlp" => p.mlp,
+                "attention" => p.attention,
+                "vocab" => p.vocab(),
+                "norms" => p.norms,
+                "layers" => p.mlp + p.attention + p.router,
+                o => {
+                    return Err(format!(
+                        "unknown part `{o}` (total, mlp, attention, vocab, norms, layers)"
+                    ))
+                }
+            };
+            match d.arg("fmt") {
+                None | Some("b") => Ok(billions(x)),
+                Some("sci") => Ok(sci(x, 3)),
+                Some("int") => Ok(grouped(x)),
+                Some(o) => Err(format!("unknown fmt `{o}` (b, sci, int)")),
+            }
+        }
+        "model-dim" => {
+            let c = model_arg(d)?;
+            let v = match d.arg("dim").unwrap_or("d") {
+                "d" => c.d_model,
+                "f" => c.d_ff,
+                "l" => c.layers,
+                "n" => c.heads,
+                "k" => c.kv_heads,
+                "h" => c.head_dim,
+                "v" => c.vocab,
+                o => return Err(format!("unknown dim `{o}` (d, f, l, n, k, h, v)")),
+            };
+            Ok(grouped(v as f64))
+        }
+        "attention-crossover" => {
+            let cfg = model_arg(d)?;
+            match d.arg("rule") {
+                Some("8d") => Ok(grouped(8.0 * cfg.d_model as f64)),
+                None | Some("exact") => Ok(grouped(tf::attention_crossover(&cfg))),
+                Some(o) => Err(format!("unknown rule `{o}` (8d, exact)")),
+            }
+        }
+        "kv-per-token" => {
+            let cfg = model_arg(d)?;
+            let dt = dtype_arg(d, "dtype", Dtype::Bf16)?;
+            Ok(si(tf::kv_bytes_per_token(&cfg, dt).0, "B", 3))
+        }
+        "ici-critical-batch" => {
+            let c = chip_arg(d)?;
+            let axes = num_arg(d, "axes", Some(1.0))?;
+            Ok(grouped(tr::dp_critical_tokens_per_chip(alpha(c)?, axes)))
+        }
+        "tp-max-degree" => {
+            let c = chip_arg(d)?;
+            let cfg = model_arg(d)?;
+            let axes = num_arg(d, "axes", Some(1.0))?;
+            Ok(sci(tr::tp_max_degree(cfg.d_ff as f64, alpha(c)?, axes), 3))
+        }
+        "fsdp-tp-critical" => {
+            let c = chip_arg(d)?;
+            let cfg = model_arg(d)?;
+            Ok(grouped(tr::fsdp_tp_critical_tokens_per_chip(
+                alpha(c)?,
+                cfg.d_ff as f64,
+                2.0,
+                1.0,
+            )))
+        }
+        "dcn-critical" => {
+            let c = chip_arg(d)?;
+            Ok(grouped(tr::dcn_intensity(c, Dtype::Bf16).map_err(err)?.0))
+        }
+        "max-dp-params" => {
+            let c = chip_arg(d)?;
+            Ok(billions(
+                tf::Optimizer::ADAM.max_params(c.hbm_capacity.value),
+            ))
+        }
+        "train-flops" => {
+            let cfg = model_arg(d)?;
+            let tokens = num_arg(d, "tokens", None)?;
+            Ok(sci(
+                tf::training_flops_rule(tf::params(&cfg).total(), tokens).0,
+                3,
+            ))
+        }
+        "train-days" => {
+            let cfg = model_arg(d)?;
+            let c = chip_arg(d)?;
+            let cl = pod(c, num_arg(d, "pods", Some(1.0))?)?;
+            let peak = c
+                .peak(Dtype::Bf16)
+                .ok_or_else(|| format!("{} has no bf16 peak", c.name))?;
+            let run = tr::estimate_run(
+                tf::params(&cfg).total(),
+                num_arg(d, "tokens", None)?,
+                cl.chips(),
+                peak,
+                num_arg(d, "mfu", None)?,
+            )
+            .map_err(err)?;
+            Ok(sci(run.days(), 2))
+        }
+        "tokens-per-chip" => {
+            let c = chip_arg(d)?;
+            let cl = pod(c, num_arg(d, "pods", Some(1.0))?)?;
+            Ok(grouped(num_arg(d, "batch", None)? / cl.chips()))
+        }
+        "x-opt" => {
+            let cfg = model_arg(d)?;
+            let c = chip_arg(d)?;
+            let cl = pod(c, 1.0)?;
+            let b = num_arg(d, "batch", None)?;
+            Ok(grouped(tr::optimal_fsdp(
+                b,
+                cfg.d_ff as f64,
+                cl.chips(),
+                2.0,
+                1.0,
+            )))
+        }
+        other => Err(format!("`{other}` is not a training value")),
     }
 }
 
@@ -352,8 +612,84 @@ mod tests {
         );
         assert_eq!(
             eval("collective-ratio op=alltoall over=allgather").unwrap(),
-            "0.27"
+            "0.25"
         );
+        // Parts 4-6.
+        assert_eq!(eval("model-params model=llama3-70b").unwrap(), "70.6B");
+        assert_eq!(
+            eval("model-params model=llama3-70b part=mlp").unwrap(),
+            "56.4B"
+        );
+        assert_eq!(
+            eval("model-params model=llama3-70b part=vocab").unwrap(),
+            "2.1B"
+        );
+        assert_eq!(eval("model-dim model=llama3-70b dim=f").unwrap(), "28,672");
+        assert_eq!(
+            eval("attention-crossover model=llama3-70b rule=8d").unwrap(),
+            "65,536"
+        );
+        assert_eq!(eval("kv-per-token model=llama3-70b").unwrap(), "328 kB");
+        assert_eq!(eval("ici-critical-batch chip=v5p").unwrap(), "2,550");
+        assert_eq!(eval("ici-critical-batch chip=v5p axes=3").unwrap(), "850");
+        assert_eq!(
+            eval("tp-max-degree chip=v5p model=llama3-70b").unwrap(),
+            "11.2"
+        );
+        assert_eq!(
+            eval("fsdp-tp-critical chip=v5p model=llama3-70b").unwrap(),
+            "113"
+        );
+        assert_eq!(
+            eval("train-flops model=llama3-70b tokens=15e12").unwrap(),
+            "6.35e24"
+        );
+        assert_eq!(
+            eval("train-days model=llama3-70b chip=v5p tokens=15e12 mfu=0.4").unwrap(),
+            "45"
+        );
+        assert_eq!(
+            eval("tokens-per-chip chip=v5p batch=4194304").unwrap(),
+            "468"
+        );
+        assert_eq!(
+            eval("x-opt model=llama3-70b chip=v5p batch=4194304").unwrap(),
+            "1,619"
+        );
+        assert!(eval("train-days model=gpt-9 chip=v5p tokens=1 mfu=0.4").is_err());
+    }
+
+    #[test]
+    fn book_numbers_parts_7_8_12() {
+        assert_eq!(
+            eval("kv-sequence model=llama3-70b dtype=int8 seq=8192").unwrap(),
+            "1.34 GB"
+        );
+        assert_eq!(
+            eval("param-bytes model=llama3-70b dtype=int8").unwrap(),
+            "70.6 GB"
+        );
+        assert_eq!(
+            eval("min-slice model=llama3-70b chip=v5e dtype=bf16").unwrap(),
+            "16"
+        );
+        assert_eq!(
+            eval("min-slice model=llama3-70b chip=v5e dtype=int4").unwrap(),
+            "4"
+        );
+        assert_eq!(
+            eval("step-time model=llama3-70b chip=v5e chips=16 dtype=int8 batch=8 seq=2048")
+                .unwrap(),
+            "5.58 ms"
+        );
+        assert!(eval("max-batch model=llama3-70b chip=v5e chips=4 dtype=bf16 seq=2048").is_err());
+        assert_eq!(eval("gpu-dp-tokens chip=h100 scope=node").unwrap(), "2,200");
+        assert_eq!(
+            eval("gpu-dp-tokens chip=h100 scope=network").unwrap(),
+            "2,475"
+        );
+        assert_eq!(eval("gpus-per-node chip=gb200").unwrap(), "72");
+        assert!(eval("gpus-per-node chip=v5e").is_err());
     }
 
     #[test]
@@ -364,6 +700,11 @@ mod tests {
                 let v = match (spec.name, *a) {
                     ("collective-ratio", "op") => "allreduce",
                     ("collective-ratio", "over") => "allgather",
+                    ("gpu-dp-tokens" | "gpus-per-node", "chip") => "h100",
+                    ("gpu-dp-tokens", "scope") => "network",
+                    ("step-time" | "max-batch", "chips") => "16",
+                    ("step-time" | "max-batch", "batch") => "64",
+                    ("kv-sequence" | "step-time" | "max-batch", "seq") => "2048",
                     (_, a) => match a {
                         "chip" => "v5e",
                         "dtype" | "act" | "weight" => "bf16",
@@ -373,6 +714,13 @@ mod tests {
                         "op" => "matmul",
                         "over" => "ici",
                         "what" => "chips",
+                        "model" => "llama3-70b",
+                        "part" => "total",
+                        "dim" => "d",
+                        "rule" => "8d",
+                        "mfu" => "0.4",
+                        "axes" | "pods" => "1",
+                        "batch" => "4194304",
                         _ => "1024",
                     },
                 };

@@ -18,6 +18,16 @@ pub struct WidgetSpec {
 /// Every widget directive.
 pub const WIDGETS: &[WidgetSpec] = &[
     WidgetSpec {
+        name: "exercise",
+        args: &["id"],
+        doc: "one of the book's problems, self-graded",
+    },
+    WidgetSpec {
+        name: "exercises",
+        args: &["chapter"],
+        doc: "every problem of one part of the book, self-graded",
+    },
+    WidgetSpec {
         name: "roofline",
         args: &["chip", "dtype", "weight", "op", "b", "d", "f"],
         doc: "log-log roofline of one chip with an operation whose batch the reader drags",
@@ -56,6 +66,46 @@ pub const WIDGETS: &[WidgetSpec] = &[
         name: "collective-size",
         args: &["chip", "n", "wrap", "v"],
         doc: "collective time against array size: latency- and bandwidth-bound regimes",
+    },
+    WidgetSpec {
+        name: "transformer",
+        args: &["model", "d", "f", "l", "n", "k", "h", "v", "seq", "dtype"],
+        doc: "a Transformer's parameters by component, MLP/attention FLOP split against context, KV cache",
+    },
+    WidgetSpec {
+        name: "training-roofline",
+        args: &["model", "chip", "mesh", "scheme", "b"],
+        doc: "per-layer compute vs communication time against batch for DP, FSDP, TP, FSDP+TP; memory per chip",
+    },
+    WidgetSpec {
+        name: "training-planner",
+        args: &["model", "chip", "slice", "pods", "scheme", "tp", "batch", "tokens", "mfu"],
+        doc: "a LLaMA 3 training run: step time, MFU ceiling, memory per chip, days and chip-hours",
+    },
+    WidgetSpec {
+        name: "inference-roofline",
+        args: &["model", "chip", "weight", "compute", "phase", "b", "seq"],
+        doc: "prefill or decode on one roofline: a layer's weight matmuls and its attention as two points",
+    },
+    WidgetSpec {
+        name: "kv-cache",
+        args: &["model", "variant", "dtype", "seq", "batch"],
+        doc: "KV-cache bytes per token, per sequence and per batch, against multi-head attention",
+    },
+    WidgetSpec {
+        name: "serving",
+        args: &["model", "chip", "chips", "tp", "dtype", "seq", "batch"],
+        doc: "latency–throughput Pareto curve and latency breakdown of a model served on a slice",
+    },
+    WidgetSpec {
+        name: "min-topology",
+        args: &["model", "chip", "seq"],
+        doc: "the smallest slice holding a model's weights in bf16, int8 and int4, and the KV caches that fit",
+    },
+    WidgetSpec {
+        name: "gpu",
+        args: &["gpu", "gpus", "op", "bytes"],
+        doc: "GPU cluster layout, collective cost inside and across NVLink domains, GPU and TPU rooflines",
     },
 ];
 

@@ -2,8 +2,12 @@
 //! browser, SVG in native tests). They take plain data, never signals.
 
 pub mod collective_size;
+pub mod inference;
 pub mod overlap;
 pub mod roofline;
+pub mod serving;
+pub mod training;
+pub mod transformer;
 
 use plotters::style::RGBColor;
 

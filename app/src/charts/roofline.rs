@@ -129,9 +129,9 @@ impl PlotArea {
     }
 }
 
-type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
-fn chart<'a, DB: DrawingBackend>(
+pub(crate) fn chart<'a, DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     model: &RoofModel,
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {

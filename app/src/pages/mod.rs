@@ -2,6 +2,7 @@
 
 pub mod home;
 pub mod part;
+pub mod progress;
 
 use leptos::prelude::*;
 

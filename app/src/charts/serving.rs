@@ -1,0 +1,273 @@
+//! Serving charts (Part 8): the latency–throughput Pareto curve of a served
+//! model, and the per-token latency broken into weight loading, KV-cache loading
+//! and the FLOPs beyond weight loading, stacked against the batch.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::format::{grouped, sci};
+use ridgeline_core::inference::ParetoPoint;
+
+use super::palette;
+
+/// One stacked layer: legend label, its top edge, its colour.
+type Layer = (&'static str, Vec<(f64, f64)>, RGBColor);
+
+fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    (lo.is_finite() && hi >= lo).then_some((lo, hi))
+}
+
+/// Throughput per chip against per-token latency, one point per batch, with the
+/// reader's batch marked.
+pub fn draw_pareto<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    points: &[ParetoPoint],
+    mark: Option<&ParetoPoint>,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let xy: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.step.total.0 * 1e3, p.tokens_per_sec_per_chip))
+        .collect();
+    let (Some(xs), Some(ys)) = (
+        span(
+            xy.iter()
+                .map(|p| p.0)
+                .chain(mark.map(|m| m.step.total.0 * 1e3)),
+        ),
+        span(
+            xy.iter()
+                .map(|p| p.1)
+                .chain(mark.map(|m| m.tokens_per_sec_per_chip)),
+        ),
+    ) else {
+        return Ok(());
+    };
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(28)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (xs.0 / 1.3..xs.1 * 1.3).log_scale(),
+            (ys.0 / 1.5..ys.1 * 1.5).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("latency per token (ms)")
+        .y_desc("throughput (tokens/s per chip)")
+        .x_label_formatter(&|x| sci(*x, 2))
+        .y_label_formatter(&|y| sci(*y, 2))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.grid.mix(0.35))
+        .axis_style(pal.text)
+        .draw()?;
+    let colour = pal.series[0];
+    chart
+        .draw_series(LineSeries::new(xy.clone(), colour.stroke_width(3)))?
+        .label("Pareto frontier (batch 1 → largest that fits)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
+    chart.draw_series(
+        xy.iter()
+            .map(|&(x, y)| Circle::new((x, y), 3, colour.filled())),
+    )?;
+    let font = ("sans-serif", 13).into_font().color(&pal.text);
+    if let (Some(first), Some(last)) = (points.first(), points.last()) {
+        for p in [first, last] {
+            chart.draw_series(std::iter::once(Text::new(
+                format!("B = {}", grouped(p.batch)),
+                (
+                    p.step.total.0 * 1e3 * 1.04,
+                    p.tokens_per_sec_per_chip * 1.15,
+                ),
+                font.clone(),
+            )))?;
+        }
+    }
+    if let Some(m) = mark {
+        let c = if m.fits { pal.series[1] } else { pal.bad };
+        let at = (m.step.total.0 * 1e3, m.tokens_per_sec_per_chip);
+        chart.draw_series(std::iter::once(Circle::new(at, 8, c.filled())))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("your batch: {}", grouped(m.batch)),
+            (at.0 * 1.06, at.1 / 1.35),
+            ("sans-serif", 14).into_font().color(&c),
+        )))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(pal.background.mix(0.9))
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .draw()?;
+    Ok(())
+}
+
+/// Per-token latency against batch, stacked: KV-cache loading, weight loading,
+/// and the FLOPs time beyond weight loading (non-zero only where the weight
+/// matmuls are compute-bound, which is shaded).
+pub fn draw_breakdown<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    points: &[ParetoPoint],
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let Some(bs) = span(points.iter().map(|p| p.batch)) else {
+        return Ok(());
+    };
+    let top = points
+        .iter()
+        .map(|p| p.step.total.0 * 1e3)
+        .fold(0.0, f64::max);
+    if !(top.is_finite() && top > 0.0) {
+        return Ok(());
+    }
+    let x_hi = if bs.1 > bs.0 { bs.1 } else { bs.0 * 2.0 };
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(28)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d((bs.0..x_hi).log_scale(), 0.0..top * 1.12)?;
+    chart
+        .configure_mesh()
+        .x_desc("batch (sequences)")
+        .y_desc("latency per token (ms)")
+        .x_label_formatter(&|x| sci(*x, 2))
+        .y_label_formatter(&|y| sci(*y, 2))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.grid.mix(0.35))
+        .axis_style(pal.text)
+        .draw()?;
+    // Shade the batches where the weight matmuls are compute-bound.
+    if let Some(first) = points.iter().find(|p| p.step.flops >= p.step.param_load) {
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(first.batch, 0.0), (x_hi, top * 1.12)],
+            pal.grid.mix(0.45).filled(),
+        )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            "MLP compute-bound",
+            (first.batch * 1.05, top * 1.08),
+            ("sans-serif", 13).into_font().color(&pal.text),
+        )))?;
+    }
+    let ms = |x: f64| x * 1e3;
+    let layers: [Layer; 3] = [
+        (
+            "FLOPs beyond weight loading",
+            points
+                .iter()
+                .map(|p| (p.batch, ms(p.step.total.0)))
+                .collect(),
+            pal.series[2],
+        ),
+        (
+            "weight loading",
+            points
+                .iter()
+                .map(|p| (p.batch, ms(p.step.kv_load.0 + p.step.param_load.0)))
+                .collect(),
+            pal.series[0],
+        ),
+        (
+            "KV-cache loading",
+            points
+                .iter()
+                .map(|p| (p.batch, ms(p.step.kv_load.0)))
+                .collect(),
+            pal.series[1],
+        ),
+    ];
+    for (label, data, colour) in layers {
+        chart
+            .draw_series(AreaSeries::new(data, 0.0, colour.mix(0.85)).border_style(colour))?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(pal.background.mix(0.9))
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters_svg::SVGBackend;
+    use ridgeline_core::dtype::Dtype;
+    use ridgeline_core::hardware::chip;
+    use ridgeline_core::inference::{pareto_series, Precision, ServingModel, ServingSlice};
+
+    fn series(seq: f64) -> Vec<ParetoPoint> {
+        let m = ServingModel::preset("llama3-70b").unwrap();
+        let s = ServingSlice::new(chip("v5e").unwrap(), 16).unwrap();
+        pareto_series(&m, Precision::stored(Dtype::Int8), &s, seq, 40).unwrap()
+    }
+
+    #[test]
+    fn pareto_chart_labels_axes_and_ends() {
+        let pts = series(2048.0);
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (760, 400)).into_drawing_area();
+            draw_pareto(&root, &pts, pts.get(10), false).unwrap();
+            root.present().unwrap();
+        }
+        assert!(out.contains("latency per token (ms)"));
+        assert!(out.contains("throughput (tokens/s per chip)"));
+        let i = out.find("B = ").unwrap_or(0);
+        assert!(
+            out.contains("B = 1\n") || out.contains("B = 1<"),
+            "first batch label: {}",
+            &out[i..(i + 80).min(out.len())]
+        );
+        assert!(out.contains(&format!("B = {}", grouped(pts.last().unwrap().batch))));
+        assert!(out.contains("your batch"));
+    }
+
+    #[test]
+    fn breakdown_stacks_three_layers_and_shades_compute_bound() {
+        let pts = series(2048.0);
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (760, 400)).into_drawing_area();
+            draw_breakdown(&root, &pts, false).unwrap();
+            root.present().unwrap();
+        }
+        for label in [
+            "KV-cache loading",
+            "weight loading",
+            "FLOPs beyond weight loading",
+            "MLP compute-bound",
+            "batch (sequences)",
+        ] {
+            assert!(out.contains(label), "{label} missing");
+        }
+        // Long contexts fit fewer sequences: the largest batch shrinks.
+        assert!(series(8192.0).last().unwrap().batch < pts.last().unwrap().batch);
+    }
+
+    #[test]
+    fn empty_series_draw_nothing_and_do_not_fail() {
+        let mut out = String::new();
+        let root = SVGBackend::with_string(&mut out, (100, 100)).into_drawing_area();
+        draw_pareto(&root, &[], None, true).unwrap();
+        draw_breakdown(&root, &[], true).unwrap();
+    }
+}

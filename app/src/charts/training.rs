@@ -1,0 +1,379 @@
+//! Part 5 charts: the training roofline (per-layer compute and communication time
+//! against the global batch, log-log, one communication line per strategy, the
+//! communication-bound region of the selected strategy shaded), and memory per
+//! chip as stacked bars against HBM.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::format::{seconds, si};
+use ridgeline_core::transformer::TrainingMemory;
+
+use super::palette;
+
+/// One strategy's communication line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommsLine {
+    /// Legend label.
+    pub label: String,
+    /// `(batch, t_comms)` points, seconds.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// What the static layer of the training roofline shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainingModel {
+    /// `(batch, t_math)`: the same for every strategy that uses every chip.
+    pub math: Vec<(f64, f64)>,
+    /// One line per strategy.
+    pub comms: Vec<CommsLine>,
+    /// Which line is selected.
+    pub selected: usize,
+    /// The selected strategy's comms-bound batches `(from, to)`, if any.
+    pub shaded: Option<(f64, f64)>,
+    /// The boundary to mark, with its label.
+    pub boundary: Option<(f64, String)>,
+    /// Batch axis.
+    pub x: (f64, f64),
+    /// Time axis.
+    pub y: (f64, f64),
+}
+
+impl TrainingModel {
+    /// Fits the time axis around every positive point.
+    pub fn fit_y(&mut self) {
+        let all = self
+            .math
+            .iter()
+            .chain(self.comms.iter().flat_map(|c| c.points.iter()))
+            .map(|p| p.1)
+            .filter(|t| t.is_finite() && *t > 0.0);
+        let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+            (lo.min(t), hi.max(t))
+        });
+        self.y = if lo.is_finite() && hi > lo {
+            (lo / 2.0, hi * 3.0)
+        } else {
+            (1e-6, 1.0)
+        };
+    }
+}
+
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
+fn frame<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &TrainingModel,
+) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d((m.x.0..m.x.1).log_scale(), (m.y.0..m.y.1).log_scale())
+}
+
+fn positive(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .copied()
+        .filter(|p| p.1.is_finite() && p.1 > 0.0)
+        .collect()
+}
+
+/// Draws axes, the compute line, every strategy's communication line, the shaded
+/// communication-bound region of the selected one and its boundary.
+pub fn draw_roofline<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &TrainingModel,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let mut chart = frame(root, m)?;
+    if let Some((a, b)) = m.shaded {
+        let (a, b) = (a.max(m.x.0), b.min(m.x.1));
+        if b > a {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(a, m.y.0), (b, m.y.1)],
+                pal.bad.mix(0.12).filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                "communication-bound",
+                ((a * b).sqrt().max(a * 1.2), m.y.1 / 2.2),
+                ("sans-serif", 13).into_font().color(&pal.bad),
+            )))?;
+        }
+    }
+    chart
+        .configure_mesh()
+        .x_desc("global batch B (tokens)")
+        .y_desc("time per layer (forward)")
+        .x_label_formatter(&|x| si(*x, "", 2))
+        .y_label_formatter(&|y| seconds(*y))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.grid.mix(0.35))
+        .axis_style(pal.text)
+        .draw()?;
+    chart
+        .draw_series(LineSeries::new(positive(&m.math), pal.text.stroke_width(3)))?
+        .label("compute (every strategy)")
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 18, y)], pal.text.stroke_width(3))
+        });
+    for (i, line) in m.comms.iter().enumerate() {
+        let colour = pal.series[i % pal.series.len()];
+        let width = if i == m.selected { 4 } else { 2 };
+        let pts = positive(&line.points);
+        if i == m.selected {
+            chart
+                .draw_series(LineSeries::new(pts, colour.stroke_width(width)))?
+                .label(format!("{} comms (selected)", line.label))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(4))
+                });
+        } else {
+            chart
+                .draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(width)))?
+                .label(format!("{} comms", line.label))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
+        }
+    }
+    if let Some((b, label)) = &m.boundary {
+        if *b > m.x.0 && *b < m.x.1 {
+            chart.draw_series(DashedLineSeries::new(
+                vec![(*b, m.y.0), (*b, m.y.1)],
+                5,
+                4,
+                pal.text.stroke_width(1),
+            ))?;
+            let right = *b < (m.x.0 * m.x.1).sqrt();
+            let pos = if right {
+                (*b * 1.15, m.y.0 * 2.0)
+            } else {
+                (*b / 40.0, m.y.0 * 2.0)
+            };
+            chart.draw_series(std::iter::once(Text::new(
+                label.clone(),
+                pos,
+                ("sans-serif", 13).into_font().color(&pal.text),
+            )))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(pal.background.mix(0.9))
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .draw()?;
+    Ok(())
+}
+
+/// Draws the operating point: the batch, and the selected strategy's two times.
+pub fn draw_operating_point<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &TrainingModel,
+    batch: f64,
+    t_math: f64,
+    t_comms: f64,
+    comms_bound: bool,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    let mut chart = frame(root, m)?;
+    let x = batch.clamp(m.x.0, m.x.1);
+    let colour = if comms_bound { pal.bad } else { pal.good };
+    chart.draw_series(DashedLineSeries::new(
+        vec![(x, m.y.0), (x, m.y.1)],
+        4,
+        4,
+        colour.stroke_width(2),
+    ))?;
+    for t in [t_math, t_comms] {
+        if t.is_finite() && t > 0.0 {
+            let y = t.clamp(m.y.0, m.y.1);
+            chart.draw_series(std::iter::once(Circle::new((x, y), 7, colour.filled())))?;
+        }
+    }
+    Ok(())
+}
+
+/// Draws one stacked bar per strategy (parameters, gradients, optimizer state,
+/// activations) against the chip's HBM.
+pub fn draw_memory<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    bars: &[(String, TrainingMemory)],
+    hbm: f64,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let n = bars.len().max(1) as f64;
+    let largest = bars.iter().map(|b| b.1.total().0).fold(hbm, f64::max);
+    let x_max = (largest * 1.15).min(hbm * 1.5).max(hbm * 1.2);
+    let mut chart = ChartBuilder::on(root)
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(34)
+        .y_label_area_size(10)
+        .build_cartesian_2d(0.0..x_max, 0.0..n)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .disable_y_axis()
+        .x_desc("memory per chip")
+        .x_labels(6)
+        .x_label_formatter(&|x| si(*x, "B", 2))
+        .axis_desc_style(("sans-serif", 13).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.grid.mix(0.35))
+        .axis_style(pal.text)
+        .draw()?;
+    let kinds = ["parameters", "gradients", "optimizer", "activations"];
+    for (i, (label, mem)) in bars.iter().enumerate() {
+        let y = n - i as f64 - 1.0;
+        let parts = [
+            mem.params.0,
+            mem.grads.0,
+            mem.optimizer.0,
+            mem.activations.0,
+        ];
+        let mut x = 0.0;
+        for (j, v) in parts.iter().enumerate() {
+            let end = (x + v).min(x_max);
+            if end > x {
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x, y + 0.15), (end, y + 0.6)],
+                    pal.series[j].filled(),
+                )))?;
+            }
+            x = end;
+        }
+        let total = mem.total().0;
+        let verdict = if total <= hbm { "fits" } else { "does not fit" };
+        chart.draw_series(std::iter::once(Text::new(
+            format!("{label}: {} ({verdict})", si(total, "B", 3)),
+            (x_max * 0.01, y + 0.95),
+            ("sans-serif", 13).into_font().color(&pal.text),
+        )))?;
+    }
+    if hbm < x_max {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(hbm, 0.0), (hbm, n)],
+            5,
+            4,
+            pal.bad.stroke_width(2),
+        ))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("HBM {}", si(hbm, "B", 3)),
+            (hbm * 1.01, 0.12),
+            ("sans-serif", 12).into_font().color(&pal.bad),
+        )))?;
+    }
+    for (j, k) in kinds.iter().enumerate() {
+        let colour = pal.series[j];
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, 0.0), (0.0, 0.0)],
+                colour.filled(),
+            )))?
+            .label(*k)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(pal.background.mix(0.9))
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters_svg::SVGBackend;
+    use ridgeline_core::units::Bytes;
+
+    fn model() -> TrainingModel {
+        let xs: Vec<f64> = (0..40).map(|i| 1e4 * 1.4f64.powi(i)).collect();
+        let mut m = TrainingModel {
+            math: xs.iter().map(|&b| (b, b * 1e-10)).collect(),
+            comms: vec![
+                CommsLine {
+                    label: "FSDP".into(),
+                    points: xs.iter().map(|&b| (b, 3e-4)).collect(),
+                },
+                CommsLine {
+                    label: "data parallel".into(),
+                    points: xs.iter().map(|&b| (b, 6e-4)).collect(),
+                },
+            ],
+            selected: 0,
+            shaded: Some((1e4, 3e6)),
+            boundary: Some((3e6, "B ≈ 3M tokens".into())),
+            x: (1e4, 1e9),
+            y: (0.0, 0.0),
+        };
+        m.fit_y();
+        m
+    }
+
+    #[test]
+    fn roofline_labels_schemes_region_and_boundary() {
+        let m = model();
+        assert!(m.y.0 > 0.0 && m.y.1 > m.y.0);
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (760, 420)).into_drawing_area();
+            draw_roofline(&root, &m, false).unwrap();
+            draw_operating_point(&root, &m, 1e6, 1e-4, 3e-4, true, false).unwrap();
+            root.present().unwrap();
+        }
+        for s in [
+            "communication-bound",
+            "B ≈ 3M tokens",
+            "FSDP comms (selected)",
+            "data parallel comms",
+            "compute (every strategy)",
+        ] {
+            assert!(out.contains(s), "{s} missing");
+        }
+    }
+
+    #[test]
+    fn memory_bars_say_what_fits() {
+        let small = TrainingMemory {
+            params: Bytes(2e9),
+            grads: Bytes(0.0),
+            optimizer: Bytes(8e9),
+            activations: Bytes(1e9),
+        };
+        let big = TrainingMemory {
+            params: Bytes(1.4e11),
+            ..small
+        };
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (760, 240)).into_drawing_area();
+            draw_memory(
+                &root,
+                &[("FSDP".into(), small), ("DP".into(), big)],
+                9.5e10,
+                true,
+            )
+            .unwrap();
+            root.present().unwrap();
+        }
+        assert!(out.contains("FSDP: 11 GB (fits)"), "{out}");
+        assert!(out.contains("DP: 149 GB (does not fit)"));
+        assert!(out.contains("HBM 95 GB"));
+        assert!(out.contains("optimizer"));
+    }
+}

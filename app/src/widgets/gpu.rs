@@ -1,0 +1,430 @@
+//! GPU clusters (`data-widget="gpu"`, Part 12): how many nodes, Scalable Units
+//! and switches a GPU count occupies, what a collective costs inside one NVLink
+//! domain and across the fat tree, and GPU and TPU rooflines side by side.
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::gpu::compare::{roofline_row, RooflineRow};
+use ridgeline_core::gpu::network::{Collective, CollectiveCost, CollectiveOptions, Layout};
+use ridgeline_core::gpu::GpuSystem;
+use ridgeline_core::hardware::{Topology, CHIPS};
+use ridgeline_core::units::Bytes;
+
+use super::common::{initial_args, write_url_state};
+use crate::input::{parse_count, short};
+
+/// Largest GPU count (2^16).
+pub const GPUS_MAX: f64 = 65_536.0;
+/// Chips in the side-by-side table: two GPU generations, the NVL72 rack, two TPUs.
+pub const COMPARED: [&str; 5] = ["h100", "b200", "gb200", "v5p", "v6e"];
+/// SUs drawn in the topology view before the rest are summarised.
+const SUS_DRAWN: u64 = 8;
+/// Nodes drawn per SU (or racks, for NVL72 systems).
+const NODES_DRAWN: u64 = 32;
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuParams {
+    /// GPU id (a registry GPU, or a variant such as `h800`).
+    pub gpu: &'static str,
+    /// GPUs in the job (and in the collective).
+    pub gpus: u64,
+    /// Which collective.
+    pub kind: Collective,
+    /// Bytes in the whole array.
+    pub bytes: f64,
+}
+
+impl Default for GpuParams {
+    fn default() -> Self {
+        GpuParams {
+            gpu: "h100",
+            gpus: 1024,
+            kind: Collective::AllGather,
+            bytes: 1e9,
+        }
+    }
+}
+
+/// Everything the widget shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuView {
+    /// The system.
+    pub system: GpuSystem,
+    /// Nodes, SUs and switches.
+    pub layout: Layout,
+    /// The collective over one node's GPUs.
+    pub in_node: CollectiveCost,
+    /// The collective over all the GPUs, when they span more than one node.
+    pub across: Option<CollectiveCost>,
+}
+
+/// GPU ids the reader may pick: every registry GPU with an NVLink domain.
+pub fn gpu_ids() -> Vec<(&'static str, &'static str)> {
+    CHIPS
+        .iter()
+        .filter(|c| matches!(c.topology, Topology::NvlinkDomain { .. }))
+        .map(|c| (c.id, c.name))
+        .collect()
+}
+
+impl GpuParams {
+    /// Everything computed, or why not.
+    pub fn compute(&self) -> Result<GpuView, String> {
+        let system = GpuSystem::from_id(self.gpu, Dtype::Bf16).map_err(|e| e.to_string())?;
+        let tree = system.fat_tree().map_err(|e| e.to_string())?;
+        let layout = tree.layout(self.gpus).map_err(|e| e.to_string())?;
+        let opts = CollectiveOptions::default();
+        let node = u64::from(system.gpus_per_node).min(self.gpus).max(1);
+        let bytes = Bytes(self.bytes);
+        let in_node = tree
+            .collective(self.kind, bytes, node, opts)
+            .map_err(|e| e.to_string())?;
+        let across = if self.gpus > node {
+            Some(
+                tree.collective(self.kind, bytes, self.gpus, opts)
+                    .map_err(|e| e.to_string())?,
+            )
+        } else {
+            None
+        };
+        Ok(GpuView {
+            system,
+            layout,
+            in_node,
+            across,
+        })
+    }
+
+    /// Sets one parameter from text; a GPU count the tree cannot hold is refused.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "gpu" | "chip" => {
+                next.gpu = gpu_ids()
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .find(|id| *id == value.trim())
+                    .ok_or_else(|| format!("unknown GPU “{}”", short(value)))?;
+                // Keep whole nodes of the new GPU (an NVL72 rack holds 72).
+                if next.compute().is_err() {
+                    if let Ok(sys) = GpuSystem::from_id(next.gpu, Dtype::Bf16) {
+                        let per = u64::from(sys.gpus_per_node.max(1));
+                        if next.gpus > per {
+                            next.gpus = next.gpus.div_ceil(per) * per;
+                        }
+                    }
+                }
+            }
+            "gpus" | "n" => {
+                next.gpus = parse_count(value, "GPU count", 1.0, GPUS_MAX)?.round() as u64
+            }
+            "op" => {
+                next.kind = Collective::parse(value)
+                    .ok_or_else(|| format!("unknown collective “{}”", short(value)))?
+            }
+            "bytes" | "v" => next.bytes = parse_count(value, "array size", 1e3, 1e13)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.compute()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("gpu".into(), self.gpu.into()),
+            ("gpus".into(), self.gpus.to_string()),
+            ("op".into(), self.kind.name().into()),
+            ("bytes".into(), format!("{}", self.bytes)),
+        ]
+    }
+}
+
+/// The comparison rows (chips without a figure are left out).
+pub fn compared_rows() -> Vec<RooflineRow> {
+    COMPARED
+        .iter()
+        .filter_map(|id| roofline_row(id, Dtype::Bf16).ok())
+        .collect()
+}
+
+fn facts(v: &GpuView) -> String {
+    let l = &v.layout;
+    let mut s = format!(
+        "{} GPUs fill {} node(s) of {}",
+        grouped(l.gpus as f64),
+        grouped(l.nodes as f64),
+        l.gpus_per_node
+    );
+    if let Some(n) = l.nvswitches {
+        s.push_str(&format!(" ({} NVSwitches in all)", grouped(n as f64)));
+    }
+    if let Some(su) = l.sus {
+        s.push_str(&format!(", {} Scalable Unit(s)", grouped(su as f64)));
+    }
+    if let Some(leaf) = l.leaf_switches {
+        s.push_str(&format!(", {} leaf switches", grouped(leaf as f64)));
+    }
+    match l.spine_switches {
+        Some(sp) => s.push_str(&format!(" and {} spine switches", grouped(sp as f64))),
+        None if l.needs_core_layer => {
+            s.push_str("; a two-tier tree of 64-port switches runs out of ports here")
+        }
+        None => {}
+    }
+    match l.highest_level {
+        Some(level) => s.push_str(&format!(
+            ". A collective over all of them reaches the {} level.",
+            level.label()
+        )),
+        None => s.push_str(". One GPU needs no network."),
+    }
+    s
+}
+
+/// The widget.
+#[component]
+pub fn Gpu(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("gpu", &args);
+    let mut initial = GpuParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in pairs
+        .iter()
+        .filter(|(k, _)| k == "gpu" || k == "chip")
+        .chain(pairs.iter().filter(|(k, _)| k != "gpu" && k != "chip"))
+    {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                params.set(p);
+                write_url_state("gpu", p.to_pairs());
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let data = Memo::new(move |_| params.with(|p| p.compute().ok()));
+    let read =
+        move |f: fn(&GpuView) -> String| data.with(|v| v.as_ref().map(f).unwrap_or_default());
+
+    // The topology: SUs (or one scale-out group) of nodes, each node a box.
+    let topology = move || {
+        let Some(v) = data.get() else {
+            return ().into_any();
+        };
+        let l = v.layout;
+        let per_su = v
+            .system
+            .fat_tree()
+            .ok()
+            .and_then(|t| t.design.map(|d| u64::from(d.nodes_per_su)))
+            .unwrap_or(NODES_DRAWN);
+        let groups = l.nodes.div_ceil(per_su).max(1);
+        let drawn = groups.min(SUS_DRAWN);
+        let group_name = if l.sus.is_some() { "SU" } else { "group" };
+        let blocks = (0..drawn)
+            .map(|g| {
+                let nodes = (l.nodes - g * per_su).min(per_su);
+                let shown = nodes.min(NODES_DRAWN);
+                let boxes = (0..shown)
+                    .map(|_| view! { <span class="node" title="node"></span> })
+                    .collect_view();
+                let more = (nodes > shown).then(|| format!("+{}", nodes - shown));
+                view! {
+                    <div class="su" data-su=g.to_string()>
+                        <div class="su-name">{format!("{group_name} {} · {} node(s)", g + 1, nodes)}</div>
+                        <div class="nodes">{boxes}{more}</div>
+                    </div>
+                }
+            })
+            .collect_view();
+        let rest = (groups > drawn).then(|| {
+            format!(
+                "… and {} more {group_name}s",
+                grouped((groups - drawn) as f64)
+            )
+        });
+        let top = match (l.spine_switches, l.sus) {
+            (Some(s), Some(_)) if s > 0 => format!("spine: {} switches", grouped(s as f64)),
+            (_, Some(_)) => "one SU: no spine needed".to_string(),
+            _ => "scale-out network".to_string(),
+        };
+        view! {
+            <div class="cluster" aria-hidden="true">
+                <div class="spine">{top}</div>
+                <div class="sus">{blocks}</div>
+                <p class="muted">{rest}</p>
+            </div>
+        }
+        .into_any()
+    };
+    let levels = move || {
+        let Some(v) = data.get() else {
+            return Vec::new().into_iter().collect_view();
+        };
+        let cost = v.across.clone().unwrap_or(v.in_node.clone());
+        cost.levels
+            .into_iter()
+            .map(|l| {
+                let bottleneck = cost.bottleneck == Some(l.level);
+                view! {
+                    <tr class:bottleneck=bottleneck>
+                        <th scope="row">{l.level.label()}</th>
+                        <td>{grouped(l.degree as f64)}</td>
+                        <td>{si(l.bandwidth.0, "B/s", 3)}</td>
+                        <td>{seconds(l.time.0)}{if bottleneck { " (slowest)" } else { "" }}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let rows = compared_rows()
+        .into_iter()
+        .map(|r| {
+            view! {
+                <tr data-chip=r.id>
+                    <th scope="row">{r.name}</th>
+                    <td>{si(r.peak.0, "FLOPs/s", 3)}</td>
+                    <td>{sci(r.hbm_ridge.0, 3)}</td>
+                    <td>{format!("{} over {}", grouped(r.domain_size as f64), r.domain_link.name())}</td>
+                    <td>{grouped(r.dp_tokens_in_domain)}</td>
+                    <td>{r.dp_tokens_across.map(grouped).unwrap_or_else(|| "—".into())}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let gpu_options = gpu_ids()
+        .into_iter()
+        .map(|(id, name)| view! { <option value=id>{name}</option> })
+        .collect_view();
+    let op_options = Collective::ALL.map(|c| view! { <option value=c.name()>{c.label()}</option> });
+    let log2 = move || params.with(|p| (p.gpus as f64).log2().round());
+
+    view! {
+        <figure class="widget gpu" data-widget="gpu">
+            <div class="controls">
+                <label>"GPU "
+                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_options}</select>
+                </label>
+                <label>"Collective "
+                    <select prop:value=move || params.with(|p| p.kind.name()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
+                </label>
+                <label>"Array size (bytes) "
+                    <input type="text" inputmode="numeric" size="8" aria-label="array size in bytes" class="bytes-text"
+                        prop:value=move || format!("{}", params.with(|p| p.bytes))
+                        on:input=move |ev| set("bytes", event_target_value(&ev)) />
+                </label>
+            </div>
+            <div class="slider-row">
+                <label for="gpu-count">"GPUs"</label>
+                <input id="gpu-count" type="range" min="0" max="16" step="1"
+                    aria-valuetext=move || format!("{} GPUs", grouped(params.with(|p| p.gpus as f64)))
+                    prop:value=log2
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
+                        set("gpus", format!("{}", 2f64.powf(pos)));
+                    } />
+                <input type="text" inputmode="numeric" size="7" aria-label="GPU count" class="gpus-text"
+                    prop:value=move || format!("{}", params.with(|p| p.gpus))
+                    on:input=move |ev| set("gpus", event_target_value(&ev)) />
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <p data-facts="">{move || read(facts)}</p>
+            {topology}
+            <dl class="times gpu-costs">
+                <div>
+                    <dt>{move || read(|v| format!("{} inside one node ({} GPUs)", v.in_node.kind.label(), v.in_node.gpus))}</dt>
+                    <dd data-scope="node" data-seconds=move || read(|v| format!("{}", v.in_node.total.0))>{move || read(|v| seconds(v.in_node.total.0))}</dd>
+                </div>
+                <div>
+                    <dt>{move || read(|v| format!("across {} GPUs", grouped(v.layout.gpus as f64)))}</dt>
+                    <dd data-scope="network" data-seconds=move || read(|v| v.across.as_ref().map(|c| format!("{}", c.total.0)).unwrap_or_default())>
+                        {move || read(|v| v.across.as_ref().map(|c| seconds(c.total.0)).unwrap_or_else(|| "— (fits in one node)".into()))}
+                    </dd>
+                </div>
+                <div>
+                    <dt>"effective bandwidth"</dt>
+                    <dd>{move || read(|v| v.across.as_ref().unwrap_or(&v.in_node).algo_bandwidth().map(|b| si(b.0, "B/s", 3)).unwrap_or_default())}</dd>
+                </div>
+            </dl>
+            <div class="table-scroll">
+                <table class="levels">
+                    <thead><tr><th scope="col">"level"</th><th scope="col">"children spanned"</th><th scope="col">"link per child"</th><th scope="col">"time"</th></tr></thead>
+                    <tbody>{levels}</tbody>
+                </table>
+            </div>
+            <h4>"Rooflines side by side (bf16)"</h4>
+            <div class="table-scroll">
+                <table class="compare">
+                    <thead><tr>
+                        <th scope="col">"chip"</th><th scope="col">"peak"</th><th scope="col">"HBM ridge (FLOPs/B)"</th>
+                        <th scope="col">"fast domain"</th><th scope="col">"DP tokens per chip inside it"</th><th scope="col">"DP tokens per chip beyond it"</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_1024_gpu_h100_pod() {
+        let v = GpuParams::default().compute().unwrap();
+        assert_eq!(v.layout.nodes, 128);
+        assert_eq!(v.layout.sus, Some(4));
+        let across = v.across.unwrap();
+        assert!(across.total > v.in_node.total, "crossing nodes costs more");
+        assert!(facts(&GpuParams::default().compute().unwrap()).contains("128 node(s) of 8"));
+    }
+
+    #[test]
+    fn bad_counts_are_refused() {
+        let mut p = GpuParams::default();
+        assert!(
+            p.apply("gpus", "12").is_err(),
+            "12 GPUs leave a node half full"
+        );
+        assert!(p.apply("gpus", "0").is_err());
+        assert!(p.apply("gpu", "v5e").is_err());
+        assert!(p.apply("op", "broadcast").is_err());
+        assert!(p.apply("bytes", "-1").is_err());
+        assert_eq!(p, GpuParams::default());
+        p.apply("gpus", "8").unwrap();
+        assert!(p.compute().unwrap().across.is_none());
+        p.apply("gpu", "gb200").unwrap();
+        p.apply("gpus", "144").unwrap();
+        let mut q = GpuParams::default();
+        for (k, v) in p.to_pairs() {
+            q.apply(&k, &v).unwrap();
+        }
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn the_comparison_has_gpus_and_tpus() {
+        let rows = compared_rows();
+        assert_eq!(rows.len(), COMPARED.len());
+        assert!(rows[0].dp_tokens_across.unwrap() > rows[3].dp_tokens_in_domain);
+    }
+}

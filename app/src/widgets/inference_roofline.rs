@@ -1,0 +1,465 @@
+//! Prefill and decode on one roofline (`data-widget="inference-roofline"`,
+//! Part 7): a layer's weight matmuls and its attention as two points for a
+//! model, chip, precision and phase. Dragging the batch moves the linear part
+//! across the ridge; decode attention stays memory-bound at any batch.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, seconds};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::inference::{
+    component_rooflines, ComponentRoofline, InferenceError, Phase, Precision, ServingModel,
+};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::roofline::Verdict;
+
+use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use crate::charts::inference::{draw_components, ComponentPoint};
+use crate::charts::roofline::{draw_static, RoofModel};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// Batch range of the slider (sequences).
+pub const B_RANGE: (f64, f64) = (1.0, 16_384.0);
+/// Slider positions.
+const STEPS: f64 = 280.0;
+/// Shortest context the reader may pick.
+pub const SEQ_MIN: f64 = 16.0;
+
+/// Everything the reader can set; always a valid combination.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InferenceParams {
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// The chip.
+    pub chip: &'static Chip,
+    /// Format of the stored weights and KV cache.
+    pub weight: Dtype,
+    /// Format the matmuls run in.
+    pub compute: Dtype,
+    /// Prefill or decode.
+    pub phase: Phase,
+    /// Sequences in the batch.
+    pub b: f64,
+    /// Prompt length (prefill) or context length (decode).
+    pub seq: f64,
+}
+
+impl Default for InferenceParams {
+    fn default() -> Self {
+        InferenceParams {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            weight: Dtype::Bf16,
+            compute: Dtype::Bf16,
+            phase: Phase::Decode,
+            b: 16.0,
+            seq: 4096.0,
+        }
+    }
+}
+
+/// The name of a phase in URLs.
+pub fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Prefill => "prefill",
+        Phase::Decode => "decode",
+    }
+}
+
+impl InferenceParams {
+    /// The precision: weights and KV cache in `weight`, FLOPs in `compute`.
+    pub fn precision(&self) -> Precision {
+        Precision::new(self.weight, self.weight, self.compute)
+    }
+
+    /// The two per-layer rooflines (linear part, attention).
+    pub fn rooflines(&self) -> Result<[ComponentRoofline; 2], InferenceError> {
+        let m = ServingModel::new(self.model.config)?;
+        component_rooflines(
+            &m,
+            self.precision(),
+            self.chip,
+            self.phase,
+            self.b,
+            self.seq,
+        )
+    }
+
+    /// Tokens per sequence the linear part sees in one step (the prompt in prefill, 1 in decode).
+    pub fn tokens_per_seq(&self) -> f64 {
+        match self.phase {
+            Phase::Prefill => self.seq,
+            Phase::Decode => 1.0,
+        }
+    }
+
+    /// The batch (sequences) above which the weight matmuls are compute-bound.
+    pub fn critical_batch(&self) -> Option<f64> {
+        let m = ServingModel::new(self.model.config).ok()?;
+        let tokens = m.critical_batch(self.chip, self.precision()).ok()?;
+        Some(tokens / self.tokens_per_seq())
+    }
+
+    /// Sets one parameter from text, or explains why not (the params stay as they were).
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" => {
+                next.model =
+                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.seq = next.seq.min(next.model.config.max_seq as f64);
+            }
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "weight" | "dtype" => {
+                next.weight = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "compute" => {
+                next.compute = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "phase" => {
+                next.phase = match value.trim() {
+                    "prefill" => Phase::Prefill,
+                    "decode" => Phase::Decode,
+                    other => return Err(format!("unknown phase “{}”", short(other))),
+                }
+            }
+            "b" => next.b = parse_count(value, "batch", B_RANGE.0, B_RANGE.1)?.round(),
+            "seq" => {
+                next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round();
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.rooflines().map_err(|e| e.to_string())?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Parameters from pairs, the model and chip first; bad pairs are skipped and explained.
+    pub fn from_pairs(pairs: &[(String, String)]) -> (InferenceParams, Vec<String>) {
+        let mut p = InferenceParams::default();
+        let mut notices = Vec::new();
+        let first = |k: &str| k == "model" || k == "chip";
+        let ordered = pairs
+            .iter()
+            .filter(|(k, _)| first(k))
+            .chain(pairs.iter().filter(|(k, _)| !first(k)));
+        for (k, v) in ordered {
+            if let Err(e) = p.apply(k, v) {
+                notices.push(e);
+            }
+        }
+        (p, notices)
+    }
+
+    /// The parameters as `key=value` pairs, for the URL.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            ("weight".into(), self.weight.name().into()),
+            ("compute".into(), self.compute.name().into()),
+            ("phase".into(), phase_name(self.phase).into()),
+            ("b".into(), format!("{}", self.b)),
+            ("seq".into(), format!("{}", self.seq)),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn InferenceRoofline(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("inference-roofline", &args);
+    let (initial, notices) = InferenceParams::from_pairs(&pairs);
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
+        }));
+    let dark = use_dark();
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    params.set(p);
+                    write_url_state("inference-roofline", p.to_pairs());
+                }
+            }
+            Err(e) => {
+                notice.set(Some(e));
+                // Put a refused select back to the last valid setting.
+                if matches!(key, "model" | "chip" | "weight" | "compute" | "phase") {
+                    params.set(params.get_untracked());
+                }
+            }
+        }
+    };
+
+    let base_ref = NodeRef::<Canvas>::new();
+    let overlay_ref = NodeRef::<Canvas>::new();
+    let roof = Memo::new(move |_| params.with(|p| RoofModel::new(p.chip, p.compute)));
+    Effect::new(move |_| {
+        let dark = dark.get();
+        let Some(model) = roof.get() else { return };
+        let Some(canvas) = base_ref.get() else { return };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_static(&root, &model, dark);
+            let _ = root.present();
+        }
+    });
+    let rooflines = Memo::new(move |_| params.with(|p| p.rooflines().ok()));
+    Effect::new(move |_| {
+        let dark = dark.get();
+        let Some(model) = roof.get() else { return };
+        let Some(comps) = rooflines.get() else { return };
+        let Some(canvas) = overlay_ref.get() else {
+            return;
+        };
+        clear_canvas(&canvas);
+        let points: Vec<ComponentPoint> = comps
+            .iter()
+            .map(|c| ComponentPoint::of(c, &model))
+            .collect();
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_components(&root, &model, &points, dark);
+            let _ = root.present();
+        }
+    });
+
+    let verdict_of = move |i: usize| {
+        rooflines.with(|r| {
+            r.as_ref()
+                .map(|r| r[i].verdict())
+                .unwrap_or(Verdict::MemoryBound)
+        })
+    };
+    let row = move |i: usize| {
+        rooflines.with(|r| {
+            r.as_ref()
+                .map(|r| {
+                    let a = &r[i].analysis;
+                    format!(
+                        "{} FLOPs/B; per layer {} of math, {} of HBM",
+                        sci(r[i].intensity.0, 3),
+                        seconds(a.t_math.0),
+                        seconds(
+                            a.t_comms(ridgeline_core::hardware::Link::Hbm)
+                                .map(|t| t.0)
+                                .unwrap_or(f64::NAN)
+                        )
+                    )
+                })
+                .unwrap_or_default()
+        })
+    };
+    let crossing = move || {
+        params.with(|p| {
+            let ridge = roof
+                .with(|m| m.as_ref().and_then(|m| m.hbm().map(|r| r.ridge)))
+                .unwrap_or(f64::NAN);
+            match p.critical_batch() {
+                Some(b) if b >= 1.0 && p.phase == Phase::Decode => format!(
+                    "The HBM ridge is {} FLOPs/B: the weight matmuls turn compute-bound above about {} sequences (one new token each).",
+                    sci(ridge, 3),
+                    grouped(b.round())
+                ),
+                Some(b) if b >= 1.0 => format!(
+                    "The HBM ridge is {} FLOPs/B: the weight matmuls turn compute-bound above about {} prompts of {} tokens.",
+                    sci(ridge, 3),
+                    grouped(b.round()),
+                    grouped(p.tokens_per_seq())
+                ),
+                Some(_) => format!(
+                    "The HBM ridge is {} FLOPs/B: with {} tokens per prompt the weight matmuls are compute-bound from a single sequence.",
+                    sci(ridge, 3),
+                    grouped(p.tokens_per_seq())
+                ),
+                None => String::new(),
+            }
+        })
+    };
+
+    let model_options = MODELS
+        .iter()
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let dtype_options = |_| {
+        [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
+            .map(|d| view! { <option value=d.name()>{d.name()}</option> })
+    };
+    let compute_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8]
+        .map(|d| view! { <option value=d.name()>{d.name()}</option> });
+    let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
+
+    view! {
+        <figure class="widget inference-roofline" data-widget="inference-roofline">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Weights and KV "
+                    <select prop:value=move || params.with(|p| p.weight.name()) on:change=move |ev| set("weight", event_target_value(&ev))>{dtype_options(())}</select>
+                </label>
+                <label>"FLOPs in "
+                    <select prop:value=move || params.with(|p| p.compute.name()) on:change=move |ev| set("compute", event_target_value(&ev))>{compute_options}</select>
+                </label>
+                <label>"Phase "
+                    <select prop:value=move || params.with(|p| phase_name(p.phase)) on:change=move |ev| set("phase", event_target_value(&ev))>
+                        <option value="decode">"decode (one token per sequence)"</option>
+                        <option value="prefill">"prefill (the whole prompt)"</option>
+                    </select>
+                </label>
+            </div>
+            <div class="plot">
+                <canvas node_ref=base_ref width="760" height="440" aria-hidden="true"></canvas>
+                <canvas
+                    node_ref=overlay_ref
+                    class="overlay"
+                    width="760"
+                    height="440"
+                    role="img"
+                    aria-label=move || format!(
+                        "Roofline with the MLP ({}) and attention ({}) of one layer",
+                        verdict_of(0).text(),
+                        verdict_of(1).text()
+                    )
+                ></canvas>
+            </div>
+            <div class="slider-row">
+                <label for="inference-roofline-b">"Batch (sequences)"</label>
+                <input id="inference-roofline-b" class="batch" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
+                    prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
+                    prop:value=move || format!("{}", params.with(|p| p.b))
+                    on:input=move |ev| set("b", event_target_value(&ev)) />
+            </div>
+            <div class="slider-row">
+                <label for="inference-roofline-seq">"Context (tokens)"</label>
+                <input id="inference-roofline-seq" class="seq" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
+                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="7" aria-label="context length" class="seq-text"
+                    prop:value=move || format!("{}", params.with(|p| p.seq))
+                    on:input=move |ev| set("seq", event_target_value(&ev)) />
+            </div>
+            <ul class="component-verdicts">
+                <li>
+                    "MLP + projections: "
+                    <strong class=move || format!("verdict {}", verdict_of(0).text()) data-component="linear" data-verdict=move || verdict_of(0).text() aria-live="polite">
+                        {move || verdict_of(0).text()}
+                    </strong>
+                    " — " {move || row(0)}
+                </li>
+                <li>
+                    "Attention: "
+                    <strong class=move || format!("verdict {}", verdict_of(1).text()) data-component="attention" data-verdict=move || verdict_of(1).text() aria-live="polite">
+                        {move || verdict_of(1).text()}
+                    </strong>
+                    " — " {move || row(1)}
+                </li>
+            </ul>
+            <p class="crossing">{crossing}</p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn decode_batch_flips_the_linear_part_only() {
+        let mut p = InferenceParams::default();
+        let r = p.rooflines().unwrap();
+        assert_eq!(r[0].verdict(), Verdict::MemoryBound);
+        assert_eq!(r[1].verdict(), Verdict::MemoryBound);
+        assert_eq!(p.critical_batch().unwrap().round(), 240.0);
+        p.apply("b", "4096").unwrap();
+        let r = p.rooflines().unwrap();
+        assert_eq!(r[0].verdict(), Verdict::ComputeBound);
+        assert_eq!(r[1].verdict(), Verdict::MemoryBound);
+    }
+
+    #[test]
+    fn prefill_is_compute_bound_for_both() {
+        let (p, n) = InferenceParams::from_pairs(&pairs(&[("phase", "prefill"), ("b", "1")]));
+        assert!(n.is_empty(), "{n:?}");
+        let r = p.rooflines().unwrap();
+        assert_eq!(r[0].verdict(), Verdict::ComputeBound);
+        assert_eq!(r[1].verdict(), Verdict::ComputeBound);
+    }
+
+    #[test]
+    fn bad_input_is_explained_and_ignored() {
+        let (p, n) = InferenceParams::from_pairs(&pairs(&[
+            ("b", "0"),
+            ("seq", "1e7"),
+            ("model", "gpt-9"),
+            ("phase", "train"),
+            ("compute", "f64"),
+            ("x", "1"),
+        ]));
+        assert_eq!(p, InferenceParams::default());
+        assert_eq!(n.len(), 6, "{n:?}");
+        assert!(n.iter().any(|m| m.contains("context")), "{n:?}");
+        let mut q = p;
+        assert!(q.apply("seq", "9000").is_err());
+        assert_eq!(q, p);
+    }
+
+    #[test]
+    fn model_change_clamps_the_context_and_pairs_round_trip() {
+        let (p, n) = InferenceParams::from_pairs(&pairs(&[
+            ("model", "llama3-405b"),
+            ("seq", "100000"),
+            ("chip", "h100"),
+            ("weight", "int8"),
+        ]));
+        assert!(n.is_empty(), "{n:?}");
+        let mut q = p;
+        q.apply("model", "llama2-13b").unwrap();
+        assert_eq!(q.seq, 4096.0);
+        let (r, n) = InferenceParams::from_pairs(&p.to_pairs());
+        assert!(n.is_empty());
+        assert_eq!(p, r);
+    }
+}

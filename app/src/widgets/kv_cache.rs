@@ -1,0 +1,352 @@
+//! The KV-cache calculator (`data-widget="kv-cache"`, Part 7): bytes per token,
+//! per sequence and for a batch, for a model's own attention and the variants it
+//! could have used (multi-head, grouped-query, multi-query).
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
+use ridgeline_core::models::{model, ModelConfig, ModelPreset, MODELS};
+
+use super::common::{initial_args, write_url_state};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+const STEPS: f64 = 240.0;
+/// Largest batch the calculator takes.
+pub const BATCH_MAX: f64 = 65_536.0;
+
+/// An attention layout for the same model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// As the model was published (GQA, MHA or MLA).
+    Published,
+    /// One KV head per query head.
+    Mha,
+    /// Eight KV heads (only where the query heads divide into eight groups).
+    Gqa8,
+    /// A single KV head.
+    Mqa,
+}
+
+impl Variant {
+    /// Every variant, in display order.
+    pub const ALL: [Variant; 4] = [
+        Variant::Published,
+        Variant::Mha,
+        Variant::Gqa8,
+        Variant::Mqa,
+    ];
+
+    /// Short name for URLs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Published => "published",
+            Variant::Mha => "mha",
+            Variant::Gqa8 => "gqa8",
+            Variant::Mqa => "mqa",
+        }
+    }
+
+    /// Parses a short name.
+    pub fn parse(text: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == text.trim())
+    }
+
+    /// The model's shape with this attention layout; `None` if it makes no sense
+    /// for the model (eight KV heads when the query heads are not a multiple of 8).
+    pub fn config(self, cfg: &ModelConfig) -> Option<ModelConfig> {
+        let with = |k: u64| ModelConfig {
+            kv_heads: k,
+            mla: None,
+            ..*cfg
+        };
+        match self {
+            Variant::Published => Some(*cfg),
+            Variant::Mha => Some(with(cfg.heads)),
+            Variant::Gqa8 => (cfg.heads > 8 && cfg.heads.is_multiple_of(8)).then(|| with(8)),
+            Variant::Mqa => Some(with(1)),
+        }
+    }
+}
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KvParams {
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// The attention layout.
+    pub variant: Variant,
+    /// Format of the cache.
+    pub dtype: Dtype,
+    /// Tokens per sequence.
+    pub seq: f64,
+    /// Sequences.
+    pub batch: f64,
+}
+
+impl Default for KvParams {
+    fn default() -> Self {
+        KvParams {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            variant: Variant::Published,
+            dtype: Dtype::Bf16,
+            seq: 8192.0,
+            batch: 32.0,
+        }
+    }
+}
+
+impl KvParams {
+    /// The cache of one variant at these settings.
+    pub fn cache_of(&self, v: Variant) -> Option<Result<KvCache, String>> {
+        let cfg = v.config(&self.model.config)?;
+        Some(kv_cache(&cfg, self.seq, self.batch, self.dtype).map_err(|e| e.to_string()))
+    }
+
+    /// The cache of the chosen variant.
+    pub fn cache(&self) -> Result<KvCache, String> {
+        self.cache_of(self.variant).unwrap_or_else(|| {
+            Err(format!(
+                "{} has {} query heads, which do not split into 8 KV groups",
+                self.model.name, self.model.config.heads
+            ))
+        })
+    }
+
+    /// Label of a variant for this model.
+    pub fn label(&self, v: Variant) -> String {
+        match v.config(&self.model.config) {
+            Some(cfg) => {
+                let kind = AttentionKind::of(&cfg).label();
+                if v == Variant::Published {
+                    format!("{kind}, as published")
+                } else {
+                    kind
+                }
+            }
+            None => v.name().to_string(),
+        }
+    }
+
+    /// Sets one parameter from text.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" => {
+                next.model =
+                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.seq = next.seq.min(next.model.config.max_seq as f64);
+                if next.variant.config(&next.model.config).is_none() {
+                    next.variant = Variant::Published;
+                }
+            }
+            "variant" | "attention" => {
+                next.variant = Variant::parse(value)
+                    .ok_or_else(|| format!("unknown attention “{}”", short(value)))?
+            }
+            "dtype" => {
+                next.dtype = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "seq" => next.seq = parse_count(value, "context", 1.0, 1e9)?.round(),
+            "batch" => next.batch = parse_count(value, "batch", 1.0, BATCH_MAX)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.cache()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("variant".into(), self.variant.name().into()),
+            ("dtype".into(), self.dtype.name().into()),
+            ("seq".into(), format!("{}", self.seq)),
+            ("batch".into(), format!("{}", self.batch)),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn KvCacheCalc(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("kv-cache", &args);
+    let mut initial = KvParams::default();
+    let mut problems = Vec::new();
+    let first = |k: &str| k == "model";
+    for (k, v) in pairs
+        .iter()
+        .filter(|(k, _)| first(k))
+        .chain(pairs.iter().filter(|(k, _)| !first(k)))
+    {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                params.set(p);
+                write_url_state("kv-cache", p.to_pairs());
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let cache = Memo::new(move |_| params.with(|p| p.cache().ok()));
+    let show = move |f: fn(&KvCache) -> f64| {
+        cache.with(|c| c.as_ref().map(|c| si(f(c), "B", 3)).unwrap_or_default())
+    };
+    let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
+    let model_options = MODELS
+        .iter()
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let dtype_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
+        .map(|d| view! { <option value=d.name()>{d.name()}</option> });
+    let rows = move || {
+        let p = params.get();
+        Variant::ALL
+            .into_iter()
+            .filter_map(|v| {
+                let c = p.cache_of(v)?.ok()?;
+                let chosen = v == p.variant;
+                let width = format!("width: {:.1}%", (100.0 / c.reduction()).clamp(0.5, 100.0));
+                Some(view! {
+                    <tr data-variant=v.name() class:chosen=chosen>
+                        <th scope="row">{p.label(v)}</th>
+                        <td>{si(c.per_token.0, "B", 3)}</td>
+                        <td class="bar-cell"><span class="bar kv" style=width></span>" "{si(c.total.0, "B", 3)}</td>
+                        <td>{format!("{}×", sci(c.reduction(), 3))}</td>
+                    </tr>
+                })
+            })
+            .collect_view()
+    };
+    let variant_options = move || {
+        let p = params.get();
+        Variant::ALL
+            .into_iter()
+            .filter(|v| v.config(&p.model.config).is_some())
+            .map(|v| {
+                let selected = v == p.variant;
+                view! { <option value=v.name() selected=selected>{p.label(v)}</option> }
+            })
+            .collect_view()
+    };
+
+    view! {
+        <figure class="widget kv-cache" data-widget="kv-cache">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Attention "
+                    <select prop:value=move || params.with(|p| p.variant.name()) on:change=move |ev| set("variant", event_target_value(&ev))>{variant_options}</select>
+                </label>
+                <label>"Cache format "
+                    <select prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
+                </label>
+            </div>
+            <div class="slider-row">
+                <label for="kv-cache-seq">"Context (tokens)"</label>
+                <input id="kv-cache-seq" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
+                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max())
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("seq", format!("{}", slider_to_value(pos, STEPS, 1.0, seq_max()).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="8" aria-label="context length" class="seq-text"
+                    prop:value=move || format!("{}", params.with(|p| p.seq))
+                    on:input=move |ev| set("seq", event_target_value(&ev)) />
+            </div>
+            <div class="slider-row">
+                <label for="kv-cache-batch">"Batch (sequences)"</label>
+                <input id="kv-cache-batch" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
+                    prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX)
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, BATCH_MAX).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="8" aria-label="batch" class="batch-text"
+                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    on:input=move |ev| set("batch", event_target_value(&ev)) />
+            </div>
+            <dl class="times kv-figures">
+                <div><dt>"per token"</dt><dd data-kv="token">{move || show(|c| c.per_token.0)}</dd></div>
+                <div><dt>"per sequence"</dt><dd data-kv="sequence">{move || show(|c| c.per_sequence.0)}</dd></div>
+                <div><dt>"whole batch"</dt><dd data-kv="total">{move || show(|c| c.total.0)}</dd></div>
+                <div><dt>"smaller than MHA"</dt><dd data-kv="reduction">{move || cache.with(|c| c.as_ref().map(|c| format!("{}×", sci(c.reduction(), 3))).unwrap_or_default())}</dd></div>
+            </dl>
+            <div class="table-scroll">
+                <table>
+                    <thead><tr><th scope="col">"attention"</th><th scope="col">"per token"</th><th scope="col">"whole batch"</th><th scope="col">"vs MHA"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama3_70b_gqa_is_eight_times_smaller() {
+        let p = KvParams::default();
+        let c = p.cache().unwrap();
+        assert_eq!(c.reduction(), 8.0);
+        // 2 · K · H · L · bytes = 2·8·128·80·2 per token.
+        assert_eq!(c.per_token.0, 327_680.0);
+        assert_eq!(c.total.0, 327_680.0 * 8192.0 * 32.0);
+        let mha = p.cache_of(Variant::Mha).unwrap().unwrap();
+        assert_eq!(mha.reduction(), 1.0);
+        let mqa = p.cache_of(Variant::Mqa).unwrap().unwrap();
+        assert_eq!(mqa.reduction(), 64.0);
+        assert_eq!(p.label(Variant::Published), "GQA (G = 8), as published");
+    }
+
+    #[test]
+    fn bad_input_keeps_the_last_state() {
+        let mut p = KvParams::default();
+        for (k, v) in [
+            ("seq", "9000"),
+            ("batch", "0"),
+            ("dtype", "fp64"),
+            ("variant", "mla"),
+            ("model", "<b>"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+        }
+        assert_eq!(p, KvParams::default());
+        p.apply("model", "deepseek-v3").unwrap();
+        assert!(matches!(p.cache().unwrap().kind, AttentionKind::Mla { .. }));
+        // 128 heads divide into eight groups, so GQA-8 is offered.
+        assert!(p.cache_of(Variant::Gqa8).is_some());
+        p.apply("model", "llama2-13b").unwrap();
+        assert_eq!(p.seq, 4096.0);
+        assert!(p.apply("variant", "gqa8").is_ok());
+        let (q, _) = (p, ());
+        let mut r = KvParams::default();
+        for (k, v) in q.to_pairs() {
+            r.apply(&k, &v).unwrap();
+        }
+        assert_eq!(q, r);
+    }
+}

@@ -1,0 +1,198 @@
+//! The smallest slice that serves a model (`data-widget="min-topology"`, Part 8):
+//! for bf16, int8 and int4 weights and KV caches, how many chips hold the
+//! weights, the power-of-two slice that does, and how many KV caches of the
+//! chosen length fit beside them.
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+
+use super::common::{initial_args, write_url_state};
+use crate::input::{parse_count, short};
+
+/// The formats compared.
+pub const FORMATS: [Dtype; 3] = [Dtype::Bf16, Dtype::Int8, Dtype::Int4];
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TopologyParams {
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// The chip.
+    pub chip: &'static Chip,
+    /// Tokens per KV cache.
+    pub seq: f64,
+}
+
+impl Default for TopologyParams {
+    fn default() -> Self {
+        TopologyParams {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            seq: 8192.0,
+        }
+    }
+}
+
+impl TopologyParams {
+    /// The table's rows.
+    pub fn rows(&self) -> Result<Vec<MinTopologyRow>, String> {
+        let m = ServingModel::new(self.model.config).map_err(|e| e.to_string())?;
+        min_topology_table(&m, self.chip, self.seq, &FORMATS).map_err(|e| e.to_string())
+    }
+
+    /// Sets one parameter from text.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" => {
+                next.model =
+                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.seq = next.seq.min(next.model.config.max_seq as f64);
+            }
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.rows()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            ("seq".into(), format!("{}", self.seq)),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn MinTopology(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("min-topology", &args);
+    let mut initial = TopologyParams::default();
+    let mut problems = Vec::new();
+    for (k, v) in pairs
+        .iter()
+        .filter(|(k, _)| k == "model")
+        .chain(pairs.iter().filter(|(k, _)| k != "model"))
+    {
+        if let Err(e) = initial.apply(k, v) {
+            problems.push(e);
+        }
+    }
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
+        }));
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                params.set(p);
+                write_url_state("min-topology", p.to_pairs());
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let rows = move || {
+        params
+            .with(|p| p.rows())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| {
+                view! {
+                    <tr data-dtype=r.dtype.name()>
+                        <th scope="row">{r.dtype.name()}</th>
+                        <td>{si(r.param_bytes.0, "B", 3)}</td>
+                        <td>{si(r.kv_per_token.0, "B", 3)}</td>
+                        <td>{sci(r.min_chips, 3)}</td>
+                        <td data-slice="">{grouped(r.slice_chips as f64)}</td>
+                        <td>{si(r.free_hbm.0, "B", 3)}</td>
+                        <td data-caches="">{grouped(r.kv_caches as f64)}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let model_options = MODELS
+        .iter()
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    view! {
+        <figure class="widget min-topology" data-widget="min-topology">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"KV cache length "
+                    <input type="text" inputmode="numeric" size="7" aria-label="KV cache length in tokens"
+                        prop:value=move || format!("{}", params.with(|p| p.seq))
+                        on:input=move |ev| set("seq", event_target_value(&ev)) />
+                </label>
+            </div>
+            <div class="table-scroll">
+                <table>
+                    <thead><tr>
+                        <th scope="col">"weights + KV in"</th><th scope="col">"weights"</th><th scope="col">"KV per token"</th>
+                        <th scope="col">"chips for the weights"</th><th scope="col">"smallest slice"</th>
+                        <th scope="col">"HBM left"</th><th scope="col">"KV caches that fit"</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama3_70b_on_v5e_needs_a_4x4_in_bf16() {
+        let rows = TopologyParams::default().rows().unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].slice_chips, 16);
+        assert_eq!(rows[1].slice_chips, 8);
+        assert_eq!(rows[2].slice_chips, 4);
+        assert!(rows.iter().all(|r| r.kv_caches > 0));
+    }
+
+    #[test]
+    fn bad_input_keeps_the_table() {
+        let mut p = TopologyParams::default();
+        assert!(p.apply("seq", "1e6").is_err());
+        assert!(p.apply("chip", "tpu99").is_err());
+        assert!(p.apply("colour", "red").is_err());
+        assert_eq!(p, TopologyParams::default());
+        p.apply("chip", "h100").unwrap();
+        let mut q = TopologyParams::default();
+        for (k, v) in p.to_pairs() {
+            q.apply(&k, &v).unwrap();
+        }
+        assert_eq!(p, q);
+    }
+}

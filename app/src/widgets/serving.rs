@@ -1,0 +1,424 @@
+//! Serving a model on a slice (`data-widget="serving"`, Part 8): the
+//! latency–throughput Pareto curve computed live for a chip, slice, tensor-parallel
+//! degree, weight format and context length, and the per-token latency broken
+//! into weight loading, KV-cache loading and FLOPs. Configurations that cannot
+//! run (weights larger than the replica's HBM, an empty batch, a context longer
+//! than the model's) are refused with a notice.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::inference::{
+    decode_step, max_batch, memory_use, pareto, pareto_series, MemoryUse, ParetoPoint, Precision,
+    ServingModel, ServingSlice,
+};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::roofline::Verdict;
+
+use super::common::{initial_args, use_dark, write_url_state};
+use crate::charts::serving::{draw_breakdown, draw_pareto};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+const STEPS: f64 = 240.0;
+/// Points on the Pareto curve.
+pub const POINTS: usize = 48;
+/// Slice sizes offered.
+pub const CHIP_COUNTS: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/// Shortest context on the slider.
+pub const SEQ_MIN: f64 = 128.0;
+
+/// The reader's choices; always a configuration that can serve at least one sequence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ServingParams {
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// The accelerator.
+    pub chip: &'static Chip,
+    /// Chips in the slice.
+    pub chips: u64,
+    /// Tensor-parallel degree (chips per replica).
+    pub tp: u64,
+    /// Format of weights and KV caches (FLOPs in bf16).
+    pub dtype: Dtype,
+    /// Context length of every sequence.
+    pub seq: f64,
+    /// The batch the readout describes.
+    pub batch: f64,
+}
+
+impl Default for ServingParams {
+    fn default() -> Self {
+        ServingParams {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            chips: 16,
+            tp: 16,
+            dtype: Dtype::Int8,
+            seq: 2048.0,
+            batch: 64.0,
+        }
+    }
+}
+
+/// Everything the widget shows for one configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingView {
+    /// The Pareto curve from batch 1 to the largest that fits.
+    pub series: Vec<ParetoPoint>,
+    /// The reader's batch.
+    pub mark: ParetoPoint,
+    /// What one replica's HBM holds at that batch.
+    pub memory: MemoryUse,
+    /// The largest batch that fits.
+    pub max_batch: u64,
+}
+
+impl ServingParams {
+    /// The served model (exact parameter count).
+    pub fn serving_model(&self) -> Result<ServingModel, String> {
+        ServingModel::new(self.model.config).map_err(|e| e.to_string())
+    }
+
+    /// Weights and KV caches in the chosen format, FLOPs in bf16.
+    pub fn precision(&self) -> Precision {
+        Precision::stored(self.dtype)
+    }
+
+    /// The slice split into replicas of `tp` chips.
+    pub fn slice(&self) -> Result<ServingSlice, String> {
+        ServingSlice::new(self.chip, self.chips)
+            .and_then(|s| s.with_tp(self.tp))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Everything computed, or why this configuration cannot serve.
+    pub fn compute(&self) -> Result<ServingView, String> {
+        let m = self.serving_model()?;
+        let s = self.slice()?;
+        let p = self.precision();
+        let series = pareto_series(&m, p, &s, self.seq, POINTS).map_err(|e| e.to_string())?;
+        let mark = pareto(&m, p, &s, self.seq, &[self.batch])
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .next()
+            .ok_or("no point")?;
+        let work = m
+            .workload(p, self.batch, self.seq)
+            .map_err(|e| e.to_string())?;
+        decode_step(&work, &s, p.compute).map_err(|e| e.to_string())?;
+        Ok(ServingView {
+            series,
+            mark,
+            memory: memory_use(&work, &s),
+            max_batch: max_batch(&m, p, &s, self.seq).map_err(|e| e.to_string())?,
+        })
+    }
+
+    /// Sets one parameter from text; an impossible configuration is refused
+    /// with the reason and the params stay as they were.
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" => {
+                next.model =
+                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.seq = next.seq.min(next.model.config.max_seq as f64);
+            }
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "chips" => {
+                let n = parse_count(value, "chips", 1.0, 4096.0)?.round() as u64;
+                if next.tp == next.chips || !n.is_multiple_of(next.tp) {
+                    next.tp = n;
+                }
+                next.chips = n;
+            }
+            "tp" => {
+                next.tp = parse_count(value, "tensor-parallel degree", 1.0, 4096.0)?.round() as u64
+            }
+            "dtype" | "weight" => {
+                next.dtype = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
+            "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.compute()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            ("chips".into(), self.chips.to_string()),
+            ("tp".into(), self.tp.to_string()),
+            ("dtype".into(), self.dtype.name().into()),
+            ("seq".into(), format!("{}", self.seq)),
+            ("batch".into(), format!("{}", self.batch)),
+        ]
+    }
+}
+
+/// Applies `pairs` in a safe order (model, chip, chips before tp), collecting notices.
+pub fn from_pairs(pairs: &[(String, String)]) -> (ServingParams, Vec<String>) {
+    let mut p = ServingParams::default();
+    let mut notices = Vec::new();
+    let rank = |k: &str| match k {
+        "model" => 0,
+        "chip" => 1,
+        "dtype" | "weight" => 2,
+        "chips" => 3,
+        "tp" => 4,
+        _ => 5,
+    };
+    let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
+    ordered.sort_by_key(|(k, _)| rank(k));
+    for (k, v) in ordered {
+        if let Err(e) = p.apply(k, v) {
+            notices.push(e);
+        }
+    }
+    (p, notices)
+}
+
+/// The widget.
+#[component]
+pub fn Serving(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("serving", &args);
+    let (initial, notices) = from_pairs(&pairs);
+    let params = RwSignal::new(initial);
+    let notice = RwSignal::new(url_notice.or_else(|| {
+        (!notices.is_empty()).then(|| format!("Not possible: {}.", notices.join("; ")))
+    }));
+    let dark = use_dark();
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    params.set(p);
+                    write_url_state("serving", p.to_pairs());
+                }
+            }
+            Err(e) => {
+                notice.set(Some(format!("Not possible: {e}.")));
+                // Put a refused select back to the last valid setting (text fields keep
+                // what the reader typed).
+                if matches!(key, "model" | "chip" | "chips" | "tp" | "dtype") {
+                    params.set(params.get_untracked());
+                }
+            }
+        }
+    };
+    let view_data = Memo::new(move |_| params.with(|p| p.compute().ok()));
+    let pareto_ref = NodeRef::<Canvas>::new();
+    let breakdown_ref = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let dark = dark.get();
+        let Some(v) = view_data.get() else { return };
+        if let Some(canvas) = pareto_ref.get() {
+            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+                let root = backend.into_drawing_area();
+                let _ = draw_pareto(&root, &v.series, Some(&v.mark), dark);
+                let _ = root.present();
+            }
+        }
+        if let Some(canvas) = breakdown_ref.get() {
+            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+                let root = backend.into_drawing_area();
+                let _ = draw_breakdown(&root, &v.series, dark);
+                let _ = root.present();
+            }
+        }
+    });
+    let read = move |f: fn(&ServingView) -> String| {
+        view_data.with(|v| v.as_ref().map(f).unwrap_or_default())
+    };
+    let mlp = move || {
+        view_data.with(|v| {
+            v.as_ref()
+                .map(|v| v.mark.step.mlp_verdict)
+                .unwrap_or(Verdict::MemoryBound)
+        })
+    };
+    let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
+    let batch_max =
+        move || view_data.with(|v| v.as_ref().map(|v| v.max_batch.max(2) as f64).unwrap_or(2.0));
+
+    let model_options = MODELS
+        .iter()
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let count_options =
+        CHIP_COUNTS.map(|n| view! { <option value=n.to_string()>{n.to_string()}</option> });
+    let tp_options = move || {
+        let p = params.get();
+        CHIP_COUNTS
+            .into_iter()
+            .filter(|t| *t <= p.chips && p.chips.is_multiple_of(*t))
+            .map(|t| {
+                let selected = t == p.tp;
+                view! { <option value=t.to_string() selected=selected>{t.to_string()}</option> }
+            })
+            .collect_view()
+    };
+    let dtype_options = [Dtype::Bf16, Dtype::Int8, Dtype::Int4]
+        .map(|d| view! { <option value=d.name()>{d.name()}</option> });
+
+    view! {
+        <figure class="widget serving" data-widget="serving">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Chips "
+                    <select class="chips" prop:value=move || params.with(|p| p.chips.to_string()) on:change=move |ev| set("chips", event_target_value(&ev))>{count_options}</select>
+                </label>
+                <label>"TP degree "
+                    <select class="tp" prop:value=move || params.with(|p| p.tp.to_string()) on:change=move |ev| set("tp", event_target_value(&ev))>{tp_options}</select>
+                </label>
+                <label>"Weights and KV "
+                    <select class="dtype" prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
+                </label>
+            </div>
+            <div class="slider-row">
+                <label for="serving-seq">"Sequence length"</label>
+                <input id="serving-seq" class="seq" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
+                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="7" aria-label="sequence length" class="seq-text"
+                    prop:value=move || format!("{}", params.with(|p| p.seq))
+                    on:input=move |ev| set("seq", event_target_value(&ev)) />
+            </div>
+            <div class="slider-row">
+                <label for="serving-batch">"Batch"</label>
+                <input id="serving-batch" class="batch" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
+                    prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max())
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, batch_max()).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
+                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    on:input=move |ev| set("batch", event_target_value(&ev)) />
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <div class="plot">
+                <canvas node_ref=pareto_ref class="pareto" width="760" height="380" role="img"
+                    aria-label=move || params.with(|p| format!("Latency against throughput per chip for {} on {} {}", p.model.name, p.chips, p.chip.name))></canvas>
+            </div>
+            <dl class="times serving-figures">
+                <div><dt>"latency per token"</dt><dd data-serving="latency">{move || read(|v| seconds(v.mark.step.total.0))}</dd></div>
+                <div><dt>"tokens/s per chip"</dt><dd data-serving="throughput">{move || read(|v| sci(v.mark.tokens_per_sec_per_chip, 3))}</dd></div>
+                <div><dt>"weight loading"</dt><dd>{move || read(|v| seconds(v.mark.step.param_load.0))}</dd></div>
+                <div><dt>"KV loading"</dt><dd>{move || read(|v| seconds(v.mark.step.kv_load.0))}</dd></div>
+                <div><dt>"FLOPs"</dt><dd>{move || read(|v| seconds(v.mark.step.flops.0))}</dd></div>
+                <div><dt>"largest batch that fits"</dt><dd data-serving="max-batch">{move || read(|v| grouped(v.max_batch as f64))}</dd></div>
+            </dl>
+            <p class="verdict-line">
+                "At this batch the MLP is "
+                <strong class=move || format!("verdict {}", mlp().text()) data-component="linear" data-verdict=move || mlp().text()>{move || mlp().text()}</strong>
+                "; attention is "
+                <strong class="verdict memory-bound" data-component="attention" data-verdict="memory-bound">"memory-bound"</strong>
+                ". HBM holds "
+                {move || read(|v| format!(
+                    "{} of weights and {} of KV caches out of {} per replica{}",
+                    si(v.memory.params.0, "B", 3),
+                    si(v.memory.kv.0, "B", 3),
+                    si(v.memory.capacity.0, "B", 3),
+                    if v.memory.fits() { "" } else { " — this batch does not fit" }
+                ))}
+                "."
+            </p>
+            <div class="plot">
+                <canvas node_ref=breakdown_ref class="breakdown" width="760" height="340" role="img"
+                    aria-label="Latency per token against batch, split into KV loading, weight loading and FLOPs"></canvas>
+            </div>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn default_is_the_books_int8_4x4() {
+        let p = ServingParams::default();
+        let v = p.compute().unwrap();
+        assert!(v.series.len() > 10);
+        assert_eq!(v.series[0].batch, 1.0);
+        assert!(v.memory.fits());
+        assert_eq!(v.mark.step.mlp_verdict, Verdict::MemoryBound);
+    }
+
+    #[test]
+    fn impossible_configurations_are_refused() {
+        let mut p = ServingParams::default();
+        let e = p.apply("chips", "1").unwrap_err();
+        assert!(e.contains("weights alone"), "{e}");
+        assert_eq!(p, ServingParams::default());
+        assert!(p.apply("batch", "0").unwrap_err().contains("batch"));
+        assert!(p.apply("seq", "100000").unwrap_err().contains("context"));
+        assert!(p.apply("seq", "0").is_err());
+        assert!(p.apply("tp", "3").is_err());
+        assert!(p.apply("dtype", "bf16").is_ok(), "bf16 fits on 16 v5e");
+        assert!(
+            p.apply("chips", "8").is_err(),
+            "141 GB of bf16 weights do not fit in 128 GB"
+        );
+        let (q, n) = from_pairs(&pairs(&[("chips", "4"), ("tp", "3"), ("dtype", "bf16")]));
+        assert_eq!(q.dtype, Dtype::Bf16);
+        assert_eq!((q.chips, q.tp), (16, 16));
+        assert_eq!(n.len(), 2, "{n:?}");
+    }
+
+    #[test]
+    fn longer_sequences_shrink_the_batch_and_pairs_round_trip() {
+        let mut p = ServingParams::default();
+        let short = p.compute().unwrap().max_batch;
+        p.apply("seq", "8192").unwrap();
+        assert!(p.compute().unwrap().max_batch < short);
+        p.apply("chips", "32").unwrap();
+        assert_eq!(p.tp, 32);
+        p.apply("tp", "16").unwrap();
+        assert_eq!(p.slice().unwrap().replicas(), 2);
+        p.apply("chips", "64").unwrap();
+        assert_eq!(p.tp, 16, "a TP degree that divides the new slice is kept");
+        let (q, n) = from_pairs(&p.to_pairs());
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(p, q);
+    }
+}

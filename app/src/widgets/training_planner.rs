@@ -1,0 +1,446 @@
+//! The LLaMA 3 training planner (`data-widget="training-planner"`): a model, a
+//! pod (or slice) and a sharding plan, a batch, a token budget and an assumed MFU;
+//! out come step time, the MFU the plan's roofline allows, memory per chip, days
+//! to train and chip-hours. The default is the book's Part 6 configuration.
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::training::{
+    best_plan, estimate_run, evaluate, training_time, Cluster, Evaluation, Job, Parallelism,
+    RunEstimate, MAX_SLICES,
+};
+use ridgeline_core::transformer::params;
+use ridgeline_core::units::Seconds;
+
+use super::common::{initial_args, write_url_state};
+use super::training_roofline::{plan_label, tokens};
+use crate::input::{parse_count, short};
+
+/// The models the planner offers (Part 6 is about LLaMA 3).
+pub const PLANNER_MODELS: [&str; 3] = ["llama3-8b", "llama3-70b", "llama3-405b"];
+/// Tokens per sequence.
+pub const SEQ: f64 = 4096.0;
+
+/// How each slice is divided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanChoice {
+    /// FSDP over every chip of the slice.
+    Fsdp,
+    /// FSDP × `tensor`-way tensor parallelism.
+    FsdpTp,
+    /// The fastest plan that fits, chosen by the core.
+    Best,
+}
+
+impl PlanChoice {
+    /// URL name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlanChoice::Fsdp => "fsdp",
+            PlanChoice::FsdpTp => "fsdp-tp",
+            PlanChoice::Best => "best",
+        }
+    }
+
+    /// What the reader sees.
+    pub fn label(self) -> &'static str {
+        match self {
+            PlanChoice::Fsdp => "FSDP",
+            PlanChoice::FsdpTp => "FSDP + tensor",
+            PlanChoice::Best => "best plan",
+        }
+    }
+}
+
+/// Everything the reader can set; always plannable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlannerParams {
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// The chip.
+    pub chip: &'static Chip,
+    /// Chips per slice, or `None` for a full pod.
+    pub slice: Option<u32>,
+    /// Slices (pods) joined over the data-centre network.
+    pub pods: u32,
+    /// The plan.
+    pub choice: PlanChoice,
+    /// Tensor-parallel degree for `FsdpTp`.
+    pub tensor: u32,
+    /// Global batch, tokens.
+    pub batch: f64,
+    /// Tokens to train on.
+    pub tokens: f64,
+    /// Assumed model FLOPs utilisation, a fraction.
+    pub mfu: f64,
+}
+
+impl Default for PlannerParams {
+    fn default() -> Self {
+        PlannerParams {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            slice: None,
+            pods: 1,
+            choice: PlanChoice::FsdpTp,
+            tensor: 4,
+            batch: 1024.0 * SEQ,
+            tokens: 15e12,
+            mfu: 0.4,
+        }
+    }
+}
+
+/// What a plan comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The cluster.
+    pub cluster: Cluster,
+    /// The plan's roofline evaluation.
+    pub eval: Evaluation,
+    /// The run at the assumed MFU.
+    pub run: RunEstimate,
+    /// Step time at the assumed MFU.
+    pub step: Seconds,
+}
+
+fn axes_of(c: &Chip) -> u8 {
+    match c.topology {
+        Topology::Torus { dims, .. } => dims,
+        Topology::NvlinkDomain { .. } => 1,
+    }
+}
+
+impl PlannerParams {
+    /// The cluster these settings describe.
+    pub fn cluster(&self) -> Result<Cluster, String> {
+        match self.slice {
+            None => Cluster::full_pod(self.chip, self.pods),
+            Some(n) => Cluster::with_chips(self.chip, n, axes_of(self.chip), self.pods),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// Plans and costs the run, or says what is wrong.
+    pub fn outcome(&self) -> Result<Outcome, String> {
+        let cluster = self.cluster()?;
+        let job = Job::new(self.model.config, self.batch, SEQ).map_err(|e| e.to_string())?;
+        let n = cluster.chips_per_slice;
+        let a = cluster.axes;
+        let eval = match self.choice {
+            PlanChoice::Best => best_plan(&job, &cluster),
+            PlanChoice::Fsdp => evaluate(&job, &cluster, &Parallelism::fsdp(n, a)),
+            PlanChoice::FsdpTp => {
+                let y = self.tensor;
+                if y < 2 || !n.is_multiple_of(y) || y == n {
+                    return Err(format!(
+                        "the tensor degree {y} must be at least 2 and divide the {} chips of a slice, leaving FSDP at least 2",
+                        grouped(n as f64)
+                    ));
+                }
+                let (mx, my) = if a >= 2 { (a - 1, 1) } else { (1, 1) };
+                evaluate(&job, &cluster, &Parallelism::fsdp_tensor(n / y, y, mx, my))
+            }
+        }
+        .map_err(|e| e.to_string())?;
+        let peak = cluster
+            .chip
+            .peak(job.compute)
+            .ok_or_else(|| format!("{} has no bf16 peak", cluster.chip.name))?;
+        let total = params(&self.model.config).total();
+        let chips = cluster.chips();
+        let run =
+            estimate_run(total, self.tokens, chips, peak, self.mfu).map_err(|e| e.to_string())?;
+        let step =
+            training_time(job.step_flops(), chips, peak, self.mfu).map_err(|e| e.to_string())?;
+        Ok(Outcome {
+            cluster,
+            eval,
+            run,
+            step,
+        })
+    }
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" => {
+                next.model = PLANNER_MODELS
+                    .iter()
+                    .find(|id| id.eq_ignore_ascii_case(value.trim()))
+                    .and_then(|id| model(id))
+                    .ok_or_else(|| {
+                        format!(
+                            "the planner offers LLaMA 3 8B, 70B and 405B, not “{}”",
+                            short(value)
+                        )
+                    })?
+            }
+            "chip" => {
+                next.chip = chip(value)
+                    .filter(|c| c.link(Link::Ici).is_some())
+                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
+            }
+            "slice" => {
+                next.slice = if value.trim() == "pod" {
+                    None
+                } else {
+                    Some(parse_count(value, "chips per slice", 1.0, 1e6)?.round() as u32)
+                }
+            }
+            "pods" => {
+                next.pods = parse_count(value, "pods", 1.0, MAX_SLICES as f64)?.round() as u32
+            }
+            "scheme" => {
+                next.choice = [PlanChoice::Fsdp, PlanChoice::FsdpTp, PlanChoice::Best]
+                    .into_iter()
+                    .find(|c| c.name() == value.trim())
+                    .ok_or_else(|| {
+                        format!("unknown plan “{}” (fsdp, fsdp-tp, best)", short(value))
+                    })?
+            }
+            "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
+            "batch" => next.batch = parse_count(value, "batch (tokens)", 1.0, 1e12)?.round(),
+            "tokens" => next.tokens = parse_count(value, "training tokens", 1.0, 1e18)?,
+            "mfu" => next.mfu = parse_count(value, "MFU (%)", 0.1, 100.0)? / 100.0,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.outcome()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Parameters from pairs (model, chip and slice first), each bad pair explained.
+    pub fn from_pairs(pairs: &[(String, String)]) -> (PlannerParams, Vec<String>) {
+        let mut p = PlannerParams::default();
+        let mut notices = Vec::new();
+        let rank = |k: &str| match k {
+            "model" | "chip" => 0,
+            "slice" | "pods" => 1,
+            _ => 2,
+        };
+        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
+        ordered.sort_by_key(|(k, _)| rank(k));
+        for (k, v) in ordered {
+            if let Err(e) = p.apply(k, v) {
+                notices.push(e);
+            }
+        }
+        (p, notices)
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            (
+                "slice".into(),
+                self.slice.map_or("pod".into(), |n| n.to_string()),
+            ),
+            ("pods".into(), self.pods.to_string()),
+            ("scheme".into(), self.choice.name().into()),
+            ("tp".into(), self.tensor.to_string()),
+            ("batch".into(), format!("{}", self.batch)),
+            ("tokens".into(), format!("{}", self.tokens)),
+            ("mfu".into(), format!("{}", self.mfu * 100.0)),
+        ]
+    }
+}
+
+/// The training planner.
+#[component]
+pub fn TrainingPlanner(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("training-planner", &args);
+    let (initial, notices) = PlannerParams::from_pairs(&pairs);
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
+        }));
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    params.set(p);
+                    write_url_state("training-planner", p.to_pairs());
+                }
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let outcome = Memo::new(move |_| params.with(|p| p.outcome().ok()));
+    let show = move |f: fn(&Outcome, &PlannerParams) -> String| {
+        move || {
+            outcome.with(|o| {
+                o.as_ref()
+                    .map(|o| params.with(|p| f(o, p)))
+                    .unwrap_or_default()
+            })
+        }
+    };
+    let model_options = PLANNER_MODELS
+        .iter()
+        .filter_map(|id| model(id))
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.link(Link::Ici).is_some())
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let scheme_options = [PlanChoice::FsdpTp, PlanChoice::Fsdp, PlanChoice::Best]
+        .map(|c| view! { <option value=c.name()>{c.label()}</option> })
+        .collect_view();
+    let text_input = move |key: &'static str,
+                           aria: &'static str,
+                           size: &'static str,
+                           get: fn(&PlannerParams) -> String| {
+        view! {
+            <input type="text" inputmode="decimal" size=size class=format!("in-{key}") aria-label=aria
+                prop:value=move || params.with(get)
+                on:change=move |ev| set(key, event_target_value(&ev)) />
+        }
+    };
+    let verdict = move || outcome.with(|o| o.as_ref().map(|o| o.eval.verdict.text()).unwrap_or(""));
+
+    view! {
+        <figure class="widget training-planner" data-widget="training-planner">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Chips per slice ("<code>"pod"</code>" = full pod) "
+                    {text_input("slice", "chips per slice, or pod", "6", |p| p.slice.map_or("pod".into(), |n| n.to_string()))}
+                </label>
+                <label>"Pods " {text_input("pods", "number of pods", "4", |p| p.pods.to_string())}</label>
+            </div>
+            <div class="controls">
+                <label>"Plan "
+                    <select prop:value=move || params.with(|p| p.choice.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
+                </label>
+                <Show when=move || params.with(|p| p.choice == PlanChoice::FsdpTp)>
+                    <label>"tensor degree " {text_input("tp", "tensor-parallel degree", "4", |p| p.tensor.to_string())}</label>
+                </Show>
+                <label>"Batch (tokens) " {text_input("batch", "global batch in tokens", "10", |p| format!("{}", p.batch))}</label>
+                <label>"Tokens to train " {text_input("tokens", "training tokens", "8", |p| sci(p.tokens, 4))}</label>
+                <label>"MFU % " {text_input("mfu", "assumed MFU in percent", "4", |p| sci(p.mfu * 100.0, 4))}</label>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <p class="plan-line">
+                {show(|o, _| format!(
+                    "{} chips ({} per pod × {}), plan {}, {} tokens per chip{}: ",
+                    grouped(o.cluster.chips()),
+                    grouped(o.cluster.chips_per_slice as f64),
+                    o.cluster.slices,
+                    plan_label(&o.eval.parallelism),
+                    grouped(o.eval.tokens_per_chip),
+                    if o.eval.sequence_parallel > 1.0 { format!(", {}-way sequence sharding", sci(o.eval.sequence_parallel, 3)) } else { String::new() },
+                ))}
+                <strong class=move || format!("verdict {}", verdict()) data-verdict=verdict>{verdict}</strong>
+                "."
+            </p>
+            <dl class="times planner-results">
+                <div><dt>"step time at this MFU"</dt><dd data-step="">{show(|o, _| seconds(o.step.0))}</dd></div>
+                <div><dt>"best step time the roofline allows"</dt><dd>{show(|o, _| seconds(o.eval.step_lower.0))}</dd></div>
+                <div><dt>"MFU ceiling of this plan"</dt><dd data-mfu-ceiling="">{show(|o, _| format!("{}%", sci(o.eval.mfu * 100.0, 3)))}</dd></div>
+                <div><dt>"memory per chip"</dt><dd data-memory="">{show(|o, _| format!("{} of {}{}", si(o.eval.memory.total().0, "B", 3), si(o.eval.hbm.0, "B", 3), if o.eval.fits { "" } else { " — does not fit" }))}</dd></div>
+                <div><dt>"training FLOPs"</dt><dd>{show(|o, _| sci(o.run.flops.0, 3))}</dd></div>
+                <div><dt>"days to train"</dt><dd data-days="">{show(|o, _| sci(o.run.days(), 3))}</dd></div>
+                <div><dt>"chip-hours"</dt><dd data-chip-hours="">{show(|o, _| sci(o.run.chip_hours(), 3))}</dd></div>
+                <div><dt>"steps"</dt><dd>{show(|o, p| grouped(p.tokens / (o.eval.tokens_per_chip * o.eval.chips)))}</dd></div>
+            </dl>
+            <p class="crossing">
+                {show(|o, p| if p.mfu > o.eval.mfu * (1.0 + 1e-9) {
+                    format!("The assumed {}% MFU is above what this plan's roofline allows ({}%): expect slower.", sci(p.mfu * 100.0, 3), sci(o.eval.mfu * 100.0, 3))
+                } else {
+                    format!("Batch {} tokens; the roofline leaves room for the assumed {}% MFU.", tokens(p.batch), sci(p.mfu * 100.0, 3))
+                })}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ridgeline_core::roofline::Verdict;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn default_is_the_books_run() {
+        let p = PlannerParams::default();
+        let o = p.outcome().unwrap();
+        assert_eq!(o.cluster.chips(), 8960.0);
+        assert_eq!(sci(o.run.days(), 2), "45");
+        assert!((o.run.days() - 44.0).abs() < 1.5, "{}", o.run.days());
+        assert_eq!(o.eval.verdict, Verdict::ComputeBound);
+        assert!(o.eval.fits);
+        assert!(o.eval.mfu >= p.mfu);
+    }
+
+    #[test]
+    fn bad_plans_are_refused_with_a_reason() {
+        let mut p = PlannerParams::default();
+        let before = p;
+        for (k, v) in [
+            ("tp", "3"),
+            ("tp", "8960"),
+            ("slice", "9000"),
+            ("pods", "0"),
+            ("mfu", "150"),
+            ("mfu", "0"),
+            ("batch", "100"),
+            ("tokens", "-5"),
+            ("model", "deepseek-v3"),
+            ("chip", "h100"),
+            ("scheme", "magic"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+            assert_eq!(p, before, "{k}={v}");
+        }
+        let mut q = p;
+        let e = q.apply("slice", "9000").unwrap_err();
+        assert!(e.contains("8960"), "{e}");
+    }
+
+    #[test]
+    fn more_pods_and_best_plans() {
+        let (p, n) = PlannerParams::from_pairs(&pairs(&[
+            ("pods", "4"),
+            ("scheme", "best"),
+            ("batch", "16777216"),
+        ]));
+        assert!(n.is_empty(), "{n:?}");
+        let o = p.outcome().unwrap();
+        assert_eq!(o.cluster.chips(), 4.0 * 8960.0);
+        assert!(o.run.days() < 12.0);
+        let (q, n) = PlannerParams::from_pairs(&p.to_pairs());
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(p, q);
+        let (p, n) = PlannerParams::from_pairs(&pairs(&[
+            ("model", "llama3-405b"),
+            ("slice", "4096"),
+            ("scheme", "fsdp"),
+        ]));
+        assert!(n.is_empty(), "{n:?}");
+        assert!(p.outcome().unwrap().run.days() > 44.0);
+    }
+}

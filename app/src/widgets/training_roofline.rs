@@ -1,0 +1,638 @@
+//! The live training roofline (`data-widget="training-roofline"`): per-layer
+//! compute and communication time against the global batch for data parallelism,
+//! FSDP, tensor parallelism and FSDP + tensor on a TPU mesh the reader sizes; the
+//! selected strategy's communication-bound region shaded, its boundary batch
+//! labelled, memory per chip as stacked bars, and a batch slider whose verdict
+//! flips as it crosses the boundary.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::roofline::Verdict;
+use ridgeline_core::training::{
+    book_plans, boundary_batch, evaluate, log_batches, sweep, Boundary, Cluster, Evaluation, Job,
+    Parallelism, Scheme,
+};
+
+use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use crate::charts::training::{
+    draw_memory, draw_operating_point, draw_roofline, CommsLine, TrainingModel,
+};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// Slider positions for the batch.
+pub const STEPS: f64 = 400.0;
+/// Largest global batch, tokens (2^30).
+pub const B_MAX: f64 = 1_073_741_824.0;
+/// Tokens per sequence.
+pub const SEQ: f64 = 4096.0;
+
+/// The strategies a reader can select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Pure data parallelism.
+    Dp,
+    /// FSDP.
+    Fsdp,
+    /// Tensor parallelism over the whole mesh.
+    Tp,
+    /// FSDP × tensor, split near `X_opt`.
+    FsdpTp,
+}
+
+impl Choice {
+    /// All choices, in legend order.
+    pub const ALL: [Choice; 4] = [Choice::Dp, Choice::Fsdp, Choice::Tp, Choice::FsdpTp];
+
+    /// URL name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Choice::Dp => "dp",
+            Choice::Fsdp => "fsdp",
+            Choice::Tp => "tp",
+            Choice::FsdpTp => "fsdp-tp",
+        }
+    }
+
+    /// The core's scheme.
+    pub fn scheme(self) -> Scheme {
+        match self {
+            Choice::Dp => Scheme::DataParallel,
+            Choice::Fsdp => Scheme::Fsdp,
+            Choice::Tp => Scheme::Tensor,
+            Choice::FsdpTp => Scheme::FsdpTensor,
+        }
+    }
+
+    fn parse(text: &str) -> Option<Choice> {
+        Choice::ALL.into_iter().find(|c| c.name() == text.trim())
+    }
+}
+
+/// A strategy's label with its degrees: `FSDP + tensor 1024×4`.
+pub fn plan_label(p: &Parallelism) -> String {
+    match p.scheme() {
+        Scheme::FsdpTensor => format!("FSDP {} × tensor {}", p.fsdp, p.tensor),
+        s => s.label().to_string(),
+    }
+}
+
+/// Token counts: `468`, `3.48M`.
+pub fn tokens(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{}M", sci(x / 1e6, 3))
+    } else {
+        grouped(x)
+    }
+}
+
+/// The largest slice of a TPU as a mesh shape, one entry per torus axis.
+pub fn full_mesh(c: &Chip) -> Vec<u32> {
+    match c.topology {
+        Topology::Torus {
+            dims, max_slice, ..
+        } => max_slice[..dims as usize].to_vec(),
+        Topology::NvlinkDomain { gpus, .. } => vec![gpus],
+    }
+}
+
+/// Parses `16x16x16` (or `16×16`, `16,16`) into axis sizes.
+pub fn parse_mesh(text: &str) -> Result<Vec<u32>, String> {
+    let parts: Vec<&str> = text
+        .split(['x', 'X', '×', ',', '*'])
+        .map(str::trim)
+        .collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!(
+            "a mesh is 1 to 3 axis sizes like 16x16x16, got “{}”",
+            short(text)
+        ));
+    }
+    parts
+        .iter()
+        .map(|p| {
+            p.parse::<u32>()
+                .ok()
+                .filter(|&n| (1..=100_000).contains(&n))
+                .ok_or_else(|| format!("mesh axis “{}” is not a whole number of chips", short(p)))
+        })
+        .collect()
+}
+
+/// Everything the reader can set; always analysable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainingRooflineParams {
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// The chip (a TPU with ICI).
+    pub chip: &'static Chip,
+    /// Mesh axis sizes of the slice.
+    pub mesh: Vec<u32>,
+    /// The selected strategy.
+    pub choice: Choice,
+    /// Global batch, tokens.
+    pub batch: f64,
+}
+
+impl Default for TrainingRooflineParams {
+    fn default() -> Self {
+        TrainingRooflineParams {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            mesh: vec![16, 16, 16],
+            choice: Choice::Fsdp,
+            batch: 1_048_576.0,
+        }
+    }
+}
+
+/// The analysis of the current settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// The cluster.
+    pub cluster: Cluster,
+    /// The job.
+    pub job: Job,
+    /// The book's strategies on this mesh, each with its evaluation if it has one.
+    pub plans: Vec<(Choice, Parallelism, Option<Evaluation>)>,
+    /// The selected strategy's evaluation.
+    pub selected: Evaluation,
+}
+
+fn choice_of(p: &Parallelism) -> Option<Choice> {
+    Choice::ALL.into_iter().find(|c| c.scheme() == p.scheme())
+}
+
+impl TrainingRooflineParams {
+    /// Chips in the slice.
+    pub fn chips(&self) -> f64 {
+        self.mesh.iter().map(|&a| a as f64).product()
+    }
+
+    /// The batch slider's range: one token per chip (and one sequence) up to 2^30.
+    pub fn batch_range(&self) -> (f64, f64) {
+        let lo = self.chips().max(SEQ);
+        (lo, B_MAX.max(lo * 1000.0))
+    }
+
+    /// Builds and evaluates everything, or says what is wrong.
+    pub fn analyse(&self) -> Result<Analysis, String> {
+        let cluster = Cluster::new(self.chip, &self.mesh, 1).map_err(|e| e.to_string())?;
+        let job = Job::new(self.model.config, self.batch, SEQ).map_err(|e| e.to_string())?;
+        let plans: Vec<(Choice, Parallelism, Option<Evaluation>)> = book_plans(&job, &cluster)
+            .into_iter()
+            .filter_map(|p| Some((choice_of(&p)?, p, evaluate(&job, &cluster, &p).ok())))
+            .collect();
+        let Some((_, par, _)) = plans.iter().find(|(c, _, _)| *c == self.choice) else {
+            return Err(match self.choice {
+                Choice::Tp => format!(
+                    "tensor parallelism alone cannot use {} chips: the model has only {} heads",
+                    grouped(self.chips()),
+                    self.model.config.heads
+                ),
+                c => format!("{} needs more than one chip", c.scheme().label()),
+            });
+        };
+        let selected = evaluate(&job, &cluster, par).map_err(|e| e.to_string())?;
+        Ok(Analysis {
+            cluster,
+            job,
+            plans,
+            selected,
+        })
+    }
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.clone();
+        match key {
+            "model" => {
+                next.model = model(value)
+                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?
+            }
+            "chip" => {
+                let c = chip(value)
+                    .filter(|c| c.link(Link::Ici).is_some())
+                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                if Cluster::new(c, &next.mesh, 1).is_err() {
+                    next.mesh = full_mesh(c);
+                }
+                next.chip = c;
+            }
+            "mesh" => next.mesh = parse_mesh(value)?,
+            "scheme" => {
+                next.choice = Choice::parse(value).ok_or_else(|| {
+                    format!(
+                        "unknown strategy “{}” (dp, fsdp, tp, fsdp-tp)",
+                        short(value)
+                    )
+                })?
+            }
+            "b" | "batch" => {
+                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        if key != "scheme" && key != "b" && key != "batch" && next.choice != Choice::Fsdp {
+            // A mesh or model that rules out the selected strategy falls back to FSDP.
+            let mut probe = next.clone();
+            if probe.analyse().is_err() {
+                probe.choice = Choice::Fsdp;
+                if probe.analyse().is_ok() {
+                    next.choice = Choice::Fsdp;
+                }
+            }
+        }
+        next.analyse()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Parameters from pairs (model and chip first), each bad pair explained.
+    pub fn from_pairs(pairs: &[(String, String)]) -> (TrainingRooflineParams, Vec<String>) {
+        let mut p = TrainingRooflineParams::default();
+        let mut notices = Vec::new();
+        let rank = |k: &str| match k {
+            "model" | "chip" => 0,
+            "mesh" => 1,
+            _ => 2,
+        };
+        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
+        ordered.sort_by_key(|(k, _)| rank(k));
+        for (k, v) in ordered {
+            if let Err(e) = p.apply(k, v) {
+                notices.push(e);
+            }
+        }
+        (p, notices)
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            (
+                "mesh".into(),
+                self.mesh
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x"),
+            ),
+            ("scheme".into(), self.choice.name().into()),
+            ("b".into(), format!("{}", self.batch)),
+        ]
+    }
+
+    /// The chart's static model: a sweep of every strategy over the slider's range.
+    pub fn chart_model(&self, a: &Analysis) -> TrainingModel {
+        let (lo, hi) = self.batch_range();
+        let xs = log_batches(lo, hi, 90).unwrap_or_default();
+        let mut math = Vec::new();
+        let mut comms = Vec::new();
+        let mut selected = 0;
+        for (c, par, _) in &a.plans {
+            let Ok(points) = sweep(&a.job, &a.cluster, par, &xs) else {
+                continue;
+            };
+            if math.is_empty() {
+                math = points.iter().map(|p| (p.batch, p.t_math.0)).collect();
+            }
+            if *c == self.choice {
+                selected = comms.len();
+            }
+            comms.push(CommsLine {
+                label: plan_label(par),
+                points: points.iter().map(|p| (p.batch, p.t_comms.0)).collect(),
+            });
+        }
+        let chips = a.cluster.chips();
+        let (shaded, boundary) = match boundary_batch(&a.job, &a.cluster, &a.selected.parallelism) {
+            Ok(Boundary::At(b)) => (
+                Some((lo, b)),
+                Some((
+                    b,
+                    format!("B ≈ {} tokens ({} per chip)", tokens(b), grouped(b / chips)),
+                )),
+            ),
+            Ok(Boundary::Never) => (Some((lo, hi)), None),
+            _ => (None, None),
+        };
+        let mut m = TrainingModel {
+            math,
+            comms,
+            selected,
+            shaded,
+            boundary,
+            x: (lo, hi),
+            y: (0.0, 0.0),
+        };
+        m.fit_y();
+        m
+    }
+
+    /// The sentence about the selected strategy's boundary.
+    pub fn boundary_text(&self, a: &Analysis) -> String {
+        let name = plan_label(&a.selected.parallelism);
+        match a.selected.boundary {
+            Boundary::At(b) => format!(
+                "{name} turns compute-bound above B ≈ {} tokens, {} per chip.",
+                tokens(b),
+                grouped(b / a.cluster.chips())
+            ),
+            Boundary::Always => format!("{name} is compute-bound at any batch on this mesh."),
+            Boundary::Never => format!(
+                "{name} is never compute-bound on this mesh: its communication grows as fast as its FLOPs."
+            ),
+        }
+    }
+}
+
+/// The training roofline widget.
+#[component]
+pub fn TrainingRoofline(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("training-roofline", &args);
+    let (initial, notices) = TrainingRooflineParams::from_pairs(&pairs);
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
+        }));
+    let dark = use_dark();
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    write_url_state("training-roofline", p.to_pairs());
+                    params.set(p);
+                }
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
+    let chart_model = Memo::new(move |_| {
+        let a = analysis.get()?;
+        Some(params.with_untracked(|p| p.chart_model(&a)))
+    });
+    let base_ref = NodeRef::<Canvas>::new();
+    let overlay_ref = NodeRef::<Canvas>::new();
+    let memory_ref = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let dark = dark.get();
+        let (Some(canvas), Some(m)) = (base_ref.get(), chart_model.get()) else {
+            return;
+        };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_roofline(&root, &m, dark);
+            let _ = root.present();
+        }
+    });
+    Effect::new(move |_| {
+        let dark = dark.get();
+        let (Some(canvas), Some(m), Some(a)) =
+            (overlay_ref.get(), chart_model.get(), analysis.get())
+        else {
+            return;
+        };
+        clear_canvas(&canvas);
+        let l = &a.selected.layer;
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_operating_point(
+                &root,
+                &m,
+                a.job.batch_tokens,
+                l.t_math.0,
+                l.t_comms.0,
+                a.selected.verdict == Verdict::CommunicationBound,
+                dark,
+            );
+            let _ = root.present();
+        }
+    });
+    Effect::new(move |_| {
+        let dark = dark.get();
+        let (Some(canvas), Some(a)) = (memory_ref.get(), analysis.get()) else {
+            return;
+        };
+        let bars: Vec<(String, _)> = a
+            .plans
+            .iter()
+            .filter_map(|(_, p, e)| Some((plan_label(p), e.as_ref()?.memory)))
+            .collect();
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_memory(&root, &bars, a.selected.hbm.0, dark);
+            let _ = root.present();
+        }
+    });
+
+    let verdict = move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|a| a.selected.verdict.text())
+                .unwrap_or("communication-bound")
+        })
+    };
+    let model_options = MODELS
+        .iter()
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.link(Link::Ici).is_some())
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let scheme_options = Choice::ALL
+        .map(|c| view! { <option value=c.name()>{c.scheme().label()}</option> })
+        .collect_view();
+    let range = move || params.with(|p| p.batch_range());
+    let rows = move || {
+        analysis.get().map(|a| {
+            a.plans
+                .iter()
+                .map(|(c, p, e)| {
+                    let selected = *c == params.with_untracked(|q| q.choice);
+                    let cells = match e {
+                        Some(e) => {
+                            let v = e.verdict.text();
+                            let ratio = e.layer.t_comms.0 / e.layer.t_math.0;
+                            let boundary = match e.boundary {
+                                Boundary::At(b) => format!("{} per chip", grouped(b / e.chips)),
+                                Boundary::Always => "always compute-bound".into(),
+                                Boundary::Never => "never".into(),
+                            };
+                            view! {
+                                <td>{seconds(e.layer.t_math.0)}</td>
+                                <td>{seconds(e.layer.t_comms.0)}" ("{sci(ratio, 2)}"×)"</td>
+                                <td>{boundary}</td>
+                                <td>{si(e.memory.total().0, "B", 3)}{if e.fits { "" } else { " ✗" }}</td>
+                                <td><span class=format!("verdict-tag {v}")>{v}</span></td>
+                            }
+                            .into_any()
+                        }
+                        None => view! { <td colspan="5">"—"</td> }.into_any(),
+                    };
+                    view! {
+                        <tr data-scheme=c.name() class:selected=selected>
+                            <th scope="row">{plan_label(p)}</th>
+                            {cells}
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+
+    view! {
+        <figure class="widget training-roofline" data-widget="training-roofline">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Mesh "
+                    <input type="text" size="10" class="mesh-text" aria-label="mesh axis sizes, like 16x16x16"
+                        prop:value=move || params.with(|p| p.mesh.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("x"))
+                        on:change=move |ev| set("mesh", event_target_value(&ev)) />
+                </label>
+                <label>"Strategy "
+                    <select class="scheme" prop:value=move || params.with(|p| p.choice.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
+                </label>
+            </div>
+            <div class="plot">
+                <canvas node_ref=base_ref width="760" height="420" aria-hidden="true"></canvas>
+                <canvas node_ref=overlay_ref class="overlay" width="760" height="420" role="img"
+                    aria-label=move || format!("training roofline; at this batch the selected strategy is {}", verdict())></canvas>
+            </div>
+            <div class="slider-row">
+                <label for="training-roofline-b">"Global batch B"</label>
+                <input id="training-roofline-b" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
+                    prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        let (lo, hi) = range();
+                        set("b", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
+                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    on:change=move |ev| set("b", event_target_value(&ev)) />
+            </div>
+            <p class="verdict-line">
+                "At B = " {move || grouped(params.with(|p| p.batch))} " tokens ("
+                {move || analysis.with(|a| a.as_ref().map(|a| grouped(a.selected.tokens_per_chip)).unwrap_or_default())}
+                " per chip), " {move || analysis.with(|a| a.as_ref().map(|a| plan_label(&a.selected.parallelism)).unwrap_or_default())} " is "
+                <strong class=move || format!("verdict {}", verdict()) data-verdict=verdict aria-live="polite">{verdict}</strong>
+                "."
+            </p>
+            <p class="crossing" data-boundary="">
+                {move || analysis.with(|a| a.as_ref().map(|a| params.with_untracked(|p| p.boundary_text(a))).unwrap_or_default())}
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <div class="table-scroll">
+                <table class="schemes">
+                    <thead><tr><th scope="col">"strategy"</th><th scope="col">"compute / layer"</th><th scope="col">"comms / layer"</th><th scope="col">"compute-bound from"</th><th scope="col">"memory / chip"</th><th scope="col">"at this batch"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <h4>"Memory per chip"</h4>
+            <div class="plot"><canvas node_ref=memory_ref width="760" height="260" role="img" aria-label="memory per chip by strategy"></canvas></div>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn default_fsdp_flips_at_850_per_chip() {
+        let mut p = TrainingRooflineParams::default();
+        let a = p.analyse().unwrap();
+        assert_eq!(a.selected.verdict, Verdict::CommunicationBound);
+        let Boundary::At(b) = a.selected.boundary else {
+            panic!("no boundary")
+        };
+        assert!((b / 4096.0 - 850.0).abs() < 1e-6, "{b}");
+        assert!(p.boundary_text(&a).contains("850 per chip"));
+        p.apply("b", &format!("{}", (b * 1.2).round())).unwrap();
+        assert_eq!(p.analyse().unwrap().selected.verdict, Verdict::ComputeBound);
+        let m = p.chart_model(&p.analyse().unwrap());
+        assert_eq!(m.comms.len(), 3); // DP, FSDP, FSDP+TP: 4096 chips > 64 heads
+        assert!(m.boundary.is_some());
+    }
+
+    #[test]
+    fn invalid_meshes_and_batches_are_refused() {
+        let mut p = TrainingRooflineParams::default();
+        let before = p.clone();
+        for (k, v) in [
+            ("mesh", "28x28x28"),
+            ("mesh", "16x0x4"),
+            ("mesh", "2x2x2x2"),
+            ("mesh", "abc"),
+            ("b", "100"),
+            ("b", "-1"),
+            ("scheme", "tp"),
+            ("scheme", "zz"),
+            ("chip", "h100"),
+            ("model", "nope"),
+        ] {
+            let e = p.apply(k, v);
+            assert!(e.is_err(), "{k}={v}");
+            assert_eq!(p, before, "{k}={v}");
+        }
+        let e = TrainingRooflineParams::default()
+            .apply("mesh", "28x28x28")
+            .unwrap_err();
+        assert!(e.contains("8960"), "{e}");
+        // A small mesh allows pure tensor parallelism.
+        p.apply("mesh", "8").unwrap();
+        p.apply("scheme", "tp").unwrap();
+        assert_eq!(p.analyse().unwrap().selected.scheme, Scheme::Tensor);
+        // Growing the mesh past the heads falls back to FSDP rather than refusing.
+        p.apply("mesh", "16x16x16").unwrap();
+        assert_eq!(p.choice, Choice::Fsdp);
+        // A chip with two axes resets a three-axis mesh to its pod.
+        p.apply("chip", "v5e").unwrap();
+        assert_eq!(p.mesh, vec![16, 16]);
+    }
+
+    #[test]
+    fn pairs_round_trip() {
+        let (p, n) = TrainingRooflineParams::from_pairs(&pairs(&[
+            ("b", "4194304"),
+            ("scheme", "fsdp-tp"),
+            ("mesh", "16x20x28"),
+            ("model", "llama3-70b"),
+        ]));
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(p.chips(), 8960.0);
+        let (q, n) = TrainingRooflineParams::from_pairs(&p.to_pairs());
+        assert!(n.is_empty());
+        assert_eq!(p, q);
+        assert_eq!(parse_mesh("16×20×28"), Ok(vec![16, 20, 28]));
+    }
+}

@@ -1,0 +1,459 @@
+//! The Transformer calculator (`data-widget="transformer"`): pick a published
+//! model or type its shape, and see where its parameters live, how a layer's
+//! FLOPs split between the MLP and attention as the context grows, and how big
+//! its KV cache is.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::models::{
+    model, parse_dim, ModelConfig, MAX_D_FF, MAX_D_MODEL, MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS,
+    MAX_VOCAB, MODELS,
+};
+use ridgeline_core::transformer::{
+    attention_crossover, attention_fraction, flops, kv_bytes_per_token, kv_cache_bytes, params,
+    Pass,
+};
+
+use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use crate::charts::transformer::{
+    billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
+};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// Slider positions for the sequence length.
+pub const STEPS: f64 = 300.0;
+
+/// The formats a KV cache may be stored in.
+pub const KV_DTYPES: [Dtype; 4] = [Dtype::F32, Dtype::Bf16, Dtype::Int8, Dtype::Int4];
+
+/// Everything the reader can set; always a valid model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransformerParams {
+    /// The preset the shape came from, or `None` once the reader edits it.
+    pub preset: Option<&'static str>,
+    /// The shape.
+    pub cfg: ModelConfig,
+    /// Sequence length `T` for the FLOP split and the per-sequence KV cache.
+    pub seq: f64,
+    /// KV-cache format.
+    pub kv_dtype: Dtype,
+}
+
+impl Default for TransformerParams {
+    fn default() -> Self {
+        let preset = model("llama3-70b").unwrap_or(&MODELS[0]);
+        TransformerParams {
+            preset: Some(preset.id),
+            cfg: preset.config,
+            seq: 8192.0,
+            kv_dtype: Dtype::Bf16,
+        }
+    }
+}
+
+/// One parameter bar: the component's name and its count.
+pub type ParamBar = (&'static str, f64);
+
+impl TransformerParams {
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        let num = |max: u64, field: &'static str| -> Result<u64, String> {
+            let v = parse_count(value, field, 1.0, max as f64)?;
+            parse_dim(field, v, max).map_err(|e| e.to_string())
+        };
+        match key {
+            "model" => {
+                let m = model(value)
+                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?;
+                next.preset = Some(m.id);
+                next.cfg = m.config;
+            }
+            "d" => next.cfg.d_model = num(MAX_D_MODEL, "d_model (D)")?,
+            "f" => next.cfg.d_ff = num(MAX_D_FF, "d_ff (F)")?,
+            "l" => next.cfg.layers = num(MAX_LAYERS, "layers (L)")?,
+            "n" => next.cfg.heads = num(MAX_HEADS, "query heads (N)")?,
+            "k" => next.cfg.kv_heads = num(MAX_HEADS, "key/value heads (K)")?,
+            "h" => next.cfg.head_dim = num(MAX_HEAD_DIM, "head dimension (H)")?,
+            "v" => next.cfg.vocab = num(MAX_VOCAB, "vocabulary (V)")?,
+            "seq" => {
+                next.seq = parse_count(value, "sequence length", T_RANGE.0, T_RANGE.1)?.round()
+            }
+            "dtype" => {
+                let d = Dtype::parse(value)
+                    .filter(|d| KV_DTYPES.contains(d))
+                    .ok_or_else(|| {
+                        format!("the KV cache cannot be stored as “{}”", short(value))
+                    })?;
+                next.kv_dtype = d;
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        if matches!(key, "d" | "f" | "l" | "n" | "k" | "h" | "v") {
+            next.cfg.validate().map_err(|e| e.to_string())?;
+            if next.cfg != self.cfg {
+                next.preset = None;
+            }
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Parameters from `key=value` pairs (the preset first, so shape edits apply on top).
+    pub fn from_pairs(pairs: &[(String, String)]) -> (TransformerParams, Vec<String>) {
+        let mut p = TransformerParams::default();
+        let mut notices = Vec::new();
+        let mut ordered: Vec<&(String, String)> =
+            pairs.iter().filter(|(k, _)| k == "model").collect();
+        ordered.extend(pairs.iter().filter(|(k, _)| k != "model"));
+        for (k, v) in ordered {
+            if let Err(e) = p.apply(k, v) {
+                notices.push(e);
+            }
+        }
+        (p, notices)
+    }
+
+    /// The parameters as `key=value` pairs: the preset if unedited, else the shape.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        match self.preset {
+            Some(id) => out.push(("model".into(), id.to_string())),
+            None => {
+                let c = &self.cfg;
+                for (k, v) in [
+                    ("d", c.d_model),
+                    ("f", c.d_ff),
+                    ("l", c.layers),
+                    ("n", c.heads),
+                    ("k", c.kv_heads),
+                    ("h", c.head_dim),
+                    ("v", c.vocab),
+                ] {
+                    out.push((k.into(), v.to_string()));
+                }
+            }
+        }
+        out.push(("seq".into(), format!("{}", self.seq)));
+        out.push(("dtype".into(), self.kv_dtype.name().into()));
+        out
+    }
+
+    /// Parameter counts by component (the router only for an MoE), and the total.
+    pub fn bars(&self) -> (Vec<ParamBar>, f64) {
+        let p = params(&self.cfg);
+        let mut bars = vec![
+            ("MLP", p.mlp),
+            ("attention", p.attention),
+            ("embeddings", p.vocab()),
+            ("norms", p.norms),
+        ];
+        if p.router > 0.0 {
+            bars.push(("router", p.router));
+        }
+        (bars, p.total())
+    }
+
+    /// The fraction plot's static model.
+    pub fn fraction_model(&self) -> FractionModel {
+        let curve = (0..=120)
+            .map(|i| {
+                let t = slider_to_value(i as f64, 120.0, T_RANGE.0, T_RANGE.1);
+                (
+                    t,
+                    attention_fraction(&self.cfg, t, false).unwrap_or(f64::NAN),
+                )
+            })
+            .filter(|(_, f)| f.is_finite())
+            .collect();
+        FractionModel {
+            curve,
+            crossover: attention_crossover(&self.cfg),
+            eight_d: 8.0 * self.cfg.d_model as f64,
+        }
+    }
+
+    /// Shares of a layer's training FLOPs at the current length, non-causal:
+    /// (MLP, Q/K/V/O projections, dot-product attention), summing to one.
+    pub fn split(&self) -> (f64, f64, f64) {
+        let att = attention_fraction(&self.cfg, self.seq, false).unwrap_or(f64::NAN);
+        match flops(&self.cfg, 1.0, self.seq, Pass::Training, false) {
+            Ok(f) => {
+                let (mlp, proj) = (f.mlp.0 + f.router.0, f.attention_projections.0);
+                let rest = 1.0 - att;
+                (rest * mlp / (mlp + proj), rest * proj / (mlp + proj), att)
+            }
+            Err(_) => (f64::NAN, f64::NAN, att),
+        }
+    }
+
+    /// Training FLOPs per token at the current length (non-causal, with the unembedding).
+    pub fn flops_per_token(&self) -> f64 {
+        flops(&self.cfg, 1.0, self.seq, Pass::Training, false)
+            .map(|f| f.total().0 / self.seq)
+            .unwrap_or(f64::NAN)
+    }
+
+    /// KV-cache bytes: per token, per sequence of the current length.
+    pub fn kv(&self) -> (f64, f64) {
+        (
+            kv_bytes_per_token(&self.cfg, self.kv_dtype).0,
+            kv_cache_bytes(&self.cfg, self.seq, 1.0, self.kv_dtype)
+                .map(|b| b.0)
+                .unwrap_or(f64::NAN),
+        )
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{}%", sci(100.0 * x, 3))
+}
+
+/// The Transformer calculator.
+#[component]
+pub fn Transformer(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("transformer", &args);
+    let (initial, notices) = TransformerParams::from_pairs(&pairs);
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
+        }));
+    let dark = use_dark();
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    params.set(p);
+                    write_url_state("transformer", p.to_pairs());
+                }
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+
+    let cfg = Memo::new(move |_| params.with(|p| p.cfg));
+    let bars_ref = NodeRef::<Canvas>::new();
+    let frac_ref = NodeRef::<Canvas>::new();
+    let marker_ref = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let _ = cfg.get();
+        let dark = dark.get();
+        let (bars, _) = params.with_untracked(|p| p.bars());
+        if let Some(canvas) = bars_ref.get() {
+            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+                let root = backend.into_drawing_area();
+                let _ = draw_params(&root, &bars, dark);
+                let _ = root.present();
+            }
+        }
+        if let Some(canvas) = frac_ref.get() {
+            let m = params.with_untracked(|p| p.fraction_model());
+            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+                let root = backend.into_drawing_area();
+                let _ = draw_fraction(&root, &m, dark);
+                let _ = root.present();
+            }
+        }
+    });
+    Effect::new(move |_| {
+        let p = params.get();
+        let dark = dark.get();
+        let Some(canvas) = marker_ref.get() else {
+            return;
+        };
+        clear_canvas(&canvas);
+        let (_, _, att) = p.split();
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_fraction_marker(&root, p.seq, att, dark);
+            let _ = root.present();
+        }
+    });
+
+    let model_options = MODELS
+        .iter()
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let dtype_options = KV_DTYPES
+        .map(|d| view! { <option value=d.name()>{d.name()}</option> })
+        .collect_view();
+    let dim = move |key: &'static str,
+                    label: &'static str,
+                    aria: &'static str,
+                    get: fn(&ModelConfig) -> u64| {
+        view! {
+            <label>
+                {label}
+                <input type="text" inputmode="numeric" size="7" class=format!("dim-{key}") aria-label=aria
+                    prop:value=move || cfg.with(|c| get(c).to_string())
+                    on:change=move |ev| set(key, event_target_value(&ev)) />
+            </label>
+        }
+    };
+    let table = move || {
+        let (bars, total) = params.with(|p| p.bars());
+        let rows = bars
+            .into_iter()
+            .map(|(name, v)| {
+                view! { <tr><th scope="row">{name}</th><td>{billions(v)}</td><td>{grouped(v)}</td></tr> }
+            })
+            .collect_view();
+        view! {
+            {rows}
+            <tr class="total"><th scope="row">"total"</th><td data-total-params="">{billions(total)}</td><td>{grouped(total)}</td></tr>
+        }
+    };
+
+    view! {
+        <figure class="widget transformer" data-widget="transformer">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.preset.unwrap_or(""))
+                        on:change=move |ev| set("model", event_target_value(&ev))>
+                        <option value="" disabled=true>"custom shape"</option>
+                        {model_options}
+                    </select>
+                </label>
+            </div>
+            <div class="controls shapes">
+                {dim("d", "D ", "model width D", |c| c.d_model)}
+                {dim("f", "F ", "MLP width F", |c| c.d_ff)}
+                {dim("l", "L ", "layers L", |c| c.layers)}
+                {dim("n", "N ", "query heads N", |c| c.heads)}
+                {dim("k", "K ", "key/value heads K", |c| c.kv_heads)}
+                {dim("h", "H ", "head dimension H", |c| c.head_dim)}
+                {dim("v", "V ", "vocabulary V", |c| c.vocab)}
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <h4>"Where the parameters live"</h4>
+            <div class="plot"><canvas node_ref=bars_ref width="760" height="230" role="img"
+                aria-label=move || params.with(|p| format!("parameters by component, {} in total", billions(p.bars().1)))></canvas></div>
+            <div class="table-scroll">
+                <table class="params-table">
+                    <thead><tr><th scope="col">"component"</th><th scope="col">"parameters"</th><th scope="col">"exact"</th></tr></thead>
+                    <tbody>{table}</tbody>
+                </table>
+            </div>
+            <h4>"FLOPs: MLP against attention"</h4>
+            <div class="plot">
+                <canvas node_ref=frac_ref width="760" height="360" aria-hidden="true"></canvas>
+                <canvas node_ref=marker_ref class="overlay" width="760" height="360" role="img"
+                    aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></canvas>
+            </div>
+            <div class="slider-row">
+                <label for="transformer-seq">"Sequence length T"</label>
+                <input id="transformer-seq" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("T = {}", grouped(params.with(|p| p.seq)))
+                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1)
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("seq", format!("{}", slider_to_value(pos, STEPS, T_RANGE.0, T_RANGE.1).round()));
+                    } />
+                <output>{move || format!("T = {}", grouped(params.with(|p| p.seq)))}</output>
+            </div>
+            <p class="split" data-split="">
+                {move || params.with(|p| {
+                    let (mlp, proj, att) = p.split();
+                    format!(
+                        "At T = {}, a layer spends {} of its FLOPs in the MLP, {} in the Q/K/V/O projections and {} in dot-product attention; training costs {} FLOPs per token.",
+                        grouped(p.seq), pct(mlp), pct(proj), pct(att), sci(p.flops_per_token(), 3)
+                    )
+                })}
+            </p>
+            <h4>"KV cache"</h4>
+            <div class="controls">
+                <label>"Stored as "
+                    <select prop:value=move || params.with(|p| p.kv_dtype.name())
+                        on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
+                </label>
+            </div>
+            <dl class="times">
+                <div><dt>"per token"</dt><dd data-kv-token="">{move || si(params.with(|p| p.kv().0), "B", 3)}</dd></div>
+                <div><dt>"per sequence of T tokens"</dt><dd data-kv-seq="">{move || si(params.with(|p| p.kv().1), "B", 3)}</dd></div>
+                <div><dt>"K/V heads per query head"</dt><dd>{move || format!("1/{}", sci(cfg.with(|c| c.group()), 3))}</dd></div>
+            </dl>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn default_is_llama3_70b() {
+        let p = TransformerParams::default();
+        assert_eq!(p.preset, Some("llama3-70b"));
+        let (bars, total) = p.bars();
+        assert_eq!(billions(total), "70.6B");
+        assert_eq!(bars[0].0, "MLP");
+        assert_eq!(billions(bars[0].1), "56.4B");
+        let (mlp, proj, att) = p.split();
+        assert!((mlp + proj + att - 1.0).abs() < 1e-9);
+        assert!(att < 0.2 && mlp > proj);
+        assert_eq!(si(p.kv().0, "B", 3), "328 kB");
+    }
+
+    #[test]
+    fn bad_shapes_are_refused_with_a_reason() {
+        let mut p = TransformerParams::default();
+        let before = p;
+        let e = p.apply("k", "7").unwrap_err();
+        assert!(e.contains("divide"), "{e}");
+        assert_eq!(p, before);
+        for (k, v) in [
+            ("d", "0"),
+            ("d", "abc"),
+            ("l", "2.5"),
+            ("v", "1e99"),
+            ("seq", "-1"),
+            ("dtype", "fp4"),
+            ("model", "gpt-9"),
+            ("zz", "1"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+            assert_eq!(p, before, "{k}={v}");
+        }
+        p.apply("n", "32").unwrap();
+        assert_eq!(p.preset, None);
+        assert_eq!(p.cfg.heads, 32);
+    }
+
+    #[test]
+    fn pairs_round_trip_and_presets_all_work() {
+        let (p, n) = TransformerParams::from_pairs(&pairs(&[
+            ("d", "4096"),
+            ("model", "llama3-8b"),
+            ("seq", "65536"),
+        ]));
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(p.cfg.d_model, 4096);
+        let (q, n) = TransformerParams::from_pairs(&p.to_pairs());
+        assert!(n.is_empty());
+        assert_eq!(p, q);
+        for m in MODELS {
+            let (p, n) = TransformerParams::from_pairs(&pairs(&[("model", m.id)]));
+            assert!(n.is_empty());
+            assert!(p.bars().1 > 0.0);
+            assert!(p.fraction_model().curve.len() > 100);
+            assert!(p.kv().1 > 0.0);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+// End-to-end tests of the self-graded exercises and the progress page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { start, watchedPage, ready, ROOT } from './lib.mjs';
+
+const PROBLEMS = JSON.parse(fs.readFileSync(path.join(ROOT, 'data/problems.json'), 'utf8'));
+const byId = new Map(PROBLEMS.map((p) => [p.id, p]));
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+async function check(card, text) {
+  await card.locator('input.answer').fill(text);
+  await card.locator('button.check').click();
+  const verdict = card.locator('[data-verdict]');
+  await verdict.waitFor();
+  return { verdict: await verdict.getAttribute('data-verdict'), line: await card.locator('.exercise-verdict').textContent() };
+}
+
+test('a sample of exercises on every chapter page: right, twice, and garbage', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  const slugs = await page.locator('.parts > li.written .part-title').evaluateAll((as) => as.map((a) => new URL(a.href).pathname.slice(1)));
+  let chaptersWithExercises = 0;
+  for (const slug of slugs) {
+    await page.goto(env.base + slug);
+    await ready(page);
+    const ids = await page.locator('[data-exercise]').evaluateAll((els) => els.map((e) => e.dataset.exercise));
+    if (ids.length === 0) continue;
+    chaptersWithExercises++;
+    // Every exercise of this part is on its page.
+    const chapter = byId.get(ids[0]).chapter;
+    const expected = PROBLEMS.filter((p) => p.chapter === chapter).map((p) => p.id);
+    assert.deepEqual([...ids].sort(), [...expected].sort(), `exercises on /${slug}`);
+    const sample = ids
+      .map((id) => byId.get(id))
+      .filter((p) => typeof p.answer === 'number' && p.answer !== 0 && p.check === 'agrees' && p.book_answer_given && p.rel_diff < 0.005);
+    let tried = 0;
+    for (const p of sample) {
+      if (tried === 3) break;
+      const card = page.locator(`[data-exercise="${p.id}"]`);
+      // Exercises where ridgeline grades against a corrected value say so; skip them.
+      if (await card.locator('.correction').count()) continue;
+      tried++;
+      await card.scrollIntoViewIfNeeded();
+      let r = await check(card, String(p.answer));
+      assert.equal(r.verdict, 'correct', `${p.id}: the book's ${p.answer} was not accepted (${r.line})`);
+      // Twice core's own answer (read from the revealed solution, unit and all).
+      await card.getByRole('button', { name: 'Show the solution' }).click();
+      const shown = (await card.locator('[data-solution] strong').first().textContent()).trim();
+      const m = shown.match(/^(-?[\d.,]+(?:e-?\d+)?)\s*(.*)$/);
+      assert.ok(m, `${p.id}: unreadable solution ${shown}`);
+      const doubled = `${2 * Number(m[1].replace(/,/g, ''))} ${m[2]}`.trim();
+      await card.getByRole('button', { name: 'Hide the solution' }).click();
+      r = await check(card, doubled);
+      assert.equal(r.verdict, 'incorrect', `${p.id}: twice the answer was accepted`);
+      // A diagnosis follows the verdict: the generic off-by-two one, or the
+      // exercise's own (which names the doubled quantity, e.g. the int8 ridge).
+      assert.ok(r.line.replace('Not quite.', '').trim().length > 15, `${p.id}: no diagnosis: ${r.line}`);
+      r = await check(card, 'twelve bananas!');
+      assert.equal(r.verdict, 'invalid', `${p.id}: garbage was not invalid`);
+    }
+    assert.equal(tried, 3, `fewer than 3 numeric exercises tried on /${slug}`);
+  }
+  assert.ok(chaptersWithExercises >= 3);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('hints unlock after failed attempts, and a variant changes the numbers', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const card = page.locator('[data-exercise="ch1-q2"]');
+  await card.scrollIntoViewIfNeeded();
+  assert.equal(await card.locator('.hints li').count(), 0);
+  await check(card, '1');
+  await check(card, '2');
+  assert.ok(await card.locator('.hints li').count() > 0, 'no hint after two wrong answers');
+  const prompt = await card.locator('.prompt').textContent();
+  await card.getByRole('button', { name: 'New numbers' }).click();
+  await page.waitForFunction(() => location.search.includes('ch1-q2.seed='));
+  assert.notEqual(await card.locator('.prompt').textContent(), prompt);
+  await card.getByRole('button', { name: 'Show the solution' }).click();
+  assert.ok(await card.locator('[data-solution] .derivation li').count() > 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('progress is remembered, exported, imported; damaged data is kept aside with a notice', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base, { acceptDownloads: true });
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  await check(page.locator('[data-exercise="ch1-q5"]'), '295');
+  await page.goto(env.base + 'progress');
+  await ready(page);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 30\d$/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export to a file' }).click()]);
+  const exported = fs.readFileSync(await download.path(), 'utf8');
+  assert.match(exported, /"schema":"ridgeline-progress","version":1/);
+  assert.match(exported, /"ch1-q5"/);
+  // Importing someone else's file changes nothing and says why.
+  await page.locator('input[type="file"]').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
+  await page.locator('[data-notice]:not([hidden])').waitFor();
+  assert.match(await page.locator('[data-notice]').textContent(), /not ridgeline progress/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 30\d$/);
+  // Importing a valid file merges.
+  const other = exported.replace('"ch1-q5"', '"ch2-q1"');
+  await page.locator('input[type="file"]').setInputFiles({ name: 'y.json', mimeType: 'application/json', buffer: Buffer.from(other) });
+  await page.waitForFunction(() => document.querySelector('[data-progress-total]').textContent.startsWith('2 of'));
+  // Damaged storage: kept as a backup, the reader is told.
+  await page.evaluate(() => localStorage.setItem('ridgeline.progress.v1', '{"schema":"ridgeline-progress","version":1,"solved":{"ch1-q5":{'));
+  await page.reload();
+  await ready(page);
+  assert.match(await page.locator('[data-notice]').textContent(), /could not be read.*kept under/);
+  const keys = await page.evaluate(() => Object.keys(localStorage));
+  assert.ok(keys.some((k) => k.startsWith('ridgeline.progress.backup.')), 'no backup kept');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
