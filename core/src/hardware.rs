@@ -710,6 +710,26 @@ pub const ICI_HOP_LATENCY: Cited<crate::units::Seconds> = cited(
     ),
 );
 
+/// bf16 FLOPs/s of one TensorCore of a TPU v2 (two per chip), as Part 9's
+/// profiling examples use it on a free Colab TPU v2-8; the v2 is not in [`CHIPS`].
+pub const TPU_V2_CORE_PEAK: Cited<FlopsPerSec> = cited(
+    FlopsPerSec(23e12),
+    src(
+        9,
+        "Roofline check of the FFW matmul: ~23e12 bf16 FLOPs/s per TPU v2 core",
+    ),
+);
+
+/// Bidirectional ICI bandwidth of one link of a TPU v2 4x2, as Part 9's
+/// ReduceScatter example uses it.
+pub const TPU_V2_ICI_BIDI: Cited<BytesPerSec> = cited(
+    BytesPerSec(1.2e11),
+    src(
+        9,
+        "Roofline check of the ReduceScatter: 1.2e11 B/s bidirectional on a TPU v2 4x2",
+    ),
+);
+
 /// VMEM-to-MXU bandwidth as a multiple of HBM bandwidth on a TPU.
 pub const VMEM_OVER_HBM: Cited<f64> = cited(
     22.0,

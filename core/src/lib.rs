@@ -19,6 +19,7 @@
 //! assert_eq!(matmul(1024.0).verdict(v5e), Some(Verdict::ComputeBound));
 //! ```
 
+pub mod codegen;
 pub mod collectives;
 pub mod dtype;
 pub mod emulator;
@@ -27,8 +28,10 @@ pub mod format;
 pub mod gpu;
 pub mod hardware;
 pub mod inference;
+pub mod jax;
 pub mod models;
 pub mod ops;
+pub mod profiling;
 pub mod roofline;
 pub mod sharding;
 pub mod tpu;

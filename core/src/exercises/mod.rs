@@ -30,6 +30,7 @@ pub mod registry;
 pub mod sharding_answer;
 
 mod part1;
+mod part10;
 mod part12;
 mod part2;
 mod part3;
@@ -38,6 +39,7 @@ mod part5;
 mod part6;
 mod part7;
 mod part8;
+mod part9;
 
 pub use grade::{Diagnosis, Mistake, Verdict};
 pub use registry::{covered_ids, exercise, exercises, Answer, Exercise, ExerciseError, Kind};

@@ -633,6 +633,8 @@ pub fn defs() -> Vec<Def> {
     all.extend(super::part6::defs());
     all.extend(super::part7::defs());
     all.extend(super::part8::defs());
+    all.extend(super::part9::defs());
+    all.extend(super::part10::defs());
     all.extend(super::part12::defs());
     all
 }
