@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
             Route::Home => "ridgeline — a companion to How to Scale Your Model".to_string(),
             Route::Part(p) => format!("Part {}. {} — ridgeline", p.number, p.title),
             Route::Progress => "Your progress — ridgeline".to_string(),
+            Route::Numbers => "About the numbers — ridgeline".to_string(),
             Route::NotFound => "Not found — ridgeline".to_string(),
         };
         document().set_title(&title);
@@ -69,6 +70,7 @@ pub fn App() -> impl IntoView {
                     Route::Home => view! { <pages::home::Home /> }.into_any(),
                     Route::Part(p) => view! { <pages::part::Part page=p /> }.into_any(),
                     Route::Progress => view! { <pages::progress::ProgressPage /> }.into_any(),
+                    Route::Numbers => view! { <pages::numbers::NumbersPage /> }.into_any(),
                     Route::NotFound => view! { <pages::NotFound /> }.into_any(),
                 }}
             </main>
@@ -76,7 +78,10 @@ pub fn App() -> impl IntoView {
                 <p>
                     "Built on "
                     <a href="https://jax-ml.github.io/scaling-book/" rel="noopener"><cite>"How to Scale Your Model"</cite></a>
-                    " by Jacob Austin, Sholto Douglas, Roy Frostig, Anselm Levskaya and co-authors (Google DeepMind, 2025), used under the MIT licence. Formulas and numbers are the book's; the words and any mistakes are ours."
+                    " by Jacob Austin, Sholto Douglas, Roy Frostig, Anselm Levskaya and co-authors (Google DeepMind, 2025), used under the MIT licence. Formulas and numbers are the book's; the words and any mistakes are ours. "
+                    <a href="numbers">"About the numbers"</a>
+                    " · "
+                    <a href="introduction">"How to use this companion"</a>
                 </p>
             </footer>
         </div>

@@ -14,6 +14,8 @@ pub enum Route {
     Part(&'static PartPage),
     /// The reader's progress on the exercises.
     Progress,
+    /// Every constant with its source.
+    Numbers,
     /// Anything else.
     NotFound,
 }
@@ -26,6 +28,9 @@ pub fn resolve(relative: &str) -> Route {
     }
     if path == "progress" {
         return Route::Progress;
+    }
+    if path == "numbers" {
+        return Route::Numbers;
     }
     match part(path) {
         Some(p) => Route::Part(p),

@@ -18,6 +18,16 @@ pub struct WidgetSpec {
 /// Every widget directive.
 pub const WIDGETS: &[WidgetSpec] = &[
     WidgetSpec {
+        name: "jax-code",
+        args: &["spec", "mesh", "dims", "chip", "mode"],
+        doc: "a sharded matmul as JAX code in the automatic, explicit and manual modes",
+    },
+    WidgetSpec {
+        name: "book-links",
+        args: &[],
+        doc: "every part with links to the book's chapter and to our page",
+    },
+    WidgetSpec {
         name: "exercise",
         args: &["id"],
         doc: "one of the book's problems, self-graded",

@@ -1,6 +1,7 @@
 //! Pages: the home page, a part's page and the page for unknown paths.
 
 pub mod home;
+pub mod numbers;
 pub mod part;
 pub mod progress;
 

@@ -4,12 +4,14 @@
 //! to a component; [`NAMES`] lists the same names, and tests check it against
 //! the directive table the chapters are built with.
 
+pub mod book_links;
 pub mod collective;
 pub mod collective_size;
 pub mod common;
 pub mod exercise;
 pub mod gpu;
 pub mod inference_roofline;
+pub mod jax_code;
 pub mod kv_cache;
 pub mod link_roofline;
 pub mod min_topology;
@@ -27,6 +29,8 @@ use leptos::prelude::*;
 
 /// Every widget the app can mount.
 pub const NAMES: &[&str] = &[
+    "jax-code",
+    "book-links",
     "exercise",
     "exercises",
     "roofline",
@@ -54,6 +58,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     match name {
+        "jax-code" => view! { <jax_code::JaxCodeWidget args=args /> }.into_any(),
+        "book-links" => view! { <book_links::BookLinks args=args /> }.into_any(),
         "exercise" => view! { <exercise::ExerciseWidget args=args /> }.into_any(),
         "exercises" => view! { <exercise::ExerciseList args=args /> }.into_any(),
         "roofline" => view! { <roofline::Roofline args=args /> }.into_any(),

@@ -1,0 +1,203 @@
+//! "About the numbers": every hardware and model constant in the registry with
+//! the place in the book it comes from, generated from `core`.
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::hardware::{Source, Topology, CHIPS, PRICES};
+use ridgeline_core::models::MODELS;
+
+fn cite(s: &Source) -> String {
+    match s.note {
+        Some(n) => format!("Part {}: {} — {n}", s.part, s.table),
+        None => format!("Part {}: {}", s.part, s.table),
+    }
+}
+
+/// The page.
+#[component]
+pub fn NumbersPage() -> impl IntoView {
+    let mut rows = Vec::new();
+    for c in CHIPS {
+        for p in c.peaks {
+            rows.push((
+                c.name,
+                format!("{} peak", p.dtype),
+                format!("{} FLOPs/s", sci(p.rate.0, 3)),
+                cite(&p.source),
+            ));
+        }
+        rows.push((
+            c.name,
+            "HBM capacity".into(),
+            si(c.hbm_capacity.value.0, "B", 3),
+            cite(&c.hbm_capacity.source),
+        ));
+        for l in c.links {
+            let mut v = format!("{} B/s", sci(l.bandwidth.0, 3));
+            if let Some(w) = l.one_way {
+                v.push_str(&format!(" ({} one way)", sci(w.0, 3)));
+            }
+            rows.push((
+                c.name,
+                format!("{} bandwidth", l.link.label()),
+                v,
+                cite(&l.source),
+            ));
+        }
+        match c.topology {
+            Topology::Torus {
+                dims,
+                max_slice,
+                host,
+                cores,
+                source,
+                ..
+            } => {
+                rows.push((
+                    c.name,
+                    "topology".into(),
+                    format!(
+                        "{dims}D torus, largest slice {:?}, host {:?}, {cores} TensorCore(s)",
+                        max_slice, host
+                    ),
+                    cite(&source),
+                ));
+            }
+            Topology::NvlinkDomain {
+                gpus,
+                sms,
+                node_egress,
+                source,
+            } => {
+                let egress = node_egress
+                    .map(|e| format!(", node egress {} B/s", sci(e.0, 3)))
+                    .unwrap_or_default();
+                rows.push((
+                    c.name,
+                    "topology".into(),
+                    format!("{gpus} GPUs per NVLink domain, {sms} SMs{egress}"),
+                    cite(&source),
+                ));
+            }
+        }
+    }
+    for t in ridgeline_core::hardware::TENSOR_CORES {
+        let name = ridgeline_core::hardware::chip(t.chip)
+            .map(|c| c.name)
+            .unwrap_or(t.chip);
+        rows.push((
+            name,
+            "MXU size".into(),
+            format!("{0}×{0}", t.mxu_side.value),
+            cite(&t.mxu_side.source),
+        ));
+        if let Some(m) = t.mxus_per_core {
+            rows.push((
+                name,
+                "MXUs per TensorCore".into(),
+                m.value.to_string(),
+                cite(&m.source),
+            ));
+        }
+        if let Some(c) = t.clock_hz {
+            rows.push((name, "clock".into(), si(c.value, "Hz", 3), cite(&c.source)));
+        }
+    }
+    for g in ridgeline_core::gpu::specs::GPU_GENERATIONS {
+        rows.push((
+            g.name,
+            "SMs; SMEM per SM; L2".into(),
+            format!(
+                "{}; {}; {}",
+                g.sms,
+                si(g.smem_per_sm.0, "B", 3),
+                si(g.l2.0, "B", 3)
+            ),
+            cite(&g.source),
+        ));
+    }
+    let hop = ridgeline_core::hardware::ICI_HOP_LATENCY;
+    rows.push((
+        "all TPUs",
+        "ICI latency per hop".into(),
+        si(hop.value.0, "s", 2),
+        cite(&hop.source),
+    ));
+    let vmem = ridgeline_core::hardware::VMEM_OVER_HBM;
+    rows.push((
+        "all TPUs",
+        "VMEM bandwidth over HBM".into(),
+        format!("{}×", vmem.value),
+        cite(&vmem.source),
+    ));
+    for p in PRICES {
+        let name = ridgeline_core::hardware::chip(p.chip)
+            .map(|c| c.name)
+            .unwrap_or(p.chip);
+        rows.push((
+            name,
+            "price".into(),
+            format!("${}/hour", p.usd_per_hour.value),
+            cite(&p.usd_per_hour.source),
+        ));
+    }
+    let chip_rows = rows
+        .into_iter()
+        .map(|(chip, what, value, source)| view! { <tr><th scope="row">{chip}</th><td>{what}</td><td class="num">{value}</td><td class="source">{source}</td></tr> })
+        .collect_view();
+    let model_rows = MODELS
+        .iter()
+        .map(|m| {
+            let c = &m.config;
+            let shape = format!(
+                "D={} F={} L={} N={} K={} H={} V={}{}",
+                grouped(c.d_model as f64),
+                grouped(c.d_ff as f64),
+                c.layers,
+                c.heads,
+                c.kv_heads,
+                c.head_dim,
+                grouped(c.vocab as f64),
+                c.moe
+                    .map(|e| format!(", {} experts, {} active", e.experts, e.active))
+                    .unwrap_or_default()
+            );
+            let source = match m.source.part {
+                Some(p) => format!("Part {p}; {}", m.source.citation),
+                None => m.source.citation.to_string(),
+            };
+            view! {
+                <tr>
+                    <th scope="row">{m.name}</th>
+                    <td>{shape}</td>
+                    <td class="num">{sci(m.published_params, 3)}</td>
+                    <td class="source">{source}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="page numbers" data-page="numbers">
+            <h1>"About the numbers"</h1>
+            <p class="lede">
+                "Every constant ridgeline computes with lives once, in the registry of "
+                <code>"ridgeline-core"</code>
+                ", with the part and table of the book it comes from. Where the book gives two values for one quantity, the note says which one we use and what the other was. This page is generated from that registry."
+            </p>
+            <h2>"Chips"</h2>
+            <div class="table-scroll">
+                <table class="registry" data-registry="chips">
+                    <thead><tr><th scope="col">"chip"</th><th scope="col">"quantity"</th><th scope="col">"value"</th><th scope="col">"source"</th></tr></thead>
+                    <tbody>{chip_rows}</tbody>
+                </table>
+            </div>
+            <h2>"Models"</h2>
+            <div class="table-scroll">
+                <table class="registry" data-registry="models">
+                    <thead><tr><th scope="col">"model"</th><th scope="col">"shape"</th><th scope="col">"published parameters"</th><th scope="col">"source"</th></tr></thead>
+                    <tbody>{model_rows}</tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
