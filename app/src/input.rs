@@ -41,6 +41,18 @@ pub fn parse_count(text: &str, what: &str, min: f64, max: f64) -> Result<f64, St
     Ok(value)
 }
 
+/// Parses an on/off setting (`1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`).
+pub fn parse_flag(text: &str, what: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(format!(
+            "{what}: “{}” is not on (1) or off (0)",
+            short(text)
+        )),
+    }
+}
+
 /// Cuts what a reader typed to a length safe to echo back in a message.
 pub fn short(text: &str) -> String {
     let t: String = text.chars().take(24).collect();
@@ -69,6 +81,14 @@ pub fn value_to_slider(value: f64, steps: f64, min: f64, max: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flags_are_on_off_or_refused() {
+        assert_eq!(parse_flag(" 1", "wraparound"), Ok(true));
+        assert_eq!(parse_flag("False", "wraparound"), Ok(false));
+        assert!(parse_flag("<script>", "wraparound").is_err());
+        assert!(parse_flag("", "wraparound").is_err());
+    }
 
     #[test]
     fn counts() {

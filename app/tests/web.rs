@@ -512,3 +512,66 @@ async fn gpu_widget_prices_cross_node_collectives_above_in_node_ones() {
     assert!(secs("network") > secs("node"));
     assert!(text_of(&host, "[data-facts]").contains("128 node(s)"));
 }
+
+#[wasm_bindgen_test]
+async fn profile_reveals_the_bottleneck_after_an_answer_and_follows_batch_and_overlap() {
+    let host = host();
+    let _handle = leptos::mount::mount_to(host.clone(), move || widget_view("profile", &[]));
+    tick().await;
+    assert!(host
+        .query_selector("[data-widget=profile]")
+        .unwrap()
+        .is_some());
+    // No verdict until the reader answers.
+    assert!(host.query_selector("[data-verdict]").unwrap().is_none());
+    let el = |sel: &str| -> HtmlElement {
+        host.query_selector(sel)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{sel} missing"))
+            .unchecked_into()
+    };
+    el("input[type=radio][value=compute]").click();
+    tick().await;
+    el("button.reveal").click();
+    tick().await;
+    assert_eq!(verdict(&host), "communication-bound");
+    assert_eq!(
+        el("[data-answer-result]").get_attribute("data-answer-result"),
+        Some("wrong".into())
+    );
+    // Past the boundary (850 tokens per chip on 4096 chips) the revealed verdict follows.
+    let batch: HtmlInputElement = el("input.batch-text").unchecked_into();
+    batch.set_value("8388608");
+    batch
+        .dispatch_event(&Event::new("change").unwrap())
+        .unwrap();
+    tick().await;
+    assert_eq!(verdict(&host), "compute-bound");
+    assert_eq!(
+        el("[data-answer-result]").get_attribute("data-answer-result"),
+        Some("right".into())
+    );
+    // Back below it with the slider.
+    set_input(&slider(&host), "0");
+    tick().await;
+    assert_eq!(verdict(&host), "communication-bound");
+    // Toggling overlap changes the step time and the trace.
+    let step = text_of(&host, "[data-step-time]");
+    assert!(step.contains("with overlap"), "{step}");
+    let pixels = canvas_pixels(&host, "canvas");
+    el("input.overlap").click();
+    tick().await;
+    let after = text_of(&host, "[data-step-time]");
+    assert!(after.contains("without overlap"), "{after}");
+    assert_ne!(step, after);
+    assert_ne!(pixels, canvas_pixels(&host, "canvas"));
+    // Bad input: a notice, and the last valid state stays.
+    batch.set_value("lots");
+    batch
+        .dispatch_event(&Event::new("change").unwrap())
+        .unwrap();
+    tick().await;
+    assert!(!el("[data-notice]").hidden());
+    assert_eq!(text_of(&host, "[data-step-time]"), after);
+    assert_eq!(verdict(&host), "communication-bound");
+}

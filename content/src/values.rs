@@ -115,6 +115,7 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "max-batch", args: &["model", "chip", "chips", "dtype", "seq"], doc: "the most sequences whose KV caches fit beside the weights on a slice" },
     ValueSpec { name: "gpu-dp-tokens", args: &["chip", "scope"], doc: "per-GPU tokens data parallelism needs inside a node (scope=node) or across nodes (scope=network)" },
     ValueSpec { name: "gpus-per-node", args: &["chip"], doc: "GPUs in one NVLink domain" },
+    ValueSpec { name: "tiling", args: &["dtype", "dims", "tile", "show"], doc: "an HLO array padded to whole tiles (Part 9): show=blowup (default), padded, bytes or padded-bytes; dims=3,5 tile=2,2" },
 ];
 
 fn chip_arg(d: &Directive) -> Result<&'static Chip, String> {
@@ -347,6 +348,7 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
         | "x-opt" => training_value(d),
         "kv-sequence" | "param-bytes" | "min-slice" | "step-time" | "max-batch"
         | "gpu-dp-tokens" | "gpus-per-node" => inference_value(d),
+        "tiling" => tiling_value(d),
         other => Err(format!(
             "value directive `{other}` is listed but not implemented"
         )),
@@ -428,6 +430,42 @@ fn inference_value(d: &Directive) -> Result<String, String> {
             Ok(grouped(f64::from(sys.gpus_per_node)))
         }
         other => Err(format!("`{other}` is not an inference value")),
+    }
+}
+
+/// The `tiling` directive (Part 9): padding of an array laid out in whole tiles.
+fn tiling_value(d: &Directive) -> Result<String, String> {
+    use ridgeline_core::profiling::TiledArray;
+    let list = |key: &str| -> Result<Vec<u64>, String> {
+        let t = d.arg(key).ok_or_else(|| format!("`tiling` needs {key}="))?;
+        t.split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("{key}=`{t}` is not a list of whole numbers"))
+            })
+            .collect()
+    };
+    let a = TiledArray::new(
+        dtype_arg(d, "dtype", Dtype::F32)?,
+        &list("dims")?,
+        &list("tile")?,
+    )
+    .map_err(|e| e.to_string())?;
+    let dims = |v: &[u64]| {
+        v.iter()
+            .map(|x| grouped(*x as f64))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match d.arg("show").unwrap_or("blowup") {
+        "blowup" => Ok(sci(a.blowup(), 3)),
+        "padded" => Ok(format!("[{}]", dims(&a.padded_shape()))),
+        "bytes" => Ok(si(a.logical_bytes().0, "B", 3)),
+        "padded-bytes" => Ok(si(a.padded_bytes().0, "B", 3)),
+        o => Err(format!(
+            "unknown show=`{o}` (blowup, padded, bytes, padded-bytes)"
+        )),
     }
 }
 
@@ -690,6 +728,22 @@ mod tests {
         );
         assert_eq!(eval("gpus-per-node chip=gb200").unwrap(), "72");
         assert!(eval("gpus-per-node chip=v5e").is_err());
+        // Part 9.
+        assert_eq!(eval("tiling dtype=f32 dims=3,5 tile=2,2").unwrap(), "1.6");
+        assert_eq!(
+            eval("tiling dtype=f32 dims=3,5 tile=2,2 show=padded").unwrap(),
+            "[4, 6]"
+        );
+        assert_eq!(
+            eval("tiling dtype=f32 dims=3,5 tile=2,2 show=bytes").unwrap(),
+            "60 B"
+        );
+        assert_eq!(
+            eval("tiling dtype=f32 dims=3,5 tile=2,2 show=padded-bytes").unwrap(),
+            "96 B"
+        );
+        assert!(eval("tiling dims=3,x tile=2").is_err());
+        assert!(eval("tiling dims=3 tile=2,2").is_err());
     }
 
     #[test]
@@ -702,6 +756,9 @@ mod tests {
                     ("collective-ratio", "over") => "allgather",
                     ("gpu-dp-tokens" | "gpus-per-node", "chip") => "h100",
                     ("gpu-dp-tokens", "scope") => "network",
+                    ("tiling", "show") => "blowup",
+                    ("tiling", "dims") => "3,5",
+                    ("tiling", "tile") => "2,2",
                     ("step-time" | "max-batch", "chips") => "16",
                     ("step-time" | "max-batch", "batch") => "64",
                     ("kv-sequence" | "step-time" | "max-batch", "seq") => "2048",

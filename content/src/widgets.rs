@@ -117,6 +117,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["gpu", "gpus", "op", "bytes"],
         doc: "GPU cluster layout, collective cost inside and across NVLink domains, GPU and TPU rooflines",
     },
+    WidgetSpec {
+        name: "profile",
+        args: &["model", "chip", "slice", "scheme", "tp", "batch", "overlap", "layers"],
+        doc: "a synthetic trace of one training step: TensorCore and ICI lanes, overlap, budget, top ops, find the bottleneck",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -35,6 +35,7 @@ pub mod profiling;
 pub mod roofline;
 pub mod sharding;
 pub mod tpu;
+pub mod trace;
 pub mod training;
 pub mod transformer;
 pub mod units;

@@ -74,6 +74,10 @@ test('the overlap widget turns compute-bound past D = 8,756', async () => {
   const widget = page.locator('[data-widget="overlap"]');
   await widget.scrollIntoViewIfNeeded();
   assert.equal(await verdictOf(page, 'overlap'), 'communication-bound');
+  // Predict, then reveal: commit a guess, then the crossover is shown.
+  await widget.locator('input.guess').fill('10000');
+  await widget.getByRole('button', { name: 'Commit my guess' }).click();
+  assert.match(await widget.locator('[data-predict]').textContent(), /8,756.*1\.1× too high/);
   assert.match(await widget.textContent(), /above D = 8,756/);
   await widget.locator('input[type="range"]').focus();
   await page.keyboard.press('End');

@@ -6,6 +6,7 @@ pub mod inference;
 pub mod overlap;
 pub mod roofline;
 pub mod serving;
+pub mod trace;
 pub mod training;
 pub mod transformer;
 

@@ -185,14 +185,14 @@ pub fn NumbersPage() -> impl IntoView {
                 ", with the part and table of the book it comes from. Where the book gives two values for one quantity, the note says which one we use and what the other was. This page is generated from that registry."
             </p>
             <h2>"Chips"</h2>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="registry" data-registry="chips">
                     <thead><tr><th scope="col">"chip"</th><th scope="col">"quantity"</th><th scope="col">"value"</th><th scope="col">"source"</th></tr></thead>
                     <tbody>{chip_rows}</tbody>
                 </table>
             </div>
             <h2>"Models"</h2>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="registry" data-registry="models">
                     <thead><tr><th scope="col">"model"</th><th scope="col">"shape"</th><th scope="col">"published parameters"</th><th scope="col">"source"</th></tr></thead>
                     <tbody>{model_rows}</tbody>

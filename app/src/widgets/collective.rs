@@ -88,7 +88,7 @@ impl CollectiveParams {
                 }
                 self.n = n;
             }
-            "wrap" => self.wrap = !matches!(value, "0" | "false" | "no"),
+            "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "chip" => {
                 let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if c.link(Link::Ici).is_none() {

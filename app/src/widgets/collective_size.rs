@@ -50,7 +50,7 @@ impl SizeParams {
                 self.chip = c;
             }
             "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
-            "wrap" => self.wrap = !matches!(value, "0" | "false" | "no"),
+            "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }

@@ -46,12 +46,12 @@ pub fn ExerciseCard(
     let base = match exercises::exercise(&id) {
         Ok(ex) => ex,
         Err(e) => {
-            return view! { <p class="notice" role="status">{format!("Exercise “{}”: {e}", crate::input::short(&id))}</p> }.into_any();
+            return view! { <p class="notice" role="status" data-notice="">{format!("Exercise “{}”: {e}", crate::input::short(&id))}</p> }.into_any();
         }
     };
     let sid: &'static str = base.id;
-    let (pairs, _) = initial_args(sid, &[]);
-    let mut notice_text = None;
+    let (pairs, url_notice) = initial_args(sid, &[]);
+    let mut notice_text = url_notice;
     let start = match pairs
         .iter()
         .find(|(k, _)| k == "seed")
@@ -192,6 +192,31 @@ pub fn ExerciseCard(
     .into_any()
 }
 
+/// The part whose problems a list shows: the chapter's `chapter=N`, which a URL
+/// parameter `?exercises.chapter=N` may override; a value that is not a part of
+/// the book is refused with a notice and the chapter's own value kept.
+fn list_chapter(chapter_args: &[(String, String)]) -> (Option<u8>, Option<String>) {
+    let parse = |v: &str| v.trim().parse::<u8>().ok().filter(|n| *n <= 12);
+    let own = chapter_args
+        .iter()
+        .find(|(k, _)| k == "chapter")
+        .and_then(|(_, v)| parse(v));
+    let (args, url_notice) = initial_args("exercises", chapter_args);
+    match args.iter().rev().find(|(k, _)| k == "chapter") {
+        Some((_, v)) => match parse(v) {
+            Some(n) => (Some(n), url_notice),
+            None => (
+                own,
+                Some(format!(
+                    "Part “{}” is not a part of the book (0–12); showing this page's problems.",
+                    crate::input::short(v)
+                )),
+            ),
+        },
+        None => (own, url_notice),
+    }
+}
+
 /// Every exercise of one part.
 #[component]
 pub fn ExerciseList(
@@ -199,10 +224,7 @@ pub fn ExerciseList(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let chapter: Option<u8> = args
-        .iter()
-        .find(|(k, _)| k == "chapter")
-        .and_then(|(_, v)| v.parse().ok());
+    let (chapter, notice) = list_chapter(&args);
     let ids: Vec<&'static str> = exercises::registry::defs()
         .into_iter()
         .filter(|d| Some(d.chapter) == chapter)
@@ -211,6 +233,7 @@ pub fn ExerciseList(
     let count = ids.len();
     view! {
         <section class="widget exercises" data-widget="exercises">
+            <p class="notice" role="status" data-notice="" hidden=notice.is_none()>{notice.clone().unwrap_or_default()}</p>
             <p class="muted">{format!("{count} problems from this part of the book, graded here. Answers may use units (ms, GB, TFLOPs/s, …); worked examples are marked “try it first”.")}</p>
             {ids.into_iter().map(|id| view! { <ExerciseCard id=id /> }).collect_view()}
         </section>

@@ -364,14 +364,14 @@ pub fn Gpu(
                     <dd>{move || read(|v| v.across.as_ref().unwrap_or(&v.in_node).algo_bandwidth().map(|b| si(b.0, "B/s", 3)).unwrap_or_default())}</dd>
                 </div>
             </dl>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="levels">
                     <thead><tr><th scope="col">"level"</th><th scope="col">"children spanned"</th><th scope="col">"link per child"</th><th scope="col">"time"</th></tr></thead>
                     <tbody>{levels}</tbody>
                 </table>
             </div>
             <h4>"Rooflines side by side (bf16)"</h4>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="compare">
                     <thead><tr>
                         <th scope="col">"chip"</th><th scope="col">"peak"</th><th scope="col">"HBM ridge (FLOPs/B)"</th>

@@ -118,7 +118,7 @@ pub fn JaxCodeWidget(
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
             <p>"The plan: " <strong data-collective="">{move || plan.with(collectives_text)}</strong> {move || plan.with(|p| format!(" (case {}).", p.case().number()))}</p>
             <div class="tabs" role="tablist" aria-label="sharding mode">{tabs}</div>
-            <pre class="code" role="tabpanel"><code data-code=move || mode.get()>{move || code.with(|c| pick(c, &mode.get()))}</code></pre>
+            <pre class="code" role="tabpanel" tabindex="0"><code data-code=move || mode.get()>{move || code.with(|c| pick(c, &mode.get()))}</code></pre>
         </figure>
     }
     .into_any()

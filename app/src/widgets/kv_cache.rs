@@ -292,7 +292,7 @@ pub fn KvCacheCalc(
                 <div><dt>"whole batch"</dt><dd data-kv="total">{move || show(|c| c.total.0)}</dd></div>
                 <div><dt>"smaller than MHA"</dt><dd data-kv="reduction">{move || cache.with(|c| c.as_ref().map(|c| format!("{}×", sci(c.reduction(), 3))).unwrap_or_default())}</dd></div>
             </dl>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table>
                     <thead><tr><th scope="col">"attention"</th><th scope="col">"per token"</th><th scope="col">"whole batch"</th><th scope="col">"vs MHA"</th></tr></thead>
                     <tbody>{rows}</tbody>

@@ -185,7 +185,7 @@ pub fn LinkRoofline(
                 "Compute: " <strong>{move || rows.with(|r| r.first().map(|r| seconds(r.analysis.t_math.0)).unwrap_or_default())}</strong>
                 " for the matmul; the weights are " {move || params.with(|p| ridgeline_core::format::si(2.0 * p.d * p.f, "B", 3))} " in bf16."
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table>
                     <thead><tr><th scope="col">"weights arrive over"</th><th scope="col">"B/s"</th><th scope="col">"time to move them"</th><th scope="col">"verdict"</th><th scope="col">"compute-bound when"</th></tr></thead>
                     <tbody>{table}</tbody>

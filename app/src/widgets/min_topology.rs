@@ -152,7 +152,7 @@ pub fn MinTopology(
                         on:input=move |ev| set("seq", event_target_value(&ev)) />
                 </label>
             </div>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table>
                     <thead><tr>
                         <th scope="col">"weights + KV in"</th><th scope="col">"weights"</th><th scope="col">"KV per token"</th>

@@ -16,6 +16,8 @@ pub mod kv_cache;
 pub mod link_roofline;
 pub mod min_topology;
 pub mod overlap;
+pub mod predict;
+pub mod profile;
 pub mod roofline;
 pub mod serving;
 pub mod sharding;
@@ -49,6 +51,7 @@ pub const NAMES: &[&str] = &[
     "transformer",
     "training-roofline",
     "training-planner",
+    "profile",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -82,6 +85,7 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "serving" => view! { <serving::Serving args=args /> }.into_any(),
         "min-topology" => view! { <min_topology::MinTopology args=args /> }.into_any(),
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
+        "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         other => {
             let message = format!("Unknown widget “{other}”.");
             view! { <p class="notice" role="status">{message}</p> }.into_any()

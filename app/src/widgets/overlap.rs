@@ -132,6 +132,7 @@ pub fn Overlap(
         }
     };
 
+    let revealed = RwSignal::new(false);
     let canvas_ref = NodeRef::<Canvas>::new();
     let marker_ref = NodeRef::<Canvas>::new();
     // Everything but the marker depends on the chip, B and F, not on D.
@@ -259,8 +260,16 @@ pub fn Overlap(
             <p class="verdict-line">
                 "With D = " {move || grouped(params.with(|p| p.d))} " the split is "
                 <strong class=move || format!("verdict {}", verdict().text()) data-verdict=move || verdict().text()>{move || verdict().text()}</strong>
-                "; it becomes compute-bound above D = " {move || times.with(|t| t.map(|(_, dx)| grouped(dx)).unwrap_or_default())} ", whatever B is."
+                "."
+                <span class="crossing" hidden=move || !revealed.get()>
+                    " It becomes compute-bound above D = " {move || times.with(|t| t.map(|(_, dx)| grouped(dx)).unwrap_or_default())} ", whatever B is."
+                </span>
             </p>
+            <super::predict::Predict
+                question="Above what contracting dimension D does the split become compute-bound?"
+                answer=Signal::derive(move || times.with(|t| t.map(|(_, dx)| dx.ceil())))
+                revealed=revealed
+            />
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
                 {move || notice.get().unwrap_or_default()}
             </p>

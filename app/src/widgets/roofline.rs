@@ -135,6 +135,17 @@ impl RooflineParams {
         RoofModel::new(self.chip, self.op().compute_dtype())
     }
 
+    /// The batch at which the op crosses the HBM ridge (matmuls only), if it does.
+    pub fn crossing_batch(&self) -> Option<f64> {
+        let ridge = self.model()?.hbm()?.ridge;
+        let op = self.op();
+        if op.kind() != OpKind::Matmul {
+            return None;
+        }
+        op.critical_batch(ridgeline_core::units::Intensity(ridge))
+            .map(f64::ceil)
+    }
+
     /// The sentence about where the op crosses the HBM ridge.
     pub fn crossing(&self) -> String {
         let op = self.op();
@@ -255,6 +266,7 @@ pub fn Roofline(
     };
 
     let dragging = RwSignal::new(false);
+    let revealed = RwSignal::new(false);
     let drag_to = move |client_x: i32| {
         let (Some(canvas), Some(a)) = (overlay_ref.get_untracked(), area.get_value()) else {
             return;
@@ -434,7 +446,12 @@ pub fn Roofline(
                 </strong>
                 "."
             </p>
-            <p class="crossing">{move || params.with(|p| p.crossing())}</p>
+            <super::predict::Predict
+                question="At what batch B does this operation cross the HBM ridge?"
+                answer=Signal::derive(move || params.with(|p| p.crossing_batch()))
+                revealed=revealed
+            />
+            <p class="crossing" hidden=move || !revealed.get()>{move || params.with(|p| p.crossing())}</p>
             <dl class="times">
                 <div><dt>"T_math"</dt><dd>{move || time_of(|a| a.t_math.0)}</dd></div>
                 <div><dt>"T_HBM"</dt><dd>{move || time_of(|a| a.t_comms(Link::Hbm).map(|t| t.0).unwrap_or(f64::NAN))}</dd></div>

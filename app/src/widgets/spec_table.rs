@@ -46,6 +46,28 @@ pub enum Family {
     All,
 }
 
+/// The family to show from the arguments (`family=tpu|gpu|all`, default all),
+/// and a notice when the value is not one of those (the whole table is shown).
+pub fn parse_family(args: &[(String, String)]) -> (Family, Option<String>) {
+    match args
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "family")
+        .map(|(_, v)| v.trim())
+    {
+        None | Some("all") => (Family::All, None),
+        Some("tpu") => (Family::Tpu, None),
+        Some("gpu") => (Family::Gpu, None),
+        Some(other) => (
+            Family::All,
+            Some(format!(
+                "Family “{}” is not tpu, gpu or all; showing every chip.",
+                crate::input::short(other)
+            )),
+        ),
+    }
+}
+
 /// The table.
 #[component]
 pub fn SpecTable(
@@ -53,15 +75,9 @@ pub fn SpecTable(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let family = match args
-        .iter()
-        .find(|(k, _)| k == "family")
-        .map(|(_, v)| v.as_str())
-    {
-        Some("tpu") => Family::Tpu,
-        Some("gpu") => Family::Gpu,
-        _ => Family::All,
-    };
+    let (args, url_notice) = super::common::initial_args("spec-table", &args);
+    let (family, notice) = parse_family(&args);
+    let notice = notice.or(url_notice);
     let rows = CHIPS
         .iter()
         .filter(|c| match family {
@@ -125,7 +141,8 @@ pub fn SpecTable(
         .collect_view();
     view! {
         <figure class="widget spec-table" data-widget="spec-table">
-            <div class="table-scroll">
+            <p class="notice" role="status" data-notice="" hidden=notice.is_none()>{notice.clone().unwrap_or_default()}</p>
+            <div class="table-scroll" tabindex="0">
                 <table>
                     <thead>
                         <tr>
@@ -145,5 +162,24 @@ pub fn SpecTable(
             </div>
             <figcaption class="muted">"Hover a number for the book's table it comes from. ICI is per link, both directions; ridges are bf16 FLOPs per byte."</figcaption>
         </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arg(v: &str) -> Vec<(String, String)> {
+        vec![("family".to_string(), v.to_string())]
+    }
+
+    #[test]
+    fn family_is_validated() {
+        assert_eq!(parse_family(&[]), (Family::All, None));
+        assert_eq!(parse_family(&arg("tpu")), (Family::Tpu, None));
+        assert_eq!(parse_family(&arg("gpu")).0, Family::Gpu);
+        let (f, notice) = parse_family(&arg("<script>"));
+        assert_eq!(f, Family::All);
+        assert!(notice.is_some_and(|n| n.contains("<script>")));
     }
 }

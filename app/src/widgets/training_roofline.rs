@@ -545,7 +545,7 @@ pub fn TrainingRoofline(
                 {move || analysis.with(|a| a.as_ref().map(|a| params.with_untracked(|p| p.boundary_text(a))).unwrap_or_default())}
             </p>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="schemes">
                     <thead><tr><th scope="col">"strategy"</th><th scope="col">"compute / layer"</th><th scope="col">"comms / layer"</th><th scope="col">"compute-bound from"</th><th scope="col">"memory / chip"</th><th scope="col">"at this batch"</th></tr></thead>
                     <tbody>{rows}</tbody>

@@ -339,7 +339,7 @@ pub fn Transformer(
             <h4>"Where the parameters live"</h4>
             <div class="plot"><canvas node_ref=bars_ref width="760" height="230" role="img"
                 aria-label=move || params.with(|p| format!("parameters by component, {} in total", billions(p.bars().1)))></canvas></div>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="params-table">
                     <thead><tr><th scope="col">"component"</th><th scope="col">"parameters"</th><th scope="col">"exact"</th></tr></thead>
                     <tbody>{table}</tbody>

@@ -1,0 +1,642 @@
+//! The profile viewer (`data-widget="profile"`, Part 9): a synthetic trace of
+//! one training step of LLaMA 3 on a TPU slice, built by `ridgeline_core::trace`
+//! from the Part 5 roofline. Matmuls on the TensorCore lane, collectives on the
+//! ICI lanes, with or without overlap; the step-time budget as a marker; the ops
+//! that take the most time; and a "find the bottleneck" question whose answer
+//! (the verdict) is shown only once the reader has picked one.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use ridgeline_core::format::{grouped, sci, seconds};
+use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::roofline::Verdict;
+use ridgeline_core::trace::{
+    profile, update_overhead, OpKind, OpSummary, Profile, MAX_WINDOW_LAYERS,
+};
+use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
+
+use super::common::{initial_args, use_dark, write_url_state};
+use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS};
+use crate::charts::trace::{draw_trace, TraceModel};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// The models the profile offers.
+pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
+/// Rows of the op table.
+pub const TOP_OPS: usize = 6;
+/// Most layers the window may show (the trace stays readable).
+pub const MAX_LAYERS: u32 = 6;
+
+/// The strategies the profile offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileScheme {
+    /// FSDP over the whole slice.
+    Fsdp,
+    /// FSDP × tensor parallelism.
+    FsdpTp,
+}
+
+impl ProfileScheme {
+    /// URL name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProfileScheme::Fsdp => "fsdp",
+            ProfileScheme::FsdpTp => "fsdp-tp",
+        }
+    }
+
+    /// What the reader sees.
+    pub fn label(self) -> &'static str {
+        match self {
+            ProfileScheme::Fsdp => "FSDP",
+            ProfileScheme::FsdpTp => "FSDP + tensor",
+        }
+    }
+}
+
+/// The reader's two possible answers to "what is the bottleneck?".
+pub const ANSWERS: [(Verdict, &str, &str); 2] = [
+    (Verdict::ComputeBound, "compute", "compute"),
+    (Verdict::CommunicationBound, "ici", "ICI communication"),
+];
+
+/// Everything the reader can set; always profilable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileParams {
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// The chip (a TPU with ICI).
+    pub chip: &'static Chip,
+    /// Mesh axis sizes of the slice.
+    pub mesh: Vec<u32>,
+    /// The strategy.
+    pub scheme: ProfileScheme,
+    /// Tensor-parallel degree for FSDP + tensor.
+    pub tensor: u32,
+    /// Global batch, tokens.
+    pub batch: f64,
+    /// Overlap communication with compute.
+    pub overlap: bool,
+    /// Layers shown in the trace.
+    pub layers: u32,
+}
+
+impl Default for ProfileParams {
+    fn default() -> Self {
+        ProfileParams {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            mesh: vec![16, 16, 16],
+            scheme: ProfileScheme::Fsdp,
+            tensor: 4,
+            batch: 2_097_152.0,
+            overlap: true,
+            layers: 3,
+        }
+    }
+}
+
+fn parse_bool(value: &str, what: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("{what} is on or off, not “{}”", short(value))),
+    }
+}
+
+impl ProfileParams {
+    /// Chips in the slice.
+    pub fn chips(&self) -> f64 {
+        self.mesh.iter().map(|&a| a as f64).product()
+    }
+
+    /// The batch slider's range: one sequence (and a token per chip) up to 2^30.
+    pub fn batch_range(&self) -> (f64, f64) {
+        let lo = self.chips().max(SEQ);
+        (lo, B_MAX.max(lo * 1000.0))
+    }
+
+    /// The cluster and the division of its chips.
+    pub fn plan(&self) -> Result<(Cluster, Parallelism), String> {
+        let cluster = Cluster::new(self.chip, &self.mesh, 1).map_err(|e| e.to_string())?;
+        let n = cluster.chips_per_slice;
+        let a = cluster.axes;
+        let par = match self.scheme {
+            ProfileScheme::Fsdp => Parallelism::fsdp(n, a),
+            ProfileScheme::FsdpTp => {
+                let y = self.tensor;
+                if y < 2 || y >= n || !n.is_multiple_of(y) {
+                    return Err(format!(
+                        "the tensor degree {y} must be at least 2 and divide the {} chips of the slice, leaving FSDP at least 2",
+                        grouped(n as f64)
+                    ));
+                }
+                let (mx, my) = if a >= 2 { (a - 1, 1) } else { (1, 1) };
+                Parallelism::fsdp_tensor(n / y, y, mx, my)
+            }
+        };
+        if n < 2 {
+            return Err("a profile of FSDP needs at least two chips".into());
+        }
+        Ok((cluster, par))
+    }
+
+    /// Builds the profile, or says what is wrong.
+    pub fn analyse(&self) -> Result<Profile, String> {
+        let (cluster, par) = self.plan()?;
+        let job = Job::new(self.model.config, self.batch, SEQ).map_err(|e| e.to_string())?;
+        let e = evaluate(&job, &cluster, &par).map_err(|e| e.to_string())?;
+        let overhead = update_overhead(&e, cluster.chip);
+        profile(&job, &cluster, &par, self.layers, overhead).map_err(|e| e.to_string())
+    }
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.clone();
+        match key {
+            "model" => {
+                next.model = PROFILE_MODELS
+                    .iter()
+                    .find(|id| id.eq_ignore_ascii_case(value.trim()))
+                    .and_then(|id| model(id))
+                    .ok_or_else(|| {
+                        format!(
+                            "the profile offers LLaMA 3 8B and 70B, not “{}”",
+                            short(value)
+                        )
+                    })?
+            }
+            "chip" => {
+                let c = chip(value)
+                    .filter(|c| c.link(Link::Ici).is_some())
+                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                if Cluster::new(c, &next.mesh, 1).is_err() {
+                    next.mesh = full_mesh(c);
+                }
+                next.chip = c;
+            }
+            "slice" | "mesh" => next.mesh = parse_mesh(value)?,
+            "scheme" => {
+                next.scheme = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
+                    .into_iter()
+                    .find(|s| s.name() == value.trim())
+                    .ok_or_else(|| format!("unknown strategy “{}” (fsdp, fsdp-tp)", short(value)))?
+            }
+            "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
+            "b" | "batch" => {
+                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
+            }
+            "overlap" => next.overlap = parse_bool(value, "overlap")?,
+            "layers" => {
+                let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
+                next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.analyse()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Parameters from pairs (model, chip and slice first), each bad pair explained.
+    pub fn from_pairs(pairs: &[(String, String)]) -> (ProfileParams, Vec<String>) {
+        let mut p = ProfileParams::default();
+        let mut notices = Vec::new();
+        let rank = |k: &str| match k {
+            "model" | "chip" => 0,
+            "slice" | "mesh" => 1,
+            "tp" => 2,
+            _ => 3,
+        };
+        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
+        ordered.sort_by_key(|(k, _)| rank(k));
+        for (k, v) in ordered {
+            if let Err(e) = p.apply(k, v) {
+                notices.push(e);
+            }
+        }
+        (p, notices)
+    }
+
+    /// The mesh as `16x16x16`.
+    pub fn mesh_text(&self) -> String {
+        self.mesh
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+            .join("x")
+    }
+
+    /// The parameters as `key=value` pairs.
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            ("slice".into(), self.mesh_text()),
+            ("scheme".into(), self.scheme.name().into()),
+            ("tp".into(), self.tensor.to_string()),
+            ("batch".into(), format!("{}", self.batch)),
+            (
+                "overlap".into(),
+                if self.overlap { "on" } else { "off" }.into(),
+            ),
+            ("layers".into(), self.layers.to_string()),
+        ]
+    }
+
+    /// The chart for the current overlap setting; the axis reaches the serial end,
+    /// so switching overlap on visibly shortens the step.
+    pub fn trace_model(&self, p: &Profile) -> TraceModel {
+        let s = p.window(self.overlap);
+        TraceModel::new(
+            s.timeline.clone(),
+            s.budget.total().0,
+            p.window(false).timeline.end.0,
+        )
+    }
+
+    /// The sentence on the whole step: its length, its budget and how they compare.
+    pub fn step_text(&self, p: &Profile) -> String {
+        let s = p.step(self.overlap);
+        let end = s.timeline.end.0;
+        format!(
+            "Whole step ({} layers, {}): {}.",
+            p.step_serial
+                .timeline
+                .spans
+                .iter()
+                .filter_map(|s| s.layer)
+                .max()
+                .map_or(0, |l| l + 1),
+            if self.overlap {
+                "with overlap"
+            } else {
+                "without overlap"
+            },
+            seconds(end)
+        )
+    }
+
+    /// The budget line: FLOPs + exposed communication + overhead against the timeline.
+    pub fn budget_text(&self, p: &Profile) -> String {
+        let s = p.step(self.overlap);
+        let b = s.budget;
+        let over = s.over_budget().0;
+        let verdict = if over > 1e-9 * b.total().0 {
+            format!(
+                "the trace runs {} ({}%) past it",
+                seconds(over),
+                sci(100.0 * over / b.total().0, 2)
+            )
+        } else {
+            "the trace meets it".to_string()
+        };
+        format!(
+            "Budget: {} of FLOPs + {} of {} communication + {} optimizer update = {}; {}.",
+            seconds(b.flops.0),
+            seconds(b.comms.0),
+            if self.overlap { "exposed" } else { "serial" },
+            seconds(b.overhead.0),
+            seconds(b.total().0),
+            verdict
+        )
+    }
+
+    /// Why the answer is what it is (shown after the reader answers).
+    pub fn explanation(&self, p: &Profile) -> String {
+        let e = &p.evaluation;
+        let s = p.step(true);
+        let idle = 100.0 * s.timeline.idle(ridgeline_core::trace::Lane::TensorCore).0
+            / s.timeline.end.0.max(f64::MIN_POSITIVE);
+        let threshold = match e.boundary {
+            Boundary::At(b) => format!(
+                "this strategy needs about {} tokens per chip (B ≈ {} tokens) to hide its collectives",
+                grouped(b / e.chips),
+                tokens(b)
+            ),
+            Boundary::Always => "this strategy hides its collectives at any batch".into(),
+            Boundary::Never => "this strategy never hides its collectives on this slice".into(),
+        };
+        let binding = e
+            .layer
+            .binding
+            .map(|k| format!(" The longest collective is the {}.", k.label()))
+            .unwrap_or_default();
+        format!(
+            "Each chip has {} tokens; {threshold}. With overlap the TensorCore is idle {}% of the step.{binding}",
+            grouped(e.tokens_per_chip),
+            sci(idle, 2),
+        )
+    }
+}
+
+/// The name of an op group in the table: `W_in matmul`, `all-gather: weights`.
+pub fn op_name(r: &OpSummary) -> String {
+    match r.kind {
+        OpKind::Matmul | OpKind::MatmulBackward | OpKind::Overhead => r.what.clone(),
+        k => format!("{}: {}", k.label(), r.what),
+    }
+}
+
+/// The profile viewer widget.
+#[component]
+pub fn ProfileViewer(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let (pairs, url_notice) = initial_args("profile", &args);
+    let (initial, notices) = ProfileParams::from_pairs(&pairs);
+    let params = RwSignal::new(initial);
+    let notice =
+        RwSignal::new(url_notice.or_else(|| {
+            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
+        }));
+    let dark = use_dark();
+    let set = move |key: &'static str, value: String| {
+        let mut p = params.get_untracked();
+        match p.apply(key, &value) {
+            Ok(()) => {
+                notice.set(None);
+                if p != params.get_untracked() {
+                    write_url_state("profile", p.to_pairs());
+                    params.set(p);
+                }
+            }
+            Err(e) => notice.set(Some(e)),
+        }
+    };
+    let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
+    let choice = RwSignal::new(None::<Verdict>);
+    let answered = RwSignal::new(None::<Verdict>);
+    let canvas_ref = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let dark = dark.get();
+        let (Some(canvas), Some(p)) = (canvas_ref.get(), analysis.get()) else {
+            return;
+        };
+        let m = params.with(|q| q.trace_model(&p));
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            let _ = draw_trace(&root, &m, dark);
+            let _ = root.present();
+        }
+    });
+    let show = move |f: fn(&ProfileParams, &Profile) -> String| {
+        move || {
+            analysis.with(|a| {
+                a.as_ref()
+                    .map(|a| params.with(|p| f(p, a)))
+                    .unwrap_or_default()
+            })
+        }
+    };
+    let verdict = move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|a| a.verdict.text())
+                .unwrap_or("communication-bound")
+        })
+    };
+    let model_options = PROFILE_MODELS
+        .iter()
+        .filter_map(|id| model(id))
+        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.link(Link::Ici).is_some())
+        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .collect_view();
+    let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
+        .map(|s| view! { <option value=s.name()>{s.label()}</option> })
+        .collect_view();
+    let tp_options = [2u32, 4, 8, 16, 32, 64]
+        .map(|y| view! { <option value=y.to_string()>{y.to_string()}</option> })
+        .collect_view();
+    let range = move || params.with(|p| p.batch_range());
+    let rows = move || {
+        analysis.with(|a| {
+            a.as_ref().map(|a| {
+                let overlap = params.with(|p| p.overlap);
+                a.top_ops(overlap, TOP_OPS)
+                    .into_iter()
+                    .map(|r| {
+                        view! {
+                            <tr data-kind=r.kind.label()>
+                                <th scope="row">{op_name(&r)}</th>
+                                <td>{r.lane.label()}</td>
+                                <td>{grouped(r.count as f64)}</td>
+                                <td>{seconds(r.total.0)}</td>
+                                <td>{format!("{}%", sci(100.0 * r.fraction, 3))}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()
+            })
+        })
+    };
+    let answer_options = ANSWERS
+        .map(|(v, value, label)| {
+            view! {
+                <label class="answer-option">
+                    <input type="radio" name="profile-bottleneck" value=value
+                        prop:checked=move || choice.get() == Some(v)
+                        on:change=move |_| choice.set(Some(v)) />
+                    " " {label}
+                </label>
+            }
+        })
+        .collect_view();
+    let result = move || {
+        let Some(a) = answered.get() else {
+            return (String::new(), String::new());
+        };
+        let right = analysis.with(|p| p.as_ref().map(|p| p.verdict == a).unwrap_or(false));
+        let said = ANSWERS
+            .iter()
+            .find(|(v, _, _)| *v == a)
+            .map(|(_, _, l)| *l)
+            .unwrap_or("");
+        if right {
+            (
+                "right".to_string(),
+                format!("You said {said}: right for these settings."),
+            )
+        } else {
+            (
+                "wrong".to_string(),
+                format!("You said {said}: not for these settings."),
+            )
+        }
+    };
+
+    view! {
+        <figure class="widget profile" data-widget="profile">
+            <div class="controls">
+                <label>"Model "
+                    <select class="model-select" prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select class="chip-select" prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Slice "
+                    <input type="text" size="10" class="slice-text" aria-label="slice mesh axis sizes, like 16x16x16"
+                        prop:value=move || params.with(|p| p.mesh_text())
+                        on:change=move |ev| set("slice", event_target_value(&ev)) />
+                </label>
+                <label>"Strategy "
+                    <select class="scheme" prop:value=move || params.with(|p| p.scheme.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
+                </label>
+                <Show when=move || params.with(|p| p.scheme == ProfileScheme::FsdpTp)>
+                    <label>"tensor degree "
+                        <select class="tp" prop:value=move || params.with(|p| p.tensor.to_string()) on:change=move |ev| set("tp", event_target_value(&ev))>{tp_options.clone()}</select>
+                    </label>
+                </Show>
+                <label class="overlap-toggle">
+                    <input type="checkbox" class="overlap"
+                        prop:checked=move || params.with(|p| p.overlap)
+                        on:change=move |ev| set("overlap", if event_target_checked(&ev) { "on".into() } else { "off".into() }) />
+                    " overlap communication with compute"
+                </label>
+            </div>
+            <div class="slider-row">
+                <label for="profile-batch">"Global batch B"</label>
+                <input id="profile-batch" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
+                    prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        let (lo, hi) = range();
+                        set("batch", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
+                    } />
+                <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
+                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    on:change=move |ev| set("batch", event_target_value(&ev)) />
+                <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <div class="plot">
+                <canvas node_ref=canvas_ref width="760" height="260" role="img"
+                    aria-label=move || format!("trace of {} layers of one training step: TensorCore and ICI lanes, {}", params.with(|p| p.layers), params.with(|p| if p.overlap { "with overlap" } else { "without overlap" }))></canvas>
+            </div>
+            <p class="step-line" data-step-time="">{show(|p, a| p.step_text(a))}</p>
+            <p class="budget-line" data-budget="">{show(|p, a| p.budget_text(a))}</p>
+            <fieldset class="bottleneck-quiz">
+                <legend>"Find the bottleneck: what limits this step?"</legend>
+                {answer_options}
+                <button type="button" class="reveal" disabled=move || choice.get().is_none()
+                    on:click=move |_| answered.set(choice.get_untracked())>"Reveal"</button>
+            </fieldset>
+            <Show when=move || answered.with(|a| a.is_some())>
+                <p class="answer-result" data-answer-result=move || result().0 aria-live="polite">{move || result().1}</p>
+                <p class="verdict-line">
+                    "The profile is "
+                    <strong class=move || format!("verdict {}", verdict()) data-verdict=verdict>{verdict}</strong>
+                    ". " {show(|p, a| p.explanation(a))}
+                </p>
+            </Show>
+            <div class="table-scroll">
+                <table class="top-ops">
+                    <caption>"Ops that take the most time in the whole step"</caption>
+                    <thead><tr><th scope="col">"op"</th><th scope="col">"lane"</th><th scope="col">"count"</th><th scope="col">"total"</th><th scope="col">"of the step"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn default_is_communication_bound_and_flips_with_the_batch() {
+        let mut p = ProfileParams::default();
+        let a = p.analyse().unwrap();
+        assert_eq!(a.verdict, Verdict::CommunicationBound);
+        assert!(p.explanation(&a).contains("850 tokens per chip"));
+        p.apply("batch", "8388608").unwrap();
+        let b = p.analyse().unwrap();
+        assert_eq!(b.verdict, Verdict::ComputeBound);
+        assert!(p.budget_text(&b).contains("optimizer update"));
+    }
+
+    #[test]
+    fn overlap_changes_the_step_text_and_the_chart() {
+        let mut p = ProfileParams::default();
+        let a = p.analyse().unwrap();
+        let (on, chart_on) = (p.step_text(&a), p.trace_model(&a));
+        assert!(on.contains("80 layers"), "{on}");
+        p.apply("overlap", "off").unwrap();
+        assert!(!p.overlap);
+        let (off, chart_off) = (p.step_text(&a), p.trace_model(&a));
+        assert_ne!(on, off);
+        assert_ne!(chart_on, chart_off);
+        assert_eq!(chart_on.x_max, chart_off.x_max);
+    }
+
+    #[test]
+    fn bad_input_is_refused_and_nothing_changes() {
+        let mut p = ProfileParams::default();
+        let before = p.clone();
+        for (k, v) in [
+            ("batch", "100"),
+            ("batch", "-3"),
+            ("batch", "abc"),
+            ("slice", "28x28x28"),
+            ("slice", "0x4"),
+            ("model", "llama3-405b"),
+            ("chip", "h100"),
+            ("scheme", "tp"),
+            ("overlap", "maybe"),
+            ("layers", "0"),
+            ("layers", "40"),
+            ("colour", "red"),
+        ] {
+            let e = p.apply(k, v);
+            assert!(e.is_err(), "{k}={v}");
+            assert!(!e.unwrap_err().is_empty());
+            assert_eq!(p, before, "{k}={v}");
+        }
+        p.apply("scheme", "fsdp-tp").unwrap();
+        for v in ["3", "1", "4096"] {
+            assert!(p.apply("tp", v).is_err(), "tp={v}");
+        }
+        p.apply("tp", "8").unwrap();
+        assert_eq!(p.analyse().unwrap().evaluation.parallelism.tensor, 8);
+    }
+
+    #[test]
+    fn pairs_round_trip_and_chips_reset_the_slice() {
+        let (p, n) = ProfileParams::from_pairs(&pairs(&[
+            ("batch", "1048576"),
+            ("scheme", "fsdp-tp"),
+            ("tp", "4"),
+            ("slice", "8x16x16"),
+            ("model", "llama3-8b"),
+            ("overlap", "off"),
+            ("layers", "2"),
+        ]));
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(p.chips(), 2048.0);
+        let (q, n) = ProfileParams::from_pairs(&p.to_pairs());
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(p, q);
+        let mut r = ProfileParams::default();
+        r.apply("chip", "v5e").unwrap();
+        assert_eq!(r.mesh, vec![16, 16]);
+        let (_, n) = ProfileParams::from_pairs(&pairs(&[("batch", "zero")]));
+        assert_eq!(n.len(), 1);
+    }
+}

@@ -1,0 +1,233 @@
+//! What a reader types and what a browser hands back from storage must never
+//! panic: 1,000,000 random inputs (a fixed seed) each through `parse_count`
+//! and `Progress::from_json`, with the accepted ones checked for sense.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use ridgeline_app::input::parse_count;
+use ridgeline_app::progress::{Progress, SCHEMA, VERSION};
+
+/// Inputs per parser.
+const INPUTS: usize = 1_000_000;
+
+/// splitmix64: small, fast and deterministic.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+    fn unicode(&mut self, out: &mut String, max: usize) {
+        for _ in 0..self.below(max) {
+            let c = match self.below(3) {
+                0 => char::from_u32(self.below(0x80) as u32),
+                1 => char::from_u32(0x80 + self.below(0x780) as u32),
+                _ => char::from_u32(self.below(0x11_0000) as u32),
+            };
+            out.push(c.unwrap_or('\u{fffd}'));
+        }
+    }
+}
+
+const COUNT_TOKENS: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "9",
+    "10",
+    "1024",
+    ".",
+    ".5",
+    "e",
+    "E",
+    "e9",
+    "e999",
+    "e-999",
+    "-",
+    "+",
+    "^",
+    "^2",
+    "^1000",
+    "^1001",
+    "^-1",
+    ",",
+    "_",
+    " ",
+    "\t",
+    "inf",
+    "infinity",
+    "NaN",
+    "nan",
+    "x",
+    "k",
+    "M",
+    "1e308",
+    "1.7976931348623157e308",
+    "4.9e-324",
+    "18446744073709551616",
+    "١",
+    "٫",
+];
+
+#[test]
+fn parse_count_never_panics_and_stays_in_range() {
+    let mut rng = Rng(0x0c0_4e7_u64);
+    let mut text = String::new();
+    let mut accepted = 0usize;
+    for _ in 0..INPUTS {
+        text.clear();
+        if rng.below(5) == 0 {
+            rng.unicode(&mut text, 12);
+        } else {
+            for _ in 0..1 + rng.below(6) {
+                text.push_str(rng.pick(COUNT_TOKENS));
+            }
+        }
+        let (min, max) = match rng.below(4) {
+            0 => (1.0, 1e6),
+            1 => (0.0, f64::MAX),
+            2 => (-1e3, 1e3),
+            _ => (1.0, 1.0),
+        };
+        if let Ok(v) = parse_count(&text, "the batch", min, max) {
+            accepted += 1;
+            assert!(
+                v.is_finite() && v >= min && v <= max,
+                "{text:?} gave {v} outside [{min}, {max}]"
+            );
+        }
+    }
+    assert!(
+        accepted > INPUTS / 50,
+        "only {accepted} inputs were accepted"
+    );
+}
+
+const JSON_TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\"schema\"",
+    "\"version\"",
+    "\"solved\"",
+    "\"attempts\"",
+    "\"seed\"",
+    "\"ridgeline-progress\"",
+    "\"ch1-q1\"",
+    "\"ch3-q2\"",
+    "\"x\"",
+    "1",
+    "0",
+    "-1",
+    "1.5",
+    "1e15",
+    "1e16",
+    "1e999",
+    "-0",
+    "2",
+    "true",
+    "false",
+    "null",
+    " ",
+    "\\",
+    "\\u",
+    "\\u00e9",
+    "\\ud800",
+    "\\n",
+    "\"\\\"\"",
+    "0.",
+    "-",
+    "e5",
+    "tru",
+    "nul",
+    "\u{fffd}",
+    "é",
+];
+
+fn known(id: &str) -> bool {
+    id.starts_with("ch")
+}
+
+#[test]
+fn progress_from_json_never_panics() {
+    let mut rng = Rng(0x0910_6e55_u64);
+    let mut text = String::new();
+    let mut read = 0usize;
+    for i in 0..INPUTS {
+        text.clear();
+        match rng.below(4) {
+            // A valid document with one piece mutated.
+            0 | 1 => {
+                let mut p = Progress::default();
+                for _ in 0..rng.below(4) {
+                    let id = format!("ch{}-q{}", rng.below(13), rng.below(9));
+                    p.solved.insert(
+                        id,
+                        ridgeline_app::progress::Solved {
+                            attempts: rng.below(100) as u32,
+                            seed: rng.next() % 1_000_000_000_000_000,
+                        },
+                    );
+                }
+                let doc = p.to_json();
+                let at = rng.below(doc.len() + 1);
+                let at = (0..=at)
+                    .rev()
+                    .find(|&k| doc.is_char_boundary(k))
+                    .unwrap_or(0);
+                let cut = (at + rng.below(4)).min(doc.len());
+                let cut = (cut..=doc.len())
+                    .find(|&k| doc.is_char_boundary(k))
+                    .unwrap_or(doc.len());
+                text.push_str(&doc[..at]);
+                if rng.below(3) > 0 {
+                    text.push_str(rng.pick(JSON_TOKENS));
+                }
+                text.push_str(&doc[cut..]);
+                if i % 7 == 0 {
+                    // An untouched round trip must read back.
+                    assert_eq!(Progress::from_json(&doc, &known).ok(), Some(p));
+                }
+            }
+            // Token soup, sometimes with the right header.
+            2 => {
+                if rng.below(2) == 0 {
+                    text.push_str(&format!(
+                        "{{\"schema\":\"{SCHEMA}\",\"version\":{VERSION},\"solved\":"
+                    ));
+                }
+                for _ in 0..rng.below(16) {
+                    text.push_str(rng.pick(JSON_TOKENS));
+                }
+            }
+            // Deep nesting or arbitrary text.
+            _ => {
+                if rng.below(2) == 0 {
+                    let depth = rng.below(80);
+                    text.push_str(&"[".repeat(depth));
+                    text.push_str(&"{\"a\":".repeat(rng.below(40)));
+                } else {
+                    rng.unicode(&mut text, 24);
+                }
+            }
+        }
+        if Progress::from_json(&text, &known).is_ok() {
+            read += 1;
+        }
+    }
+    assert!(read > INPUTS / 20, "only {read} documents were read");
+}

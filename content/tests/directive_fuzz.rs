@@ -1,0 +1,213 @@
+//! The directive parser and the value evaluator must never panic, whatever a
+//! chapter says: 1,000,000 random chapter snippets (a fixed seed) go through
+//! `find_directives`, and every directive body through `Directive::parse` and,
+//! when it parses, `values::evaluate`.
+//!
+//! The snippets are soups of the syntax's own pieces (`{{`, `}}`, `=`, the value
+//! directives' names and arguments, chips, models, dtypes, extreme numbers) mixed
+//! with arbitrary Unicode, so most of them reach deep into the evaluator.
+
+use ridgeline_content::directive::{find_directives, Directive};
+use ridgeline_content::values::{evaluate, VALUES};
+use ridgeline_core::hardware::CHIPS;
+use ridgeline_core::models::MODELS;
+
+/// Snippets generated.
+const INPUTS: usize = 1_000_000;
+
+/// splitmix64: small, fast and deterministic.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+}
+
+const NUMBERS: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "8",
+    "16",
+    "256",
+    "4096",
+    "1e999",
+    "-1e999",
+    "1e308",
+    "1e-308",
+    "NaN",
+    "nan",
+    "inf",
+    "-inf",
+    "0.5",
+    "1.5",
+    "0.0",
+    "-0",
+    "18446744073709551616",
+    "9223372036854775807",
+    "4294967296",
+    "1_000",
+    "1,000",
+    "0x10",
+    "1e",
+    ".",
+    "",
+    "3/4",
+    "1k",
+    "2M",
+    "65536",
+    "131072",
+];
+
+const WORDS: &[&str] = &[
+    "bf16",
+    "int8",
+    "int4",
+    "fp8",
+    "f32",
+    "fp32",
+    "sci",
+    "plain",
+    "ms",
+    "one-way",
+    "bidi",
+    "hbm",
+    "ici",
+    "dcn",
+    "pcie",
+    "nvlink",
+    "total",
+    "mlp",
+    "attention",
+    "vocab",
+    "norms",
+    "layers",
+    "d",
+    "f",
+    "l",
+    "n",
+    "k",
+    "h",
+    "v",
+    "hosts",
+    "chips",
+    "8d",
+    "allgather",
+    "allreduce",
+    "reducescatter",
+    "alltoall",
+    "node",
+    "network",
+    "prefill",
+    "decode",
+    "x",
+    "widget",
+    "exercise",
+];
+
+fn random_unicode(rng: &mut Rng, out: &mut String) {
+    for _ in 0..rng.below(6) {
+        let c = match rng.below(4) {
+            0 => char::from_u32(rng.below(0x80) as u32),
+            1 => char::from_u32(0x80 + rng.below(0x780) as u32),
+            2 => char::from_u32(rng.below(0x11_0000) as u32),
+            _ => Some(['{', '}', '=', ' ', '\n', '\t', '`', '$'][rng.below(8)]),
+        };
+        out.push(c.unwrap_or('\u{fffd}'));
+    }
+}
+
+/// One directive body: a name, then key=value and bare words.
+fn body(rng: &mut Rng, names: &[&str], keys: &[&str], values: &[&str]) -> String {
+    let mut s = String::new();
+    if rng.below(20) > 0 {
+        s.push_str(rng.pick(names));
+    } else {
+        random_unicode(rng, &mut s);
+    }
+    for _ in 0..rng.below(7) {
+        s.push(if rng.below(30) == 0 { '\t' } else { ' ' });
+        match rng.below(12) {
+            0 => s.push_str(rng.pick(WORDS)),
+            1 => random_unicode(rng, &mut s),
+            2 => {
+                s.push_str(rng.pick(keys));
+                s.push('=');
+            }
+            _ => {
+                s.push_str(rng.pick(keys));
+                s.push('=');
+                s.push_str(rng.pick(values));
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn a_million_random_directives_never_panic() {
+    let mut names: Vec<&str> = VALUES.iter().map(|v| v.name).collect();
+    names.extend(["widget", "exercise", "nope", "peak-", "-"]);
+    let mut keys: Vec<&str> = VALUES.iter().flat_map(|v| v.args.iter().copied()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.extend(["", "bogus", "chip chip"]);
+    let mut values: Vec<&str> = CHIPS.iter().map(|c| c.id).collect();
+    values.extend(MODELS.iter().map(|m| m.id));
+    values.extend(NUMBERS);
+    values.extend(WORDS);
+
+    let mut rng = Rng(0x00d1_2ec7_1e5f_u64);
+    let (mut parsed, mut evaluated, mut found) = (0usize, 0usize, 0usize);
+    for _ in 0..INPUTS {
+        let b = body(&mut rng, &names, &keys, &values);
+        // The body alone.
+        if let Ok(d) = Directive::parse(&b) {
+            parsed += 1;
+            if evaluate(&d).is_ok() {
+                evaluated += 1;
+            }
+        }
+        // The body inside some text, sometimes with broken braces.
+        let mut text = String::new();
+        random_unicode(&mut rng, &mut text);
+        text.push_str(["{{", "{{", "{{", "{", "{{{", "}}"][rng.below(6)]);
+        text.push_str(&b);
+        text.push_str(["}}", "}}", "}}", "}", "", "}}}", "{{"][rng.below(7)]);
+        if rng.below(4) == 0 {
+            text.push_str(" and {{");
+            text.push_str(rng.pick(&names));
+            text.push_str("}}");
+        }
+        random_unicode(&mut rng, &mut text);
+        if let Ok(list) = find_directives(&text) {
+            for (range, d) in list {
+                found += 1;
+                assert!(
+                    text.get(range.clone()).is_some(),
+                    "range {range:?} off a char boundary in {text:?}"
+                );
+                let _ = evaluate(&d);
+            }
+        }
+    }
+    // The generator reaches every stage, not just the first error.
+    assert!(parsed > INPUTS / 4, "only {parsed} bodies parsed");
+    assert!(
+        evaluated > INPUTS / 50,
+        "only {evaluated} directives evaluated"
+    );
+    assert!(found > INPUTS / 4, "only {found} directives found");
+}

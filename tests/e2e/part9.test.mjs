@@ -1,0 +1,69 @@
+// End-to-end tests of Part 9: the profile viewer. The page loads cleanly, the
+// bottleneck question reveals a verdict only once answered, and switching
+// overlap redraws the trace and changes the step time.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, watchedPage, ready, verdictOf } from './lib.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+test('Part 9: the page loads with its prose numbers and no console errors', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'profiling');
+  await ready(page);
+  await page.waitForSelector('[data-widget="profile"] canvas');
+  const main = await page.locator('main').textContent();
+  // The tiling blow-up of f32[3,5] in T(2,2), through value directives.
+  assert.match(main, /\[4, 6\]/);
+  assert.match(main, /1\.6×/);
+  assert.ok(await page.locator('[data-widget="exercises"]').count() >= 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 9: answering the bottleneck question reveals the verdict, which follows the batch', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'profiling');
+  await ready(page);
+  const widget = page.locator('[data-widget="profile"]');
+  await widget.locator('canvas').waitFor();
+  assert.equal(await widget.locator('[data-verdict]').count(), 0);
+  await widget.locator('input[type="radio"][value="ici"]').check();
+  await widget.locator('button.reveal').click();
+  assert.equal(await verdictOf(page, 'profile'), 'communication-bound');
+  assert.equal(await widget.locator('[data-answer-result]').getAttribute('data-answer-result'), 'right');
+  const slider = widget.locator('input[type="range"]');
+  await slider.focus();
+  await page.keyboard.press('End');
+  assert.equal(await verdictOf(page, 'profile'), 'compute-bound');
+  assert.equal(await widget.locator('[data-answer-result]').getAttribute('data-answer-result'), 'wrong');
+  // A batch that is not a number: a notice, and the verdict stays.
+  await widget.locator('input.batch-text').fill('lots');
+  await widget.locator('input.batch-text').press('Enter');
+  assert.match(await widget.locator('[data-notice]').textContent(), /not a number/);
+  assert.equal(await verdictOf(page, 'profile'), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 9: toggling overlap redraws the trace and changes the step time', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'profiling');
+  await ready(page);
+  const widget = page.locator('[data-widget="profile"]');
+  const canvas = widget.locator('canvas');
+  await canvas.waitFor();
+  const pixels = () => canvas.evaluate((c) => c.toDataURL());
+  const step = widget.locator('[data-step-time]');
+  const before = { png: await pixels(), text: await step.textContent() };
+  assert.match(before.text, /with overlap/);
+  await widget.locator('input.overlap').uncheck();
+  const after = { png: await pixels(), text: await step.textContent() };
+  assert.match(after.text, /without overlap/);
+  assert.notEqual(after.text, before.text);
+  assert.notEqual(after.png, before.png);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
