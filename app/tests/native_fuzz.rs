@@ -231,3 +231,170 @@ fn progress_from_json_never_panics() {
     }
     assert!(read > INPUTS / 20, "only {read} documents were read");
 }
+
+/// Every widget's URL and form parameters go through its params type's `apply`
+/// (or `with`): 1,000,000 random `key=value` pairs spread over all of them, with
+/// the widget's own keys most of the time and values from near-valid to junk.
+#[test]
+fn widget_parameters_never_panic() {
+    use ridgeline_app::widgets::*;
+    const KEYS: &[&str] = &[
+        "chip",
+        "dtype",
+        "act",
+        "weight",
+        "op",
+        "b",
+        "d",
+        "f",
+        "n",
+        "wrap",
+        "v",
+        "shape",
+        "at",
+        "spec",
+        "mesh",
+        "dims",
+        "model",
+        "slice",
+        "scheme",
+        "tp",
+        "batch",
+        "overlap",
+        "layers",
+        "seq",
+        "phase",
+        "kv",
+        "chips",
+        "gpus",
+        "size",
+        "collective",
+        "mfu",
+        "tokens",
+        "pods",
+        "mode",
+        "family",
+        "preset",
+        "context",
+        "format",
+        "x",
+        "y",
+        "strategy",
+    ];
+    const VALUES: &[&str] = &[
+        "v5e",
+        "v5p",
+        "h100",
+        "b200",
+        "gb200",
+        "tpu7x",
+        "bf16",
+        "int8",
+        "int4",
+        "fp4",
+        "fp8",
+        "f32",
+        "matmul",
+        "dot",
+        "llama3-70b",
+        "llama3-8b",
+        "deepseek-v3",
+        "fsdp",
+        "tp",
+        "fsdp+tp",
+        "best",
+        "decode",
+        "prefill",
+        "allgather",
+        "alltoall",
+        "1",
+        "0",
+        "-1",
+        "2",
+        "8",
+        "16",
+        "4096",
+        "1e999",
+        "NaN",
+        "inf",
+        "-0",
+        "1e-300",
+        "2^20",
+        "8x16",
+        "4x4x4",
+        "16x20x28",
+        "X=4, Y=2",
+        "X=0",
+        "I=512, J=1024, K=256",
+        "A[I_X, J] · B[J, K_Y] -> C[I_X, K_Y]",
+        "A[I_X,J_X]·B[J,K]",
+        "",
+        " ",
+        "true",
+        "yes",
+        "on",
+        "manual",
+        "tpu",
+        "gpu",
+        "pod",
+        "64",
+        "1024",
+        "1048576",
+    ];
+    let mut rng = Rng(0x5eed_0f_f1e1d);
+    let mut value = String::new();
+    let mut next_value = |rng: &mut Rng| -> String {
+        value.clear();
+        match rng.below(4) {
+            0 | 1 => value.push_str(rng.pick(VALUES)),
+            2 => {
+                value.push_str(rng.pick(VALUES));
+                rng.unicode(&mut value, 6);
+            }
+            _ => rng.unicode(&mut value, 40),
+        }
+        value.clone()
+    };
+    macro_rules! drive {
+        ($rng:expr, $ty:ty, $n:expr) => {{
+            let mut p = <$ty>::default();
+            for _ in 0..$n {
+                let key = if $rng.below(8) == 0 {
+                    "junk-key"
+                } else {
+                    $rng.pick(KEYS)
+                };
+                let v = next_value(&mut $rng);
+                let _ = p.apply(key, &v);
+                if $rng.below(64) == 0 {
+                    p = <$ty>::default();
+                }
+            }
+        }};
+    }
+    let per = INPUTS / 17 + 1;
+    drive!(rng, roofline::RooflineParams, per);
+    drive!(rng, overlap::OverlapParams, per);
+    drive!(rng, collective::CollectiveParams, per);
+    drive!(rng, collective_size::SizeParams, per);
+    drive!(rng, torus::TorusParams, per);
+    drive!(rng, link_roofline::LinkParams, per);
+    drive!(rng, transformer::TransformerParams, per);
+    drive!(rng, training_roofline::TrainingRooflineParams, per);
+    drive!(rng, training_planner::PlannerParams, per);
+    drive!(rng, inference_roofline::InferenceParams, per);
+    drive!(rng, kv_cache::KvParams, per);
+    drive!(rng, serving::ServingParams, per);
+    drive!(rng, min_topology::TopologyParams, per);
+    drive!(rng, gpu::GpuParams, per);
+    drive!(rng, profile::ProfileParams, per);
+    // The sharding widget's `with` returns a new value instead of mutating.
+    let mut s = sharding::ShardingParams::default();
+    for _ in 0..2 * per {
+        let key = rng.pick(&["spec", "mesh", "dims", "chip", "junk"]);
+        let v = next_value(&mut rng);
+        if let Ok(next) = s.with(key, &v) {
+            s = next;
+        }
+    }
+}
