@@ -341,7 +341,7 @@ fn widget_parameters_never_panic() {
         "1024",
         "1048576",
     ];
-    let mut rng = Rng(0x5eed_0f_f1e1d);
+    let mut rng = Rng(0x05ee_d0ff_1e1d);
     let mut value = String::new();
     let mut next_value = |rng: &mut Rng| -> String {
         value.clear();
