@@ -100,7 +100,7 @@ test('hints unlock after failed attempts, and a variant changes the numbers', as
   const prompt = await card.locator('.prompt').textContent();
   await card.getByRole('button', { name: 'New numbers' }).click();
   await page.waitForFunction(() => location.search.includes('ch1-q2.seed='));
-  assert.notEqual(await card.locator('.prompt').textContent(), prompt);
+  assert.notEqual(await card.locator('.prompt').textContent(), prompt, 'a new variant kept the same numbers');
   await card.getByRole('button', { name: 'Show the solution' }).click();
   assert.ok(await card.locator('[data-solution] .derivation li').count() > 0);
   assert.deepEqual(problems, []);

@@ -114,6 +114,19 @@ pub fn ExerciseCard(
             },
         );
     };
+    // A variant whose prompt differs from the one on screen (a few draws can
+    // land on the same numbers when a part has only a handful of choices).
+    let fresh_seed = move || {
+        let shown = current.with_untracked(|e| e.prompt.clone());
+        let mut seed = random_seed();
+        for _ in 0..8 {
+            if base.with_value(|b| b.variant(seed).prompt != shown) {
+                break;
+            }
+            seed = random_seed();
+        }
+        seed
+    };
     let failed = move || {
         let a = attempts.get() as usize;
         if verdict.with(|v| v.as_ref().is_some_and(|v| v.is_correct())) {
@@ -172,7 +185,7 @@ pub fn ExerciseCard(
                 })
             }}
             <div class="exercise-tools">
-                <button type="button" on:click=move |_| set_variant(random_seed())>"New numbers"</button>
+                <button type="button" on:click=move |_| set_variant(fresh_seed())>"New numbers"</button>
                 <button type="button" on:click=move |_| set_variant(0) disabled=move || current.with(|e| e.seed == 0)>"The book's numbers"</button>
                 <button type="button" aria-expanded=move || revealed.get().to_string() on:click=move |_| revealed.update(|r| *r = !*r)>
                     {move || if revealed.get() { "Hide the solution" } else { "Show the solution" }}
