@@ -2,9 +2,17 @@
 //! (math to MathML, value directives to numbers from `ridgeline-core`) and writes
 //! them as Rust statics the app includes. A chapter that does not render is a
 //! build error naming the file and line.
+//!
+//! The site ships one WebAssembly bundle per group of parts (`bundle=` in
+//! SUMMARY.md). Each part is a Cargo feature (`part0` … `part12`); only the
+//! enabled parts get their chapter body, and only the widgets those chapters use
+//! are compiled into `widgets::widget_view`, through `--cfg widget="NAME"`.
 
 use ridgeline_content::render::{render_chapter, Segment};
-use ridgeline_content::summary::parse_summary;
+use ridgeline_content::search;
+use ridgeline_content::summary::{parse_summary, DEFAULT_BUNDLE};
+use ridgeline_content::widgets::WIDGETS;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -17,51 +25,95 @@ fn main() {
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     let parts = parse_summary(&read("SUMMARY.md")).unwrap_or_else(|e| panic!("{e}"));
+    let enabled = |n: u8| std::env::var_os(format!("CARGO_FEATURE_PART{n}")).is_some();
+    let all_enabled = parts.iter().all(|p| enabled(p.number));
+    let mut used_widgets: BTreeSet<String> = BTreeSet::new();
+    if all_enabled {
+        used_widgets.extend(WIDGETS.iter().map(|w| w.name.to_string()));
+    }
+    let mut texts: Vec<(String, String)> = Vec::new();
     let mut out = String::from(
         "/// Every part of the book, in SUMMARY.md order.\npub static PARTS: &[PartPage] = &[\n",
     );
     for part in &parts {
+        let here = enabled(part.number);
         let rendered = part.file.as_ref().map(|file| {
             render_chapter(&read(file)).unwrap_or_else(|e| panic!("chapters/{file}: {e}"))
         });
-        let (sections, segments, text) = match &rendered {
-            Some(r) => (r.sections.clone(), r.segments.clone(), r.text.clone()),
-            None => (Vec::new(), Vec::new(), String::new()),
+        let (sections, segments) = match &rendered {
+            Some(r) => (r.sections.clone(), r.segments.clone()),
+            None => (Vec::new(), Vec::new()),
         };
+        if let Some(r) = &rendered {
+            texts.push((part.slug.clone(), r.text.clone()));
+        }
         let mut segs = String::new();
-        for s in &segments {
+        for s in segments.iter().filter(|_| here) {
             match s {
                 Segment::Html(h) => {
                     let _ = write!(segs, "Segment::Html({h:?}),");
                 }
                 Segment::Widget(name, args) => {
+                    used_widgets.insert(name.clone());
                     let _ = write!(segs, "Segment::Widget({name:?}, &{args:?}),");
                 }
             }
         }
         let _ = writeln!(
             out,
-            "    PartPage {{ number: {}, title: {:?}, slug: {:?}, book_url: {:?}, written: {}, sections: &{:?}, segments: &[{}], text: {:?} }},",
+            "    PartPage {{ number: {}, title: {:?}, slug: {:?}, book_url: {:?}, written: {}, bundle: {:?}, here: {here}, sections: &{:?}, segments: &[{}] }},",
             part.number,
             part.title,
             part.slug,
             part.book_url(),
             part.file.is_some(),
+            part.bundle,
             sections,
             segs,
-            text,
         );
     }
     out.push_str("];\n");
-    let names: Vec<&str> = ridgeline_content::widgets::WIDGETS
-        .iter()
-        .map(|w| w.name)
-        .collect();
+    let names: Vec<&str> = WIDGETS.iter().map(|w| w.name).collect();
     let _ = writeln!(
         out,
         "/// Every widget directive the chapters may use (from `ridgeline-content`).\npub static DIRECTIVE_WIDGETS: &[&str] = &{names:?};"
     );
-    let dest =
-        Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo")).join("chapters.rs");
+    let ids: Vec<(&str, u8)> = ridgeline_core::exercises::registry::defs()
+        .iter()
+        .map(|d| (d.id, d.chapter))
+        .collect();
+    let _ = writeln!(
+        out,
+        "/// Every exercise of the book (id, part), in book order, whichever parts this bundle solves.\npub static EXERCISE_IDS: &[(&str, u8)] = &{ids:?};"
+    );
+    let all_names: Vec<String> = WIDGETS.iter().map(|w| format!("{:?}", w.name)).collect();
+    println!(
+        "cargo::rustc-check-cfg=cfg(widget, values({}))",
+        all_names.join(", ")
+    );
+    // The pages that are not parts (progress, numbers) ship in the default
+    // bundle only; other bundles reach them by a full navigation.
+    println!("cargo::rustc-check-cfg=cfg(site_pages)");
+    if all_enabled
+        || parts
+            .iter()
+            .any(|p| enabled(p.number) && p.bundle == DEFAULT_BUNDLE)
+    {
+        println!("cargo::rustc-cfg=site_pages");
+    }
+    for name in &used_widgets {
+        println!("cargo::rustc-cfg=widget={name:?}");
+    }
+    let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
+    let dest = Path::new(&out_dir).join("chapters.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+    // The search index ships beside the site (see `site-manifest`); this copy
+    // is for the app's own tests.
+    let entries: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(s, t)| (s.as_str(), t.as_str()))
+        .collect();
+    let dest = Path::new(&out_dir).join("search-index.txt");
+    std::fs::write(&dest, search::encode(&entries))
+        .unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
 }

@@ -19,6 +19,10 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 say "clippy (wasm32 app, -D warnings)"
 cargo clippy -p ridgeline-app --target wasm32-unknown-unknown --all-targets --quiet -- -D warnings
+# The site's bundles compile subsets of the parts (cfg-gated widgets and
+# exercises); the empty subset catches code that only compiles with all of them.
+cargo clippy -p ridgeline-app --target wasm32-unknown-unknown --no-default-features --quiet -- -D warnings
+cargo clippy -p ridgeline-core --no-default-features --quiet -- -D warnings
 
 say "rustdoc (warnings denied)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet

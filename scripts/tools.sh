@@ -48,6 +48,14 @@ ensure_wasm_opt() {
   fi
 }
 
+ensure_node() {
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    say "installing Debian's nodejs and npm"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+  fi
+}
+
 ensure_chromium() {
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing Debian's chromium and chromium-driver"
@@ -64,6 +72,7 @@ ensure_e2e_deps() {
 }
 
 ensure_build_tools() {
+  ensure_node
   ensure_wasm_target
   ensure_trunk
   ensure_wasm_bindgen

@@ -22,12 +22,15 @@ pub struct PartPage {
     pub book_url: &'static str,
     /// Whether our chapter exists yet.
     pub written: bool,
+    /// The WebAssembly bundle whose build carries this part's page.
+    pub bundle: &'static str,
+    /// Whether this build carries the page (else `segments` is empty and the
+    /// router loads the part's own bundle with a full navigation).
+    pub here: bool,
     /// Level-2 headings: (anchor id, text).
     pub sections: &'static [(&'static str, &'static str)],
-    /// The body.
+    /// The body (empty when the part is not `here`).
     pub segments: &'static [Segment],
-    /// Plain text, for search.
-    pub text: &'static str,
 }
 
 include!(concat!(env!("OUT_DIR"), "/chapters.rs"));
@@ -35,6 +38,11 @@ include!(concat!(env!("OUT_DIR"), "/chapters.rs"));
 /// The part with route `slug`.
 pub fn part(slug: &str) -> Option<&'static PartPage> {
     PARTS.iter().find(|p| p.slug == slug)
+}
+
+/// Whether `id` is one of the book's exercises (in any bundle).
+pub fn is_exercise(id: &str) -> bool {
+    EXERCISE_IDS.iter().any(|(known, _)| *known == id)
 }
 
 /// The written parts before and after `page`, for previous/next links.
@@ -62,6 +70,14 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted, (0..=12).collect::<Vec<u8>>());
         assert!(part("rooflines").is_some_and(|p| p.written));
+    }
+
+    #[test]
+    fn the_exercise_list_matches_the_solvers() {
+        let ids: Vec<&str> = EXERCISE_IDS.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, ridgeline_core::exercises::covered_ids());
+        assert_eq!(ids.len(), 308);
+        assert!(is_exercise("ch1-ex2") && !is_exercise("ch1-nope"));
     }
 
     #[test]

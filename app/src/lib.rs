@@ -8,6 +8,8 @@
 //! widget directive; [`charts`] draws without knowing about signals;
 //! [`input`] validates everything a reader types.
 
+/// Benchmark entry points, in the bundle that carries the emulator.
+#[cfg(widget = "sharding")]
 pub mod bench;
 pub mod charts;
 pub mod content;
@@ -69,8 +71,12 @@ pub fn App() -> impl IntoView {
                 {move || match route.get() {
                     Route::Home => view! { <pages::home::Home /> }.into_any(),
                     Route::Part(p) => view! { <pages::part::Part page=p /> }.into_any(),
+                    #[cfg(site_pages)]
                     Route::Progress => view! { <pages::progress::ProgressPage /> }.into_any(),
+                    #[cfg(site_pages)]
                     Route::Numbers => view! { <pages::numbers::NumbersPage /> }.into_any(),
+                    #[cfg(not(site_pages))]
+                    Route::Progress | Route::Numbers => view! { <pages::Elsewhere /> }.into_any(),
                     Route::NotFound => view! { <pages::NotFound /> }.into_any(),
                 }}
             </main>

@@ -373,9 +373,7 @@ pub fn load() -> (Progress, Option<String>) {
     let Ok(Some(text)) = storage.get_item(KEY) else {
         return (Progress::default(), None);
     };
-    match Progress::from_json(&text, &|id| {
-        ridgeline_core::exercises::covered_ids().contains(&id)
-    }) {
+    match Progress::from_json(&text, &crate::content::is_exercise) {
         Ok(p) => (p, None),
         Err(e) => {
             let backup = format!("{BACKUP_PREFIX}{}", js_sys::Date::now() as u64);

@@ -1,5 +1,8 @@
 //! A small History-API router: paths relative to the site's `<base href>`,
-//! links intercepted so that moving between pages never reloads the wasm.
+//! links intercepted so that moving between pages of this bundle never reloads
+//! the wasm. A part that ships in another bundle (see `PartPage::here`) is
+//! reached by an ordinary navigation: the site's loader script then starts that
+//! bundle.
 
 use crate::content::{part, PartPage};
 use leptos::prelude::*;
@@ -35,6 +38,16 @@ pub fn resolve(relative: &str) -> Route {
     match part(path) {
         Some(p) => Route::Part(p),
         None => Route::NotFound,
+    }
+}
+
+/// Whether `relative` is a page that ships in another bundle: a part that is
+/// not `here`, or (outside the default bundle) the progress and numbers pages.
+pub fn elsewhere(relative: &str) -> bool {
+    match resolve(relative) {
+        Route::Part(p) => !p.here,
+        Route::Progress | Route::Numbers => !cfg!(site_pages),
+        Route::Home | Route::NotFound => false,
     }
 }
 
@@ -85,6 +98,10 @@ impl Router {
     /// Navigates to `relative` (a path under the base), adding a history entry.
     pub fn go(&self, relative: &str) {
         let url = format!("{}{}", base_path(), relative.trim_start_matches('/'));
+        if elsewhere(relative) {
+            let _ = window().location().assign(&url);
+            return;
+        }
         if let Ok(h) = window().history() {
             let _ = h.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
         }
@@ -127,6 +144,9 @@ impl Router {
         else {
             return;
         };
+        if elsewhere(relative) {
+            return; // Another bundle's page: a normal navigation loads it.
+        }
         let here = window().location().pathname().unwrap_or_default();
         if path == here && !anchor.hash().is_empty() {
             return; // An anchor on this page: let the browser scroll.

@@ -1,11 +1,28 @@
 //! The parts of the page around every chapter: full-text search over the
-//! chapters (indexed at build time, so it works offline), the theme toggle, and
-//! keyboard shortcuts.
+//! chapters, the theme toggle, and keyboard shortcuts.
+//!
+//! The search index (every chapter's text, built with the site) is a file beside
+//! the bundles, named in `<meta name="ridgeline-search">`; it is fetched on the
+//! reader's first search and precached by the service worker for offline use.
 
-use crate::content::{PartPage, PARTS};
+use crate::content::{part, PartPage, PARTS};
 use crate::router::Router;
 use leptos::prelude::*;
+use std::sync::Arc;
 use wasm_bindgen::JsCast;
+
+/// The searchable text of every written part.
+pub type Index = Vec<(&'static PartPage, String)>;
+
+/// Reads the index file (see `ridgeline_content::search`): records separated
+/// by U+001E, route and text by U+001F. Unknown routes and malformed records
+/// are skipped; nothing here can fail.
+pub fn parse_index(raw: &str) -> Index {
+    raw.split('\u{1e}')
+        .filter_map(|r| r.split_once('\u{1f}'))
+        .filter_map(|(slug, text)| part(slug).map(|p| (p, text.to_string())))
+        .collect()
+}
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +41,7 @@ pub struct Hit {
 pub const MAX_QUERY: usize = 80;
 
 /// Finds `query` (every word, case-insensitively) in the written parts.
-pub fn search(query: &str) -> Vec<Hit> {
+pub fn search(query: &str, index: &Index) -> Vec<Hit> {
     let q: String = query
         .chars()
         .take(MAX_QUERY)
@@ -34,12 +51,12 @@ pub fn search(query: &str) -> Vec<Hit> {
     if words.is_empty() || q.trim().chars().count() < 2 {
         return Vec::new();
     }
-    let mut hits: Vec<Hit> = PARTS
+    let mut hits: Vec<Hit> = index
         .iter()
-        .filter(|p| p.written)
-        .filter_map(|p| {
+        .filter(|(p, _)| p.written)
+        .filter_map(|&(p, ref body)| {
             let title = p.title.to_lowercase();
-            let text = p.text.to_lowercase();
+            let text = body.to_lowercase();
             if !words.iter().all(|w| title.contains(w) || text.contains(w)) {
                 return None;
             }
@@ -61,7 +78,7 @@ pub fn search(query: &str) -> Vec<Hit> {
             Some(Hit {
                 part: p,
                 anchor,
-                snippet: snippet(p.text, words[0]),
+                snippet: snippet(body, words[0]),
                 score,
             })
         })
@@ -112,16 +129,83 @@ fn typing_in_a_field() -> bool {
         .unwrap_or(false)
 }
 
+/// Where the search index stands.
+#[derive(Debug, Clone, PartialEq)]
+enum IndexState {
+    /// Not asked for yet.
+    Idle,
+    /// Being fetched.
+    Loading,
+    /// Fetched and parsed.
+    Ready(Arc<Index>),
+    /// Unavailable, with the reason to show.
+    Failed(String),
+}
+
+/// Fetches the index named by the page's `<meta name="ridgeline-search">`.
+async fn fetch_index() -> Result<Index, String> {
+    let url = document()
+        .query_selector("meta[name=ridgeline-search]")
+        .ok()
+        .flatten()
+        .and_then(|m| m.get_attribute("content"))
+        .ok_or("This build of the site has no search index.")?;
+    let unavailable = "The search index could not be loaded (offline before the first visit finished?). Try again once online.";
+    let response = wasm_bindgen_futures::JsFuture::from(window().fetch_with_str(&url))
+        .await
+        .map_err(|_| unavailable)?
+        .dyn_into::<web_sys::Response>()
+        .map_err(|_| unavailable)?;
+    if !response.ok() {
+        return Err(unavailable.into());
+    }
+    let text = wasm_bindgen_futures::JsFuture::from(response.text().map_err(|_| unavailable)?)
+        .await
+        .map_err(|_| unavailable)?
+        .as_string()
+        .ok_or(unavailable)?;
+    Ok(parse_index(&text))
+}
+
 /// The search box and its results.
 #[component]
 pub fn Search() -> impl IntoView {
     let query = RwSignal::new(String::new());
-    let hits = Memo::new(move |_| query.with(|q| search(q)));
+    let index = RwSignal::new(IndexState::Idle);
+    let load = move || {
+        if matches!(
+            index.get_untracked(),
+            IndexState::Idle | IndexState::Failed(_)
+        ) {
+            index.set(IndexState::Loading);
+            wasm_bindgen_futures::spawn_local(async move {
+                index.set(match fetch_index().await {
+                    Ok(i) => IndexState::Ready(Arc::new(i)),
+                    Err(e) => IndexState::Failed(e),
+                });
+            });
+        }
+    };
+    let hits = Memo::new(move |_| match index.get() {
+        IndexState::Ready(i) => query.with(|q| search(q, &i)),
+        _ => Vec::new(),
+    });
     let input_ref = NodeRef::<leptos::html::Input>::new();
     let results = move || {
         let q = query.get();
         if q.trim().chars().count() < 2 {
             return None;
+        }
+        match index.get() {
+            IndexState::Ready(_) => {}
+            IndexState::Failed(e) => {
+                return Some(view! { <p class="search-empty" role="status">{e}</p> }.into_any())
+            }
+            IndexState::Idle | IndexState::Loading => {
+                return Some(
+                    view! { <p class="search-empty" role="status">"Searching…"</p> }.into_any(),
+                )
+            }
         }
         let list = hits.get();
         Some(if list.is_empty() {
@@ -170,7 +254,11 @@ pub fn Search() -> impl IntoView {
                 autocomplete="off"
                 maxlength=MAX_QUERY
                 prop:value=move || query.get()
-                on:input=move |ev| query.set(event_target_value(&ev))
+                on:focus=move |_| load()
+                on:input=move |ev| {
+                    load();
+                    query.set(event_target_value(&ev));
+                }
                 on:keydown=move |ev| {
                     if ev.key() == "Escape" {
                         query.set(String::new());
@@ -275,8 +363,26 @@ pub fn register_service_worker() {
 mod tests {
     use super::*;
 
+    /// The index `build.rs` wrote with `ridgeline_content::search::encode`,
+    /// the same text the site ships.
+    fn index() -> Index {
+        parse_index(include_str!(concat!(env!("OUT_DIR"), "/search-index.txt")))
+    }
+
+    #[test]
+    fn reads_the_built_index_and_skips_junk() {
+        let i = index();
+        assert_eq!(i.len(), PARTS.iter().filter(|p| p.written).count());
+        assert!(i.iter().all(|(p, text)| text.starts_with(p.title)));
+        assert!(parse_index("").is_empty());
+        assert!(parse_index("nope\u{1f}text\u{1e}\u{1f}\u{1e}rooflines").is_empty());
+        assert_eq!(parse_index("rooflines\u{1f}ridge").len(), 1);
+    }
+
     #[test]
     fn finds_parts_by_words() {
+        let index = index();
+        let search = |q: &str| search(q, &index);
         let hits = search("ridge point");
         assert_eq!(hits.first().map(|h| h.part.slug), Some("rooflines"));
         let hits = search("wraparound");

@@ -16,6 +16,7 @@
 
 pub mod directive;
 pub mod render;
+pub mod search;
 pub mod summary;
 pub mod values;
 pub mod widgets;

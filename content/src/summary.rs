@@ -9,6 +9,9 @@
 //!
 //! The number is the book's part; an empty link target means our chapter is not
 //! written yet; `slug` is our route and `book` the book's own page name.
+//! `bundle` (default [`DEFAULT_BUNDLE`]) names the WebAssembly bundle the part's
+//! page ships in: the site is built once per bundle, so that a page's first load
+//! carries only its own widgets and exercises (see `scripts/build.sh`).
 //!
 //! ```
 //! use ridgeline_content::summary::parse_summary;
@@ -19,6 +22,10 @@
 //! ```
 
 use crate::directive::Directive;
+
+/// The bundle of parts that name none, and of every page that is not a part
+/// (home, progress, numbers, not found).
+pub const DEFAULT_BUNDLE: &str = "main";
 
 /// The book's site, to which every part links.
 pub const BOOK_URL: &str = "https://jax-ml.github.io/scaling-book";
@@ -36,6 +43,8 @@ pub struct Part {
     pub slug: String,
     /// The book's page name (`roofline`).
     pub book: String,
+    /// The WebAssembly bundle this part's page ships in.
+    pub bundle: String,
 }
 
 impl Part {
@@ -72,7 +81,8 @@ pub fn parse_summary(text: &str) -> Result<Vec<Part>, String> {
             .and_then(|r| r.strip_suffix('}'))
             .ok_or_else(|| at("missing `{slug=… book=…}`"))?;
         let d = Directive::parse(&format!("part {args}")).map_err(|e| at(&e.message))?;
-        d.check_args(&["slug", "book"]).map_err(|e| at(&e))?;
+        d.check_args(&["slug", "book", "bundle"])
+            .map_err(|e| at(&e))?;
         let slug = d
             .arg("slug")
             .ok_or_else(|| at("missing slug="))?
@@ -86,12 +96,42 @@ pub fn parse_summary(text: &str) -> Result<Vec<Part>, String> {
             file: (!file.trim().is_empty()).then(|| file.trim().to_string()),
             slug,
             book: d.arg("book").unwrap_or("").to_string(),
+            bundle: bundle_name(d.arg("bundle").unwrap_or(DEFAULT_BUNDLE)).map_err(|e| at(&e))?,
         });
     }
     if parts.is_empty() {
         return Err("SUMMARY.md lists no parts".into());
     }
     Ok(parts)
+}
+
+/// A bundle name becomes a folder and a Cargo feature list's key: lowercase
+/// letters, digits and `-` only.
+fn bundle_name(name: &str) -> Result<String, String> {
+    let ok = !name.is_empty()
+        && name.len() <= 32
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if ok {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "bundle `{name}` must be 1–32 lowercase letters, digits or `-`"
+        ))
+    }
+}
+
+/// The bundles in order of first appearance, each with its parts.
+pub fn bundles(parts: &[Part]) -> Vec<(String, Vec<&Part>)> {
+    let mut out: Vec<(String, Vec<&Part>)> = vec![(DEFAULT_BUNDLE.to_string(), Vec::new())];
+    for p in parts {
+        match out.iter_mut().find(|(name, _)| *name == p.bundle) {
+            Some((_, list)) => list.push(p),
+            None => out.push((p.bundle.clone(), vec![p])),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -125,5 +165,21 @@ mod tests {
         assert!(parse_summary("- [A](a.md)").is_err());
         assert!(parse_summary("1. [A](a.md) {slug=a}\n1. [B](b.md) {slug=b}").is_err());
         assert!(parse_summary("1. [A](a.md) {slug=a color=red}").is_err());
+        assert!(parse_summary("1. [A](a.md) {slug=a bundle=Big}").is_err());
+        assert!(parse_summary("1. [A](a.md) {slug=a bundle=../x}").is_err());
+    }
+
+    #[test]
+    fn groups_parts_into_bundles() {
+        let parts = parse_summary(
+            "0. [I](i.md) {slug=i}\n1. [A](a.md) {slug=a bundle=x}\n2. [B](b.md) {slug=b bundle=x}\n",
+        )
+        .unwrap();
+        let b = bundles(&parts);
+        assert_eq!(b.len(), 2);
+        assert_eq!(b[0].0, "main");
+        assert_eq!(b[0].1.len(), 1);
+        assert_eq!(b[1].0, "x");
+        assert_eq!(b[1].1.iter().map(|p| p.number).collect::<Vec<_>>(), [1, 2]);
     }
 }

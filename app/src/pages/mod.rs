@@ -17,3 +17,19 @@ pub fn NotFound() -> impl IntoView {
         </section>
     }
 }
+
+/// Shown only if the loader started this bundle for a page another bundle
+/// carries (a stale cache): the router normally navigates there instead.
+#[component]
+pub fn Elsewhere() -> impl IntoView {
+    let here = crate::router::current_relative();
+    view! {
+        <section class="page" data-page="elsewhere">
+            <p class="notice" role="status">
+                "This page ships in another bundle of the site. "
+                <a href=here>"Load it"</a>
+                "."
+            </p>
+        </section>
+    }
+}

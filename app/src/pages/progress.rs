@@ -1,22 +1,20 @@
 //! The progress page: exercises solved per part and overall, with export to and
 //! import from a JSON file.
 
-use crate::content::PARTS;
+use crate::content::{EXERCISE_IDS, PARTS};
 use crate::progress::{self, Progress};
 use leptos::prelude::*;
-use ridgeline_core::exercises::registry::defs;
 use wasm_bindgen::JsCast;
 
 /// (part number, title, slug, exercise ids) for every part with exercises.
 fn parts_with_exercises() -> Vec<(u8, &'static str, &'static str, Vec<&'static str>)> {
-    let all = defs();
     PARTS
         .iter()
         .filter_map(|p| {
-            let ids: Vec<&'static str> = all
+            let ids: Vec<&'static str> = EXERCISE_IDS
                 .iter()
-                .filter(|d| d.chapter == p.number)
-                .map(|d| d.id)
+                .filter(|(_, part)| *part == p.number)
+                .map(|(id, _)| *id)
                 .collect();
             (!ids.is_empty()).then_some((p.number, p.title, p.slug, ids))
         })
@@ -97,7 +95,7 @@ pub fn ProgressPage() -> impl IntoView {
                 .ok()
                 .and_then(|v| v.as_string())
                 .unwrap_or_default();
-            let known = |id: &str| ridgeline_core::exercises::covered_ids().contains(&id);
+            let known = crate::content::is_exercise;
             match Progress::from_json(&text, &known) {
                 Ok(imported) => {
                     let count = imported.solved.len();

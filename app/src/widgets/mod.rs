@@ -2,7 +2,9 @@
 //!
 //! [`widget_view`] is the one table from a chapter's `{{widget NAME}}` directive
 //! to a component; [`NAMES`] lists the same names, and tests check it against
-//! the directive table the chapters are built with.
+//! the directive table the chapters are built with. Each arm is compiled only
+//! when a chapter of this build uses the widget (`cfg(widget = "NAME")`, set by
+//! `build.rs`), so a per-part bundle carries only its own widgets.
 
 pub mod book_links;
 pub mod collective;
@@ -61,32 +63,55 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     match name {
+        #[cfg(widget = "jax-code")]
         "jax-code" => view! { <jax_code::JaxCodeWidget args=args /> }.into_any(),
+        #[cfg(widget = "book-links")]
         "book-links" => view! { <book_links::BookLinks args=args /> }.into_any(),
+        #[cfg(widget = "exercise")]
         "exercise" => view! { <exercise::ExerciseWidget args=args /> }.into_any(),
+        #[cfg(widget = "exercises")]
         "exercises" => view! { <exercise::ExerciseList args=args /> }.into_any(),
+        #[cfg(widget = "roofline")]
         "roofline" => view! { <roofline::Roofline args=args /> }.into_any(),
+        #[cfg(widget = "overlap")]
         "overlap" => view! { <overlap::Overlap args=args /> }.into_any(),
+        #[cfg(widget = "sharding")]
         "sharding" => view! { <sharding::Sharding args=args /> }.into_any(),
+        #[cfg(widget = "collective")]
         "collective" => view! { <collective::CollectivePlayer args=args /> }.into_any(),
+        #[cfg(widget = "collective-size")]
         "collective-size" => view! { <collective_size::CollectiveSize args=args /> }.into_any(),
+        #[cfg(widget = "spec-table")]
         "spec-table" => view! { <spec_table::SpecTable args=args /> }.into_any(),
+        #[cfg(widget = "torus")]
         "torus" => view! { <torus::Torus args=args /> }.into_any(),
+        #[cfg(widget = "link-roofline")]
         "link-roofline" => view! { <link_roofline::LinkRoofline args=args /> }.into_any(),
+        #[cfg(widget = "transformer")]
         "transformer" => view! { <transformer::Transformer args=args /> }.into_any(),
+        #[cfg(widget = "training-roofline")]
         "training-roofline" => {
             view! { <training_roofline::TrainingRoofline args=args /> }.into_any()
         }
+        #[cfg(widget = "training-planner")]
         "training-planner" => view! { <training_planner::TrainingPlanner args=args /> }.into_any(),
+        #[cfg(widget = "inference-roofline")]
         "inference-roofline" => {
             view! { <inference_roofline::InferenceRoofline args=args /> }.into_any()
         }
+        #[cfg(widget = "kv-cache")]
         "kv-cache" => view! { <kv_cache::KvCacheCalc args=args /> }.into_any(),
+        #[cfg(widget = "serving")]
         "serving" => view! { <serving::Serving args=args /> }.into_any(),
+        #[cfg(widget = "min-topology")]
         "min-topology" => view! { <min_topology::MinTopology args=args /> }.into_any(),
+        #[cfg(widget = "gpu")]
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
+        #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         other => {
+            // Every arm may be compiled out (a bundle without widgets).
+            drop(args);
             let message = format!("Unknown widget “{other}”.");
             view! { <p class="notice" role="status">{message}</p> }.into_any()
         }

@@ -25,20 +25,32 @@
 
 pub mod expr;
 pub mod grade;
+mod kit;
 pub mod quantity;
 pub mod registry;
 pub mod sharding_answer;
 
+#[cfg(feature = "part1")]
 mod part1;
+#[cfg(feature = "part10")]
 mod part10;
+#[cfg(feature = "part12")]
 mod part12;
+#[cfg(feature = "part2")]
 mod part2;
+#[cfg(feature = "part3")]
 mod part3;
+#[cfg(feature = "part4")]
 mod part4;
+#[cfg(feature = "part5")]
 mod part5;
+#[cfg(feature = "part6")]
 mod part6;
+#[cfg(feature = "part7")]
 mod part7;
+#[cfg(feature = "part8")]
 mod part8;
+#[cfg(feature = "part9")]
 mod part9;
 
 pub use grade::{Diagnosis, Mistake, Verdict};

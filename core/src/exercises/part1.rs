@@ -1,46 +1,13 @@
 //! Part 1 (rooflines): the exercises of `ch1-*`, computed as in `golden_ch1.rs`.
 
-use std::sync::Arc;
-
-use super::expr::Var;
-use super::registry::{
-    choice, chosen, n, param, value, Answer, Def, Kind, Param, Reference, Scale, Solution,
-};
+use super::kit::{bdf, chip_param, peak, reference, ridge};
+use super::registry::{choice, chosen, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
-use crate::hardware::{chip, Chip, Link};
+use crate::hardware::Link;
 use crate::ops::{tokens_per_device, Op};
 use crate::roofline::SplitContraction;
-use crate::units::{Flops, Intensity};
-
-/// Looks up the chip chosen by parameter `name`.
-pub(super) fn chip_param(p: &[Param], name: &str) -> Result<&'static Chip, String> {
-    let id = chosen(p, name)?;
-    chip(id).ok_or_else(|| format!("no chip {id} in the registry"))
-}
-
-pub(super) fn peak(c: &Chip, d: Dtype) -> Result<crate::units::FlopsPerSec, String> {
-    c.peak(d)
-        .ok_or_else(|| format!("{} has no {d} peak in the registry", c.name))
-}
-
-pub(super) fn ridge(c: &Chip, d: Dtype, link: Link) -> Result<Intensity, String> {
-    c.ridge(d, link)
-        .ok_or_else(|| format!("{} has no {d} peak or {} bandwidth", c.name, link.name()))
-}
-
-pub(super) fn reference(f: impl Fn(&[f64]) -> f64 + Send + Sync + 'static) -> Reference {
-    Reference(Arc::new(f))
-}
-
-/// The three matmul variables with the book's usual ranges.
-pub(super) fn bdf() -> Vec<Var> {
-    vec![
-        Var::stepped("B", 1.0, 4096.0, 1.0),
-        Var::stepped("D", 128.0, 16384.0, 128.0),
-        Var::stepped("F", 128.0, 65536.0, 128.0),
-    ]
-}
+use crate::units::Flops;
 
 fn at(x: &[f64], i: usize) -> f64 {
     x.get(i).copied().unwrap_or(f64::NAN)

@@ -2,8 +2,7 @@
 //! `golden_ch12.rs`.
 
 use super::expr::Var;
-use super::part1::{chip_param, reference};
-use super::part7::{def, fix, int, name, num, pick, reg, s};
+use super::kit::{chip_param, def, fix, int, name, num, pick, reference, reg, s};
 use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};

@@ -1,6 +1,6 @@
 //! Part 2 (TPUs): the exercises of `ch2-*`, computed as in `golden_ch2.rs`.
 
-use super::part1::{chip_param, peak, ridge};
+use super::kit::{chip_param, peak, ridge};
 use super::registry::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};

@@ -2,7 +2,7 @@
 //! computed as in `golden_ch3.rs`.
 
 use super::expr::Var;
-use super::part1::{chip_param, reference, ridge};
+use super::kit::{chip_param, reference, ridge, s};
 use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::collectives::{cost, Bound, Collective, CollectiveCost, Network, RingAxis};
 use crate::dtype::Dtype;
@@ -16,10 +16,6 @@ use crate::units::{Bytes, Seconds};
 const V5E_FIRST: &[&str] = &["v5e", "v5p", "v6e", "v4p"];
 const V5P_FIRST: &[&str] = &["v5p", "v5e", "v4p", "v6e"];
 const GPUS: &[&str] = &["h100", "a100", "h200", "b200"];
-
-fn s<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
 
 fn net(id: &str) -> Result<Network, String> {
     Network::ici(chip(id).ok_or_else(|| format!("no chip {id}"))?).map_err(s)

@@ -2,12 +2,12 @@
 //! `golden_ch4.rs`.
 
 use super::expr::Var;
-use super::part1::{bdf, chip_param, reference, ridge};
-use super::registry::{choice, chosen, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
+use super::kit::{bdf, chip_param, reference, ridge, s};
+use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{round_sig, sci, si};
 use crate::hardware::Link;
-use crate::models::{model, ModelConfig, ModelPreset};
+use crate::models::ModelConfig;
 use crate::training::available_flops;
 use crate::transformer::{
     attention_compute_bound_length, attention_crossover, attention_intensity,
@@ -18,10 +18,6 @@ use crate::transformer::{
 use crate::units::{FlopsPerSec, Intensity};
 
 const TPUS: &[&str] = &["v5e", "v5p", "v6e", "v4p"];
-
-fn s<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
 
 fn int(p: &[Param], name: &str) -> u64 {
     let v = value(p, name);
@@ -34,29 +30,6 @@ fn int(p: &[Param], name: &str) -> u64 {
 
 fn at(x: &[f64], i: usize) -> f64 {
     x.get(i).copied().unwrap_or(f64::NAN)
-}
-
-/// The model preset chosen by parameter `name`.
-pub(super) fn model_param(p: &[Param], name: &str) -> Result<&'static ModelPreset, String> {
-    let id = chosen(p, name)?;
-    model(id).ok_or_else(|| format!("no model {id} among the presets"))
-}
-
-/// A model's name and shape, for prompts: `LLaMA-2 13B (L = 40, D = 5,120, …)`.
-pub(super) fn describe(m: &ModelPreset) -> String {
-    let c = &m.config;
-    format!(
-        "{} (L = {}, D = {}, F = {}, N = {}, K = {}, H = {}, V = {}, {} MLP)",
-        m.name,
-        n(c.layers as f64),
-        n(c.d_model as f64),
-        n(c.d_ff as f64),
-        n(c.heads as f64),
-        n(c.kv_heads as f64),
-        n(c.head_dim as f64),
-        n(c.vocab as f64),
-        if c.gated { "gated" } else { "two-matrix" }
-    )
 }
 
 /// The book's idealised model: F = 4D, D = N·H with H = 128, N = K.

@@ -1,8 +1,7 @@
 //! Part 5 (parallelising training): the exercises of `ch5-*`, computed as in
 //! `golden_ch5.rs`.
 
-use super::part1::chip_param;
-use super::part4::{describe, model_param};
+use super::kit::{chip_param, def, describe, model_param, s};
 use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
@@ -21,10 +20,6 @@ use crate::units::{Bytes, Intensity};
 /// TPUs, the v5p first (Part 5 works on v5p).
 pub(super) const V5P_FIRST: &[&str] = &["v5p", "v5e", "v6e", "v4p"];
 const LLAMA2_FIRST: &[&str] = &["llama2-13b", "llama3-8b", "llama3-70b", "llama3-405b"];
-
-fn s<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
 
 fn name(p: &[Param]) -> &'static str {
     chip_param(p, "chip").map_or("TPU", |c| c.name)
@@ -136,23 +131,12 @@ fn count_solution(
 /// Parameter-count exercises on a preset (Parts 5 and 6).
 pub(super) fn count_def(
     id: &'static str,
-    chapter: u8,
     params: &'static [Param],
     prompt: fn(&[Param]) -> String,
     solve: fn(&[Param]) -> Result<Solution, String>,
     hints: &'static [&'static str],
 ) -> Def {
-    Def {
-        id,
-        chapter,
-        kind: Kind::Question,
-        params,
-        prompt,
-        solve,
-        hints,
-        correction: None,
-        book_gave_answer: true,
-    }
+    def(id, Kind::Question, params, prompt, solve, hints)
 }
 
 /// The prompt of a parameter-count question.
@@ -651,10 +635,10 @@ pub(super) fn defs() -> Vec<Def> {
             correction: None,
             book_gave_answer: true,
         },
-        count_def("ch5-q1a", 5, P_MODEL, |p| count_prompt(p, "how many parameters are in the MLPs?"), mlp_count, &["Three D×F matrices per layer for a gated MLP."]),
-        count_def("ch5-q1b", 5, P_MODEL, |p| count_prompt(p, "how many parameters are in the attention projections?"), attention_count, &["Q and O are D×N·H; K and V are D×K·H; per layer."]),
-        count_def("ch5-q1c", 5, P_MODEL, |p| count_prompt(p, "how many parameters are in the embedding and output layers?"), vocab_count, &["Two V×D matrices."]),
-        count_def("ch5-q1d", 5, P_MODEL, |p| count_prompt(p, "how many parameters does it have in total?"), total_count, &["Add the MLP, attention and vocabulary parameters."]),
+        count_def("ch5-q1a", P_MODEL, |p| count_prompt(p, "how many parameters are in the MLPs?"), mlp_count, &["Three D×F matrices per layer for a gated MLP."]),
+        count_def("ch5-q1b", P_MODEL, |p| count_prompt(p, "how many parameters are in the attention projections?"), attention_count, &["Q and O are D×N·H; K and V are D×K·H; per layer."]),
+        count_def("ch5-q1c", P_MODEL, |p| count_prompt(p, "how many parameters are in the embedding and output layers?"), vocab_count, &["Two V×D matrices."]),
+        count_def("ch5-q1d", P_MODEL, |p| count_prompt(p, "how many parameters does it have in total?"), total_count, &["Add the MLP, attention and vocabulary parameters."]),
         Def {
             id: "ch5-q2a",
             chapter: 5,

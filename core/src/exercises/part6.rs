@@ -1,8 +1,7 @@
 //! Part 6 (training LLaMA 3 on TPUs): the exercises of `ch6-*`, computed as in
 //! `golden_ch6.rs`.
 
-use super::part1::chip_param;
-use super::part4::{describe, model_param};
+use super::kit::{chip_param, def, describe, model_param, s};
 use super::part5::{
     attention_count, count_def, count_prompt, mixed, mixed_prompt, mlp_count, total_count,
     vocab_count, x_opt, x_opt_prompt, V5P_FIRST,
@@ -22,10 +21,6 @@ use crate::units::{Bytes, Seconds};
 const LLAMA70_FIRST: &[&str] = &["llama3-70b", "llama3-8b", "llama3-405b", "llama2-13b"];
 const LLAMA405_FIRST: &[&str] = &["llama3-405b", "llama3-70b", "llama3-8b", "llama2-13b"];
 const TB: f64 = 1e12;
-
-fn s<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
 
 fn name(p: &[Param]) -> &'static str {
     chip_param(p, "chip").map_or("TPU", |c| c.name)
@@ -154,26 +149,16 @@ fn question(
     solve: fn(&[Param]) -> Result<Solution, String>,
     hints: &'static [&'static str],
 ) -> Def {
-    Def {
-        id,
-        chapter: 6,
-        kind: Kind::Question,
-        params,
-        prompt,
-        solve,
-        hints,
-        correction: None,
-        book_gave_answer: true,
-    }
+    def(id, Kind::Question, params, prompt, solve, hints)
 }
 
 /// Part 6's exercises.
 pub(super) fn defs() -> Vec<Def> {
     vec![
-        count_def("ch6-q1a", 6, P_MODEL, |p| count_prompt(p, "how many parameters are in the MLPs?"), mlp_count, &["Three D×F matrices per layer for a gated MLP."]),
-        count_def("ch6-q1b", 6, P_MODEL, |p| count_prompt(p, "how many parameters are in the embedding and output layers?"), vocab_count, &["Two V×D matrices."]),
-        count_def("ch6-q1c", 6, P_MODEL, |p| count_prompt(p, "how many parameters are in the attention projections (with grouped KV heads)?"), attention_count, &["Q and O are D×N·H; K and V only D×K·H; per layer."]),
-        count_def("ch6-q1d", 6, P_MODEL, |p| count_prompt(p, "how many parameters does it have in total?"), total_count, &["Add the MLP, attention and vocabulary parameters."]),
+        count_def("ch6-q1a", P_MODEL, |p| count_prompt(p, "how many parameters are in the MLPs?"), mlp_count, &["Three D×F matrices per layer for a gated MLP."]),
+        count_def("ch6-q1b", P_MODEL, |p| count_prompt(p, "how many parameters are in the embedding and output layers?"), vocab_count, &["Two V×D matrices."]),
+        count_def("ch6-q1c", P_MODEL, |p| count_prompt(p, "how many parameters are in the attention projections (with grouped KV heads)?"), attention_count, &["Q and O are D×N·H; K and V only D×K·H; per layer."]),
+        count_def("ch6-q1d", P_MODEL, |p| count_prompt(p, "how many parameters does it have in total?"), total_count, &["Add the MLP, attention and vocabulary parameters."]),
         question(
             "ch6-q2",
             P_Q2,

@@ -2,11 +2,11 @@
 //! `golden_ch7.rs`. Also holds the small helpers Parts 8 and 12 share.
 
 use super::expr::Var;
-use super::part1::{chip_param, reference};
-use super::registry::{chosen, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
+use super::kit::{chip_param, def, int, name, num, reference, reg, s, unanswered};
+use super::registry::{n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
-use crate::hardware::{chip, Chip};
+use crate::hardware::Chip;
 use crate::inference::{
     activation_bytes, critical_batch, decode_step, decode_tp_limit, hbm_ici_ratio,
     is_latency_bound, kv_cache, latency_bound_bytes, max_batch, max_throughput, memory_use,
@@ -16,98 +16,12 @@ use crate::inference::{
 use crate::models::{model, ModelConfig, Moe};
 use crate::units::{Bytes, BytesPerSec};
 
-/// Any error as text.
-pub(super) fn s<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
-
-/// A definition with the usual defaults (the chapter is read from the id).
-pub(super) fn def(
-    id: &'static str,
-    kind: Kind,
-    params: &'static [Param],
-    prompt: fn(&[Param]) -> String,
-    solve: fn(&[Param]) -> Result<Solution, String>,
-    hints: &'static [&'static str],
-) -> Def {
-    let chapter = id
-        .trim_start_matches("ch")
-        .split('-')
-        .next()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    Def {
-        id,
-        chapter,
-        kind,
-        params,
-        prompt,
-        solve,
-        hints,
-        correction: None,
-        book_gave_answer: true,
-    }
-}
-
-/// The same definition with a correction of the book's answer.
-pub(super) fn fix(d: Def, why: &'static str) -> Def {
-    Def {
-        correction: Some(why),
-        ..d
-    }
-}
-
-/// The same definition, marked as one the book leaves unanswered.
-pub(super) fn unanswered(d: Def) -> Def {
-    Def {
-        book_gave_answer: false,
-        ..d
-    }
-}
-
-/// The registry chip `id`.
-pub(super) fn reg(id: &str) -> Result<&'static Chip, String> {
-    chip(id).ok_or_else(|| format!("no chip {id} in the registry"))
-}
-
-/// A whole-number parameter (0 if not positive).
-pub(super) fn int(p: &[Param], name: &str) -> u64 {
-    let v = value(p, name);
-    if (1.0..1e15).contains(&v) {
-        v.round() as u64
-    } else {
-        0
-    }
-}
-
-/// A numeric solution with one derivation line.
-pub(super) fn num(v: f64, unit: &'static str, tol: f64, line: String) -> Solution {
-    Solution::numeric(v, unit, tol).step(line)
-}
-
-/// A multiple choice: options and the correct id.
-pub(super) fn pick(options: &[(&'static str, String)], correct: &'static str) -> Solution {
-    Solution::new(Answer::Choice {
-        options: options.to_vec(),
-        correct,
-    })
-}
-
-pub(super) fn name(p: &[Param]) -> &'static str {
-    chip_param(p, "chip").map_or("chip", |c| c.name)
-}
-
 fn v5e() -> Result<&'static Chip, String> {
     reg("v5e")
 }
 
 fn slice(chips: u64) -> Result<ServingSlice, String> {
     ServingSlice::new(v5e()?, chips).map_err(s)
-}
-
-pub(super) fn dtype(p: &[Param], name: &str) -> Result<Dtype, String> {
-    let d = chosen(p, name)?;
-    Dtype::parse(d).ok_or_else(|| format!("unknown format {d}"))
 }
 
 /// LLaMA-2 13B as Part 7 uses it: a long context and the round 13e9 parameters.

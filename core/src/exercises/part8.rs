@@ -1,8 +1,7 @@
 //! Part 8 (serving LLaMA 3-70B on TPUs): the exercises of `ch8-*`, computed as
 //! in `golden_ch8.rs`.
 
-use super::part1::chip_param;
-use super::part7::{def, dtype, fix, int, name, num, pick, reg, s, unanswered};
+use super::kit::{chip_param, def, dtype, fix, int, name, num, pick, reg, s, unanswered};
 use super::registry::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};

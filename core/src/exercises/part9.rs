@@ -1,7 +1,7 @@
 //! Part 9 (profiling TPU programs): the exercises of `ch9-*`, computed with
 //! [`crate::profiling`] as in `golden_ch9.rs`.
 
-use super::part7::{def, int, num, pick, s};
+use super::kit::{def, int, num, pick, s};
 use super::registry::{n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::collectives::Collective;
 use crate::dtype::Dtype;
