@@ -80,7 +80,18 @@ for (const [rel, href, as] of [['modulepreload', bundle.js], ['preload', bundle.
   }}
   document.head.append(link);
 }}
-await import(bundle.boot);
+try {{
+  await import(bundle.boot);
+}} catch (err) {{
+  // Offline before this bundle was ever cached, or a broken deploy: say so
+  // instead of leaving a blank page.
+  const p = document.createElement('p');
+  p.setAttribute('role', 'alert');
+  p.dataset.loadError = '';
+  p.style.cssText = 'max-width:40rem;margin:3rem auto;padding:0 1rem;font:1.1rem/1.5 system-ui,sans-serif';
+  p.textContent = 'ridgeline could not load the code for this page (' + err.message + '). Check the connection and reload.';
+  document.body.append(p);
+}}
 """
     loader_name = "loader-" + hashlib.sha256(loader.encode()).hexdigest()[:12] + ".js"
     (site / loader_name).write_text(loader)

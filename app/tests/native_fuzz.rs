@@ -6,6 +6,7 @@
 
 use ridgeline_app::input::parse_count;
 use ridgeline_app::progress::{Progress, SCHEMA, VERSION};
+use ridgeline_app::widgets::common::WidgetParams;
 
 /// Inputs per parser.
 const INPUTS: usize = 1_000_000;

@@ -86,3 +86,14 @@ test('progress and numbers open from any bundle, and search reaches every part',
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a bundle that cannot be fetched leaves a message, not a blank page', async () => {
+  const { page, context } = await watchedPage(env.browser, env.base);
+  await page.route('**/_b/tpus/*.wasm', (route) => route.abort());
+  await page.goto(env.base + 'tpus');
+  const message = page.locator('[data-load-error]');
+  await message.waitFor({ timeout: 15000 });
+  assert.match(await message.textContent(), /could not load the code for this page/);
+  assert.equal(await page.locator('main [data-page]').count(), 0);
+  await context.close();
+});

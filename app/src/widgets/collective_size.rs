@@ -10,7 +10,7 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{initial_args, use_dark, write_url_state};
+use super::common::{use_dark, WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -41,22 +41,6 @@ impl Default for SizeParams {
 }
 
 impl SizeParams {
-    /// Sets one parameter from text.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                Network::ici(c).map_err(|e| e.to_string())?;
-                self.chip = c;
-            }
-            "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
-            "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
-            "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
-        }
-        Ok(())
-    }
-
     /// The chart model.
     pub fn model(&self) -> Option<SizeModel> {
         let network = Network::ici(self.chip).ok()?;
@@ -71,9 +55,29 @@ impl SizeParams {
             v: self.v,
         })
     }
+}
+
+impl WidgetParams for SizeParams {
+    const NAME: &'static str = "collective-size";
+
+    /// Sets one parameter from text.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                Network::ici(c).map_err(|e| e.to_string())?;
+                self.chip = c;
+            }
+            "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
+            "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
+            "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        Ok(())
+    }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("chip".into(), self.chip.id.into()),
             ("n".into(), self.n.to_string()),
@@ -90,30 +94,11 @@ pub fn CollectiveSize(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("collective-size", &args);
-    let mut initial = SizeParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in &pairs {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let state = WidgetState::<SizeParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let dark = use_dark();
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                params.set(p);
-                write_url_state("collective-size", p.to_pairs());
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let canvas_ref = NodeRef::<Canvas>::new();
     Effect::new(move |_| {

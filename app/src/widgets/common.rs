@@ -55,6 +55,102 @@ pub fn initial_args(
     (args, None)
 }
 
+/// A widget's parameters: what its directive and the page URL may set, each
+/// value validated by [`WidgetParams::apply`].
+pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
+    /// The widget's directive name, which prefixes its URL parameters.
+    const NAME: &'static str;
+    /// Groups of keys applied before all others, in this order (a chip before
+    /// the number format it must support, a model before overrides of its shape).
+    const ORDER: &'static [&'static [&'static str]] = &[];
+
+    /// Sets `key` from the reader's text, or says why not (leaving `self` as it was).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String>;
+
+    /// The `key=value` pairs that reproduce these parameters (for the URL).
+    fn to_pairs(&self) -> Vec<(String, String)>;
+
+    /// Parameters from pairs in [`Self::ORDER`]; each rejected pair is skipped
+    /// and its reason returned.
+    fn from_pairs(pairs: &[(String, String)]) -> (Self, Vec<String>) {
+        let rank = |k: &str| {
+            Self::ORDER
+                .iter()
+                .position(|group| group.contains(&k))
+                .unwrap_or(Self::ORDER.len())
+        };
+        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
+        ordered.sort_by_key(|(k, _)| rank(k));
+        let mut p = Self::default();
+        let mut notices = Vec::new();
+        for (k, v) in ordered {
+            if let Err(e) = p.apply(k, v) {
+                notices.push(e);
+            }
+        }
+        (p, notices)
+    }
+}
+
+/// A mounted widget's parameters and the notice shown under it.
+#[derive(Debug)]
+pub struct WidgetState<P: WidgetParams> {
+    /// The last valid parameters.
+    pub params: RwSignal<P>,
+    /// Why the last input (or the page URL) was refused, if it was.
+    pub notice: RwSignal<Option<String>>,
+}
+
+impl<P: WidgetParams> Clone for WidgetState<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: WidgetParams> Copy for WidgetState<P> {}
+
+impl<P: WidgetParams> WidgetState<P> {
+    /// Starts from the chapter's arguments overridden by the page URL's
+    /// (`?name.key=value`); refused pairs are named in the notice.
+    pub fn new(chapter: &[(String, String)]) -> Self {
+        let (pairs, url_notice) = initial_args(P::NAME, chapter);
+        let (initial, refused) = P::from_pairs(&pairs);
+        let notice = url_notice
+            .or_else(|| (!refused.is_empty()).then(|| format!("Ignored: {}.", refused.join("; "))));
+        WidgetState {
+            params: RwSignal::new(initial),
+            notice: RwSignal::new(notice),
+        }
+    }
+
+    /// Applies the reader's `key=value`. Accepted: the notice clears and, if
+    /// anything changed, the parameters and the URL update. Refused: the notice
+    /// says why and the last valid parameters stay. Returns whether it was accepted.
+    pub fn set(self, key: &str, value: &str) -> bool {
+        let mut p = self.params.get_untracked();
+        match p.apply(key, value) {
+            Ok(()) => {
+                self.notice.set(None);
+                if p != self.params.get_untracked() {
+                    write_url_state(P::NAME, p.to_pairs());
+                    self.params.set(p);
+                }
+                true
+            }
+            Err(e) => {
+                self.notice.set(Some(e));
+                false
+            }
+        }
+    }
+
+    /// Re-announces the current parameters unchanged, so that controls bound to
+    /// them (a `<select>` whose choice was refused) show the valid value again.
+    pub fn refresh(self) {
+        self.params.set(self.params.get_untracked());
+    }
+}
+
 thread_local! {
     static PENDING: std::cell::RefCell<Option<TimeoutHandle>> = const { std::cell::RefCell::new(None) };
 }

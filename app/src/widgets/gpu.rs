@@ -11,7 +11,7 @@ use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Topology, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{initial_args, write_url_state};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// Largest GPU count (2^16).
@@ -96,9 +96,14 @@ impl GpuParams {
             across,
         })
     }
+}
+
+impl WidgetParams for GpuParams {
+    const NAME: &'static str = "gpu";
+    const ORDER: &'static [&'static [&'static str]] = &[&["gpu", "chip"]];
 
     /// Sets one parameter from text; a GPU count the tree cannot hold is refused.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "gpu" | "chip" => {
@@ -133,7 +138,7 @@ impl GpuParams {
     }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("gpu".into(), self.gpu.into()),
             ("gpus".into(), self.gpus.to_string()),
@@ -192,33 +197,10 @@ pub fn Gpu(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("gpu", &args);
-    let mut initial = GpuParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in pairs
-        .iter()
-        .filter(|(k, _)| k == "gpu" || k == "chip")
-        .chain(pairs.iter().filter(|(k, _)| k != "gpu" && k != "chip"))
-    {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let state = WidgetState::<GpuParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                params.set(p);
-                write_url_state("gpu", p.to_pairs());
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let data = Memo::new(move |_| params.with(|p| p.compute().ok()));
     let read =

@@ -16,7 +16,7 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
 use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -102,9 +102,14 @@ impl InferenceParams {
         let tokens = m.critical_batch(self.chip, self.precision()).ok()?;
         Some(tokens / self.tokens_per_seq())
     }
+}
+
+impl WidgetParams for InferenceParams {
+    const NAME: &'static str = "inference-roofline";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip"]];
 
     /// Sets one parameter from text, or explains why not (the params stay as they were).
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "model" => {
@@ -141,25 +146,8 @@ impl InferenceParams {
         Ok(())
     }
 
-    /// Parameters from pairs, the model and chip first; bad pairs are skipped and explained.
-    pub fn from_pairs(pairs: &[(String, String)]) -> (InferenceParams, Vec<String>) {
-        let mut p = InferenceParams::default();
-        let mut notices = Vec::new();
-        let first = |k: &str| k == "model" || k == "chip";
-        let ordered = pairs
-            .iter()
-            .filter(|(k, _)| first(k))
-            .chain(pairs.iter().filter(|(k, _)| !first(k)));
-        for (k, v) in ordered {
-            if let Err(e) = p.apply(k, v) {
-                notices.push(e);
-            }
-        }
-        (p, notices)
-    }
-
     /// The parameters as `key=value` pairs, for the URL.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("model".into(), self.model.id.into()),
             ("chip".into(), self.chip.id.into()),
@@ -179,31 +167,15 @@ pub fn InferenceRoofline(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("inference-roofline", &args);
-    let (initial, notices) = InferenceParams::from_pairs(&pairs);
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
-        }));
+    let state = WidgetState::<InferenceParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let dark = use_dark();
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    params.set(p);
-                    write_url_state("inference-roofline", p.to_pairs());
-                }
-            }
-            Err(e) => {
-                notice.set(Some(e));
-                // Put a refused select back to the last valid setting.
-                if matches!(key, "model" | "chip" | "weight" | "compute" | "phase") {
-                    params.set(params.get_untracked());
-                }
-            }
+        // Put a refused select back to the last valid setting.
+        if !state.set(key, &value)
+            && matches!(key, "model" | "chip" | "weight" | "compute" | "phase")
+        {
+            state.refresh();
         }
     };
 

@@ -8,7 +8,7 @@ use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
 use ridgeline_core::models::{model, ModelConfig, ModelPreset, MODELS};
 
-use super::common::{initial_args, write_url_state};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 240.0;
@@ -127,9 +127,14 @@ impl KvParams {
             None => v.name().to_string(),
         }
     }
+}
+
+impl WidgetParams for KvParams {
+    const NAME: &'static str = "kv-cache";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
 
     /// Sets one parameter from text.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "model" => {
@@ -158,7 +163,7 @@ impl KvParams {
     }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("model".into(), self.model.id.into()),
             ("variant".into(), self.variant.name().into()),
@@ -176,34 +181,10 @@ pub fn KvCacheCalc(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("kv-cache", &args);
-    let mut initial = KvParams::default();
-    let mut problems = Vec::new();
-    let first = |k: &str| k == "model";
-    for (k, v) in pairs
-        .iter()
-        .filter(|(k, _)| first(k))
-        .chain(pairs.iter().filter(|(k, _)| !first(k)))
-    {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let state = WidgetState::<KvParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                params.set(p);
-                write_url_state("kv-cache", p.to_pairs());
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let cache = Memo::new(move |_| params.with(|p| p.cache().ok()));
     let show = move |f: fn(&KvCache) -> f64| {

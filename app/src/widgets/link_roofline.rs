@@ -9,7 +9,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
 use ridgeline_core::roofline::Analysis;
 use ridgeline_core::units::{Bytes, Flops};
 
-use super::common::{initial_args, write_url_state};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
@@ -53,24 +53,6 @@ pub struct Row {
 }
 
 impl LinkParams {
-    /// Sets one parameter from text.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if c.vendor != Vendor::Google {
-                    return Err(format!("{} is not a TPU", c.name));
-                }
-                self.chip = c;
-            }
-            "b" => self.b = parse_count(value, "batch B", B_RANGE.0, B_RANGE.1)?.round(),
-            "d" => self.d = parse_count(value, "D", 1.0, 1_048_576.0)?.round(),
-            "f" => self.f = parse_count(value, "F", 1.0, 1_048_576.0)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
-        }
-        Ok(())
-    }
-
     /// Every link the chip has, with the bf16 weights (2·D·F bytes) moved over it.
     pub fn rows(&self) -> Vec<Row> {
         let Some(c) = self.chip.peak(Dtype::Bf16) else {
@@ -91,9 +73,31 @@ impl LinkParams {
             })
             .collect()
     }
+}
+
+impl WidgetParams for LinkParams {
+    const NAME: &'static str = "link-roofline";
+
+    /// Sets one parameter from text.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if c.vendor != Vendor::Google {
+                    return Err(format!("{} is not a TPU", c.name));
+                }
+                self.chip = c;
+            }
+            "b" => self.b = parse_count(value, "batch B", B_RANGE.0, B_RANGE.1)?.round(),
+            "d" => self.d = parse_count(value, "D", 1.0, 1_048_576.0)?.round(),
+            "f" => self.f = parse_count(value, "F", 1.0, 1_048_576.0)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        Ok(())
+    }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("chip".into(), self.chip.id.into()),
             ("b".into(), format!("{}", self.b)),
@@ -110,29 +114,10 @@ pub fn LinkRoofline(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("link-roofline", &args);
-    let mut initial = LinkParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in &pairs {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let state = WidgetState::<LinkParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                params.set(p);
-                write_url_state("link-roofline", p.to_pairs());
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let rows = Memo::new(move |_| params.with(|p| p.rows()));
     let chip_options = CHIPS

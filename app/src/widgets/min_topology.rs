@@ -10,7 +10,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
-use super::common::{initial_args, write_url_state};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The formats compared.
@@ -43,9 +43,14 @@ impl TopologyParams {
         let m = ServingModel::new(self.model.config).map_err(|e| e.to_string())?;
         min_topology_table(&m, self.chip, self.seq, &FORMATS).map_err(|e| e.to_string())
     }
+}
+
+impl WidgetParams for TopologyParams {
+    const NAME: &'static str = "min-topology";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
 
     /// Sets one parameter from text.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "model" => {
@@ -65,7 +70,7 @@ impl TopologyParams {
     }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("model".into(), self.model.id.into()),
             ("chip".into(), self.chip.id.into()),
@@ -81,33 +86,10 @@ pub fn MinTopology(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("min-topology", &args);
-    let mut initial = TopologyParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in pairs
-        .iter()
-        .filter(|(k, _)| k == "model")
-        .chain(pairs.iter().filter(|(k, _)| k != "model"))
-    {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let state = WidgetState::<TopologyParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                params.set(p);
-                write_url_state("min-topology", p.to_pairs());
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let rows = move || {
         params

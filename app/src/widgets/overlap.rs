@@ -11,7 +11,7 @@ use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -54,8 +54,26 @@ pub fn link_of(chip: &Chip) -> Option<(&'static str, f64)> {
 }
 
 impl OverlapParams {
+    /// The chart model.
+    pub fn model(&self) -> Option<OverlapModel> {
+        let (_, w) = link_of(self.chip)?;
+        let c = self.chip.peak(ridgeline_core::dtype::Dtype::Bf16)?.0;
+        Some(OverlapModel {
+            c,
+            w,
+            b: self.b,
+            f: self.f,
+            d: self.d,
+            d_range: D_RANGE,
+        })
+    }
+}
+
+impl WidgetParams for OverlapParams {
+    const NAME: &'static str = "overlap";
+
     /// Sets one parameter from text, or explains why not.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
                 let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
@@ -72,22 +90,8 @@ impl OverlapParams {
         Ok(())
     }
 
-    /// The chart model.
-    pub fn model(&self) -> Option<OverlapModel> {
-        let (_, w) = link_of(self.chip)?;
-        let c = self.chip.peak(ridgeline_core::dtype::Dtype::Bf16)?.0;
-        Some(OverlapModel {
-            c,
-            w,
-            b: self.b,
-            f: self.f,
-            d: self.d,
-            d_range: D_RANGE,
-        })
-    }
-
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("chip".into(), self.chip.id.into()),
             ("b".into(), format!("{}", self.b)),
@@ -104,32 +108,11 @@ pub fn Overlap(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("overlap", &args);
-    let mut initial = OverlapParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in &pairs {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let state = WidgetState::<OverlapParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let dark = use_dark();
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    params.set(p);
-                    write_url_state("overlap", p.to_pairs());
-                }
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
 
     let revealed = RwSignal::new(false);

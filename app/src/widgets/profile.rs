@@ -18,7 +18,7 @@ use ridgeline_core::trace::{
 };
 use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
 
-use super::common::{initial_args, use_dark, write_url_state};
+use super::common::{use_dark, WidgetParams, WidgetState};
 use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS};
 use crate::charts::trace::{draw_trace, TraceModel};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -153,74 +153,6 @@ impl ProfileParams {
         profile(&job, &cluster, &par, self.layers, overhead).map_err(|e| e.to_string())
     }
 
-    /// Sets one parameter from text, or explains why not (nothing changes then).
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = self.clone();
-        match key {
-            "model" => {
-                next.model = PROFILE_MODELS
-                    .iter()
-                    .find(|id| id.eq_ignore_ascii_case(value.trim()))
-                    .and_then(|id| model(id))
-                    .ok_or_else(|| {
-                        format!(
-                            "the profile offers LLaMA 3 8B and 70B, not “{}”",
-                            short(value)
-                        )
-                    })?
-            }
-            "chip" => {
-                let c = chip(value)
-                    .filter(|c| c.link(Link::Ici).is_some())
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
-                if Cluster::new(c, &next.mesh, 1).is_err() {
-                    next.mesh = full_mesh(c);
-                }
-                next.chip = c;
-            }
-            "slice" | "mesh" => next.mesh = parse_mesh(value)?,
-            "scheme" => {
-                next.scheme = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
-                    .into_iter()
-                    .find(|s| s.name() == value.trim())
-                    .ok_or_else(|| format!("unknown strategy “{}” (fsdp, fsdp-tp)", short(value)))?
-            }
-            "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
-            "b" | "batch" => {
-                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
-            }
-            "overlap" => next.overlap = parse_bool(value, "overlap")?,
-            "layers" => {
-                let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
-                next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
-            }
-            other => return Err(format!("unknown setting “{}”", short(other))),
-        }
-        next.analyse()?;
-        *self = next;
-        Ok(())
-    }
-
-    /// Parameters from pairs (model, chip and slice first), each bad pair explained.
-    pub fn from_pairs(pairs: &[(String, String)]) -> (ProfileParams, Vec<String>) {
-        let mut p = ProfileParams::default();
-        let mut notices = Vec::new();
-        let rank = |k: &str| match k {
-            "model" | "chip" => 0,
-            "slice" | "mesh" => 1,
-            "tp" => 2,
-            _ => 3,
-        };
-        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
-        ordered.sort_by_key(|(k, _)| rank(k));
-        for (k, v) in ordered {
-            if let Err(e) = p.apply(k, v) {
-                notices.push(e);
-            }
-        }
-        (p, notices)
-    }
-
     /// The mesh as `16x16x16`.
     pub fn mesh_text(&self) -> String {
         self.mesh
@@ -228,23 +160,6 @@ impl ProfileParams {
             .map(|a| a.to_string())
             .collect::<Vec<_>>()
             .join("x")
-    }
-
-    /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
-        vec![
-            ("model".into(), self.model.id.into()),
-            ("chip".into(), self.chip.id.into()),
-            ("slice".into(), self.mesh_text()),
-            ("scheme".into(), self.scheme.name().into()),
-            ("tp".into(), self.tensor.to_string()),
-            ("batch".into(), format!("{}", self.batch)),
-            (
-                "overlap".into(),
-                if self.overlap { "on" } else { "off" }.into(),
-            ),
-            ("layers".into(), self.layers.to_string()),
-        ]
     }
 
     /// The chart for the current overlap setting; the axis reaches the serial end,
@@ -333,6 +248,77 @@ impl ProfileParams {
     }
 }
 
+impl WidgetParams for ProfileParams {
+    const NAME: &'static str = "profile";
+    const ORDER: &'static [&'static [&'static str]] =
+        &[&["model", "chip"], &["slice", "mesh"], &["tp"]];
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.clone();
+        match key {
+            "model" => {
+                next.model = PROFILE_MODELS
+                    .iter()
+                    .find(|id| id.eq_ignore_ascii_case(value.trim()))
+                    .and_then(|id| model(id))
+                    .ok_or_else(|| {
+                        format!(
+                            "the profile offers LLaMA 3 8B and 70B, not “{}”",
+                            short(value)
+                        )
+                    })?
+            }
+            "chip" => {
+                let c = chip(value)
+                    .filter(|c| c.link(Link::Ici).is_some())
+                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                if Cluster::new(c, &next.mesh, 1).is_err() {
+                    next.mesh = full_mesh(c);
+                }
+                next.chip = c;
+            }
+            "slice" | "mesh" => next.mesh = parse_mesh(value)?,
+            "scheme" => {
+                next.scheme = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
+                    .into_iter()
+                    .find(|s| s.name() == value.trim())
+                    .ok_or_else(|| format!("unknown strategy “{}” (fsdp, fsdp-tp)", short(value)))?
+            }
+            "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
+            "b" | "batch" => {
+                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
+            }
+            "overlap" => next.overlap = parse_bool(value, "overlap")?,
+            "layers" => {
+                let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
+                next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.analyse()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            ("slice".into(), self.mesh_text()),
+            ("scheme".into(), self.scheme.name().into()),
+            ("tp".into(), self.tensor.to_string()),
+            ("batch".into(), format!("{}", self.batch)),
+            (
+                "overlap".into(),
+                if self.overlap { "on" } else { "off" }.into(),
+            ),
+            ("layers".into(), self.layers.to_string()),
+        ]
+    }
+}
+
 /// The name of an op group in the table: `W_in matmul`, `all-gather: weights`.
 pub fn op_name(r: &OpSummary) -> String {
     match r.kind {
@@ -348,26 +334,11 @@ pub fn ProfileViewer(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("profile", &args);
-    let (initial, notices) = ProfileParams::from_pairs(&pairs);
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
-        }));
+    let state = WidgetState::<ProfileParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let dark = use_dark();
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    write_url_state("profile", p.to_pairs());
-                    params.set(p);
-                }
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
     let choice = RwSignal::new(None::<Verdict>);

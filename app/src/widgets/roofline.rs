@@ -12,7 +12,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{canvas_x, clear_canvas, initial_args, use_dark, write_url_state};
+use super::common::{canvas_x, clear_canvas, use_dark, WidgetParams, WidgetState};
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, PlotArea, RoofModel};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -65,71 +65,6 @@ impl RooflineParams {
             .build(self.b, self.d, self.f, self.act, self.weight)
     }
 
-    /// Sets one parameter from text, or explains why not (the params stay as they were).
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = *self;
-        match key {
-            "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
-            "dtype" | "act" => {
-                next.act = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            "weight" => {
-                next.weight = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            "op" => {
-                next.kind = OpKind::parse(value)
-                    .ok_or_else(|| format!("unknown operation “{}”", short(value)))?
-            }
-            "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
-            "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
-            "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
-        }
-        let dtype = next.op().compute_dtype();
-        if next.chip.peak_or_wider(dtype).is_none() {
-            return Err(format!(
-                "{} has no {dtype} rate in the book's tables",
-                next.chip.name
-            ));
-        }
-        *self = next;
-        Ok(())
-    }
-
-    /// Parameters from `key=value` pairs, starting from the defaults; each bad pair
-    /// is skipped and explained.
-    pub fn from_pairs(pairs: &[(String, String)]) -> (RooflineParams, Vec<String>) {
-        let mut p = RooflineParams::default();
-        let mut notices = Vec::new();
-        // The chip first, so that a format check sees the right chip.
-        let mut ordered: Vec<&(String, String)> =
-            pairs.iter().filter(|(k, _)| k == "chip").collect();
-        ordered.extend(pairs.iter().filter(|(k, _)| k != "chip"));
-        for (k, v) in ordered {
-            if let Err(e) = p.apply(k, v) {
-                notices.push(e);
-            }
-        }
-        (p, notices)
-    }
-
-    /// The parameters as `key=value` pairs, for the URL.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
-        vec![
-            ("chip".into(), self.chip.id.into()),
-            ("op".into(), self.kind.name().into()),
-            ("act".into(), self.act.name().into()),
-            ("weight".into(), self.weight.name().into()),
-            ("b".into(), format!("{}", self.b)),
-            ("d".into(), format!("{}", self.d)),
-            ("f".into(), format!("{}", self.f)),
-        ]
-    }
-
     /// The chart's static model.
     pub fn model(&self) -> Option<RoofModel> {
         RoofModel::new(self.chip, self.op().compute_dtype())
@@ -172,6 +107,59 @@ impl RooflineParams {
     }
 }
 
+impl WidgetParams for RooflineParams {
+    const NAME: &'static str = "roofline";
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip"]];
+
+    /// Sets one parameter from text, or explains why not (the params stay as they were).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "dtype" | "act" => {
+                next.act = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "weight" => {
+                next.weight = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            "op" => {
+                next.kind = OpKind::parse(value)
+                    .ok_or_else(|| format!("unknown operation “{}”", short(value)))?
+            }
+            "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
+            "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
+            "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        let dtype = next.op().compute_dtype();
+        if next.chip.peak_or_wider(dtype).is_none() {
+            return Err(format!(
+                "{} has no {dtype} rate in the book's tables",
+                next.chip.name
+            ));
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs, for the URL.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("op".into(), self.kind.name().into()),
+            ("act".into(), self.act.name().into()),
+            ("weight".into(), self.weight.name().into()),
+            ("b".into(), format!("{}", self.b)),
+            ("d".into(), format!("{}", self.d)),
+            ("f".into(), format!("{}", self.f)),
+        ]
+    }
+}
+
 fn dtype_options(chip: &Chip) -> Vec<Dtype> {
     Dtype::ALL
         .into_iter()
@@ -186,31 +174,11 @@ pub fn Roofline(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("roofline", &args);
-    let (initial, notices) = RooflineParams::from_pairs(&pairs);
-    let params = RwSignal::new(initial);
-    let notice = RwSignal::new(url_notice.or_else(|| {
-        (!notices.is_empty()).then(|| {
-            format!(
-                "Ignored: {}. Showing the last valid settings.",
-                notices.join("; ")
-            )
-        })
-    }));
+    let state = WidgetState::<RooflineParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let dark = use_dark();
-
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    params.set(p);
-                    write_url_state("roofline", p.to_pairs());
-                }
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
 
     let base_ref = NodeRef::<Canvas>::new();

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
 use ridgeline_core::tpu::{Coord, Slice};
 
-use super::common::{initial_args, write_url_state};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// Most chips drawn.
@@ -65,9 +65,13 @@ impl TorusParams {
         };
         Slice::new(self.chip, &self.shape[..dims]).map_err(|e| e.to_string())
     }
+}
+
+impl WidgetParams for TorusParams {
+    const NAME: &'static str = "torus";
 
     /// Sets one parameter from text; the result must still be a valid slice.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "chip" => {
@@ -92,7 +96,7 @@ impl TorusParams {
     }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         let s = self.shape;
         let shape = if s[2] == 1 {
             format!("{}x{}", s[0], s[1])
@@ -113,30 +117,12 @@ pub fn Torus(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("torus", &args);
-    let mut initial = TorusParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in &pairs {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    let params = RwSignal::new(initial);
-    let shape_text = RwSignal::new(initial.to_pairs()[1].1.clone());
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let state = WidgetState::<TorusParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let shape_text = RwSignal::new(params.get_untracked().to_pairs()[1].1.clone());
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                params.set(p);
-                shape_text.set(p.to_pairs()[1].1.clone());
-                write_url_state("torus", p.to_pairs());
-            }
-            Err(e) => notice.set(Some(e)),
+        if state.set(key, &value) {
+            shape_text.set(params.get_untracked().to_pairs()[1].1.clone());
         }
     };
     let slice = Memo::new(move |_| params.with(|p| p.slice().ok()));

@@ -14,7 +14,7 @@ use ridgeline_core::training::{
 use ridgeline_core::transformer::params;
 use ridgeline_core::units::Seconds;
 
-use super::common::{initial_args, write_url_state};
+use super::common::{WidgetParams, WidgetState};
 use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
 
@@ -162,9 +162,14 @@ impl PlannerParams {
             step,
         })
     }
+}
+
+impl WidgetParams for PlannerParams {
+    const NAME: &'static str = "training-planner";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip"], &["slice", "pods"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "model" => {
@@ -213,27 +218,8 @@ impl PlannerParams {
         Ok(())
     }
 
-    /// Parameters from pairs (model, chip and slice first), each bad pair explained.
-    pub fn from_pairs(pairs: &[(String, String)]) -> (PlannerParams, Vec<String>) {
-        let mut p = PlannerParams::default();
-        let mut notices = Vec::new();
-        let rank = |k: &str| match k {
-            "model" | "chip" => 0,
-            "slice" | "pods" => 1,
-            _ => 2,
-        };
-        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
-        ordered.sort_by_key(|(k, _)| rank(k));
-        for (k, v) in ordered {
-            if let Err(e) = p.apply(k, v) {
-                notices.push(e);
-            }
-        }
-        (p, notices)
-    }
-
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("model".into(), self.model.id.into()),
             ("chip".into(), self.chip.id.into()),
@@ -258,25 +244,10 @@ pub fn TrainingPlanner(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("training-planner", &args);
-    let (initial, notices) = PlannerParams::from_pairs(&pairs);
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
-        }));
+    let state = WidgetState::<PlannerParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    params.set(p);
-                    write_url_state("training-planner", p.to_pairs());
-                }
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let outcome = Memo::new(move |_| params.with(|p| p.outcome().ok()));
     let show = move |f: fn(&Outcome, &PlannerParams) -> String| {

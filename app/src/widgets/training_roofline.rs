@@ -18,7 +18,7 @@ use ridgeline_core::training::{
     Parallelism, Scheme,
 };
 
-use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
 use crate::charts::training::{
     draw_memory, draw_operating_point, draw_roofline, CommsLine, TrainingModel,
 };
@@ -206,89 +206,6 @@ impl TrainingRooflineParams {
         })
     }
 
-    /// Sets one parameter from text, or explains why not (nothing changes then).
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = self.clone();
-        match key {
-            "model" => {
-                next.model = model(value)
-                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?
-            }
-            "chip" => {
-                let c = chip(value)
-                    .filter(|c| c.link(Link::Ici).is_some())
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
-                if Cluster::new(c, &next.mesh, 1).is_err() {
-                    next.mesh = full_mesh(c);
-                }
-                next.chip = c;
-            }
-            "mesh" => next.mesh = parse_mesh(value)?,
-            "scheme" => {
-                next.choice = Choice::parse(value).ok_or_else(|| {
-                    format!(
-                        "unknown strategy “{}” (dp, fsdp, tp, fsdp-tp)",
-                        short(value)
-                    )
-                })?
-            }
-            "b" | "batch" => {
-                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
-            }
-            other => return Err(format!("unknown setting “{}”", short(other))),
-        }
-        if key != "scheme" && key != "b" && key != "batch" && next.choice != Choice::Fsdp {
-            // A mesh or model that rules out the selected strategy falls back to FSDP.
-            let mut probe = next.clone();
-            if probe.analyse().is_err() {
-                probe.choice = Choice::Fsdp;
-                if probe.analyse().is_ok() {
-                    next.choice = Choice::Fsdp;
-                }
-            }
-        }
-        next.analyse()?;
-        *self = next;
-        Ok(())
-    }
-
-    /// Parameters from pairs (model and chip first), each bad pair explained.
-    pub fn from_pairs(pairs: &[(String, String)]) -> (TrainingRooflineParams, Vec<String>) {
-        let mut p = TrainingRooflineParams::default();
-        let mut notices = Vec::new();
-        let rank = |k: &str| match k {
-            "model" | "chip" => 0,
-            "mesh" => 1,
-            _ => 2,
-        };
-        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
-        ordered.sort_by_key(|(k, _)| rank(k));
-        for (k, v) in ordered {
-            if let Err(e) = p.apply(k, v) {
-                notices.push(e);
-            }
-        }
-        (p, notices)
-    }
-
-    /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
-        vec![
-            ("model".into(), self.model.id.into()),
-            ("chip".into(), self.chip.id.into()),
-            (
-                "mesh".into(),
-                self.mesh
-                    .iter()
-                    .map(|a| a.to_string())
-                    .collect::<Vec<_>>()
-                    .join("x"),
-            ),
-            ("scheme".into(), self.choice.name().into()),
-            ("b".into(), format!("{}", self.batch)),
-        ]
-    }
-
     /// The chart's static model: a sweep of every strategy over the slider's range.
     pub fn chart_model(&self, a: &Analysis) -> TrainingModel {
         let (lo, hi) = self.batch_range();
@@ -353,6 +270,75 @@ impl TrainingRooflineParams {
     }
 }
 
+impl WidgetParams for TrainingRooflineParams {
+    const NAME: &'static str = "training-roofline";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip"], &["mesh"]];
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.clone();
+        match key {
+            "model" => {
+                next.model = model(value)
+                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?
+            }
+            "chip" => {
+                let c = chip(value)
+                    .filter(|c| c.link(Link::Ici).is_some())
+                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                if Cluster::new(c, &next.mesh, 1).is_err() {
+                    next.mesh = full_mesh(c);
+                }
+                next.chip = c;
+            }
+            "mesh" => next.mesh = parse_mesh(value)?,
+            "scheme" => {
+                next.choice = Choice::parse(value).ok_or_else(|| {
+                    format!(
+                        "unknown strategy “{}” (dp, fsdp, tp, fsdp-tp)",
+                        short(value)
+                    )
+                })?
+            }
+            "b" | "batch" => {
+                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        if key != "scheme" && key != "b" && key != "batch" && next.choice != Choice::Fsdp {
+            // A mesh or model that rules out the selected strategy falls back to FSDP.
+            let mut probe = next.clone();
+            if probe.analyse().is_err() {
+                probe.choice = Choice::Fsdp;
+                if probe.analyse().is_ok() {
+                    next.choice = Choice::Fsdp;
+                }
+            }
+        }
+        next.analyse()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            (
+                "mesh".into(),
+                self.mesh
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x"),
+            ),
+            ("scheme".into(), self.choice.name().into()),
+            ("b".into(), format!("{}", self.batch)),
+        ]
+    }
+}
+
 /// The training roofline widget.
 #[component]
 pub fn TrainingRoofline(
@@ -360,26 +346,11 @@ pub fn TrainingRoofline(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("training-roofline", &args);
-    let (initial, notices) = TrainingRooflineParams::from_pairs(&pairs);
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
-        }));
+    let state = WidgetState::<TrainingRooflineParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let dark = use_dark();
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    write_url_state("training-roofline", p.to_pairs());
-                    params.set(p);
-                }
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
     let chart_model = Memo::new(move |_| {

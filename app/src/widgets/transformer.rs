@@ -18,7 +18,7 @@ use ridgeline_core::transformer::{
     Pass,
 };
 
-use super::common::{clear_canvas, initial_args, use_dark, write_url_state};
+use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
 use crate::charts::transformer::{
     billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
 };
@@ -59,90 +59,6 @@ impl Default for TransformerParams {
 pub type ParamBar = (&'static str, f64);
 
 impl TransformerParams {
-    /// Sets one parameter from text, or explains why not (nothing changes then).
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let mut next = *self;
-        let num = |max: u64, field: &'static str| -> Result<u64, String> {
-            let v = parse_count(value, field, 1.0, max as f64)?;
-            parse_dim(field, v, max).map_err(|e| e.to_string())
-        };
-        match key {
-            "model" => {
-                let m = model(value)
-                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?;
-                next.preset = Some(m.id);
-                next.cfg = m.config;
-            }
-            "d" => next.cfg.d_model = num(MAX_D_MODEL, "d_model (D)")?,
-            "f" => next.cfg.d_ff = num(MAX_D_FF, "d_ff (F)")?,
-            "l" => next.cfg.layers = num(MAX_LAYERS, "layers (L)")?,
-            "n" => next.cfg.heads = num(MAX_HEADS, "query heads (N)")?,
-            "k" => next.cfg.kv_heads = num(MAX_HEADS, "key/value heads (K)")?,
-            "h" => next.cfg.head_dim = num(MAX_HEAD_DIM, "head dimension (H)")?,
-            "v" => next.cfg.vocab = num(MAX_VOCAB, "vocabulary (V)")?,
-            "seq" => {
-                next.seq = parse_count(value, "sequence length", T_RANGE.0, T_RANGE.1)?.round()
-            }
-            "dtype" => {
-                let d = Dtype::parse(value)
-                    .filter(|d| KV_DTYPES.contains(d))
-                    .ok_or_else(|| {
-                        format!("the KV cache cannot be stored as “{}”", short(value))
-                    })?;
-                next.kv_dtype = d;
-            }
-            other => return Err(format!("unknown setting “{}”", short(other))),
-        }
-        if matches!(key, "d" | "f" | "l" | "n" | "k" | "h" | "v") {
-            next.cfg.validate().map_err(|e| e.to_string())?;
-            if next.cfg != self.cfg {
-                next.preset = None;
-            }
-        }
-        *self = next;
-        Ok(())
-    }
-
-    /// Parameters from `key=value` pairs (the preset first, so shape edits apply on top).
-    pub fn from_pairs(pairs: &[(String, String)]) -> (TransformerParams, Vec<String>) {
-        let mut p = TransformerParams::default();
-        let mut notices = Vec::new();
-        let mut ordered: Vec<&(String, String)> =
-            pairs.iter().filter(|(k, _)| k == "model").collect();
-        ordered.extend(pairs.iter().filter(|(k, _)| k != "model"));
-        for (k, v) in ordered {
-            if let Err(e) = p.apply(k, v) {
-                notices.push(e);
-            }
-        }
-        (p, notices)
-    }
-
-    /// The parameters as `key=value` pairs: the preset if unedited, else the shape.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        match self.preset {
-            Some(id) => out.push(("model".into(), id.to_string())),
-            None => {
-                let c = &self.cfg;
-                for (k, v) in [
-                    ("d", c.d_model),
-                    ("f", c.d_ff),
-                    ("l", c.layers),
-                    ("n", c.heads),
-                    ("k", c.kv_heads),
-                    ("h", c.head_dim),
-                    ("v", c.vocab),
-                ] {
-                    out.push((k.into(), v.to_string()));
-                }
-            }
-        }
-        out.push(("seq".into(), format!("{}", self.seq)));
-        out.push(("dtype".into(), self.kv_dtype.name().into()));
-        out
-    }
-
     /// Parameter counts by component (the router only for an MoE), and the total.
     pub fn bars(&self) -> (Vec<ParamBar>, f64) {
         let p = params(&self.cfg);
@@ -209,6 +125,80 @@ impl TransformerParams {
     }
 }
 
+impl WidgetParams for TransformerParams {
+    const NAME: &'static str = "transformer";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        let num = |max: u64, field: &'static str| -> Result<u64, String> {
+            let v = parse_count(value, field, 1.0, max as f64)?;
+            parse_dim(field, v, max).map_err(|e| e.to_string())
+        };
+        match key {
+            "model" => {
+                let m = model(value)
+                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?;
+                next.preset = Some(m.id);
+                next.cfg = m.config;
+            }
+            "d" => next.cfg.d_model = num(MAX_D_MODEL, "d_model (D)")?,
+            "f" => next.cfg.d_ff = num(MAX_D_FF, "d_ff (F)")?,
+            "l" => next.cfg.layers = num(MAX_LAYERS, "layers (L)")?,
+            "n" => next.cfg.heads = num(MAX_HEADS, "query heads (N)")?,
+            "k" => next.cfg.kv_heads = num(MAX_HEADS, "key/value heads (K)")?,
+            "h" => next.cfg.head_dim = num(MAX_HEAD_DIM, "head dimension (H)")?,
+            "v" => next.cfg.vocab = num(MAX_VOCAB, "vocabulary (V)")?,
+            "seq" => {
+                next.seq = parse_count(value, "sequence length", T_RANGE.0, T_RANGE.1)?.round()
+            }
+            "dtype" => {
+                let d = Dtype::parse(value)
+                    .filter(|d| KV_DTYPES.contains(d))
+                    .ok_or_else(|| {
+                        format!("the KV cache cannot be stored as “{}”", short(value))
+                    })?;
+                next.kv_dtype = d;
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        if matches!(key, "d" | "f" | "l" | "n" | "k" | "h" | "v") {
+            next.cfg.validate().map_err(|e| e.to_string())?;
+            if next.cfg != self.cfg {
+                next.preset = None;
+            }
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs: the preset if unedited, else the shape.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        match self.preset {
+            Some(id) => out.push(("model".into(), id.to_string())),
+            None => {
+                let c = &self.cfg;
+                for (k, v) in [
+                    ("d", c.d_model),
+                    ("f", c.d_ff),
+                    ("l", c.layers),
+                    ("n", c.heads),
+                    ("k", c.kv_heads),
+                    ("h", c.head_dim),
+                    ("v", c.vocab),
+                ] {
+                    out.push((k.into(), v.to_string()));
+                }
+            }
+        }
+        out.push(("seq".into(), format!("{}", self.seq)));
+        out.push(("dtype".into(), self.kv_dtype.name().into()));
+        out
+    }
+}
+
 fn pct(x: f64) -> String {
     format!("{}%", sci(100.0 * x, 3))
 }
@@ -220,26 +210,11 @@ pub fn Transformer(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("transformer", &args);
-    let (initial, notices) = TransformerParams::from_pairs(&pairs);
-    let params = RwSignal::new(initial);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!notices.is_empty()).then(|| format!("Ignored: {}.", notices.join("; ")))
-        }));
+    let state = WidgetState::<TransformerParams>::new(&args);
+    let WidgetState { params, notice } = state;
     let dark = use_dark();
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    params.set(p);
-                    write_url_state("transformer", p.to_pairs());
-                }
-            }
-            Err(e) => notice.set(Some(e)),
-        }
+        state.set(key, &value);
     };
 
     let cfg = Memo::new(move |_| params.with(|p| p.cfg));
