@@ -67,7 +67,12 @@ const ROUTES = {json.dumps(routes, sort_keys=True)};
 const DEFAULT = {json.dumps(manifest["default"])};
 const base = new URL(document.baseURI).pathname;
 const path = location.pathname.startsWith(base) ? location.pathname.slice(base.length) : '';
-const first = decodeURIComponent(path.split('/')[0] || '');
+let first = path.split('/')[0] || '';
+try {{
+  first = decodeURIComponent(first);
+}} catch {{
+  // A malformed escape: no route has one, so the default bundle says "not found".
+}}
 const bundle = BUNDLES[Object.hasOwn(ROUTES, first) ? ROUTES[first] : DEFAULT];
 for (const [rel, href, as] of [['modulepreload', bundle.js], ['preload', bundle.wasm, 'fetch']]) {{
   const link = document.createElement('link');

@@ -97,3 +97,14 @@ test('a bundle that cannot be fetched leaves a message, not a blank page', async
   assert.equal(await page.locator('main [data-page]').count(), 0);
   await context.close();
 });
+
+test('unknown paths, also under a bundle\'s route, say "not found" without errors', async () => {
+  for (const path of ['sharding/extra', 'no%20such%20page', 'gpus/a/b/c', '%F0%9F%A6%80']) {
+    const { page, context, problems } = await watchedPage(env.browser, env.base);
+    await page.goto(env.base + path);
+    await page.waitForSelector('[data-page="not-found"]');
+    assert.match(await page.locator('h1').first().textContent(), /Page not found/);
+    assert.deepEqual(problems, [], path);
+    await context.close();
+  }
+});
