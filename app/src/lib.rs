@@ -70,6 +70,7 @@ pub fn App() -> impl IntoView {
             <main id="main" tabindex="-1">
                 {move || match route.get() {
                     Route::Home => view! { <pages::home::Home /> }.into_any(),
+                    Route::Part(p) if !p.here => view! { <pages::Elsewhere /> }.into_any(),
                     Route::Part(p) => view! { <pages::part::Part page=p /> }.into_any(),
                     #[cfg(site_pages)]
                     Route::Progress => view! { <pages::progress::ProgressPage /> }.into_any(),

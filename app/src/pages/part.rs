@@ -11,19 +11,7 @@ pub fn Part(
     page: &'static PartPage,
 ) -> impl IntoView {
     let (prev, next) = neighbours(page);
-    let body = if !page.here {
-        // Only reached if the loader and this build disagree (a stale cache).
-        view! {
-            <div class="prose pending" data-pending="">
-                <p class="notice" role="status">
-                    "This part ships in another bundle of the site. "
-                    <a href=page.slug>"Load it"</a>
-                    "."
-                </p>
-            </div>
-        }
-        .into_any()
-    } else if page.written {
+    let body = if page.written {
         page.segments
             .iter()
             .map(|s| match s {
