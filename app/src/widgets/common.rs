@@ -151,6 +151,14 @@ impl<P: WidgetParams> WidgetState<P> {
     }
 }
 
+/// `key=value` pairs from string literals, for tests.
+#[cfg(test)]
+pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 thread_local! {
     static PENDING: std::cell::RefCell<Option<TimeoutHandle>> = const { std::cell::RefCell::new(None) };
 }

@@ -371,12 +371,7 @@ pub fn InferenceRoofline(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::widgets::common::pairs;
 
     #[test]
     fn decode_batch_flips_the_linear_part_only() {

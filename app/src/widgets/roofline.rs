@@ -440,12 +440,7 @@ pub fn Roofline(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::widgets::common::pairs;
 
     #[test]
     fn defaults_are_a_memory_bound_v5e_matmul() {

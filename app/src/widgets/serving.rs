@@ -367,12 +367,7 @@ pub fn Serving(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::widgets::common::pairs;
 
     #[test]
     fn default_is_the_books_int8_4x4() {

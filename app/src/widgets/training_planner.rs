@@ -347,13 +347,8 @@ pub fn TrainingPlanner(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::pairs;
     use ridgeline_core::roofline::Verdict;
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     #[test]
     fn default_is_the_books_run() {

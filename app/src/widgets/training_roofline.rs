@@ -531,12 +531,7 @@ pub fn TrainingRoofline(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::widgets::common::pairs;
 
     #[test]
     fn default_fsdp_flips_at_850_per_chip() {

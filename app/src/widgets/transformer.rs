@@ -365,12 +365,7 @@ pub fn Transformer(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::widgets::common::pairs;
 
     #[test]
     fn default_is_llama3_70b() {
