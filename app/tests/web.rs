@@ -10,7 +10,7 @@ use ridgeline_app::widgets::{widget_view, NAMES};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use web_sys::{Event, HtmlCanvasElement, HtmlElement, HtmlInputElement};
+use web_sys::{Event, HtmlElement, HtmlInputElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -49,18 +49,23 @@ fn set_input(input: &HtmlInputElement, value: &str) {
     input.dispatch_event(&Event::new("input").unwrap()).unwrap();
 }
 
-fn canvas_pixels(host: &HtmlElement, selector: &str) -> Vec<u8> {
-    let canvas: HtmlCanvasElement = host
+/// The inline SVG of the chart layer `selector`; fails unless it holds one drawn chart.
+fn layer_svg(host: &HtmlElement, selector: &str) -> String {
+    let layer = host
         .query_selector(selector)
         .unwrap()
-        .unwrap()
-        .unchecked_into();
-    let ctx: web_sys::CanvasRenderingContext2d =
-        canvas.get_context("2d").unwrap().unwrap().unchecked_into();
-    ctx.get_image_data(0.0, 0.0, canvas.width() as f64, canvas.height() as f64)
-        .unwrap()
-        .data()
-        .to_vec()
+        .unwrap_or_else(|| panic!("{selector} missing"));
+    assert_eq!(
+        layer.query_selector_all("svg").unwrap().length(),
+        1,
+        "{selector} should hold one <svg>"
+    );
+    let svg = layer.inner_html();
+    assert!(
+        svg.contains("<path") || svg.contains("<polyline") || svg.contains("<circle"),
+        "{selector} draws nothing: {svg}"
+    );
+    svg
 }
 
 #[wasm_bindgen_test]
@@ -74,16 +79,22 @@ async fn roofline_verdict_flips_when_the_slider_crosses_the_ridge() {
         .unwrap()
         .is_some());
     assert_eq!(verdict(&host), "memory-bound");
-    let before = canvas_pixels(&host, "canvas.overlay");
-    assert!(before.iter().any(|&b| b != 0), "the point layer is blank");
+    // The static layer is the chip's roofline, the moving one the operation.
+    let base = layer_svg(&host, ".plot .layer:not(.overlay)");
+    assert!(base.contains("arithmetic intensity"), "{base}");
+    assert!(base.contains("HBM ridge"), "{base}");
+    let before = layer_svg(&host, ".layer.overlay");
+    assert!(before.contains("B = 64"), "{before}");
 
     // Slide to the far right: B = 2^20 tokens, far past the ridge.
     let s = slider(&host);
     set_input(&s, "400");
     tick().await;
     assert_eq!(verdict(&host), "compute-bound");
-    let after = canvas_pixels(&host, "canvas.overlay");
+    let after = layer_svg(&host, ".layer.overlay");
     assert_ne!(before, after, "the point did not move");
+    // Moving the point leaves the static layer as it was.
+    assert_eq!(base, layer_svg(&host, ".plot .layer:not(.overlay)"));
 
     // And back below the ridge.
     set_input(&s, "100");
@@ -255,14 +266,16 @@ async fn training_roofline_verdict_flips_when_the_batch_crosses_the_boundary() {
         .is_some());
     assert_eq!(verdict(&host), "communication-bound");
     assert!(text_of(&host, "[data-boundary]").contains("850 per chip"));
-    let before = canvas_pixels(&host, "canvas.overlay");
+    let base = layer_svg(&host, ".plot .layer:not(.overlay)");
+    assert!(base.contains("global batch B (tokens)"), "{base}");
+    let before = layer_svg(&host, ".layer.overlay");
     let s = slider(&host);
     set_input(&s, "400");
     tick().await;
     assert_eq!(verdict(&host), "compute-bound");
     assert_ne!(
         before,
-        canvas_pixels(&host, "canvas.overlay"),
+        layer_svg(&host, ".layer.overlay"),
         "the point did not move"
     );
     set_input(&s, "0");
@@ -449,7 +462,8 @@ async fn inference_roofline_batch_flips_the_mlp_but_not_attention() {
     tick().await;
     assert_eq!(component_verdict(&host, "linear"), "memory-bound");
     assert_eq!(component_verdict(&host, "attention"), "memory-bound");
-    let before = canvas_pixels(&host, "canvas.overlay");
+    assert!(layer_svg(&host, ".plot .layer:not(.overlay)").contains("arithmetic intensity"));
+    let before = layer_svg(&host, ".layer.overlay");
     let batch: HtmlInputElement = host
         .query_selector("input.batch")
         .unwrap()
@@ -461,7 +475,7 @@ async fn inference_roofline_batch_flips_the_mlp_but_not_attention() {
     assert_eq!(component_verdict(&host, "attention"), "memory-bound");
     assert_ne!(
         before,
-        canvas_pixels(&host, "canvas.overlay"),
+        layer_svg(&host, ".layer.overlay"),
         "the points did not move"
     );
 }
@@ -480,10 +494,12 @@ async fn serving_refuses_a_model_that_does_not_fit() {
         notice.text_content()
     );
     // The last valid configuration (the default slice) is still plotted.
-    assert!(canvas_pixels(&host, "canvas.pareto")
-        .iter()
-        .any(|&b| b != 0));
-    let before = canvas_pixels(&host, "canvas.pareto");
+    let before = layer_svg(&host, ".layer.pareto");
+    assert!(
+        before.contains("throughput (tokens/s per chip)"),
+        "{before}"
+    );
+    assert!(layer_svg(&host, ".layer.breakdown").contains("batch (sequences)"));
     let seq: HtmlInputElement = host
         .query_selector("input.seq")
         .unwrap()
@@ -491,7 +507,7 @@ async fn serving_refuses_a_model_that_does_not_fit() {
         .unchecked_into();
     set_input(&seq, "240");
     tick().await;
-    assert_ne!(before, canvas_pixels(&host, "canvas.pareto"));
+    assert_ne!(before, layer_svg(&host, ".layer.pareto"));
 }
 
 #[wasm_bindgen_test]
@@ -558,13 +574,14 @@ async fn profile_reveals_the_bottleneck_after_an_answer_and_follows_batch_and_ov
     // Toggling overlap changes the step time and the trace.
     let step = text_of(&host, "[data-step-time]");
     assert!(step.contains("with overlap"), "{step}");
-    let pixels = canvas_pixels(&host, "canvas");
+    let pixels = layer_svg(&host, ".plot .layer");
+    assert!(pixels.contains("time in the step"), "{pixels}");
     el("input.overlap").click();
     tick().await;
     let after = text_of(&host, "[data-step-time]");
     assert!(after.contains("without overlap"), "{after}");
     assert_ne!(step, after);
-    assert_ne!(pixels, canvas_pixels(&host, "canvas"));
+    assert_ne!(pixels, layer_svg(&host, ".plot .layer"));
     // Bad input: a notice, and the last valid state stays.
     batch.set_value("lots");
     batch

@@ -13,7 +13,7 @@ test('Part 9: the page loads with its prose numbers and no console errors', asyn
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'profiling');
   await ready(page);
-  await page.waitForSelector('[data-widget="profile"] canvas');
+  await page.waitForSelector('[data-widget="profile"] .plot svg');
   const main = await page.locator('main').textContent();
   // The tiling blow-up of f32[3,5] in T(2,2), through value directives.
   assert.match(main, /\[4, 6\]/);
@@ -28,7 +28,7 @@ test('Part 9: answering the bottleneck question reveals the verdict, which follo
   await page.goto(env.base + 'profiling');
   await ready(page);
   const widget = page.locator('[data-widget="profile"]');
-  await widget.locator('canvas').waitFor();
+  await widget.locator('.plot svg').waitFor();
   assert.equal(await widget.locator('[data-verdict]').count(), 0);
   await widget.locator('input[type="radio"][value="ici"]').check();
   await widget.locator('button.reveal').click();
@@ -53,17 +53,17 @@ test('Part 9: toggling overlap redraws the trace and changes the step time', asy
   await page.goto(env.base + 'profiling');
   await ready(page);
   const widget = page.locator('[data-widget="profile"]');
-  const canvas = widget.locator('canvas');
-  await canvas.waitFor();
-  const pixels = () => canvas.evaluate((c) => c.toDataURL());
+  const trace = widget.locator('.plot .layer');
+  await trace.locator('svg').waitFor();
+  const drawing = () => trace.innerHTML();
   const step = widget.locator('[data-step-time]');
-  const before = { png: await pixels(), text: await step.textContent() };
+  const before = { svg: await drawing(), text: await step.textContent() };
   assert.match(before.text, /with overlap/);
   await widget.locator('input.overlap').uncheck();
-  const after = { png: await pixels(), text: await step.textContent() };
+  const after = { svg: await drawing(), text: await step.textContent() };
   assert.match(after.text, /without overlap/);
   assert.notEqual(after.text, before.text);
-  assert.notEqual(after.png, before.png);
+  assert.notEqual(after.svg, before.svg);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -46,14 +46,14 @@ test('Part 8: the Pareto curve follows the sequence length; impossible slices ge
   await ready(page);
   const widget = page.locator('[data-widget="serving"]');
   await widget.scrollIntoViewIfNeeded();
-  const canvas = widget.locator('canvas.pareto');
+  const chart = widget.locator('.layer.pareto');
   const maxBatch = widget.locator('[data-serving="max-batch"]');
-  const before = await canvas.screenshot();
+  const before = await chart.screenshot();
   const batchBefore = await maxBatch.textContent();
   await widget.locator('input.seq').focus();
   await page.keyboard.press('End');
-  const after = await canvas.screenshot();
-  assert.ok(!before.equals(after), 'the Pareto canvas did not change');
+  const after = await chart.screenshot();
+  assert.ok(!before.equals(after), 'the Pareto chart did not change');
   assert.notEqual(await maxBatch.textContent(), batchBefore);
   // Weights in bf16 on one chip: refused, with the reason.
   await widget.locator('select.chips').selectOption('1');

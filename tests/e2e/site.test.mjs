@@ -53,7 +53,7 @@ test('dragging the point on the plot moves the slider', async () => {
   await widget.scrollIntoViewIfNeeded();
   const slider = widget.locator('input[type="range"]');
   const start = Number(await slider.inputValue());
-  const box = await widget.locator('canvas.overlay').boundingBox();
+  const box = await widget.locator('.layer.overlay').boundingBox();
   const y = box.y + box.height / 2;
   await page.mouse.move(box.x + box.width * 0.3, y);
   await page.mouse.down();

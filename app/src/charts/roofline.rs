@@ -1,9 +1,8 @@
 //! The roofline chart: roofs of one chip on log-log axes, and an operation's point.
 //!
-//! Drawing is generic over plotters' `DrawingBackend`, so the same code draws to
-//! a canvas in the browser and to an SVG string in native tests. The static
-//! layer (axes, roofs, ridge labels) and the moving point are drawn separately:
-//! dragging only redraws the point.
+//! Drawing is generic over plotters' `DrawingBackend`; pages draw it as inline
+//! SVG (`super::svg`). The static layer (axes, roofs, ridge labels) and the
+//! moving point are separate SVG layers: dragging only redraws the point.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

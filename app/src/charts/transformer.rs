@@ -3,7 +3,7 @@
 //! grows (log-x), with the model's 50% crossover and the book's `T = 8D` rule.
 //!
 //! The fraction plot has a static layer (curve, guides) and a moving layer (the
-//! reader's sequence length), drawn on separate canvases.
+//! reader's sequence length), drawn as separate SVG layers.
 
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;

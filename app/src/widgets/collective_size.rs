@@ -1,20 +1,21 @@
 //! Collective time against message size (`data-widget="collective-size"`): where
 //! the per-hop latency stops mattering and bandwidth takes over.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::collectives::{cost, Bound, Collective, Network, RingAxis};
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{use_dark, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
+use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 320.0;
+/// The chart's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const PLOT_H: u32 = 380;
 
 /// The reader's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,6 +55,13 @@ impl SizeParams {
             axis,
             v: self.v,
         })
+    }
+
+    /// The chart as inline SVG (empty if the chip has no ICI model).
+    pub fn chart_svg(&self) -> String {
+        self.model()
+            .map(|m| svg(PLOT_W, PLOT_H, |root| draw(root, &m, false)).0)
+            .unwrap_or_default()
     }
 }
 
@@ -96,23 +104,11 @@ pub fn CollectiveSize(
 ) -> impl IntoView {
     let state = WidgetState::<SizeParams>::new(&args);
     let WidgetState { params, notice } = state;
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         state.set(key, &value);
     };
-    let canvas_ref = NodeRef::<Canvas>::new();
-    Effect::new(move |_| {
-        let p = params.get();
-        let dark = dark.get();
-        let (Some(canvas), Some(m)) = (canvas_ref.get(), p.model()) else {
-            return;
-        };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw(&root, &m, dark);
-            let _ = root.present();
-        }
-    });
+    // The whole chart moves with the marked size, so it is one layer.
+    let chart = move || params.with(SizeParams::chart_svg);
     let at = Memo::new(move |_| {
         params.with(|p| {
             let m = p.model()?;
@@ -141,7 +137,7 @@ pub fn CollectiveSize(
                     " wraparound"
                 </label>
             </div>
-            <div class="plot"><canvas node_ref=canvas_ref width="760" height="380" role="img" aria-label="collective time against array size"></canvas></div>
+            <div class="plot"><div class="layer" inner_html=chart role="img" aria-label="collective time against array size"></div></div>
             <div class="slider-row">
                 <label for="collective-size-v">"Array size V"</label>
                 <input id="collective-size-v" type="range" min="0" max=STEPS step="1"
@@ -165,5 +161,28 @@ pub fn CollectiveSize(
             </p>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
         </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::palette;
+    use crate::widgets::common::{pairs, svg_colour};
+
+    #[test]
+    fn chart_is_scalable_svg_with_curves_knee_and_the_marked_size() {
+        let p = SizeParams::default();
+        let s = p.chart_svg();
+        assert!(s.starts_with(r#"<svg class="chart-svg""#), "{s}");
+        assert!(s.contains(r#"viewBox="0 0 760 380""#), "{s}");
+        assert!(s.contains("AllGather = ReduceScatter"));
+        assert!(s.contains("latency-bound below"));
+        // The marked size is the one filled circle in the memory-bound colour.
+        let bad = format!(r#"fill="{}""#, svg_colour(palette(false).bad));
+        assert_eq!(s.matches(&bad).count(), 1, "{s}");
+        let (q, n) = SizeParams::from_pairs(&pairs(&[("v", "1e9")]));
+        assert!(n.is_empty(), "{n:?}");
+        assert_ne!(q.chart_svg(), s, "the marker did not move");
     }
 }

@@ -1,19 +1,7 @@
-//! Pieces every widget uses: URL state, canvas helpers, theme.
+//! Pieces every widget uses: parameters, URL state, pointer positions on charts.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// Whether the dark theme is on; provided by the app shell.
-#[derive(Debug, Clone, Copy)]
-pub struct Theme(pub RwSignal<bool>);
-
-/// The current theme, light if no shell provided one (as in component tests).
-pub fn use_dark() -> Signal<bool> {
-    match use_context::<Theme>() {
-        Some(Theme(s)) => s.into(),
-        None => Signal::from(false),
-    }
-}
 
 /// Longest query string the widgets read; anything longer is ignored with a notice.
 const MAX_QUERY: usize = 2000;
@@ -25,6 +13,11 @@ pub fn initial_args(
     chapter: &[(String, String)],
 ) -> (Vec<(String, String)>, Option<String>) {
     let mut args = chapter.to_vec();
+    // A static page is written natively at build time, where there is no URL:
+    // it shows the chapter's arguments, and the live widget reads the URL.
+    if cfg!(not(target_arch = "wasm32")) {
+        return (args, None);
+    }
     let search = window().location().search().unwrap_or_default();
     if search.len() > MAX_QUERY {
         return (
@@ -213,23 +206,20 @@ pub fn write_url_state(widget: &'static str, pairs: Vec<(String, String)>) {
     }
 }
 
-/// Clears a canvas to transparent.
-pub fn clear_canvas(canvas: &web_sys::HtmlCanvasElement) {
-    if let Ok(Some(ctx)) = canvas.get_context("2d") {
-        if let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() {
-            ctx.clear_rect(0.0, 0.0, canvas.width() as f64, canvas.height() as f64);
-        }
-    }
-}
-
-/// A pointer event's x position in the canvas's own pixel units (the canvas may be
-/// scaled by CSS).
-pub fn canvas_x(canvas: &web_sys::HtmlCanvasElement, client_x: i32) -> f64 {
-    let rect = canvas.get_bounding_client_rect();
+/// A pointer event's x position in the drawing units of a chart layer
+/// (`element`, whose SVG was drawn `drawn_width` units wide and is scaled by CSS).
+pub fn plot_x(element: &web_sys::HtmlElement, client_x: i32, drawn_width: u32) -> f64 {
+    let rect = element.get_bounding_client_rect();
     let scale = if rect.width() > 0.0 {
-        canvas.width() as f64 / rect.width()
+        f64::from(drawn_width) / rect.width()
     } else {
         1.0
     };
-    (client_x as f64 - rect.left()) * scale
+    (f64::from(client_x) - rect.left()) * scale
+}
+
+/// A chart colour as plotters writes it into SVG attributes, for tests.
+#[cfg(test)]
+pub(crate) fn svg_colour(c: plotters::style::RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
 }

@@ -3,10 +3,7 @@
 //! model, chip, precision and phase. Dragging the batch moves the linear part
 //! across the ridge; decode attention stays memory-bound at any batch.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -16,9 +13,10 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
+use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Batch range of the slider (sequences).
@@ -27,6 +25,23 @@ pub const B_RANGE: (f64, f64) = (1.0, 16_384.0);
 const STEPS: f64 = 280.0;
 /// Shortest context the reader may pick.
 pub const SEQ_MIN: f64 = 16.0;
+/// The chart's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const PLOT_H: u32 = 440;
+
+/// The static layer: the chip's roofs for the compute format.
+fn roof_svg(model: &RoofModel) -> String {
+    svg(PLOT_W, PLOT_H, |root| draw_static(root, model, false)).0
+}
+
+/// The moving layer: one point per component of the layer.
+fn points_svg(model: &RoofModel, comps: &[ComponentRoofline]) -> String {
+    let points: Vec<ComponentPoint> = comps.iter().map(|c| ComponentPoint::of(c, model)).collect();
+    svg(PLOT_W, PLOT_H, |root| {
+        draw_components(root, model, &points, false)
+    })
+    .0
+}
 
 /// Everything the reader can set; always a valid combination.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -169,7 +184,6 @@ pub fn InferenceRoofline(
 ) -> impl IntoView {
     let state = WidgetState::<InferenceParams>::new(&args);
     let WidgetState { params, notice } = state;
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
         if !state.set(key, &value)
@@ -179,38 +193,19 @@ pub fn InferenceRoofline(
         }
     };
 
-    let base_ref = NodeRef::<Canvas>::new();
-    let overlay_ref = NodeRef::<Canvas>::new();
     let roof = Memo::new(move |_| params.with(|p| RoofModel::new(p.chip, p.compute)));
-    Effect::new(move |_| {
-        let dark = dark.get();
-        let Some(model) = roof.get() else { return };
-        let Some(canvas) = base_ref.get() else { return };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_static(&root, &model, dark);
-            let _ = root.present();
-        }
-    });
+    // The roofs only change with the chip or the compute format.
+    let base = Memo::new(move |_| roof.with(|m| m.as_ref().map(roof_svg).unwrap_or_default()));
     let rooflines = Memo::new(move |_| params.with(|p| p.rooflines().ok()));
-    Effect::new(move |_| {
-        let dark = dark.get();
-        let Some(model) = roof.get() else { return };
-        let Some(comps) = rooflines.get() else { return };
-        let Some(canvas) = overlay_ref.get() else {
-            return;
-        };
-        clear_canvas(&canvas);
-        let points: Vec<ComponentPoint> = comps
-            .iter()
-            .map(|c| ComponentPoint::of(c, &model))
-            .collect();
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_components(&root, &model, &points, dark);
-            let _ = root.present();
-        }
-    });
+    // The points move with every input event.
+    let overlay = move || {
+        roof.with(|m| {
+            rooflines.with(|c| match (m, c) {
+                (Some(m), Some(c)) => points_svg(m, c),
+                _ => String::new(),
+            })
+        })
+    };
 
     let verdict_of = move |i: usize| {
         rooflines.with(|r| {
@@ -304,19 +299,17 @@ pub fn InferenceRoofline(
                 </label>
             </div>
             <div class="plot">
-                <canvas node_ref=base_ref width="760" height="440" aria-hidden="true"></canvas>
-                <canvas
-                    node_ref=overlay_ref
-                    class="overlay"
-                    width="760"
-                    height="440"
+                <div class="layer" aria-hidden="true" inner_html=move || base.get()></div>
+                <div
+                    class="layer overlay"
+                    inner_html=overlay
                     role="img"
                     aria-label=move || format!(
                         "Roofline with the MLP ({}) and attention ({}) of one layer",
                         verdict_of(0).text(),
                         verdict_of(1).text()
                     )
-                ></canvas>
+                ></div>
             </div>
             <div class="slider-row">
                 <label for="inference-roofline-b">"Batch (sequences)"</label>
@@ -371,7 +364,29 @@ pub fn InferenceRoofline(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::palette;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::svg_colour;
+
+    #[test]
+    fn layers_are_svg_and_the_points_take_their_verdicts_colours() {
+        let mut p = InferenceParams::default();
+        let roof = RoofModel::new(p.chip, p.compute).unwrap();
+        let base = roof_svg(&roof);
+        assert!(base.starts_with(r#"<svg class="chart-svg""#), "{base}");
+        assert!(base.contains("HBM ridge"), "{base}");
+        let (good, bad) = (
+            format!(r#"fill="{}""#, svg_colour(palette(false).good)),
+            format!(r#"fill="{}""#, svg_colour(palette(false).bad)),
+        );
+        // Decode at batch 16: both points are memory-bound.
+        let low = points_svg(&roof, &p.rooflines().unwrap());
+        assert!(low.contains(&bad) && !low.contains(&good), "{low}");
+        // At batch 4096 the weight matmuls turn compute-bound; attention does not.
+        p.apply("b", "4096").unwrap();
+        let high = points_svg(&roof, &p.rooflines().unwrap());
+        assert!(high.contains(&bad) && high.contains(&good), "{high}");
+    }
 
     #[test]
     fn decode_batch_flips_the_linear_part_only() {

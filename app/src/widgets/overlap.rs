@@ -3,22 +3,23 @@
 //! exchange stay the same size, so the split turns from communication-bound to
 //! compute-bound; the timeline shows what overlap buys.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
+use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// D axis and slider range.
 pub const D_RANGE: (f64, f64) = (256.0, 1_048_576.0);
 /// Slider positions.
 pub const STEPS: f64 = 300.0;
+/// The chart's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const PLOT_H: u32 = 380;
 
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,6 +68,20 @@ impl OverlapParams {
             d_range: D_RANGE,
         })
     }
+
+    /// The static layer as inline SVG: both times against D and the crossover.
+    pub fn curves_svg(&self) -> String {
+        self.model()
+            .map(|m| svg(PLOT_W, PLOT_H, |root| draw_static(root, &m, false)).0)
+            .unwrap_or_default()
+    }
+
+    /// The moving layer as inline SVG: the marker at the reader's D.
+    pub fn marker_svg(&self) -> String {
+        self.model()
+            .map(|m| svg(PLOT_W, PLOT_H, |root| draw_marker(root, &m, false)).0)
+            .unwrap_or_default()
+    }
 }
 
 impl WidgetParams for OverlapParams {
@@ -110,42 +125,18 @@ pub fn Overlap(
 ) -> impl IntoView {
     let state = WidgetState::<OverlapParams>::new(&args);
     let WidgetState { params, notice } = state;
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         state.set(key, &value);
     };
 
     let revealed = RwSignal::new(false);
-    let canvas_ref = NodeRef::<Canvas>::new();
-    let marker_ref = NodeRef::<Canvas>::new();
     // Everything but the marker depends on the chip, B and F, not on D.
     let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.b.to_bits(), p.f.to_bits())));
-    Effect::new(move |_| {
+    let curves = Memo::new(move |_| {
         let _ = static_key.get();
-        let dark = dark.get();
-        let (Some(canvas), Some(model)) = (canvas_ref.get(), params.with_untracked(|p| p.model()))
-        else {
-            return;
-        };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_static(&root, &model, dark);
-            let _ = root.present();
-        }
+        params.with_untracked(OverlapParams::curves_svg)
     });
-    Effect::new(move |_| {
-        let p = params.get();
-        let dark = dark.get();
-        let (Some(canvas), Some(model)) = (marker_ref.get(), p.model()) else {
-            return;
-        };
-        clear_canvas(&canvas);
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_marker(&root, &model, dark);
-            let _ = root.present();
-        }
-    });
+    let marker = move || params.with(OverlapParams::marker_svg);
 
     let times =
         Memo::new(move |_| params.with(|p| p.model().map(|m| (m.times(p.d), m.crossover()))));
@@ -207,15 +198,13 @@ pub fn Overlap(
                 </span>
             </div>
             <div class="plot">
-                <canvas node_ref=canvas_ref width="760" height="380" aria-hidden="true"></canvas>
-                <canvas
-                    node_ref=marker_ref
-                    class="overlay static"
-                    width="760"
-                    height="380"
+                <div class="layer" aria-hidden="true" inner_html=move || curves.get()></div>
+                <div
+                    class="layer overlay static"
+                    inner_html=marker
                     role="img"
                     aria-label=move || params.with(|p| format!("compute and communication time against D; the marker is at D = {}", grouped(p.d)))
-                ></canvas>
+                ></div>
             </div>
             <div class="slider-row">
                 <label for="overlap-d">"Contracting dimension D"</label>
@@ -263,6 +252,28 @@ pub fn Overlap(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::palette;
+    use crate::widgets::common::svg_colour;
+
+    #[test]
+    fn marker_turns_from_communication_to_compute_colour_at_the_crossover() {
+        let mut p = OverlapParams::default();
+        let curves = p.curves_svg();
+        assert!(curves.starts_with(r#"<svg class="chart-svg""#), "{curves}");
+        assert!(curves.contains("8,756"), "{curves}");
+        let (good, bad) = (
+            format!(r#"fill="{}""#, svg_colour(palette(false).good)),
+            format!(r#"fill="{}""#, svg_colour(palette(false).bad)),
+        );
+        p.apply("d", "4096").unwrap();
+        let below = p.marker_svg();
+        assert_eq!(below.matches(&bad).count(), 2, "{below}");
+        p.apply("d", "65536").unwrap();
+        let above = p.marker_svg();
+        assert_eq!(above.matches(&good).count(), 2, "{above}");
+        // D moves the marker only: the static layer is the same for any D.
+        assert_eq!(p.curves_svg(), curves);
+    }
 
     #[test]
     fn book_example_crosses_at_8755() {

@@ -5,10 +5,7 @@
 //! that take the most time; and a "find the bottleneck" question whose answer
 //! (the verdict) is shown only once the reader has picked one.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
@@ -18,8 +15,9 @@ use ridgeline_core::trace::{
 };
 use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
 
-use super::common::{use_dark, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS};
+use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -27,6 +25,9 @@ use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
 /// Rows of the op table.
 pub const TOP_OPS: usize = 6;
+/// The trace's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const PLOT_H: u32 = 260;
 /// Most layers the window may show (the trace stays readable).
 pub const MAX_LAYERS: u32 = 6;
 
@@ -171,6 +172,12 @@ impl ProfileParams {
             s.budget.total().0,
             p.window(false).timeline.end.0,
         )
+    }
+
+    /// The trace of the profiled window as inline SVG.
+    pub fn trace_svg(&self, p: &Profile) -> String {
+        let m = self.trace_model(p);
+        svg(PLOT_W, PLOT_H, |root| draw_trace(root, &m, false)).0
     }
 
     /// The sentence on the whole step: its length, its budget and how they compare.
@@ -336,26 +343,19 @@ pub fn ProfileViewer(
 ) -> impl IntoView {
     let state = WidgetState::<ProfileParams>::new(&args);
     let WidgetState { params, notice } = state;
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         state.set(key, &value);
     };
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
     let choice = RwSignal::new(None::<Verdict>);
     let answered = RwSignal::new(None::<Verdict>);
-    let canvas_ref = NodeRef::<Canvas>::new();
-    Effect::new(move |_| {
-        let dark = dark.get();
-        let (Some(canvas), Some(p)) = (canvas_ref.get(), analysis.get()) else {
-            return;
-        };
-        let m = params.with(|q| q.trace_model(&p));
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_trace(&root, &m, dark);
-            let _ = root.present();
-        }
-    });
+    let trace = move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|a| params.with(|p| p.trace_svg(a)))
+                .unwrap_or_default()
+        })
+    };
     let show = move |f: fn(&ProfileParams, &Profile) -> String| {
         move || {
             analysis.with(|a| {
@@ -491,8 +491,8 @@ pub fn ProfileViewer(
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
             <div class="plot">
-                <canvas node_ref=canvas_ref width="760" height="260" role="img"
-                    aria-label=move || format!("trace of {} layers of one training step: TensorCore and ICI lanes, {}", params.with(|p| p.layers), params.with(|p| if p.overlap { "with overlap" } else { "without overlap" }))></canvas>
+                <div class="layer" inner_html=trace role="img"
+                    aria-label=move || format!("trace of {} layers of one training step: TensorCore and ICI lanes, {}", params.with(|p| p.layers), params.with(|p| if p.overlap { "with overlap" } else { "without overlap" }))></div>
             </div>
             <p class="step-line" data-step-time="">{show(|p, a| p.step_text(a))}</p>
             <p class="budget-line" data-budget="">{show(|p, a| p.budget_text(a))}</p>
@@ -525,6 +525,19 @@ pub fn ProfileViewer(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+
+    #[test]
+    fn trace_svg_shows_the_lanes_and_follows_overlap() {
+        let mut p = ProfileParams::default();
+        let a = p.analyse().unwrap();
+        let on = p.trace_svg(&a);
+        assert!(on.starts_with(r#"<svg class="chart-svg""#), "{on}");
+        assert!(on.contains(r#"viewBox="0 0 760 260""#), "{on}");
+        assert!(on.contains("time in the step"), "{on}");
+        assert!(on.contains("TensorCore"), "{on}");
+        p.apply("overlap", "off").unwrap();
+        assert_ne!(p.trace_svg(&a), on);
+    }
 
     #[test]
     fn default_is_communication_bound_and_flips_with_the_batch() {

@@ -5,10 +5,7 @@
 //! run (weights larger than the replica's HBM, an empty batch, a context longer
 //! than the model's) are refused with a notice.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -19,8 +16,9 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{initial_args, use_dark, write_url_state};
+use super::common::{initial_args, write_url_state};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
+use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 240.0;
@@ -30,6 +28,12 @@ pub const POINTS: usize = 48;
 pub const CHIP_COUNTS: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 /// Shortest context on the slider.
 pub const SEQ_MIN: f64 = 128.0;
+/// The charts' drawing width (SVG user units).
+const PLOT_W: u32 = 760;
+/// The Pareto chart's drawing height.
+const PARETO_H: u32 = 380;
+/// The latency breakdown's drawing height.
+const BREAKDOWN_H: u32 = 340;
 
 /// The reader's choices; always a configuration that can serve at least one sequence.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,6 +79,25 @@ pub struct ServingView {
     pub memory: MemoryUse,
     /// The largest batch that fits.
     pub max_batch: u64,
+}
+
+impl ServingView {
+    /// The Pareto curve with the reader's batch marked, as inline SVG.
+    pub fn pareto_svg(&self) -> String {
+        svg(PLOT_W, PARETO_H, |root| {
+            draw_pareto(root, &self.series, Some(&self.mark), false)
+        })
+        .0
+    }
+}
+
+/// The per-token latency along a Pareto curve, split into its three parts, as
+/// inline SVG.
+pub fn breakdown_svg(series: &[ParetoPoint]) -> String {
+    svg(PLOT_W, BREAKDOWN_H, |root| {
+        draw_breakdown(root, series, false)
+    })
+    .0
 }
 
 impl ServingParams {
@@ -203,7 +226,6 @@ pub fn Serving(
     let notice = RwSignal::new(url_notice.or_else(|| {
         (!notices.is_empty()).then(|| format!("Not possible: {}.", notices.join("; ")))
     }));
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         let mut p = params.get_untracked();
         match p.apply(key, &value) {
@@ -225,26 +247,11 @@ pub fn Serving(
         }
     };
     let view_data = Memo::new(move |_| params.with(|p| p.compute().ok()));
-    let pareto_ref = NodeRef::<Canvas>::new();
-    let breakdown_ref = NodeRef::<Canvas>::new();
-    Effect::new(move |_| {
-        let dark = dark.get();
-        let Some(v) = view_data.get() else { return };
-        if let Some(canvas) = pareto_ref.get() {
-            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-                let root = backend.into_drawing_area();
-                let _ = draw_pareto(&root, &v.series, Some(&v.mark), dark);
-                let _ = root.present();
-            }
-        }
-        if let Some(canvas) = breakdown_ref.get() {
-            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-                let root = backend.into_drawing_area();
-                let _ = draw_breakdown(&root, &v.series, dark);
-                let _ = root.present();
-            }
-        }
-    });
+    let pareto_chart = move || view_data.with(|v| v.as_ref().map(ServingView::pareto_svg));
+    // The breakdown does not mark the reader's batch: it is redrawn only when
+    // the curve changes.
+    let series = Memo::new(move |_| view_data.with(|v| v.as_ref().map(|v| v.series.clone())));
+    let breakdown = Memo::new(move |_| series.with(|s| s.as_deref().map(breakdown_svg)));
     let read = move |f: fn(&ServingView) -> String| {
         view_data.with(|v| v.as_ref().map(f).unwrap_or_default())
     };
@@ -330,8 +337,8 @@ pub fn Serving(
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
             <div class="plot">
-                <canvas node_ref=pareto_ref class="pareto" width="760" height="380" role="img"
-                    aria-label=move || params.with(|p| format!("Latency against throughput per chip for {} on {} {}", p.model.name, p.chips, p.chip.name))></canvas>
+                <div class="layer pareto" inner_html=move || pareto_chart().unwrap_or_default() role="img"
+                    aria-label=move || params.with(|p| format!("Latency against throughput per chip for {} on {} {}", p.model.name, p.chips, p.chip.name))></div>
             </div>
             <dl class="times serving-figures">
                 <div><dt>"latency per token"</dt><dd data-serving="latency">{move || read(|v| seconds(v.mark.step.total.0))}</dd></div>
@@ -357,8 +364,8 @@ pub fn Serving(
                 "."
             </p>
             <div class="plot">
-                <canvas node_ref=breakdown_ref class="breakdown" width="760" height="340" role="img"
-                    aria-label="Latency per token against batch, split into KV loading, weight loading and FLOPs"></canvas>
+                <div class="layer breakdown" inner_html=move || breakdown.get().unwrap_or_default() role="img"
+                    aria-label="Latency per token against batch, split into KV loading, weight loading and FLOPs"></div>
             </div>
         </figure>
     }
@@ -368,6 +375,27 @@ pub fn Serving(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+
+    #[test]
+    fn both_charts_are_svg_and_only_the_pareto_marks_the_batch() {
+        let mut p = ServingParams::default();
+        let v = p.compute().unwrap();
+        let (pareto, breakdown) = (v.pareto_svg(), breakdown_svg(&v.series));
+        assert!(pareto.starts_with(r#"<svg class="chart-svg""#), "{pareto}");
+        assert!(
+            pareto.contains("throughput (tokens/s per chip)"),
+            "{pareto}"
+        );
+        assert!(
+            breakdown.contains(r#"viewBox="0 0 760 340""#),
+            "{breakdown}"
+        );
+        assert!(breakdown.contains("batch (sequences)"), "{breakdown}");
+        p.apply("batch", "2").unwrap();
+        let w = p.compute().unwrap();
+        assert_eq!(w.series, v.series, "the curve does not depend on the batch");
+        assert_ne!(w.pareto_svg(), pareto, "the mark did not move");
+    }
 
     #[test]
     fn default_is_the_books_int8_4x4() {

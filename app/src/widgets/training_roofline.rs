@@ -5,10 +5,7 @@
 //! labelled, memory per chip as stacked bars, and a batch slider whose verdict
 //! flips as it crosses the boundary.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
@@ -18,7 +15,8 @@ use ridgeline_core::training::{
     Parallelism, Scheme,
 };
 
-use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
+use crate::charts::svg;
 use crate::charts::training::{
     draw_memory, draw_operating_point, draw_roofline, CommsLine, TrainingModel,
 };
@@ -26,6 +24,12 @@ use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Slider positions for the batch.
 pub const STEPS: f64 = 400.0;
+/// The charts' drawing width (SVG user units).
+const PLOT_W: u32 = 760;
+/// The roofline's drawing height.
+const ROOFLINE_H: u32 = 420;
+/// The memory bars' drawing height.
+const MEMORY_H: u32 = 260;
 /// Largest global batch, tokens (2^30).
 pub const B_MAX: f64 = 1_073_741_824.0;
 /// Tokens per sequence.
@@ -161,6 +165,45 @@ pub struct Analysis {
     pub plans: Vec<(Choice, Parallelism, Option<Evaluation>)>,
     /// The selected strategy's evaluation.
     pub selected: Evaluation,
+}
+
+impl Analysis {
+    /// The selected strategy's operating point over the roofline `m`, as inline
+    /// SVG (the moving layer).
+    pub fn point_svg(&self, m: &TrainingModel) -> String {
+        let l = &self.selected.layer;
+        svg(PLOT_W, ROOFLINE_H, |root| {
+            draw_operating_point(
+                root,
+                m,
+                self.job.batch_tokens,
+                l.t_math.0,
+                l.t_comms.0,
+                self.selected.verdict == Verdict::CommunicationBound,
+                false,
+            )
+        })
+        .0
+    }
+
+    /// Memory per chip of every strategy that has an evaluation, as inline SVG bars.
+    pub fn memory_svg(&self) -> String {
+        let bars: Vec<(String, _)> = self
+            .plans
+            .iter()
+            .filter_map(|(_, p, e)| Some((plan_label(p), e.as_ref()?.memory)))
+            .collect();
+        svg(PLOT_W, MEMORY_H, |root| {
+            draw_memory(root, &bars, self.selected.hbm.0, false)
+        })
+        .0
+    }
+}
+
+/// Every strategy's compute and communication time against the batch, the
+/// shaded region and the boundary, as inline SVG (the static layer).
+pub fn roofline_svg(m: &TrainingModel) -> String {
+    svg(PLOT_W, ROOFLINE_H, |root| draw_roofline(root, m, false)).0
 }
 
 fn choice_of(p: &Parallelism) -> Option<Choice> {
@@ -348,7 +391,6 @@ pub fn TrainingRoofline(
 ) -> impl IntoView {
     let state = WidgetState::<TrainingRooflineParams>::new(&args);
     let WidgetState { params, notice } = state;
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         state.set(key, &value);
     };
@@ -357,59 +399,19 @@ pub fn TrainingRoofline(
         let a = analysis.get()?;
         Some(params.with_untracked(|p| p.chart_model(&a)))
     });
-    let base_ref = NodeRef::<Canvas>::new();
-    let overlay_ref = NodeRef::<Canvas>::new();
-    let memory_ref = NodeRef::<Canvas>::new();
-    Effect::new(move |_| {
-        let dark = dark.get();
-        let (Some(canvas), Some(m)) = (base_ref.get(), chart_model.get()) else {
-            return;
-        };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_roofline(&root, &m, dark);
-            let _ = root.present();
-        }
-    });
-    Effect::new(move |_| {
-        let dark = dark.get();
-        let (Some(canvas), Some(m), Some(a)) =
-            (overlay_ref.get(), chart_model.get(), analysis.get())
-        else {
-            return;
-        };
-        clear_canvas(&canvas);
-        let l = &a.selected.layer;
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_operating_point(
-                &root,
-                &m,
-                a.job.batch_tokens,
-                l.t_math.0,
-                l.t_comms.0,
-                a.selected.verdict == Verdict::CommunicationBound,
-                dark,
-            );
-            let _ = root.present();
-        }
-    });
-    Effect::new(move |_| {
-        let dark = dark.get();
-        let (Some(canvas), Some(a)) = (memory_ref.get(), analysis.get()) else {
-            return;
-        };
-        let bars: Vec<(String, _)> = a
-            .plans
-            .iter()
-            .filter_map(|(_, p, e)| Some((plan_label(p), e.as_ref()?.memory)))
-            .collect();
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_memory(&root, &bars, a.selected.hbm.0, dark);
-            let _ = root.present();
-        }
-    });
+    // The curves are redrawn only when the sweep changes, not with every batch.
+    let base =
+        Memo::new(move |_| chart_model.with(|m| m.as_ref().map(roofline_svg).unwrap_or_default()));
+    let point = move || {
+        chart_model.with(|m| {
+            analysis.with(|a| match (m, a) {
+                (Some(m), Some(a)) => a.point_svg(m),
+                _ => String::new(),
+            })
+        })
+    };
+    let memory =
+        move || analysis.with(|a| a.as_ref().map(Analysis::memory_svg).unwrap_or_default());
 
     let verdict = move || {
         analysis.with(|a| {
@@ -487,9 +489,9 @@ pub fn TrainingRoofline(
                 </label>
             </div>
             <div class="plot">
-                <canvas node_ref=base_ref width="760" height="420" aria-hidden="true"></canvas>
-                <canvas node_ref=overlay_ref class="overlay" width="760" height="420" role="img"
-                    aria-label=move || format!("training roofline; at this batch the selected strategy is {}", verdict())></canvas>
+                <div class="layer" aria-hidden="true" inner_html=move || base.get()></div>
+                <div class="layer overlay" inner_html=point role="img"
+                    aria-label=move || format!("training roofline; at this batch the selected strategy is {}", verdict())></div>
             </div>
             <div class="slider-row">
                 <label for="training-roofline-b">"Global batch B"</label>
@@ -523,7 +525,7 @@ pub fn TrainingRoofline(
                 </table>
             </div>
             <h4>"Memory per chip"</h4>
-            <div class="plot"><canvas node_ref=memory_ref width="760" height="260" role="img" aria-label="memory per chip by strategy"></canvas></div>
+            <div class="plot"><div class="layer" inner_html=memory role="img" aria-label="memory per chip by strategy"></div></div>
         </figure>
     }
 }
@@ -531,7 +533,34 @@ pub fn TrainingRoofline(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::palette;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::svg_colour;
+
+    #[test]
+    fn layers_are_svg_and_the_point_takes_the_verdicts_colour() {
+        let mut p = TrainingRooflineParams::default();
+        let a = p.analyse().unwrap();
+        let m = p.chart_model(&a);
+        let base = roofline_svg(&m);
+        assert!(base.starts_with(r#"<svg class="chart-svg""#), "{base}");
+        assert!(base.contains("global batch B (tokens)"), "{base}");
+        assert!(base.contains("FSDP comms (selected)"), "{base}");
+        let (good, bad) = (
+            format!(r#"fill="{}""#, svg_colour(palette(false).good)),
+            format!(r#"fill="{}""#, svg_colour(palette(false).bad)),
+        );
+        let point = a.point_svg(&m);
+        assert_eq!(point.matches(&bad).count(), 2, "{point}");
+        assert!(!point.contains(&good), "{point}");
+        let memory = a.memory_svg();
+        assert!(memory.contains(r#"viewBox="0 0 760 260""#), "{memory}");
+        assert!(memory.contains("FSDP"), "{memory}");
+        p.apply("b", "8388608").unwrap();
+        let b = p.analyse().unwrap();
+        let point = b.point_svg(&p.chart_model(&b));
+        assert_eq!(point.matches(&good).count(), 2, "{point}");
+    }
 
     #[test]
     fn default_fsdp_flips_at_850_per_chip() {

@@ -3,10 +3,7 @@
 //! FLOPs split between the MLP and attention as the context grows, and how big
 //! its KV cache is.
 
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::models::{
@@ -18,7 +15,8 @@ use ridgeline_core::transformer::{
     Pass,
 };
 
-use super::common::{clear_canvas, use_dark, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
+use crate::charts::svg;
 use crate::charts::transformer::{
     billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
 };
@@ -26,6 +24,12 @@ use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Slider positions for the sequence length.
 pub const STEPS: f64 = 300.0;
+/// The charts' drawing width (SVG user units).
+const PLOT_W: u32 = 760;
+/// The parameter bars' drawing height.
+const BARS_H: u32 = 230;
+/// The FLOP-share plot's drawing height.
+const FRACTION_H: u32 = 360;
 
 /// The formats a KV cache may be stored in.
 pub const KV_DTYPES: [Dtype; 4] = [Dtype::F32, Dtype::Bf16, Dtype::Int8, Dtype::Int4];
@@ -105,6 +109,27 @@ impl TransformerParams {
             }
             Err(_) => (f64::NAN, f64::NAN, att),
         }
+    }
+
+    /// The parameter bars as inline SVG.
+    pub fn bars_svg(&self) -> String {
+        let (bars, _) = self.bars();
+        svg(PLOT_W, BARS_H, |root| draw_params(root, &bars, false)).0
+    }
+
+    /// The attention share against the length, as inline SVG (the static layer).
+    pub fn fraction_svg(&self) -> String {
+        let m = self.fraction_model();
+        svg(PLOT_W, FRACTION_H, |root| draw_fraction(root, &m, false)).0
+    }
+
+    /// The marker at the current length, as inline SVG (the moving layer).
+    pub fn marker_svg(&self) -> String {
+        let (_, _, att) = self.split();
+        svg(PLOT_W, FRACTION_H, |root| {
+            draw_fraction_marker(root, self.seq, att, false)
+        })
+        .0
     }
 
     /// Training FLOPs per token at the current length (non-causal, with the unembedding).
@@ -212,49 +237,21 @@ pub fn Transformer(
 ) -> impl IntoView {
     let state = WidgetState::<TransformerParams>::new(&args);
     let WidgetState { params, notice } = state;
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         state.set(key, &value);
     };
 
     let cfg = Memo::new(move |_| params.with(|p| p.cfg));
-    let bars_ref = NodeRef::<Canvas>::new();
-    let frac_ref = NodeRef::<Canvas>::new();
-    let marker_ref = NodeRef::<Canvas>::new();
-    Effect::new(move |_| {
+    // The bars and the curve depend on the shape alone, not on the length.
+    let bars = Memo::new(move |_| {
         let _ = cfg.get();
-        let dark = dark.get();
-        let (bars, _) = params.with_untracked(|p| p.bars());
-        if let Some(canvas) = bars_ref.get() {
-            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-                let root = backend.into_drawing_area();
-                let _ = draw_params(&root, &bars, dark);
-                let _ = root.present();
-            }
-        }
-        if let Some(canvas) = frac_ref.get() {
-            let m = params.with_untracked(|p| p.fraction_model());
-            if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-                let root = backend.into_drawing_area();
-                let _ = draw_fraction(&root, &m, dark);
-                let _ = root.present();
-            }
-        }
+        params.with_untracked(TransformerParams::bars_svg)
     });
-    Effect::new(move |_| {
-        let p = params.get();
-        let dark = dark.get();
-        let Some(canvas) = marker_ref.get() else {
-            return;
-        };
-        clear_canvas(&canvas);
-        let (_, _, att) = p.split();
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_fraction_marker(&root, p.seq, att, dark);
-            let _ = root.present();
-        }
+    let fraction = Memo::new(move |_| {
+        let _ = cfg.get();
+        params.with_untracked(TransformerParams::fraction_svg)
     });
+    let marker = move || params.with(TransformerParams::marker_svg);
 
     let model_options = MODELS
         .iter()
@@ -312,8 +309,8 @@ pub fn Transformer(
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
             <h4>"Where the parameters live"</h4>
-            <div class="plot"><canvas node_ref=bars_ref width="760" height="230" role="img"
-                aria-label=move || params.with(|p| format!("parameters by component, {} in total", billions(p.bars().1)))></canvas></div>
+            <div class="plot"><div class="layer" inner_html=move || bars.get() role="img"
+                aria-label=move || params.with(|p| format!("parameters by component, {} in total", billions(p.bars().1)))></div></div>
             <div class="table-scroll" tabindex="0">
                 <table class="params-table">
                     <thead><tr><th scope="col">"component"</th><th scope="col">"parameters"</th><th scope="col">"exact"</th></tr></thead>
@@ -322,9 +319,9 @@ pub fn Transformer(
             </div>
             <h4>"FLOPs: MLP against attention"</h4>
             <div class="plot">
-                <canvas node_ref=frac_ref width="760" height="360" aria-hidden="true"></canvas>
-                <canvas node_ref=marker_ref class="overlay" width="760" height="360" role="img"
-                    aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></canvas>
+                <div class="layer" aria-hidden="true" inner_html=move || fraction.get()></div>
+                <div class="layer overlay" inner_html=marker role="img"
+                    aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></div>
             </div>
             <div class="slider-row">
                 <label for="transformer-seq">"Sequence length T"</label>
@@ -366,6 +363,22 @@ pub fn Transformer(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+
+    #[test]
+    fn charts_are_svg_with_names_and_a_marker_that_follows_t() {
+        let mut p = TransformerParams::default();
+        let bars = p.bars_svg();
+        assert!(bars.starts_with(r#"<svg class="chart-svg""#), "{bars}");
+        assert!(bars.contains(r#"viewBox="0 0 760 230""#), "{bars}");
+        assert!(bars.contains("MLP") && bars.contains("56.4B"), "{bars}");
+        let fraction = p.fraction_svg();
+        assert!(fraction.contains(r#"viewBox="0 0 760 360""#), "{fraction}");
+        let marker = p.marker_svg();
+        assert_eq!(marker.matches("<circle").count(), 1, "{marker}");
+        p.apply("seq", "65536").unwrap();
+        assert_ne!(p.marker_svg(), marker);
+        assert_eq!(p.fraction_svg(), fraction, "T moves the marker only");
+    }
 
     #[test]
     fn default_is_llama3_70b() {

@@ -1,0 +1,114 @@
+//! Every chart widget renders natively, as the static pages are written at
+//! build time: its component body runs without a browser, each figure is
+//! inline SVG (no canvas is left), and the default figures' sizes are measured
+//! against the static pages' budget (HTML and CSS ≤ 60 KB gzip per page).
+//!
+//! `cargo test -p ridgeline-app --test native_charts -- --nocapture` prints the
+//! size of each widget's figures.
+
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use leptos::prelude::*;
+use ridgeline_app::widgets::widget_view;
+
+/// The chart widgets, and how many SVG charts (layers) each draws at its defaults.
+const CHARTS: [(&str, usize); 8] = [
+    ("roofline", 2),
+    ("collective-size", 1),
+    ("inference-roofline", 2),
+    ("overlap", 2),
+    ("profile", 1),
+    ("serving", 2),
+    ("training-roofline", 3),
+    ("transformer", 3),
+];
+
+/// The static pages' budget for HTML and CSS, gzip bytes.
+const PAGE_BUDGET: usize = 60 * 1024;
+
+/// A widget at its defaults, rendered to HTML natively in its own owner.
+fn render(name: &str) -> String {
+    let owner = Owner::new();
+    owner.with(|| widget_view(name, &[]).to_html())
+}
+
+/// The `<svg class="chart-svg" …>…</svg>` charts in `html`, in order.
+fn charts(html: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find(r#"<svg class="chart-svg""#) {
+        let tail = &rest[start..];
+        let end = tail.find("</svg>").expect("an unclosed chart") + "</svg>".len();
+        out.push(&tail[..end]);
+        rest = &tail[end..];
+    }
+    out
+}
+
+fn gzip(text: &str) -> usize {
+    let mut e = GzEncoder::new(Vec::new(), Compression::best());
+    e.write_all(text.as_bytes()).unwrap();
+    e.finish().unwrap().len()
+}
+
+#[test]
+fn every_chart_widget_renders_its_figures_as_inline_svg() {
+    for (name, layers) in CHARTS {
+        let html = render(name);
+        assert!(
+            html.contains(&format!(r#"data-widget="{name}""#)),
+            "{name}: {html}"
+        );
+        assert!(!html.contains("<canvas"), "{name} still has a canvas");
+        let svgs = charts(&html);
+        assert_eq!(svgs.len(), layers, "{name}: {html}");
+        for svg in &svgs {
+            // Sized by the viewBox alone, so CSS scales it to the column.
+            let open = &svg[..svg.find('>').unwrap_or(svg.len())];
+            assert!(open.contains("viewBox=\"0 0 760 "), "{name}: {open}");
+            assert!(!open.contains("width="), "{name}: {open}");
+            assert!(
+                svg.contains("<polyline") || svg.contains("<circle"),
+                "{name} draws nothing: {svg}"
+            );
+        }
+        // Each chart sits in a layer of the plot; the described one is an image.
+        assert_eq!(html.matches(r#"class="layer"#).count(), layers, "{name}");
+        assert!(html.contains(r#"role="img""#), "{name}");
+    }
+}
+
+#[test]
+fn a_layered_chart_puts_the_axes_below_and_the_moving_mark_above() {
+    let html = render("roofline");
+    let svgs = charts(&html);
+    assert!(svgs[0].contains("arithmetic intensity"), "{}", svgs[0]);
+    assert!(svgs[1].contains("B = "), "{}", svgs[1]);
+    // The moving layer draws no axes: they would double the base layer's text.
+    assert!(!svgs[1].contains("arithmetic intensity"), "{}", svgs[1]);
+}
+
+#[test]
+fn default_figures_fit_the_page_budget() {
+    println!("widget               charts  raw bytes  gzip bytes");
+    let mut largest = 0;
+    for (name, _) in CHARTS {
+        let html = render(name);
+        let svgs = charts(&html);
+        let raw: usize = svgs.iter().map(|s| s.len()).sum();
+        let zipped = gzip(&svgs.concat());
+        println!("{name:<20} {:>6} {raw:>10} {zipped:>11}", svgs.len());
+        largest = largest.max(zipped);
+    }
+    // The largest widget's figures take at most a quarter of a page's budget,
+    // leaving the rest for its text, the rest of the widget and the stylesheet.
+    assert!(
+        largest * 4 <= PAGE_BUDGET,
+        "the largest widget's figures take {largest} B gzip"
+    );
+}
