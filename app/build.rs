@@ -3,6 +3,10 @@
 //! them as Rust statics the app includes. A chapter that does not render is a
 //! build error naming the file and line.
 //!
+//! Only native builds (which write the static pages) carry the chapter bodies;
+//! a wasm build carries each part's title, route and sections (for search and
+//! the page's islands) but no body.
+//!
 //! The site ships one WebAssembly bundle per group of parts (`bundle=` in
 //! SUMMARY.md). Each part is a Cargo feature (`part0` … `part12`); only the
 //! enabled parts get their chapter body, and only the widgets those chapters use
@@ -25,6 +29,7 @@ fn main() {
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     let parts = parse_summary(&read("SUMMARY.md")).unwrap_or_else(|e| panic!("{e}"));
+    let wasm = std::env::var("TARGET").is_ok_and(|t| t.starts_with("wasm32"));
     let enabled = |n: u8| std::env::var_os(format!("CARGO_FEATURE_PART{n}")).is_some();
     let all_enabled = parts.iter().all(|p| enabled(p.number));
     let mut used_widgets: BTreeSet<String> = BTreeSet::new();
@@ -50,12 +55,17 @@ fn main() {
         let mut segs = String::new();
         for s in segments.iter().filter(|_| here) {
             match s {
+                // The browser never renders a chapter (its page is static
+                // HTML): only native builds, which write the pages, carry it.
+                Segment::Html(_) if wasm => {}
                 Segment::Html(h) => {
                     let _ = write!(segs, "Segment::Html({h:?}),");
                 }
                 Segment::Widget(name, args) => {
                     used_widgets.insert(name.clone());
-                    let _ = write!(segs, "Segment::Widget({name:?}, &{args:?}),");
+                    if !wasm {
+                        let _ = write!(segs, "Segment::Widget({name:?}, &{args:?}),");
+                    }
                 }
             }
         }

@@ -2,11 +2,13 @@
 # Builds the static site in release mode into dist/ (or $RIDGELINE_DIST),
 # installing tools if missing.
 #
-# The site is one WebAssembly bundle per group of parts (`bundle=` in
-# chapters/SUMMARY.md): Trunk builds each with only its parts' Cargo features
-# into _b/<bundle>/, then scripts/assemble.py writes the root index.html and
-# 404.html, the loader that starts the right bundle for the page, and the
-# service worker. Options: --public-url /sub/path/ to host under a sub-path.
+# The site is one HTML document per route, written by ridgeline-site with the
+# app's own components rendered natively, plus one WebAssembly bundle per group
+# of parts (`bundle=` in chapters/SUMMARY.md) that makes each page's islands
+# live: Trunk builds each bundle with only its parts' Cargo features into
+# _b/<bundle>/, then ridgeline-site writes the pages, stylesheet, service
+# worker and precompressed copies. Options: --public-url /sub/path/ to host
+# under a sub-path.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
 ensure_build_tools
@@ -27,13 +29,10 @@ dist="$(realpath -m "${RIDGELINE_DIST:-$ROOT/dist}")"
 cargo fetch --quiet
 stage="$(mktemp -d "${dist%/}.stage.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
-manifest="$(cargo run --quiet -p ridgeline-content --bin site-manifest -- --write-search "$stage")"
-
-python3 - "$manifest" <<'PY' > "$stage/.bundles"
-import json, sys
-for b in json.loads(sys.argv[1])["bundles"]:
-    print(b["name"], b["features"])
-PY
+cargo build --quiet -p ridgeline-site
+site="$ROOT/target/debug/ridgeline-site"
+[ -n "${CARGO_TARGET_DIR:-}" ] && site="$CARGO_TARGET_DIR/debug/ridgeline-site"
+"$site" bundles > "$stage/.bundles"
 while read -r name features; do
   say "bundle $name ($features)"
   trunk build --release --offline=true --public-url "${public_url}_b/$name/" \
@@ -41,7 +40,8 @@ while read -r name features; do
 done < "$stage/.bundles"
 rm "$stage/.bundles"
 
-python3 "$ROOT/scripts/assemble.py" "$stage" "$public_url" "$manifest"
+say "pages"
+"$site" write "$stage" --public-url "$public_url"
 rm -rf "$dist"
 mv "$stage" "$dist"
 trap - EXIT

@@ -1,5 +1,5 @@
-//! Mounts the app; everything else lives in the library.
+//! Makes the static page live; everything else lives in the library.
 
 fn main() {
-    leptos::mount::mount_to_body(ridgeline_app::App);
+    ridgeline_app::islands::start();
 }

@@ -367,6 +367,10 @@ impl Progress {
 /// Reads the stored progress. Unreadable data is moved to a backup key and
 /// the returned message says so; the reader starts afresh without losing it.
 pub fn load() -> (Progress, Option<String>) {
+    // A static page is written natively at build time: nobody's progress.
+    if cfg!(not(target_arch = "wasm32")) {
+        return (Progress::default(), None);
+    }
     let Some(storage) = leptos::prelude::window().local_storage().ok().flatten() else {
         return (Progress::default(), None);
     };

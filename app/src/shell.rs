@@ -5,8 +5,7 @@
 //! the bundles, named in `<meta name="ridgeline-search">`; it is fetched on the
 //! reader's first search and precached by the service worker for offline use.
 
-use crate::content::{part, PartPage, PARTS};
-use crate::router::Router;
+use crate::content::{part, PartPage};
 use leptos::prelude::*;
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
@@ -233,16 +232,20 @@ pub fn Search() -> impl IntoView {
             view! { <ol class="search-results" data-search-results="">{items}</ol> }.into_any()
         })
     };
-    // "/" focuses the search box; Escape clears it.
-    let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "/" && !typing_in_a_field() {
-            ev.prevent_default();
-            if let Some(i) = input_ref.get_untracked() {
-                let _ = i.focus();
+    // "/" focuses the search box; Escape clears it. Only live: the static
+    // page is rendered natively, where there is no window.
+    #[cfg(target_arch = "wasm32")]
+    {
+        let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+            if ev.key() == "/" && !typing_in_a_field() {
+                ev.prevent_default();
+                if let Some(i) = input_ref.get_untracked() {
+                    let _ = i.focus();
+                }
             }
-        }
-    });
-    on_cleanup(move || handle.remove());
+        });
+        on_cleanup(move || handle.remove());
+    }
     view! {
         <div class="search" role="search">
             <label class="visually-hidden" for="site-search">"Search the companion"</label>
@@ -282,12 +285,28 @@ pub fn stored_theme() -> Option<bool> {
     }
 }
 
-/// A button that flips the theme and remembers the choice.
+/// Whether the page is showing the dark theme now: the reader's stored choice
+/// (which `theme-*.js` already put on the root element), else the system's.
+fn showing_dark() -> bool {
+    if cfg!(not(target_arch = "wasm32")) {
+        return false;
+    }
+    if let Some(stored) = stored_theme() {
+        return stored;
+    }
+    window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .map(|m| m.matches())
+        .unwrap_or(false)
+}
+
+/// A button that flips the theme and remembers the choice. The stylesheet
+/// follows the system's preference until the reader chooses.
 #[component]
-pub fn ThemeToggle(
-    /// The theme signal.
-    dark: RwSignal<bool>,
-) -> impl IntoView {
+pub fn ThemeToggle() -> impl IntoView {
+    let dark = RwSignal::new(showing_dark());
     view! {
         <button
             type="button"
@@ -298,8 +317,12 @@ pub fn ThemeToggle(
             on:click=move |_| {
                 let next = !dark.get_untracked();
                 dark.set(next);
+                let name = if next { "dark" } else { "light" };
+                if let Some(root) = document().document_element() {
+                    let _ = root.set_attribute("data-theme", name);
+                }
                 if let Ok(Some(s)) = window().local_storage() {
-                    let _ = s.set_item(THEME_KEY, if next { "dark" } else { "light" });
+                    let _ = s.set_item(THEME_KEY, name);
                 }
             }
         >
@@ -308,9 +331,114 @@ pub fn ThemeToggle(
     }
 }
 
+/// Where the "make available offline" download stands.
+#[derive(Debug, Clone, PartialEq)]
+enum OfflineState {
+    /// Not asked for.
+    Idle,
+    /// Downloading.
+    Busy,
+    /// Every bundle is cached.
+    Done,
+    /// Failed, with the reason.
+    Failed(String),
+}
+
+/// Caches every bundle of the site, for reading offline, when the reader asks.
+/// The service worker already keeps every chapter's text and what the reader
+/// has visited; this adds the widgets of the pages not yet visited.
+#[component]
+pub fn OfflineControl(
+    /// Compressed size of everything the download adds, shown before it starts.
+    bytes: f64,
+) -> impl IntoView {
+    let state = RwSignal::new(OfflineState::Idle);
+    let label = format!(
+        "Make every widget available offline ({})",
+        ridgeline_core::format::si(bytes, "B", 2)
+    );
+    let run = move |_| {
+        state.set(OfflineState::Busy);
+        wasm_bindgen_futures::spawn_local(async move {
+            state.set(match cache_everything().await {
+                Ok(()) => OfflineState::Done,
+                Err(e) => OfflineState::Failed(e),
+            });
+        });
+    };
+    view! {
+        <div class="offline">
+            <button
+                type="button"
+                class="offline-button"
+                disabled=move || state.with(|s| matches!(s, OfflineState::Busy | OfflineState::Done))
+                on:click=run
+            >
+                {label}
+            </button>
+            <span class="offline-status" role="status" data-offline-status="">
+                {move || match state.get() {
+                    OfflineState::Idle => String::new(),
+                    OfflineState::Busy => "Downloading…".into(),
+                    OfflineState::Done => "Done: the whole companion now works offline.".into(),
+                    OfflineState::Failed(e) => e,
+                }}
+            </span>
+        </div>
+    }
+}
+
+/// Asks the service worker to cache every file of the site
+/// (`{"type": "cache-all"}`) and waits for its answer.
+async fn cache_everything() -> Result<(), String> {
+    let unavailable = "Offline reading needs the service worker, which this browser has not started (private mode?).".to_string();
+    let container = window().navigator().service_worker();
+    let registration =
+        wasm_bindgen_futures::JsFuture::from(container.ready().map_err(|_| unavailable.clone())?)
+            .await
+            .map_err(|_| unavailable.clone())?;
+    let registration: web_sys::ServiceWorkerRegistration =
+        registration.dyn_into().map_err(|_| unavailable.clone())?;
+    let worker = registration.active().ok_or(unavailable.clone())?;
+    let channel = web_sys::MessageChannel::new().map_err(|_| unavailable.clone())?;
+    let reply = js_sys::Promise::new(&mut |resolve, _reject| {
+        let on_message =
+            wasm_bindgen::closure::Closure::once_into_js(move |ev: web_sys::MessageEvent| {
+                let _ = resolve.call1(&wasm_bindgen::JsValue::NULL, &ev.data());
+            });
+        channel
+            .port1()
+            .set_onmessage(Some(on_message.unchecked_ref()));
+    });
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &"type".into(), &"cache-all".into());
+    let transfer = js_sys::Array::of1(&channel.port2());
+    worker
+        .post_message_with_transferable(&message, &transfer)
+        .map_err(|_| unavailable.clone())?;
+    let answer = wasm_bindgen_futures::JsFuture::from(reply)
+        .await
+        .map_err(|_| unavailable.clone())?;
+    match answer.as_string().as_deref() {
+        Some("ok") => Ok(()),
+        Some(other) => Err(format!("The download stopped: {other}")),
+        None => Err("The download stopped.".into()),
+    }
+}
+
+/// The href of the page's `<link rel="REL">`, if it has one.
+fn link_href(rel: &str) -> Option<String> {
+    document()
+        .query_selector(&format!("link[rel={rel}]"))
+        .ok()
+        .flatten()
+        .and_then(|l| l.get_attribute("href"))
+}
+
 /// Keyboard shortcuts between parts: `n` or → for the next written part,
-/// `p` or ← for the previous one (when no field has focus).
-pub fn install_part_keys(router: Router) {
+/// `p` or ← for the previous one (when no field has focus). The targets are
+/// the page's own `<link rel="next">` and `<link rel="prev">`.
+pub fn install_part_keys() {
     let handle = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing_in_a_field() {
             return;
@@ -328,33 +456,43 @@ pub fn install_part_keys(router: Router) {
                 return;
             }
         }
-        let path = router.path.get_untracked();
-        let here = crate::router::resolve(&path);
-        let target = match here {
-            crate::router::Route::Part(p) => {
-                let (prev, next) = crate::content::neighbours(p);
-                if forward {
-                    next
-                } else {
-                    prev
-                }
-            }
-            crate::router::Route::Home if forward => PARTS.iter().find(|p| p.written),
-            _ => None,
-        };
-        if let Some(t) = target {
+        if let Some(href) = link_href(if forward { "next" } else { "prev" }) {
             ev.prevent_default();
-            router.go(t.slug);
+            // Relative to the page's <base>, as every link of the site is.
+            let url = document()
+                .base_uri()
+                .ok()
+                .flatten()
+                .and_then(|b| web_sys::Url::new_with_base(&href, &b).ok())
+                .map(|u| u.href())
+                .unwrap_or(href);
+            let _ = window().location().set_href(&url);
         }
     });
     std::mem::forget(handle);
+}
+
+/// The site's base path (`/` or the sub-path it is hosted under), from `<base href>`.
+pub fn base_path() -> String {
+    let base = document()
+        .base_uri()
+        .ok()
+        .flatten()
+        .and_then(|b| web_sys::Url::new(&b).ok())
+        .map(|u| u.pathname())
+        .unwrap_or_else(|| "/".into());
+    if base.ends_with('/') {
+        base
+    } else {
+        format!("{base}/")
+    }
 }
 
 /// Registers the service worker that keeps the site working offline.
 pub fn register_service_worker() {
     let nav = window().navigator();
     if js_sys::Reflect::has(&nav, &"serviceWorker".into()).unwrap_or(false) {
-        let url = format!("{}sw.js", crate::router::base_path());
+        let url = format!("{}sw.js", base_path());
         let _ = nav.service_worker().register(&url);
     }
 }
@@ -362,6 +500,7 @@ pub fn register_service_worker() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::PARTS;
 
     /// The index `build.rs` wrote with `ridgeline_content::search::encode`,
     /// the same text the site ships.

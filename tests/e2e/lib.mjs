@@ -53,9 +53,11 @@ export async function watchedPage(browser, base, options = {}) {
   return { page, context, problems };
 }
 
-// Waits until the app has rendered its shell.
+// Waits until the static page is there and its bundle has made every island
+// live (the root gets data-islands="live").
 export async function ready(page) {
   await page.waitForSelector('main [data-page]', { timeout: 15000 });
+  await page.waitForSelector(':root[data-islands="live"]', { timeout: 15000 });
 }
 
 export async function verdictOf(page, widget) {

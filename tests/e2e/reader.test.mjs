@@ -98,9 +98,32 @@ test('after one visit the site works offline', async () => {
   await page.locator('[data-widget="roofline"] input[type="range"]').focus();
   await page.keyboard.press('End');
   assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
-  // Another page, by deep link, also offline.
+  // Another chapter, by deep link: its text is cached (every page's HTML is),
+  // its widgets are not (their bundle was never fetched) and the page says so.
+  await page.goto(base + 'sharding');
+  assert.equal(await page.locator('main [data-page]').getAttribute('data-page'), 'sharding');
+  await page.locator('[data-islands-status]').waitFor({ state: 'visible', timeout: 15000 });
+  assert.ok((await page.locator('main .prose').count()) > 0);
+  await context.close();
+});
+
+test('"make available offline" downloads every bundle after showing its size', async () => {
+  const server = await serve(DIST, 0);
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(base + 'rooflines');
+  await ready(page);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const button = page.locator('.offline-button');
+  assert.match(await button.textContent(), /available offline \([0-9.]+ [kM]B\)/);
+  await button.click();
+  await page.locator('[data-offline-status]', { hasText: 'Done' }).waitFor({ timeout: 60000 });
+  await new Promise((r) => server.close(r));
+  server.closeAllConnections?.();
+  // Offline now, a chapter never visited comes alive from the cache.
   await page.goto(base + 'sharding');
   await ready(page);
-  assert.equal(await page.locator('main [data-page]').getAttribute('data-page'), 'sharding');
+  await page.waitForSelector('[data-widget="sharding"]');
   await context.close();
 });

@@ -1,6 +1,9 @@
-// A static file server for the built site, bound to loopback. Like a static
-// host with a 404.html fallback, it answers unknown routes with 404.html (a
-// copy of index.html), so deep links load the app. Usage: node serve.mjs DIR PORT  (PORT 0 picks a free one).
+// A static file server for the built site, bound to loopback, that answers as
+// a real static host does: `/rooflines` is served from `rooflines.html`;
+// unknown paths get `404.html` with status 404; a client that accepts brotli
+// or gzip gets the precompressed `X.br` or `X.gz` written at build time; and
+// content-hashed files may be cached for a year, pages are revalidated.
+// Usage: node serve.mjs DIR PORT  (PORT 0 picks a free one).
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,10 +16,28 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
   '.png': 'image/png',
   '.webmanifest': 'application/manifest+json',
 };
+
+// Names the build gives a content hash: immutable once served.
+const HASHED = /(^|\/)_b\/|-[0-9a-f]{12}(_bg)?\.[a-z0-9]+$|-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
+
+const isFile = (f) => fs.existsSync(f) && fs.statSync(f).isFile();
+
+/// The file that answers `pathname`, and the status.
+function resolve(root, pathname) {
+  const file = path.join(root, pathname);
+  if (!file.startsWith(root)) return { status: 403 };
+  if (isFile(file)) return { file, status: 200 };
+  if (pathname.endsWith('/') && isFile(path.join(file, 'index.html'))) {
+    return { file: path.join(file, 'index.html'), status: 200 };
+  }
+  if (!path.extname(pathname) && isFile(`${file}.html`)) return { file: `${file}.html`, status: 200 };
+  return { file: path.join(root, '404.html'), status: 404 };
+}
 
 export function serve(dir, port = 0) {
   const root = path.resolve(dir);
@@ -28,24 +49,34 @@ export function serve(dir, port = 0) {
       res.writeHead(400).end();
       return;
     }
-    let file = path.join(root, pathname);
-    if (!file.startsWith(root)) {
-      res.writeHead(403).end();
+    const { file, status } = resolve(root, pathname);
+    if (!file) {
+      res.writeHead(status).end();
       return;
     }
-    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    let status = 200;
-    if (!fs.existsSync(file)) {
-      // Unknown routes get the app (404.html is a copy of index.html) so deep
-      // links work; a missing asset (a path with an extension) is a real 404.
-      file = path.join(root, '404.html');
-      if (path.extname(pathname)) status = 404;
-    }
-    res.writeHead(status, {
+    const headers = {
       'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
-      'cache-control': 'no-cache',
-    });
-    fs.createReadStream(file).pipe(res);
+      'cache-control': status === 200 && HASHED.test(path.relative(root, file).replaceAll('\\', '/'))
+        ? 'public, max-age=31536000, immutable'
+        : 'no-cache',
+      vary: 'accept-encoding',
+    };
+    const accepts = String(req.headers['accept-encoding'] || '');
+    let body = file;
+    if (/\bbr\b/.test(accepts) && isFile(`${file}.br`)) {
+      body = `${file}.br`;
+      headers['content-encoding'] = 'br';
+    } else if (/\bgzip\b/.test(accepts) && isFile(`${file}.gz`)) {
+      body = `${file}.gz`;
+      headers['content-encoding'] = 'gzip';
+    }
+    headers['content-length'] = fs.statSync(body).size;
+    res.writeHead(status, headers);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    fs.createReadStream(body).pipe(res);
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }

@@ -1,5 +1,13 @@
-//! Charts drawn with plotters, generic over the drawing backend (canvas in the
-//! browser, SVG in native tests). They take plain data, never signals.
+//! Charts drawn with plotters, generic over the drawing backend. They take plain
+//! data, never signals.
+//!
+//! Every chart on a page is inline SVG drawn by [`svg`]: at build time the
+//! static page holds the chart at the chapter's parameters, and in the browser
+//! the live widget redraws the same SVG, so the static figure and the live one
+//! are the same markup (no layout shift) and both stay sharp at any pixel
+//! density. Charts are always drawn in the light palette; the dark theme
+//! recolours them in CSS ([`dark_theme_css`]), so switching themes needs no
+//! redraw and a static figure follows the reader's theme before any script runs.
 
 pub mod collective_size;
 pub mod inference;
@@ -10,7 +18,72 @@ pub mod trace;
 pub mod training;
 pub mod transformer;
 
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
 use plotters::style::RGBColor;
+use plotters_svg::SVGBackend;
+
+/// Draws with `draw` into a `width` × `height` SVG, returned as markup that
+/// scales to its container's width (its `viewBox` keeps the proportions),
+/// together with what `draw` returned (a plot area used to map pointer
+/// positions back to data, for instance).
+pub fn svg<T>(
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> T,
+) -> (String, T) {
+    let mut out = String::new();
+    let result = {
+        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        let result = draw(&root);
+        // Presenting a string backend only flushes the closing tag; it cannot fail.
+        let _ = root.present();
+        result
+    };
+    // plotters writes fixed pixel sizes; the viewBox alone sizes the figure,
+    // and CSS gives it the container's width.
+    let fixed = format!(r#"<svg width="{width}" height="{height}" "#);
+    let out = out.replacen(&fixed, r#"<svg class="chart-svg" "#, 1);
+    (out, result)
+}
+
+fn hex(c: RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+/// The stylesheet rules that recolour charts for the dark theme: each colour
+/// of the light palette, as plotters writes it into `fill` and `stroke`
+/// attributes, is mapped to its dark counterpart. They apply when the reader
+/// chose the dark theme (`data-theme="dark"` on the root) and when the system
+/// prefers dark and the reader made no choice, before any script runs.
+pub fn dark_theme_css() -> String {
+    let (light, dark) = (palette(false), palette(true));
+    let mut pairs = vec![
+        (light.background, dark.background),
+        (light.text, dark.text),
+        (light.grid, dark.grid),
+        (light.good, dark.good),
+        (light.bad, dark.bad),
+    ];
+    pairs.extend(light.series.into_iter().zip(dark.series));
+    let mut rules = String::new();
+    for (l, d) in pairs {
+        let (l, d) = (hex(l), hex(d));
+        if l == d {
+            continue;
+        }
+        for attr in ["fill", "stroke"] {
+            rules.push_str(&format!(
+                "  SCOPE .chart-svg [{attr}=\"{l}\"] {{ {attr}: {d}; }}\n"
+            ));
+        }
+    }
+    format!(
+        "/* Generated from app/src/charts/mod.rs: charts in the dark theme. */\n{}@media (prefers-color-scheme: dark) {{\n{}}}\n",
+        rules.replace("  SCOPE", ":root[data-theme=\"dark\"]"),
+        rules.replace("SCOPE", ":root:not([data-theme=\"light\"])"),
+    )
+}
 
 /// Colours for one theme. The series colours are the Okabe–Ito palette, which
 /// stays distinguishable under the common forms of colour blindness.

@@ -1,6 +1,8 @@
-//! A part's page: the chapter body with its widgets, or an honest placeholder.
+//! A part's page: the chapter body with its widgets (each an island), or an
+//! honest placeholder.
 
 use crate::content::{neighbours, PartPage, Segment};
+use crate::islands::encode_args;
 use crate::widgets::widget_view;
 use leptos::prelude::*;
 
@@ -16,7 +18,12 @@ pub fn Part(
             .iter()
             .map(|s| match s {
                 Segment::Html(h) => view! { <div class="prose" inner_html=*h></div> }.into_any(),
-                Segment::Widget(name, args) => widget_view(name, args),
+                Segment::Widget(name, args) => view! {
+                    <div class="island" data-island=*name data-args=encode_args(args)>
+                        {widget_view(name, args)}
+                    </div>
+                }
+                .into_any(),
             })
             .collect_view()
             .into_any()

@@ -2,18 +2,17 @@
 //! axes and an operation whose batch the reader drags, with the slider, the
 //! text field or the point itself.
 
-use leptos::html::Canvas;
+use leptos::html::Div;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{canvas_x, clear_canvas, use_dark, WidgetParams, WidgetState};
-use crate::charts::roofline::{draw_point, draw_static, OpPoint, PlotArea, RoofModel};
+use super::common::{plot_x, WidgetParams, WidgetState};
+use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
+use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Smallest batch the slider reaches.
@@ -22,6 +21,10 @@ pub const B_MIN: f64 = 1.0;
 pub const B_MAX: f64 = 1_048_576.0;
 /// Slider positions.
 pub const STEPS: f64 = 400.0;
+/// The chart's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const PLOT_H: u32 = 440;
+
 /// Largest D or F a reader may enter.
 pub const DIM_MAX: f64 = 1_048_576.0;
 
@@ -176,50 +179,35 @@ pub fn Roofline(
 ) -> impl IntoView {
     let state = WidgetState::<RooflineParams>::new(&args);
     let WidgetState { params, notice } = state;
-    let dark = use_dark();
     let set = move |key: &'static str, value: String| {
         state.set(key, &value);
     };
 
-    let base_ref = NodeRef::<Canvas>::new();
-    let overlay_ref = NodeRef::<Canvas>::new();
-    let area = StoredValue::new(None::<PlotArea>);
+    let overlay_ref = NodeRef::<Div>::new();
 
-    // The static layer only changes with the chip, the compute format or the theme.
+    // The static layer only changes with the chip or the compute format.
     let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.op().compute_dtype())));
-    Effect::new(move |_| {
+    let base = Memo::new(move |_| {
         let _ = static_key.get();
-        let dark = dark.get();
-        let Some(canvas) = base_ref.get() else { return };
-        let Some(model) = params.with_untracked(|p| p.model()) else {
-            return;
-        };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            if let Ok(a) = draw_static(&root, &model, dark) {
-                area.set_value(Some(a));
-            }
-            let _ = root.present();
-        }
+        params
+            .with_untracked(|p| p.model())
+            .map(|model| svg(PLOT_W, PLOT_H, |root| draw_static(root, &model, false).ok()))
     });
+    let base_svg = move || base.with(|b| b.as_ref().map(|(s, _)| s.clone()).unwrap_or_default());
     // The point moves with every input event.
-    Effect::new(move |_| {
-        let p = params.get();
-        let dark = dark.get();
-        let _ = static_key.get();
-        let Some(canvas) = overlay_ref.get() else {
-            return;
-        };
-        let Some(model) = p.model() else { return };
-        clear_canvas(&canvas);
-        let point = OpPoint::of(&p.op(), &model);
-        let label = format!("B = {}, I = {}", grouped(p.b), sci(point.intensity, 3));
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let root = backend.into_drawing_area();
-            let _ = draw_point(&root, &model, &point, &label, dark);
-            let _ = root.present();
-        }
-    });
+    let point_svg = move || {
+        params.with(|p| {
+            let Some(model) = p.model() else {
+                return String::new();
+            };
+            let point = OpPoint::of(&p.op(), &model);
+            let label = format!("B = {}, I = {}", grouped(p.b), sci(point.intensity, 3));
+            svg(PLOT_W, PLOT_H, |root| {
+                let _ = draw_point(root, &model, &point, &label, false);
+            })
+            .0
+        })
+    };
 
     let analysis = Memo::new(move |_| params.with(|p| p.op().analyse(p.chip)));
     let verdict = move || {
@@ -236,10 +224,13 @@ pub fn Roofline(
     let dragging = RwSignal::new(false);
     let revealed = RwSignal::new(false);
     let drag_to = move |client_x: i32| {
-        let (Some(canvas), Some(a)) = (overlay_ref.get_untracked(), area.get_value()) else {
+        let Some(layer) = overlay_ref.get_untracked() else {
             return;
         };
-        let target = a.intensity_at(canvas_x(&canvas, client_x));
+        let Some(a) = base.with_untracked(|b| b.as_ref().and_then(|(_, a)| *a)) else {
+            return;
+        };
+        let target = a.intensity_at(plot_x(&layer, client_x, PLOT_W));
         let op = params.get_untracked().op();
         let b = op
             .batch_for_intensity(target, B_MIN, B_MAX)
@@ -342,12 +333,11 @@ pub fn Roofline(
                 </Show>
             </div>
             <div class="plot">
-                <canvas node_ref=base_ref width="760" height="440" aria-hidden="true"></canvas>
-                <canvas
+                <div class="layer" aria-hidden="true" inner_html=base_svg></div>
+                <div
                     node_ref=overlay_ref
-                    class="overlay"
-                    width="760"
-                    height="440"
+                    class="layer overlay"
+                    inner_html=point_svg
                     role="img"
                     aria-label=move || {
                         params.with(|p| format!(
@@ -371,7 +361,7 @@ pub fn Roofline(
                     }
                     on:pointerup=move |_| dragging.set(false)
                     on:pointercancel=move |_| dragging.set(false)
-                ></canvas>
+                ></div>
             </div>
             <div class="slider-row">
                 <label for="roofline-b">"Batch B"</label>

@@ -1,0 +1,174 @@
+//! Makes a static page live.
+//!
+//! Every page of the site is a static HTML document written at build time by
+//! `ridgeline-site`, which renders the same components natively (Leptos `ssr`).
+//! Each part that must respond to the reader is an *island*: an element with
+//! `data-island="NAME"` holding the component's static rendering (a widget's
+//! `data-args` carry the chapter's arguments, URL-encoded). When this bundle
+//! starts, [`start`] replaces every island's static copy with the live
+//! component, mounted in the same element. The markup is the same (charts
+//! included: both are inline SVG), so the text around an island does not move.
+//!
+//! Islands are mounted, not hydrated: a widget's live state starts from the
+//! page URL (`?roofline.b=600`), which the build never sees, so the live
+//! markup may rightly differ from the static one, and hydration requires them
+//! to be equal.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::{shell, widgets};
+
+/// The island names of the site's own controls (widgets use their directive name).
+pub mod names {
+    /// The search box in the header.
+    pub const SEARCH: &str = "site-search";
+    /// The theme toggle in the header.
+    pub const THEME: &str = "site-theme";
+    /// The "make available offline" control.
+    pub const OFFLINE: &str = "site-offline";
+    /// The progress page's body.
+    pub const PROGRESS: &str = "site-progress";
+}
+
+/// `key=value` pairs from an island's URL-encoded `data-args`
+/// (`chip=v5e&b=64`). Malformed escapes keep their raw text.
+pub fn decode_args(raw: &str) -> Vec<(String, String)> {
+    raw.split('&')
+        .filter(|s| !s.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (unescape(k), unescape(v))
+        })
+        .collect()
+}
+
+/// The `data-args` text for `args`: the inverse of [`decode_args`].
+pub fn encode_args<K: AsRef<str>, V: AsRef<str>>(args: &[(K, V)]) -> String {
+    args.iter()
+        .map(|(k, v)| format!("{}={}", escape(k.as_ref()), escape(v.as_ref())))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn unescape(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
+        match (bytes[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b'+', _, _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Mounts `view` in `host` in place of its static copy, and marks it live.
+fn mount<V: IntoView + 'static>(host: web_sys::HtmlElement, view: impl FnOnce() -> V + 'static) {
+    host.set_inner_html("");
+    let handle = leptos::mount::mount_to(host.clone(), view);
+    // Islands live as long as the page.
+    handle.forget();
+    let _ = host.set_attribute("data-live", "");
+}
+
+/// Replaces every island of the page with its live component, then installs
+/// the page-wide keyboard shortcuts and the service worker.
+pub fn start() {
+    let islands = document().query_selector_all("[data-island]");
+    let Ok(islands) = islands else { return };
+    for i in 0..islands.length() {
+        let Some(host) = islands
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        else {
+            continue;
+        };
+        let name = host.get_attribute("data-island").unwrap_or_default();
+        match name.as_str() {
+            names::SEARCH => mount(host, shell::Search),
+            names::THEME => mount(host, shell::ThemeToggle),
+            names::OFFLINE => {
+                let bytes = host
+                    .get_attribute("data-bytes")
+                    .and_then(|b| b.parse::<f64>().ok())
+                    .unwrap_or(0.0);
+                mount(
+                    host,
+                    move || view! { <shell::OfflineControl bytes=bytes /> },
+                )
+            }
+            #[cfg(site_pages)]
+            names::PROGRESS => mount(host, crate::pages::progress::ProgressPage),
+            widget if widgets::NAMES.contains(&widget) => {
+                let args = decode_args(&host.get_attribute("data-args").unwrap_or_default());
+                let pairs: Vec<(&str, &str)> =
+                    args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                let live = widgets::widget_view(widget, &pairs);
+                mount(host, move || live);
+            }
+            _ => {}
+        }
+    }
+    shell::install_part_keys();
+    shell::register_service_worker();
+    if let Some(root) = document().document_element() {
+        let _ = root.set_attribute("data-islands", "live");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_round_trip_through_the_attribute() {
+        let args = vec![
+            ("chip".to_string(), "v5e".to_string()),
+            ("spec".to_string(), "A[I_X, J]·B[J, K_Y] -> C".to_string()),
+            ("empty".to_string(), String::new()),
+            ("odd=&%".to_string(), "100%".to_string()),
+        ];
+        let text = encode_args(&args);
+        assert!(!text.contains(' ') && !text.contains('"'), "{text}");
+        assert_eq!(decode_args(&text), args);
+    }
+
+    #[test]
+    fn malformed_attributes_are_read_without_panicking() {
+        assert_eq!(decode_args(""), Vec::<(String, String)>::new());
+        assert_eq!(
+            decode_args("a=%zz&b"),
+            vec![("a".into(), "%zz".into()), ("b".into(), String::new())]
+        );
+        assert_eq!(
+            decode_args("x=%E2%82"),
+            vec![("x".into(), "\u{fffd}".into())]
+        );
+    }
+}

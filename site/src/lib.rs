@@ -1,0 +1,217 @@
+//! # ridgeline-site
+//!
+//! Writes the static site: one HTML document per route of
+//! `chapters/SUMMARY.md` (home, every part, progress, numbers, 404), each
+//! rendered natively by the app's own Leptos components (`ssr`), with the
+//! whole chapter text, its MathML, every widget's figure drawn as inline SVG
+//! with its verdict and numbers, the exercise questions and the navigation. A
+//! reader without JavaScript, a printer and a search engine get the complete
+//! chapter; when the page's WebAssembly bundle starts, its islands come alive
+//! in place (see `ridgeline_app::islands`).
+//!
+//! The build (`scripts/build.sh`) runs Trunk once per bundle into
+//! `_b/<bundle>/`, then [`write_site`] turns those builds and the chapters into
+//! the site: pages, stylesheet, the small scripts (theme, start), the service
+//! worker, and a gzip and a brotli copy of every compressible file.
+//!
+//! ```text
+//! cargo run -p ridgeline-site -- bundles              # "name features" per bundle, for build.sh
+//! cargo run -p ridgeline-site -- write DIR [--public-url /sub/]
+//! ```
+
+pub mod compress;
+pub mod pages;
+pub mod scripts;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ridgeline_content::summary::{bundles, parse_summary, Part, DEFAULT_BUNDLE};
+
+/// Everything that can stop the site from being written, as a sentence.
+pub type Error = String;
+
+/// The repository's root (this crate's parent folder).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Reads a file, naming it in the error.
+pub fn read(path: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes a file (creating its folder), naming it in the error.
+pub fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), Error> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The parts of the book, from `chapters/SUMMARY.md`.
+pub fn parts() -> Result<Vec<Part>, Error> {
+    parse_summary(&read(&repo_root().join("chapters/SUMMARY.md"))?)
+}
+
+/// One line per bundle, `name features` (features comma-separated), for the
+/// build script's Trunk loop.
+pub fn bundle_lines(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for (name, members) in bundles(parts) {
+        let features: Vec<String> = members
+            .iter()
+            .map(|p| format!("part{}", p.number))
+            .collect();
+        let _ = writeln!(out, "{name} {}", features.join(","));
+    }
+    out
+}
+
+/// A bundle's files as Trunk wrote them, and the route of each page it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bundle {
+    /// Its name (`bundle=` in SUMMARY.md).
+    pub name: String,
+    /// The boot module, site-relative (`_b/main/boot-….js`).
+    pub boot: String,
+    /// The wasm-bindgen JS module, site-relative.
+    pub js: String,
+    /// The wasm, site-relative.
+    pub wasm: String,
+}
+
+/// Reads the Trunk build of bundle `name` in `site/_b/name/`: takes Trunk's
+/// inline boot script out of its `index.html` into `boot-<hash>.js` (the
+/// pages' Content-Security-Policy forbids inline scripts), and removes the
+/// `index.html`, which no reader is served.
+pub fn adopt_bundle(site: &Path, name: &str, public_url: &str) -> Result<Bundle, Error> {
+    let dir = site.join("_b").join(name);
+    let index_path = dir.join("index.html");
+    let html = read(&index_path)?;
+    let prefix = format!("{public_url}_b/{name}/");
+    let script = between(&html, "<script type=\"module\">", "</script>")
+        .ok_or_else(|| format!("bundle {name}: Trunk's index.html has no inline boot script"))?;
+    let js = attribute_after(&html, "<link rel=\"modulepreload\"", "href")
+        .ok_or_else(|| format!("bundle {name}: no modulepreload link"))?;
+    let wasm = attribute_after(&html, "<link rel=\"preload\"", "href")
+        .filter(|h| h.ends_with(".wasm"))
+        .ok_or_else(|| format!("bundle {name}: no wasm preload link"))?;
+    let relative = |url: &str| -> Result<String, Error> {
+        url.strip_prefix(&prefix)
+            .map(|rest| format!("_b/{name}/{rest}"))
+            .ok_or_else(|| format!("bundle {name}: {url} is not under {prefix}"))
+    };
+    let boot_name = format!("boot-{}.js", scripts::short_hash(script.as_bytes()));
+    write(&dir.join(&boot_name), script.trim())?;
+    std::fs::remove_file(&index_path).map_err(|e| format!("{}: {e}", index_path.display()))?;
+    // Trunk copies the favicon into every bundle; the site serves one at its root.
+    let _ = std::fs::remove_file(dir.join("favicon.svg"));
+    Ok(Bundle {
+        name: name.to_string(),
+        boot: format!("_b/{name}/{boot_name}"),
+        js: relative(&js)?,
+        wasm: relative(&wasm)?,
+    })
+}
+
+/// The text between the first `open` and the next `close`.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = text.find(open)? + open.len();
+    let end = text[start..].find(close)? + start;
+    Some(&text[start..end])
+}
+
+/// The value of attribute `name` in the first tag that starts with `tag_start`.
+fn attribute_after(text: &str, tag_start: &str, name: &str) -> Option<String> {
+    let at = text.find(tag_start)?;
+    let tag_end = text[at..].find('>')? + at;
+    let tag = &text[at..tag_end];
+    between(tag, &format!("{name}=\""), "\"").map(str::to_string)
+}
+
+/// Writes the whole site into `site`, which already holds one Trunk build per
+/// bundle in `_b/<bundle>/`. `public_url` is the path the site is served
+/// under (`/` or `/sub/`).
+pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
+    let parts = parts()?;
+    let mut built: BTreeMap<String, Bundle> = BTreeMap::new();
+    for (name, _) in bundles(&parts) {
+        let bundle = adopt_bundle(site, &name, public_url)?;
+        built.insert(name, bundle);
+    }
+    let root = repo_root();
+    let assets = scripts::write_assets(site, &root, &parts)?;
+    let offline_bytes = compress::gzip_size_of_tree(&site.join("_b"))?;
+    let ctx = pages::Context {
+        public_url: public_url.to_string(),
+        assets,
+        bundles: built,
+        default_bundle: DEFAULT_BUNDLE.to_string(),
+        offline_bytes,
+    };
+    let written = pages::write_pages(site, &parts, &ctx)?;
+    scripts::write_service_worker(site, public_url, &written)?;
+    let compressed = compress::compress_tree(site)?;
+    Ok(Summary {
+        pages: written.len(),
+        compressed,
+    })
+}
+
+/// What [`write_site`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// HTML documents.
+    pub pages: usize,
+    /// Files given a gzip and a brotli copy.
+    pub compressed: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundle_lines_name_every_part_once() {
+        let parts = parts().expect("SUMMARY.md parses");
+        let lines = bundle_lines(&parts);
+        let mut features: Vec<&str> = lines
+            .lines()
+            .flat_map(|l| {
+                l.split_once(' ')
+                    .map(|(_, f)| f.split(','))
+                    .into_iter()
+                    .flatten()
+            })
+            .collect();
+        features.sort_unstable();
+        let mut expected: Vec<String> = parts.iter().map(|p| format!("part{}", p.number)).collect();
+        expected.sort_unstable();
+        assert_eq!(features, expected);
+        assert!(lines.starts_with("main "), "{lines}");
+    }
+
+    #[test]
+    fn reads_trunks_index() {
+        let html = r#"<html><head><link rel="modulepreload" href="/_b/x/app-1.js" crossorigin="anonymous"><link rel="preload" href="/_b/x/app-1_bg.wasm" as="fetch"></head><body><script type="module">
+import init from '/_b/x/app-1.js';
+await init({ module_or_path: '/_b/x/app-1_bg.wasm' });
+</script></body></html>"#;
+        let dir = std::env::temp_dir().join(format!("ridgeline-adopt-{}", std::process::id()));
+        write(&dir.join("_b/x/index.html"), html).expect("temp dir");
+        let b = adopt_bundle(&dir, "x", "/").expect("adopts");
+        assert_eq!(b.js, "_b/x/app-1.js");
+        assert_eq!(b.wasm, "_b/x/app-1_bg.wasm");
+        assert!(b.boot.starts_with("_b/x/boot-") && b.boot.ends_with(".js"));
+        let boot = read(&dir.join(&b.boot)).expect("boot written");
+        assert!(boot.starts_with("import init"));
+        assert!(!dir.join("_b/x/index.html").exists());
+        assert!(adopt_bundle(&dir, "x", "/").is_err(), "index.html is gone");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

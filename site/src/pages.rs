@@ -1,0 +1,400 @@
+//! The HTML documents: one per route, each the app's own components rendered
+//! natively with Leptos (`RenderHtml::to_html`) inside a head written here.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use leptos::prelude::*;
+use ridgeline_app::content::{neighbours, PartPage, PARTS};
+use ridgeline_app::islands::names;
+use ridgeline_app::pages::{self, Frame};
+use ridgeline_content::summary::Part as SummaryPart;
+
+use crate::scripts::Assets;
+use crate::{write, Bundle, Error};
+
+/// What every page needs to know about the build.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The path the site is served under (`/` or `/sub/`).
+    pub public_url: String,
+    /// The shared files.
+    pub assets: Assets,
+    /// Every bundle, by name.
+    pub bundles: BTreeMap<String, Bundle>,
+    /// The bundle of the pages that are not parts.
+    pub default_bundle: String,
+    /// What "make available offline" downloads, gzip bytes.
+    pub offline_bytes: f64,
+}
+
+/// One route of the site.
+#[derive(Debug, Clone, Copy)]
+pub enum Route {
+    /// The list of parts (`index.html`).
+    Home,
+    /// A part of the book.
+    Part(&'static PartPage),
+    /// The reader's progress.
+    Progress,
+    /// Every registry constant with its source.
+    Numbers,
+    /// What a host serves for an unknown path.
+    NotFound,
+}
+
+impl Route {
+    /// Every route: home, the parts in book order, progress, numbers, 404.
+    pub fn all() -> Vec<Route> {
+        let mut routes = vec![Route::Home];
+        routes.extend(PARTS.iter().map(Route::Part));
+        routes.extend([Route::Progress, Route::Numbers, Route::NotFound]);
+        routes
+    }
+
+    /// The path below the site's base (`""` for home).
+    pub fn path(self) -> &'static str {
+        match self {
+            Route::Home => "",
+            Route::Part(p) => p.slug,
+            Route::Progress => "progress",
+            Route::Numbers => "numbers",
+            Route::NotFound => "404",
+        }
+    }
+
+    /// The file that serves it (`rooflines.html`: hosts serve `/rooflines` from it).
+    pub fn file(self) -> String {
+        match self {
+            Route::Home => "index.html".to_string(),
+            other => format!("{}.html", other.path()),
+        }
+    }
+
+    /// The document's title.
+    pub fn title(self) -> String {
+        match self {
+            Route::Home => "ridgeline — a companion to How to Scale Your Model".to_string(),
+            Route::Part(p) => format!("Part {}. {} — ridgeline", p.number, p.title),
+            Route::Progress => "Your progress — ridgeline".to_string(),
+            Route::Numbers => "About the numbers — ridgeline".to_string(),
+            Route::NotFound => "Not found — ridgeline".to_string(),
+        }
+    }
+
+    fn bundle<'a>(self, ctx: &'a Context) -> Option<&'a Bundle> {
+        let name = match self {
+            Route::Part(p) => p.bundle,
+            _ => ctx.default_bundle.as_str(),
+        };
+        ctx.bundles.get(name)
+    }
+
+    fn prev_next(self) -> (Option<&'static PartPage>, Option<&'static PartPage>) {
+        match self {
+            Route::Part(p) => neighbours(p),
+            Route::Home => (None, PARTS.iter().find(|p| p.written)),
+            _ => (None, None),
+        }
+    }
+}
+
+/// Renders a view to HTML natively, in its own reactive owner.
+pub fn render_html<V: IntoView + 'static>(view: impl FnOnce() -> V) -> String {
+    let owner = Owner::new();
+    owner.with(|| view().into_view().to_html())
+}
+
+fn escape_attr(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The body of `route`: the frame with the page inside.
+pub fn body(route: Route, ctx: &Context) -> String {
+    let bytes = ctx.offline_bytes;
+    let path = route.path();
+    render_html(move || {
+        let page = match route {
+            Route::Home => view! { <pages::home::Home /> }.into_any(),
+            Route::Part(p) => view! { <pages::part::Part page=p /> }.into_any(),
+            Route::Progress => view! {
+                <div class="island" data-island=names::PROGRESS>
+                    <pages::progress::ProgressPage />
+                </div>
+            }
+            .into_any(),
+            Route::Numbers => view! { <pages::numbers::NumbersPage /> }.into_any(),
+            Route::NotFound => view! { <pages::NotFound /> }.into_any(),
+        };
+        view! { <Frame route=path offline_bytes=bytes>{page}</Frame> }
+    })
+}
+
+/// The whole document for `route`.
+pub fn document(route: Route, ctx: &Context) -> String {
+    let public = &ctx.public_url;
+    let a = &ctx.assets;
+    let mut head = format!(
+        r#"<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<meta name="description" content="An interactive companion to How to Scale Your Model: rooflines, sharding, training and inference arithmetic, live in the browser." />
+<meta name="color-scheme" content="light dark" />
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'" />
+<title>{title}</title>
+<base href="{public}" />
+<script src="{public}{theme}"></script>
+<link rel="stylesheet" href="{public}{css}" />
+<link rel="icon" href="{public}{icon}" type="image/svg+xml" />
+<meta name="ridgeline-search" content="{public}{search}" />
+"#,
+        title = escape_attr(&route.title()),
+        theme = a.theme,
+        css = a.css,
+        icon = a.favicon,
+        search = a.search,
+    );
+    if let Some(b) = route.bundle(ctx) {
+        head.push_str(&format!(
+            r#"<meta name="ridgeline-bundle" content="{public}{boot}" />
+<link rel="modulepreload" href="{public}{js}" crossorigin="anonymous" />
+<link rel="preload" href="{public}{wasm}" as="fetch" type="application/wasm" crossorigin="anonymous" />
+<script type="module" src="{public}{start}"></script>
+"#,
+            boot = b.boot,
+            js = b.js,
+            wasm = b.wasm,
+            start = a.start,
+        ));
+    }
+    let (prev, next) = route.prev_next();
+    for (rel, p) in [("prev", prev), ("next", next)] {
+        if let Some(p) = p {
+            head.push_str(&format!(
+                r#"<link rel="{rel}" href="{public}{}" />"#,
+                p.slug
+            ));
+            head.push('\n');
+        }
+    }
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n{head}</head>\n<body>\n{}\n</body>\n</html>\n",
+        body(route, ctx)
+    )
+}
+
+/// Writes every route's document into `site`; returns the routes' paths
+/// (for the service worker's list of pages).
+pub fn write_pages(
+    site: &Path,
+    parts: &[SummaryPart],
+    ctx: &Context,
+) -> Result<Vec<String>, Error> {
+    if parts.len() != PARTS.len() {
+        return Err(format!(
+            "SUMMARY.md lists {} parts but the app was built with {}: rebuild",
+            parts.len(),
+            PARTS.len()
+        ));
+    }
+    let mut paths = Vec::new();
+    for route in Route::all() {
+        write(&site.join(route.file()), document(route, ctx))?;
+        paths.push(route.path().to_string());
+    }
+    Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ridgeline_app::content::Segment;
+
+    fn ctx() -> Context {
+        let bundles = ridgeline_content::summary::bundles(&crate::parts().expect("summary"))
+            .into_iter()
+            .map(|(name, _)| {
+                let b = Bundle {
+                    name: name.clone(),
+                    boot: format!("_b/{name}/boot-1.js"),
+                    js: format!("_b/{name}/app-1.js"),
+                    wasm: format!("_b/{name}/app-1_bg.wasm"),
+                };
+                (name, b)
+            })
+            .collect();
+        Context {
+            public_url: "/".into(),
+            assets: Assets {
+                css: "style-1.css".into(),
+                theme: "theme-1.js".into(),
+                start: "start-1.js".into(),
+                search: "search-1.txt".into(),
+                favicon: "favicon.svg".into(),
+            },
+            bundles,
+            default_bundle: "main".into(),
+            offline_bytes: 2.5e6,
+        }
+    }
+
+    #[test]
+    fn every_route_of_the_summary_gets_a_document() {
+        let routes = Route::all();
+        assert_eq!(routes.len(), PARTS.len() + 4);
+        let files: Vec<String> = routes.iter().map(|r| r.file()).collect();
+        for p in PARTS {
+            assert!(files.contains(&format!("{}.html", p.slug)), "{}", p.slug);
+        }
+        for f in ["index.html", "progress.html", "numbers.html", "404.html"] {
+            assert!(files.iter().any(|x| x == f), "{f}");
+        }
+    }
+
+    #[test]
+    fn a_part_page_holds_its_chapter_and_every_widgets_static_figure() {
+        let ctx = ctx();
+        for p in PARTS.iter().filter(|p| p.written) {
+            let html = document(Route::Part(p), &ctx);
+            assert!(
+                html.contains(&format!("data-page=\"{}\"", p.slug)),
+                "{}",
+                p.slug
+            );
+            assert!(!html.contains("{{"), "{}: an unexpanded directive", p.slug);
+            assert!(!html.contains("<script>"), "{}: an inline script", p.slug);
+            assert!(html.contains(&format!("_b/{}/boot-1.js", p.bundle)));
+            for s in p.segments {
+                if let Segment::Widget(name, _) = s {
+                    assert!(
+                        html.contains(&format!("data-island=\"{name}\"")),
+                        "{}: no island for {name}",
+                        p.slug
+                    );
+                    if !name.starts_with("exercise") {
+                        assert!(
+                            html.contains(&format!("data-widget=\"{name}\"")),
+                            "{}: widget {name} has no static rendering",
+                            p.slug
+                        );
+                    }
+                }
+            }
+            for (id, _) in p.sections {
+                assert!(
+                    html.contains(&format!("id=\"{id}\"")),
+                    "{}: no anchor {id}",
+                    p.slug
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_roofline_figure_is_drawn_with_its_verdict() {
+        let p = PARTS
+            .iter()
+            .find(|p| p.slug == "rooflines")
+            .expect("rooflines");
+        let html = document(Route::Part(p), &ctx());
+        let at = html
+            .find("data-widget=\"roofline\"")
+            .expect("roofline widget");
+        let rest = &html[at..];
+        assert!(rest.contains("<svg"), "no inline SVG figure");
+        assert!(html.contains("<math"), "the chapter's math is not MathML");
+        assert!(
+            rest.contains(">memory-bound<") || rest.contains(">compute-bound<"),
+            "no verdict text"
+        );
+    }
+
+    #[test]
+    fn home_links_every_part_and_the_next_one() {
+        let html = document(Route::Home, &ctx());
+        for p in PARTS {
+            assert!(html.contains(&format!("href=\"{}\"", p.slug)), "{}", p.slug);
+        }
+        assert!(html.contains("rel=\"next\""));
+        assert!(html.contains("data-island=\"site-search\""));
+    }
+
+    /// Every row of `chapters/coverage/*.md` (the book's sections and figures,
+    /// each with what covers it on our page) must name something that exists
+    /// on the built page; prints the share of sections and figures covered.
+    #[test]
+    fn the_coverage_maps_name_only_what_the_pages_have() {
+        let dir = crate::repo_root().join("chapters/coverage");
+        let ctx = ctx();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("chapters/coverage exists")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        files.sort();
+        assert!(
+            files.len() >= 12,
+            "coverage maps for every chapter: {files:?}"
+        );
+        let (mut rows, mut live, mut planned, mut link_only) = (0, 0, 0, 0);
+        for file in files {
+            let name = file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_string();
+            // `02-tpus.md` maps Part 2.
+            let number: u8 = name
+                .split('-')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(255);
+            let part = PARTS
+                .iter()
+                .find(|p| p.number == number)
+                .unwrap_or_else(|| panic!("{name}: no part with that number"));
+            let html = document(Route::Part(part), &ctx);
+            let text = crate::read(&file).expect("readable");
+            for line in text.lines().filter(|l| l.starts_with('|')).skip(2) {
+                let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+                assert_eq!(cells.len(), 3, "{name}: a row needs three cells: {line}");
+                let covered = cells[2];
+                rows += 1;
+                if let Some(anchor) = covered.strip_prefix('#') {
+                    assert!(
+                        html.contains(&format!("id=\"{anchor}\"")),
+                        "{name}: no anchor #{anchor} on /{}",
+                        part.slug
+                    );
+                    live += 1;
+                } else if let Some(w) = covered.strip_prefix("widget ") {
+                    assert!(
+                        html.contains(&format!("data-widget=\"{w}\""))
+                            || html.contains(&format!("data-island=\"{w}\"")),
+                        "{name}: no widget {w} on /{}",
+                        part.slug
+                    );
+                    live += 1;
+                } else if let Some(id) = covered.strip_prefix("exercise ") {
+                    assert!(
+                        html.contains(&format!("data-exercise=\"{id}\"")),
+                        "{name}: no exercise {id} on /{}",
+                        part.slug
+                    );
+                    live += 1;
+                } else if covered.starts_with("planned widget ") {
+                    planned += 1;
+                } else if covered.starts_with("link only: ")
+                    && covered.len() > "link only: ".len() + 3
+                {
+                    link_only += 1;
+                } else {
+                    panic!("{name}: unreadable \"covered by\": {covered}");
+                }
+            }
+        }
+        eprintln!("coverage: {rows} rows, {live} covered on the page, {planned} planned widgets, {link_only} link only");
+        assert!(rows > 200 && live * 2 > rows, "{live} of {rows}");
+    }
+}
