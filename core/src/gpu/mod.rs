@@ -28,9 +28,13 @@
 //! assert!((1e9 / cost.total.0 / 1e9 - 514.3).abs() < 0.1);
 //! ```
 
+pub mod anatomy;
 pub mod compare;
+pub mod memory;
 pub mod network;
+pub mod node;
 pub mod parallelism;
+pub mod simt;
 pub mod specs;
 
 use crate::dtype::Dtype;

@@ -627,6 +627,165 @@ pub static TPU_COUNTERPART: TpuCounterpart = TpuCounterpart {
     ),
 };
 
+/// A TPU's VMEM bandwidth as Part 12 quotes it beside the H100's L2.
+pub static TPU_VMEM_BANDWIDTH: Cited<BytesPerSec> = cited(
+    BytesPerSec(40e12),
+    src_note(
+        "Memory: a TPU's VMEM is 2x larger than L2 and has around 40 TB/s",
+        "Part 2 puts VMEM at ~22x HBM bandwidth instead; the GPU comparison uses Part 12's figure",
+    ),
+);
+
+/// How much NVIDIA's headline Tensor Core figures exceed the dense peak: they assume
+/// 2:4 structured sparsity. Every peak in the registry is the dense one.
+pub static SPARSITY_FACTOR: Cited<f64> = cited(
+    2.0,
+    Source {
+        part: 1,
+        table: "Q5: the H100 spec sheet's 1.979e15 bf16 is 'with sparsity'; dense is half, 9.89e14",
+        note: Some("Part 4 Q7 halves the H800's 3,026 TFLOPs/s fp8 the same way"),
+    },
+);
+
+/// Part 12's measured NCCL numbers on one 8xH100 node, as (message bytes, bus bandwidth).
+/// These are the book's measurements, not a model: the AllReduce at ~10 GB and at a
+/// LLaMA-3 70B MLP shard of 58 MB.
+pub static NCCL_ALLREDUCE_POINTS: [(f64, &Cited<BytesPerSec>); 2] = [
+    (58e6, &MEASURED.nccl_allreduce_58mb),
+    (10e9, &MEASURED.nccl_allreduce_bus),
+];
+
+/// Part 12 Quiz 2 Q3's AllGather of 512 MB on an 8xH100 node: ~1.04 ms in theory,
+/// "about 1.5 ms" measured.
+pub static NCCL_ALLGATHER_512MB: Cited<crate::units::Seconds> = cited(
+    crate::units::Seconds(1.5e-3),
+    src("Quiz 2 Q3: AllGather of bf16[4096, 65536] on 8xH100 takes about 1.5 ms in practice"),
+);
+
+/// Part 12 Quiz 1 Q7's measured fp32 vector adds on one H100 in JAX: `(N, seconds)`.
+pub static H100_ADD_MEASURED: [(f64, Cited<crate::units::Seconds>); 2] = [
+    (
+        65_536.0,
+        cited(
+            crate::units::Seconds(1.5e-6),
+            src("Quiz 1 Q7: N = 65,536 runs in about 1.5 us (roofline 0.23 us)"),
+        ),
+    ),
+    (
+        1_073_741_824.0,
+        cited(
+            crate::units::Seconds(4.1e-3),
+            src("Quiz 1 Q7: N = 1024^3 runs in 4.1 ms (roofline 3.84 ms)"),
+        ),
+    ),
+];
+
+/// One configuration of the Megatron-LM table Part 12 Quiz 5 Q3 reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MegatronRow {
+    /// Model name (`70B`).
+    pub model: &'static str,
+    /// Parameters.
+    pub params: f64,
+    /// Global batch in sequences.
+    pub batch_sequences: f64,
+    /// GPUs.
+    pub gpus: u64,
+    /// Model-parallel degree (tensor × pipeline) the book reads off the figure.
+    pub model_parallel: u32,
+}
+
+/// Sequence length of every Megatron-LM row.
+pub static MEGATRON_SEQ: Cited<f64> =
+    cited(4096.0, src("Quiz 5 Q3: sequence length 4096 everywhere"));
+
+/// The three Megatron-LM rows Part 12 Quiz 5 Q3 works through.
+pub static MEGATRON_ROWS: Cited<[MegatronRow; 3]> = cited(
+    [
+        MegatronRow {
+            model: "16B",
+            params: 16e9,
+            batch_sequences: 192.0,
+            gpus: 192,
+            model_parallel: 1,
+        },
+        MegatronRow {
+            model: "70B",
+            params: 70e9,
+            batch_sequences: 384.0,
+            gpus: 768,
+            model_parallel: 16,
+        },
+        MegatronRow {
+            model: "314B",
+            params: 314e9,
+            batch_sequences: 1536.0,
+            gpus: 3072,
+            model_parallel: 64,
+        },
+    ],
+    src_note(
+        "Quiz 5 Q3: megatron-hparams.png, batch 192/384/1536 on 192/768/3072 GPUs; 16- and 64-way PP+TP",
+        "the 16B row's model parallelism is not stated; 1 (pure data parallelism) is assumed",
+    ),
+);
+
+/// A training recipe the book describes in its Examples section.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainingRecipe {
+    /// Model.
+    pub model: &'static str,
+    /// GPU id (registry or variant).
+    pub gpu: &'static str,
+    /// GPUs.
+    pub gpus: u64,
+    /// Global batch in tokens.
+    pub batch_tokens: f64,
+    /// Tensor-parallel degree.
+    pub tp: u32,
+    /// Expert-parallel degree.
+    pub ep: u32,
+    /// Pipeline stages.
+    pub pp: u32,
+    /// Data-parallel degree.
+    pub dp: u32,
+    /// Experts and experts per token, for an MoE.
+    pub moe: Option<(u32, u32)>,
+    /// Where the book gives it.
+    pub source: Source,
+}
+
+/// DeepSeek V3 and LLaMA-3 as Part 12's Examples describe them.
+pub static RECIPES: [TrainingRecipe; 2] = [
+    TrainingRecipe {
+        model: "DeepSeek V3",
+        gpu: "h800",
+        gpus: 2048,
+        batch_tokens: 4096.0 * 15360.0,
+        tp: 1,
+        ep: 64,
+        pp: 16,
+        dp: 2,
+        moe: Some((256, 8)),
+        source: src("Examples: 64-way EP over 8 nodes, 16-way PP, 2-way ZeRO-1 DP; batch 4096 x 15360; k=8, E=256"),
+    },
+    TrainingRecipe {
+        model: "LLaMA-3",
+        gpu: "h100",
+        gpus: 16384,
+        batch_tokens: 16.0 * 1024.0 * 1024.0,
+        tp: 8,
+        ep: 1,
+        pp: 16,
+        dp: 128,
+        moe: None,
+        source: src_note(
+            "Examples: 16M-token batch on 16k GPUs; 8-way TP, 16-way PP, 128-way ZeRO-1 DP",
+            "16k read as 16,384 = 8 x 16 x 128",
+        ),
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
