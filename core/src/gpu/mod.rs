@@ -29,6 +29,7 @@
 //! ```
 
 pub mod anatomy;
+pub mod collectives;
 pub mod compare;
 pub mod memory;
 pub mod network;
@@ -36,6 +37,7 @@ pub mod node;
 pub mod parallelism;
 pub mod simt;
 pub mod specs;
+pub mod superpod;
 
 use crate::dtype::Dtype;
 use crate::hardware::{chip, Chip, Link, Topology, Vendor};
