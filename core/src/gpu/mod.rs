@@ -35,6 +35,7 @@ pub mod memory;
 pub mod network;
 pub mod node;
 pub mod parallelism;
+pub mod rooflines;
 pub mod simt;
 pub mod specs;
 pub mod superpod;
