@@ -151,6 +151,10 @@ fn manual_body(plan: &MatmulPlan) -> Vec<String> {
                 let to = first.and_then(|m| m.to).unwrap_or(1);
                 format!("{x} = jax.lax.all_to_all({x}, {names}, split_axis={to}, concat_axis={from}, tiled=True)")
             }
+            StepKind::Permute => format!(
+                "# {x} leaves the shard_map as {}; the sharding constraint after it moves only the blocks that must move",
+                partition_spec(plan, &step.before)
+            ),
             StepKind::Slice => {
                 let d = first.and_then(|m| m.to).unwrap_or(0);
                 let parts = plan.mesh.size_of(&axes).max(1);
@@ -175,13 +179,27 @@ pub fn jax_code(plan: &MatmulPlan) -> JaxCode {
         "{}\n@jax.jit\ndef matmul(a, b):\n    # With explicit axes the sharding is part of the type; state the output's.\n    return jnp.einsum('ij,jk->ik', a, b, out_sharding={out})\n\nwith jax.sharding.use_mesh(mesh):\n    c = matmul(a, b)\nprint(jax.typeof(c))\n",
         preamble(plan, true)
     );
-    let manual = format!(
-        "{}\n@jax.jit\n@jax.shard_map(mesh=mesh, in_specs=({}, {}), out_specs={out})\ndef matmul(a, b):\n    # Per-device code: each collective of the plan written out.\n{}\n    return c\n\nc = matmul(a, b)\n",
-        preamble(plan, false),
-        partition_spec(plan, &plan.a),
-        partition_spec(plan, &plan.b),
-        manual_body(plan).join("\n")
-    );
+    // A permute has no one shard_map collective: the per-device program ends
+    // before it, and a sharding constraint on its result lets XLA move the blocks
+    // (as a collective permute or AllToAll).
+    let permute = plan.steps.iter().find(|s| s.kind == StepKind::Permute);
+    let manual = match permute {
+        None => format!(
+            "{}\n@jax.jit\n@jax.shard_map(mesh=mesh, in_specs=({}, {}), out_specs={out})\ndef matmul(a, b):\n    # Per-device code: each collective of the plan written out.\n{}\n    return c\n\nc = matmul(a, b)\n",
+            preamble(plan, false),
+            partition_spec(plan, &plan.a),
+            partition_spec(plan, &plan.b),
+            manual_body(plan).join("\n")
+        ),
+        Some(step) => format!(
+            "{}\n@jax.shard_map(mesh=mesh, in_specs=({}, {}), out_specs={})\ndef local(a, b):\n    # Per-device code: each collective of the plan written out.\n{}\n    return c\n\n@jax.jit\ndef matmul(a, b):\n    return jax.lax.with_sharding_constraint(local(a, b), NamedSharding(mesh, {out}))\n\nc = matmul(a, b)\n",
+            preamble(plan, false),
+            partition_spec(plan, &plan.a),
+            partition_spec(plan, &plan.b),
+            partition_spec(plan, &step.before),
+            manual_body(plan).join("\n")
+        ),
+    };
     JaxCode {
         automatic,
         explicit,
