@@ -1,0 +1,328 @@
+//! Part 12's numbers by name, formatted for prose: the chapter writes
+//! `{{gpu-fact fact=cuda-cores chip=b200}}` and the build asks [`fact`] for
+//! `18,944`. Every fact is computed by the GPU models of this module from the
+//! registry; [`FACTS`] lists them, and a test evaluates each one.
+//!
+//! ```
+//! use ridgeline_core::gpu::facts::fact;
+//!
+//! assert_eq!(fact("cuda-cores", Some("h100")).unwrap(), "16,896");
+//! assert_eq!(fact("sharp-predicted-gain", None).unwrap(), "75%");
+//! assert!(fact("cuda-cores", Some("v5e")).is_err());
+//! ```
+
+use super::anatomy::{anatomy, AnatomyParams};
+use super::collectives::{nccl_fit, sharp_gain};
+use super::memory::{hierarchy, MemoryParams};
+use super::node::{nvlink_node, NodeParams};
+use super::rooflines::{gb200_changes, megatron, pipeline_schedule};
+use super::specs::{DGX_SUPERPOD, MEASURED, SM};
+use super::superpod::{superpod, SuperPodParams};
+use crate::format::{grouped, sci, si};
+
+/// One fact: its name, whether it needs `chip=`, and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FactSpec {
+    /// Name used in `fact=`.
+    pub name: &'static str,
+    /// Whether `chip=` is required.
+    pub needs_chip: bool,
+    /// What it is.
+    pub doc: &'static str,
+}
+
+const fn f(name: &'static str, needs_chip: bool, doc: &'static str) -> FactSpec {
+    FactSpec {
+        name,
+        needs_chip,
+        doc,
+    }
+}
+
+/// Every fact [`fact`] knows.
+pub const FACTS: &[FactSpec] = &[
+    f("sms", true, "SMs per chip"),
+    f("tensor-cores", true, "Tensor Cores per chip"),
+    f("cuda-cores", true, "fp32 CUDA cores per chip"),
+    f("warp-schedulers", true, "warp schedulers per chip"),
+    f(
+        "tc-flops-per-cycle",
+        true,
+        "dense bf16 FLOPs per Tensor Core per cycle (the book's estimate)",
+    ),
+    f(
+        "tensor-clock",
+        true,
+        "the clock the Tensor Core estimate uses",
+    ),
+    f(
+        "peak-from-parts",
+        true,
+        "SMs x 4 x FLOPs per TC per cycle x clock",
+    ),
+    f(
+        "vector-boost",
+        true,
+        "fp32 CUDA-core FLOPs/s at boost, one op per cycle",
+    ),
+    f("smem-per-sm", true, "SMEM per SM"),
+    f("smem-total", true, "SMEM on the chip"),
+    f("l2", true, "L2 per chip"),
+    f("hbm", true, "HBM capacity"),
+    f("hbm-bw", true, "HBM bandwidth"),
+    f("hbm-ridge", true, "peak over HBM bandwidth"),
+    f("register-file", false, "register file per SM"),
+    f(
+        "registers-per-subpartition",
+        false,
+        "32-bit registers per subpartition",
+    ),
+    f("resident-warps", false, "most resident warps per SM"),
+    f("warp-size", false, "threads per warp"),
+    f("l2-bw", false, "the H100's measured L2 bandwidth"),
+    f(
+        "l2-ridge",
+        false,
+        "the H100's peak over its measured L2 bandwidth",
+    ),
+    f(
+        "vmem-bw",
+        false,
+        "a TPU's VMEM bandwidth as Part 12 quotes it",
+    ),
+    f("vmem-ridge", false, "TPU v5p peak over that VMEM bandwidth"),
+    f("nvlink-links", true, "NVLink ports per GPU"),
+    f(
+        "nvlink-link-bw",
+        true,
+        "bandwidth of one NVLink link, each way",
+    ),
+    f("nvswitches", true, "NVSwitches in the node"),
+    f("node-gpu-total", true, "every GPU's NVLink egress added up"),
+    f("node-switch-total", true, "the node's NVSwitch bandwidth"),
+    f(
+        "node-bisection",
+        true,
+        "the node's bisection bandwidth, both directions",
+    ),
+    f("node-egress", true, "the node's scale-out egress"),
+    f(
+        "inside-over-outside",
+        true,
+        "NVLink per GPU over scale-out per GPU",
+    ),
+    f("su-nodes", false, "nodes per Scalable Unit"),
+    f("su-leaves", false, "leaf switches per Scalable Unit"),
+    f("pod-sus", false, "Scalable Units in the reference pod"),
+    f("pod-spines", false, "spine switches in the reference pod"),
+    f("pod-switches", true, "every switch of a 1,024-GPU pod"),
+    f(
+        "pod-bisection",
+        true,
+        "bisection bandwidth of the reference pod",
+    ),
+    f("su-uplink", false, "bandwidth from one SU to the spine"),
+    f("ib-switch-bw", false, "one InfiniBand switch, all ports"),
+    f(
+        "two-tier-limit",
+        false,
+        "GPUs two tiers of 64-port switches can join",
+    ),
+    f(
+        "nccl-latency",
+        false,
+        "start-up time fitted to the book's NCCL measurements",
+    ),
+    f("nccl-bw", false, "bus bandwidth fitted to the same"),
+    f(
+        "nccl-10gb",
+        false,
+        "measured AllReduce bus bandwidth at about 10 GB",
+    ),
+    f(
+        "nccl-58mb",
+        false,
+        "measured AllReduce bus bandwidth at 58 MB",
+    ),
+    f(
+        "sharp-predicted-gain",
+        false,
+        "SHARP's predicted AllReduce gain on 8 GPUs",
+    ),
+    f("sharp-measured-gain", false, "SHARP's measured gain"),
+    f(
+        "sharp-measured-bw",
+        false,
+        "AllReduce bandwidth with SHARP, measured",
+    ),
+    f(
+        "megatron-70b-threshold",
+        false,
+        "DP threshold of the 70B Megatron row",
+    ),
+    f(
+        "megatron-314b-threshold",
+        false,
+        "DP threshold of the 314B Megatron row",
+    ),
+    f(
+        "gb200-cross-node-gain",
+        false,
+        "how much easier cross-node DP gets on GB200 NVL72 than H100",
+    ),
+    f(
+        "bubble-2x2",
+        false,
+        "idle fraction of the 2-stage, 2-microbatch pipeline",
+    ),
+];
+
+fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
+    chip.map(str::to_string)
+        .ok_or_else(|| format!("`gpu-fact fact={name}` needs chip="))
+}
+
+fn bps(x: crate::units::BytesPerSec) -> String {
+    si(x.0, "B/s", 3)
+}
+
+fn missing(name: &str, chip: &str) -> String {
+    format!("the book gives {chip} no {name}")
+}
+
+/// Evaluates one fact.
+pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
+    let spec = FACTS
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("unknown fact `{name}`"))?;
+    let c = if spec.needs_chip {
+        chip_of(chip, name)?
+    } else {
+        String::new()
+    };
+    let anat = || anatomy(&AnatomyParams::parse(&c)?);
+    let node = || nvlink_node(&NodeParams::parse(&c)?);
+    let pod = || superpod(&SuperPodParams::parse(&c, 1024)?);
+    let need = |v: Option<String>| v.ok_or_else(|| missing(name, &c));
+    match name {
+        "sms" => Ok(grouped(f64::from(anat()?.sms))),
+        "tensor-cores" => Ok(grouped(f64::from(anat()?.tensor_cores))),
+        "cuda-cores" => Ok(grouped(f64::from(anat()?.cuda_cores))),
+        "warp-schedulers" => Ok(grouped(f64::from(anat()?.warp_schedulers))),
+        "tc-flops-per-cycle" => need(anat()?.tc_flops_per_cycle.map(grouped)),
+        "tensor-clock" => need(anat()?.tensor_clock.map(|h| si(h.0, "Hz", 3))),
+        "peak-from-parts" => need(anat()?.peak_from_parts.map(|p| sci(p.0, 3))),
+        "vector-boost" => need(anat()?.vector_boost.map(|p| si(p.0, "FLOPs/s", 3))),
+        "smem-per-sm" => Ok(si(anat()?.smem_per_sm.0 / 1024.0, "KiB", 3)),
+        "smem-total" => Ok(si(anat()?.smem_per_sm.0 * f64::from(anat()?.sms), "B", 3)),
+        "l2" => Ok(si(anat()?.l2.0, "B", 3)),
+        "hbm" => Ok(si(anat()?.hbm.0, "B", 3)),
+        "hbm-bw" => need(anat()?.hbm_bw.map(bps)),
+        "hbm-ridge" => {
+            let a = anat()?;
+            need(
+                a.registry_peak
+                    .zip(a.hbm_bw)
+                    .map(|(p, w)| grouped((p / w).0.floor())),
+            )
+        }
+        "register-file" => Ok(si(SM.register_file().0 / 1024.0, "KiB", 3)),
+        "registers-per-subpartition" => Ok(grouped(f64::from(SM.registers_per_subpartition))),
+        "resident-warps" => Ok(grouped(f64::from(SM.max_resident_warps))),
+        "warp-size" => Ok(grouped(f64::from(SM.warp_size))),
+        "l2-bw" => Ok(bps(MEASURED.h100_l2_bandwidth.value)),
+        "l2-ridge" | "vmem-ridge" => {
+            let m = hierarchy(&MemoryParams::parse("h100", "v5p")?)?;
+            let (side, key) = if name == "l2-ridge" {
+                (&m.gpu, "l2")
+            } else {
+                (&m.tpu, "vmem")
+            };
+            let r = side.iter().find(|l| l.key == key).and_then(|l| l.ridge);
+            r.map(|r| grouped(r.0)).ok_or_else(|| missing(name, "H100"))
+        }
+        "vmem-bw" => Ok(bps(super::specs::TPU_VMEM_BANDWIDTH.value)),
+        "nvlink-links" => need(node()?.links_per_gpu.map(|n| grouped(f64::from(n)))),
+        "nvlink-link-bw" => need(node()?.link_bandwidth.map(bps)),
+        "nvswitches" => need(node()?.switches.map(|n| grouped(f64::from(n)))),
+        "node-gpu-total" => Ok(bps(node()?.gpu_total)),
+        "node-switch-total" => need(node()?.switch_total.map(bps)),
+        "node-bisection" => Ok(bps(node()?.bisection)),
+        "node-egress" => need(node()?.scale_out.map(bps)),
+        "inside-over-outside" => need(node()?.inside_over_outside.map(grouped)),
+        "su-nodes" => Ok(grouped(f64::from(DGX_SUPERPOD.nodes_per_su))),
+        "su-leaves" => Ok(grouped(f64::from(DGX_SUPERPOD.leaf_switches_per_su))),
+        "pod-sus" => Ok(grouped(f64::from(DGX_SUPERPOD.sus_per_pod))),
+        "pod-spines" => Ok(grouped(f64::from(DGX_SUPERPOD.spine_switches_per_pod))),
+        "pod-switches" => need(pod()?.layout.switches().map(|n| grouped(n as f64))),
+        "pod-bisection" => Ok(bps(pod()?.bisection)),
+        "su-uplink" => Ok(bps(DGX_SUPERPOD.su_uplink())),
+        "ib-switch-bw" => Ok(bps(DGX_SUPERPOD.switch.bandwidth())),
+        "two-tier-limit" => Ok(grouped(DGX_SUPERPOD.two_tier_limit() as f64)),
+        "nccl-latency" => Ok(si(nccl_fit().latency.0, "s", 2)),
+        "nccl-bw" => Ok(bps(nccl_fit().bandwidth)),
+        "nccl-10gb" => Ok(bps(MEASURED.nccl_allreduce_bus.value)),
+        "nccl-58mb" => Ok(bps(MEASURED.nccl_allreduce_58mb.value)),
+        "sharp-predicted-gain" => Ok(format!("{:.0}%", sharp_gain(8)?.0 * 100.0)),
+        "sharp-measured-gain" => Ok(format!("{:.0}%", sharp_gain(8)?.1 * 100.0)),
+        "sharp-measured-bw" => Ok(bps(sharp_gain(8)?.2)),
+        "megatron-70b-threshold" | "megatron-314b-threshold" => {
+            let rows = megatron()?;
+            let want = if name == "megatron-70b-threshold" {
+                "70B"
+            } else {
+                "314B"
+            };
+            rows.iter()
+                .find(|r| r.row.model == want)
+                .map(|r| grouped(r.threshold))
+                .ok_or_else(|| missing(name, "Megatron"))
+        }
+        "gb200-cross-node-gain" => gb200_changes()?
+            .iter()
+            .find(|r| r.id == "gb200")
+            .map(|r| sci(r.cross_node_gain, 2))
+            .ok_or_else(|| missing(name, "GB200")),
+        "bubble-2x2" => Ok(format!(
+            "{:.0}%",
+            pipeline_schedule(2, 2, 0.0)?.bubble * 100.0
+        )),
+        _ => Err(format!("fact `{name}` is listed but not implemented")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fact_evaluates() {
+        for s in FACTS {
+            let chip = s.needs_chip.then_some("h100");
+            let v = fact(s.name, chip);
+            assert!(v.is_ok(), "{}: {v:?}", s.name);
+            assert!(!v.unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn values_and_errors() {
+        assert_eq!(fact("sms", Some("b200")).unwrap(), "148");
+        assert_eq!(fact("tc-flops-per-cycle", Some("b200")).unwrap(), "2,048");
+        assert_eq!(fact("nvswitches", Some("gb200")).unwrap(), "18");
+        assert_eq!(fact("node-bisection", Some("h100")).unwrap(), "3.6 TB/s");
+        assert_eq!(fact("pod-switches", Some("h100")).unwrap(), "560");
+        assert_eq!(fact("smem-per-sm", Some("h100")).unwrap(), "256 KiB");
+        assert_eq!(fact("register-file", None).unwrap(), "256 KiB");
+        assert_eq!(fact("hbm-ridge", Some("h100")).unwrap(), "295");
+        assert_eq!(fact("bubble-2x2", None).unwrap(), "33%");
+        assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,238");
+        assert!(fact("sms", None).unwrap_err().contains("chip="));
+        assert!(fact("nope", None).unwrap_err().contains("unknown fact"));
+        assert!(fact("tensor-clock", Some("a100"))
+            .unwrap_err()
+            .contains("no tensor-clock"));
+        assert!(fact("node-egress", Some("a100")).is_err());
+    }
+}
