@@ -115,6 +115,7 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "max-batch", args: &["model", "chip", "chips", "dtype", "seq"], doc: "the most sequences whose KV caches fit beside the weights on a slice" },
     ValueSpec { name: "gpu-dp-tokens", args: &["chip", "scope"], doc: "per-GPU tokens data parallelism needs inside a node (scope=node) or across nodes (scope=network)" },
     ValueSpec { name: "gpus-per-node", args: &["chip"], doc: "GPUs in one NVLink domain" },
+    ValueSpec { name: "gpu-fact", args: &["fact", "chip"], doc: "a Part 12 number by name (see `ridgeline_core::gpu::facts::FACTS`); chip= where the fact needs one" },
     ValueSpec { name: "tiling", args: &["dtype", "dims", "tile", "show"], doc: "an HLO array padded to whole tiles (Part 9): show=blowup (default), padded, bytes or padded-bytes; dims=3,5 tile=2,2" },
 ];
 
@@ -349,6 +350,10 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
         "kv-sequence" | "param-bytes" | "min-slice" | "step-time" | "max-batch"
         | "gpu-dp-tokens" | "gpus-per-node" => inference_value(d),
         "tiling" => tiling_value(d),
+        "gpu-fact" => ridgeline_core::gpu::facts::fact(
+            d.arg("fact").ok_or("`gpu-fact` needs fact=")?,
+            d.arg("chip"),
+        ),
         other => Err(format!(
             "value directive `{other}` is listed but not implemented"
         )),
@@ -756,6 +761,8 @@ mod tests {
                     ("collective-ratio", "over") => "allgather",
                     ("gpu-dp-tokens" | "gpus-per-node", "chip") => "h100",
                     ("gpu-dp-tokens", "scope") => "network",
+                    ("gpu-fact", "fact") => "cuda-cores",
+                    ("gpu-fact", "chip") => "h100",
                     ("tiling", "show") => "blowup",
                     ("tiling", "dims") => "3,5",
                     ("tiling", "tile") => "2,2",
