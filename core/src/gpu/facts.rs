@@ -175,6 +175,56 @@ pub const FACTS: &[FactSpec] = &[
         false,
         "idle fraction of the 2-stage, 2-microbatch pipeline",
     ),
+    f(
+        "tp-limit-llama3-70b",
+        true,
+        "most TP ways inside a node for LLaMA-3 70B's F",
+    ),
+    f(
+        "tp-limit-two-nodes-llama3-70b",
+        true,
+        "most TP ways over two nodes for LLaMA-3 70B's F",
+    ),
+    f(
+        "moe-dp-gpt-oss",
+        true,
+        "cross-node DP tokens per GPU for gpt-oss-120b's E/k",
+    ),
+    f(
+        "ep-many-nodes-f",
+        true,
+        "the F above which EP can span many nodes, 8 C / W_node",
+    ),
+    f(
+        "deepseek-tokens-per-gpu",
+        false,
+        "DeepSeek V3's steady-state tokens per GPU",
+    ),
+    f("llama3-tokens-per-gpu", false, "LLaMA-3's tokens per GPU"),
+    f(
+        "gb200-pod-gpus",
+        false,
+        "GPUs in the reference GB200 SuperPod",
+    ),
+    f("subpartitions", false, "subpartitions per SM"),
+    f("v5p-tensorcores", false, "TensorCores on a TPU v5p"),
+    f("v5p-vpu-slots", false, "independent VPU slots on a TPU v5p"),
+    f(
+        "vs-v5p-flops",
+        true,
+        "this GPU's dense bf16 peak over a TPU v5p's",
+    ),
+    f("vs-v5p-hbm", true, "this GPU's HBM over a TPU v5p's"),
+    f(
+        "vs-v5p-smem",
+        true,
+        "this GPU's SMEM over a TPU v5p's VMEM, as a percentage",
+    ),
+    f(
+        "h100-v5p-price",
+        false,
+        "an H100's price per hour over a TPU v5p's",
+    ),
 ];
 
 fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
@@ -288,6 +338,66 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             "{:.0}%",
             pipeline_schedule(2, 2, 0.0)?.bubble * 100.0
         )),
+        "tp-limit-llama3-70b"
+        | "tp-limit-two-nodes-llama3-70b"
+        | "moe-dp-gpt-oss"
+        | "ep-many-nodes-f" => {
+            let sys = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            let e = |e: super::GpuError| e.to_string();
+            let model = |id: &str| {
+                crate::models::model(id)
+                    .map(|m| m.config)
+                    .ok_or_else(|| format!("no model {id}"))
+            };
+            let v = match name {
+                "tp-limit-llama3-70b" => sys
+                    .tp_max_ways(super::Scope::Node, model("llama3-70b")?.d_ff as f64)
+                    .map_err(e)?,
+                "tp-limit-two-nodes-llama3-70b" => sys
+                    .tp_max_ways_two_nodes(model("llama3-70b")?.d_ff as f64)
+                    .map_err(e)?,
+                "moe-dp-gpt-oss" => {
+                    let m = model("gpt-oss-120b")?
+                        .moe
+                        .ok_or("gpt-oss-120b is not an MoE")?;
+                    let (ex, k) = (
+                        u32::try_from(m.experts).map_err(|_| "too many experts")?,
+                        u32::try_from(m.active).map_err(|_| "too many experts")?,
+                    );
+                    sys.moe_dp_threshold(super::Scope::Network, ex, k)
+                        .map_err(e)?
+                }
+                _ => 8.0 * sys.dp_threshold(super::Scope::Network).map_err(e)?,
+            };
+            Ok(grouped(v.floor()))
+        }
+        "deepseek-tokens-per-gpu" | "llama3-tokens-per-gpu" => {
+            let r = &super::specs::RECIPES[usize::from(name == "llama3-tokens-per-gpu")];
+            Ok(grouped(r.batch_tokens / r.gpus as f64))
+        }
+        "gb200-pod-gpus" => Ok(grouped(f64::from(super::specs::GB200_SUPERPOD_GPUS.value))),
+        "subpartitions" => Ok(grouped(f64::from(SM.subpartitions))),
+        "v5p-tensorcores" | "v5p-vpu-slots" | "vs-v5p-flops" | "vs-v5p-hbm" | "vs-v5p-smem"
+        | "h100-v5p-price" => {
+            let gpu = if c.is_empty() { "h100" } else { c.as_str() };
+            let cmp = super::compare::compare_chips(gpu, "v5p", crate::dtype::Dtype::Bf16)?;
+            let unit = |i: usize| {
+                cmp.units
+                    .get(i)
+                    .copied()
+                    .ok_or_else(|| missing(name, "v5p"))
+            };
+            let v = match name {
+                "v5p-tensorcores" => unit(0)?.tpu.map(grouped),
+                "v5p-vpu-slots" => unit(1)?.tpu.map(grouped),
+                "vs-v5p-flops" => cmp.flops_ratio().map(|r| sci(r, 2)),
+                "vs-v5p-hbm" => Some(sci(cmp.hbm_ratio(), 2)),
+                "vs-v5p-smem" => unit(4)?.ratio().map(|r| format!("{:.0}%", r * 100.0)),
+                _ => cmp.price_ratio().map(|r| sci(r, 2)),
+            };
+            v.ok_or_else(|| missing(name, gpu))
+        }
         _ => Err(format!("fact `{name}` is listed but not implemented")),
     }
 }
@@ -317,6 +427,19 @@ mod tests {
         assert_eq!(fact("register-file", None).unwrap(), "256 KiB");
         assert_eq!(fact("hbm-ridge", Some("h100")).unwrap(), "295");
         assert_eq!(fact("bubble-2x2", None).unwrap(), "33%");
+        assert_eq!(fact("moe-dp-gpt-oss", Some("h100")).unwrap(), "79,200");
+        assert_eq!(fact("tp-limit-llama3-70b", Some("h100")).unwrap(), "13");
+        assert_eq!(
+            fact("tp-limit-two-nodes-llama3-70b", Some("h100")).unwrap(),
+            "19"
+        );
+        assert_eq!(fact("deepseek-tokens-per-gpu", None).unwrap(), "30,720");
+        assert_eq!(fact("llama3-tokens-per-gpu", None).unwrap(), "1,024");
+        assert_eq!(fact("v5p-vpu-slots", None).unwrap(), "8");
+        assert_eq!(fact("vs-v5p-flops", Some("h200")).unwrap(), "2.2");
+        assert_eq!(fact("vs-v5p-hbm", Some("h200")).unwrap(), "1.5");
+        assert_eq!(fact("vs-v5p-smem", Some("h100")).unwrap(), "27%");
+        assert_eq!(fact("h100-v5p-price", None).unwrap(), "2.6");
         assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,238");
         assert!(fact("sms", None).unwrap_err().contains("chip="));
         assert!(fact("nope", None).unwrap_err().contains("unknown fact"));
