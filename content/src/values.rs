@@ -190,7 +190,20 @@ fn op_arg(d: &Directive) -> Result<Op, String> {
 }
 
 /// Evaluates a value directive to the text the reader sees.
+///
+/// Arguments that drive a formula out of range (a dimension of `1e-308` whose
+/// intensity is `0/0`) are rejected with a message rather than shown as `NaN`.
 pub fn evaluate(d: &Directive) -> Result<String, String> {
+    let text = compute(d)?;
+    // Every formatter writes a non-finite number with one of these.
+    if ["NaN", "inf", "∞"].iter().any(|bad| text.contains(bad)) {
+        return Err(format!("{d} has no finite value ({text})"));
+    }
+    Ok(text)
+}
+
+/// The text of a value directive, before the check for non-finite numbers.
+fn compute(d: &Directive) -> Result<String, String> {
     let spec = VALUES
         .iter()
         .find(|s| s.name == d.name)
