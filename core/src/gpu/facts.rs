@@ -225,6 +225,17 @@ pub const FACTS: &[FactSpec] = &[
         false,
         "an H100's price per hour over a TPU v5p's",
     ),
+    f(
+        "ag-bw-node",
+        true,
+        "AllGather bandwidth of the node level, D W / (D - 1)",
+    ),
+    f("ag-bw-leaf", true, "AllGather bandwidth of the leaf level"),
+    f(
+        "ag-bw-spine",
+        true,
+        "AllGather bandwidth of the spine level",
+    ),
 ];
 
 fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
@@ -398,6 +409,18 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             };
             v.ok_or_else(|| missing(name, gpu))
         }
+        "ag-bw-node" | "ag-bw-leaf" | "ag-bw-spine" => {
+            let kind = match name {
+                "ag-bw-node" => super::network::LevelKind::Node,
+                "ag-bw-leaf" => super::network::LevelKind::Leaf,
+                _ => super::network::LevelKind::Spine,
+            };
+            let tree = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .and_then(|s| s.fat_tree())
+                .map_err(|e| e.to_string())?;
+            let bw = tree.effective_bandwidths();
+            need(bw.iter().find(|(k, _)| *k == kind).map(|(_, w)| bps(*w)))
+        }
         _ => Err(format!("fact `{name}` is listed but not implemented")),
     }
 }
@@ -440,6 +463,10 @@ mod tests {
         assert_eq!(fact("vs-v5p-hbm", Some("h200")).unwrap(), "1.5");
         assert_eq!(fact("vs-v5p-smem", Some("h100")).unwrap(), "27%");
         assert_eq!(fact("h100-v5p-price", None).unwrap(), "2.6");
+        assert_eq!(fact("ag-bw-node", Some("h100")).unwrap(), "514 GB/s");
+        assert_eq!(fact("ag-bw-leaf", Some("h100")).unwrap(), "413 GB/s");
+        assert_eq!(fact("ag-bw-spine", Some("h100")).unwrap(), "17.1 TB/s");
+        assert!(fact("ag-bw-leaf", Some("gb200")).is_err());
         assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,238");
         assert!(fact("sms", None).unwrap_err().contains("chip="));
         assert!(fact("nope", None).unwrap_err().contains("unknown fact"));
