@@ -14,6 +14,7 @@
 //! assert!(page.html.contains("197 TFLOPs/s"));
 //! ```
 
+pub mod depth_values;
 pub mod directive;
 pub mod render;
 pub mod search;

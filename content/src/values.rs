@@ -116,10 +116,18 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "gpu-dp-tokens", args: &["chip", "scope"], doc: "per-GPU tokens data parallelism needs inside a node (scope=node) or across nodes (scope=network)" },
     ValueSpec { name: "gpus-per-node", args: &["chip"], doc: "GPUs in one NVLink domain" },
     ValueSpec { name: "gpu-fact", args: &["fact", "chip"], doc: "a Part 12 number by name (see `ridgeline_core::gpu::facts::FACTS`); chip= where the fact needs one" },
+    ValueSpec { name: "layer-params", args: &["model", "show"], doc: "parameters of one layer of a preset: show=attention (default), mlp, q, kv or embedding" },
+    ValueSpec { name: "moe-value", args: &["model", "chip", "dtype", "show"], doc: "an MoE preset on a chip: show=critical (batch where experts turn compute-bound), total, active, experts, k, sparsity" },
+    ValueSpec { name: "remat-cost", args: &["model", "policy", "batch", "seq", "show"], doc: "a checkpointing policy (none, selected, per-layer, full): show=flops (per param per token) or memory" },
+    ValueSpec { name: "pipeline-bubble", args: &["stages", "microbatches", "schedule", "chunks"], doc: "the bubble of a pipeline schedule (gpipe, 1f1b, interleaved, bidirectional), simulated" },
+    ValueSpec { name: "fsdp-tp-split", args: &["chip", "model", "mesh", "batch", "show"], doc: "the FSDP × tensor split the training roofline uses: show=critical (its tokens per chip), fsdp or tp" },
+    ValueSpec { name: "run-default", args: &["what"], doc: "Part 6's run assumption from core: what=tokens, mfu, sequences, seq, batch, pods or model" },
+    ValueSpec { name: "train-memory", args: &["model", "chip", "batch", "checkpoints", "show"], doc: "Part 6's memory ledger (bf16 params, Adam, checkpoints per layer): show=params, optimizer, checkpoints, total, min-chips, per-chip" },
+    ValueSpec { name: "seq-shards", args: &["chip", "tp"], doc: "sequence-sharding degree of FSDP over a full pod beside tp-way tensor parallelism (a whole divisor)" },
     ValueSpec { name: "tiling", args: &["dtype", "dims", "tile", "show"], doc: "an HLO array padded to whole tiles (Part 9): show=blowup (default), padded, bytes or padded-bytes; dims=3,5 tile=2,2" },
 ];
 
-fn chip_arg(d: &Directive) -> Result<&'static Chip, String> {
+pub(crate) fn chip_arg(d: &Directive) -> Result<&'static Chip, String> {
     let id = d
         .arg("chip")
         .ok_or_else(|| format!("`{}` needs chip=", d.name))?;
@@ -140,7 +148,7 @@ fn link_arg(d: &Directive) -> Result<Link, String> {
     }
 }
 
-fn num_arg(d: &Directive, key: &str, default: Option<f64>) -> Result<f64, String> {
+pub(crate) fn num_arg(d: &Directive, key: &str, default: Option<f64>) -> Result<f64, String> {
     match d.arg(key) {
         None => default.ok_or_else(|| format!("`{}` needs {key}=", d.name)),
         Some(t) => t
@@ -190,20 +198,7 @@ fn op_arg(d: &Directive) -> Result<Op, String> {
 }
 
 /// Evaluates a value directive to the text the reader sees.
-///
-/// Arguments that drive a formula out of range (a dimension of `1e-308` whose
-/// intensity is `0/0`) are rejected with a message rather than shown as `NaN`.
 pub fn evaluate(d: &Directive) -> Result<String, String> {
-    let text = compute(d)?;
-    // Every formatter writes a non-finite number with one of these.
-    if ["NaN", "inf", "∞"].iter().any(|bad| text.contains(bad)) {
-        return Err(format!("{d} has no finite value ({text})"));
-    }
-    Ok(text)
-}
-
-/// The text of a value directive, before the check for non-finite numbers.
-fn compute(d: &Directive) -> Result<String, String> {
     let spec = VALUES
         .iter()
         .find(|s| s.name == d.name)
@@ -363,6 +358,7 @@ fn compute(d: &Directive) -> Result<String, String> {
         "kv-sequence" | "param-bytes" | "min-slice" | "step-time" | "max-batch"
         | "gpu-dp-tokens" | "gpus-per-node" => inference_value(d),
         "tiling" => tiling_value(d),
+        name if crate::depth_values::NAMES.contains(&name) => crate::depth_values::evaluate(d),
         "gpu-fact" => ridgeline_core::gpu::facts::fact(
             d.arg("fact").ok_or("`gpu-fact` needs fact=")?,
             d.arg("chip"),
@@ -487,7 +483,7 @@ fn tiling_value(d: &Directive) -> Result<String, String> {
     }
 }
 
-fn model_arg(d: &Directive) -> Result<ridgeline_core::models::ModelConfig, String> {
+pub(crate) fn model_arg(d: &Directive) -> Result<ridgeline_core::models::ModelConfig, String> {
     let id = d.arg("model").unwrap_or("llama3-70b");
     ridgeline_core::models::try_model(id)
         .map(|m| m.config)
@@ -769,6 +765,10 @@ mod tests {
         for spec in VALUES {
             let mut d = Directive::parse(spec.name).unwrap();
             for a in spec.args {
+                if let Some(v) = crate::depth_values::example_arg(spec.name, a) {
+                    d.args.push((a.to_string(), v.to_string()));
+                    continue;
+                }
                 let v = match (spec.name, *a) {
                     ("collective-ratio", "op") => "allreduce",
                     ("collective-ratio", "over") => "allgather",
