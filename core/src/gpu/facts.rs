@@ -236,6 +236,26 @@ pub const FACTS: &[FactSpec] = &[
         true,
         "AllGather bandwidth of the spine level",
     ),
+    f(
+        "dp-two-nodes",
+        true,
+        "per-GPU DP tokens when DP spans exactly two nodes",
+    ),
+    f(
+        "spine-cable-bw",
+        false,
+        "cable bandwidth into the reference pod's spine",
+    ),
+    f(
+        "spine-switch-bw-b",
+        false,
+        "the spine's switch bandwidth as Appendix B counts it",
+    ),
+    f(
+        "spine-per-gpu-b",
+        false,
+        "the spine's bandwidth per GPU under Appendix B's count",
+    ),
 ];
 
 fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
@@ -337,7 +357,7 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             };
             rows.iter()
                 .find(|r| r.row.model == want)
-                .map(|r| grouped(r.threshold))
+                .map(|r| grouped(r.threshold.floor()))
                 .ok_or_else(|| missing(name, "Megatron"))
         }
         "gb200-cross-node-gain" => gb200_changes()?
@@ -421,6 +441,27 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             let bw = tree.effective_bandwidths();
             need(bw.iter().find(|(k, _)| *k == kind).map(|(_, w)| bps(*w)))
         }
+        "dp-two-nodes" => {
+            let sys = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            let v = sys
+                .small_dp_threshold(super::Scope::Network, 2)
+                .map_err(|e| e.to_string())?;
+            Ok(grouped(v.floor()))
+        }
+        "spine-cable-bw" | "spine-switch-bw-b" | "spine-per-gpu-b" => {
+            let v = superpod(&SuperPodParams::parse("h100", 1024)?)?;
+            let spine = v
+                .levels
+                .iter()
+                .find(|l| l.kind == super::network::LevelKind::Spine)
+                .ok_or_else(|| missing(name, "H100"))?;
+            match name {
+                "spine-cable-bw" => Ok(bps(spine.cable)),
+                "spine-switch-bw-b" => need(spine.switch_appendix_b.map(bps)),
+                _ => need(spine.switch_appendix_b.map(|s| bps(s / spine.gpus as f64))),
+            }
+        }
         _ => Err(format!("fact `{name}` is listed but not implemented")),
     }
 }
@@ -467,7 +508,10 @@ mod tests {
         assert_eq!(fact("ag-bw-leaf", Some("h100")).unwrap(), "413 GB/s");
         assert_eq!(fact("ag-bw-spine", Some("h100")).unwrap(), "17.1 TB/s");
         assert!(fact("ag-bw-leaf", Some("gb200")).is_err());
-        assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,238");
+        assert_eq!(fact("dp-two-nodes", Some("h100")).unwrap(), "1,237");
+        assert_eq!(fact("spine-switch-bw-b", None).unwrap(), "25.6 TB/s");
+        assert_eq!(fact("spine-per-gpu-b", None).unwrap(), "25 GB/s");
+        assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,237");
         assert!(fact("sms", None).unwrap_err().contains("chip="));
         assert!(fact("nope", None).unwrap_err().contains("unknown fact"));
         assert!(fact("tensor-clock", Some("a100"))
