@@ -40,6 +40,7 @@ pub mod pipeline;
 pub mod profiling;
 pub mod remat;
 pub mod roofline;
+pub mod serving_sim;
 pub mod sharding;
 pub mod tpu;
 pub mod trace;
