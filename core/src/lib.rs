@@ -19,7 +19,9 @@
 //! assert_eq!(matmul(1024.0).verdict(v5e), Some(Verdict::ComputeBound));
 //! ```
 
+pub mod chip_map;
 pub mod codegen;
+pub mod collective_matmul;
 pub mod collectives;
 pub mod dtype;
 pub mod einsum;
@@ -42,6 +44,9 @@ pub mod remat;
 pub mod roofline;
 pub mod serving_sim;
 pub mod sharding;
+pub mod streaming;
+pub mod strong_scaling;
+pub mod systolic;
 pub mod tpu;
 pub mod trace;
 pub mod training;
