@@ -69,7 +69,7 @@ fn uses(body: &str, id: &str) -> bool {
     body.split('"').skip(1).step_by(2).any(|lit| {
         lit.contains('{') && {
             let parts: Vec<&str> = lit
-                .split(|c| c == '{' || c == '}')
+                .split(['{', '}'])
                 .enumerate()
                 .filter(|(i, _)| i % 2 == 0)
                 .map(|(_, p)| p)
