@@ -346,6 +346,18 @@ mod tests {
 
     proptest! {
         #[test]
+        fn reader_input_never_panics(gpu in 0usize..4, kind in 0usize..5, gpus in 0u64..5_000_000, bytes in -1e3f64..1e16, sharp: bool) {
+            let gpu = ["h100", "b200", "gb200", "a100"][gpu];
+            let kind = ["allgather", "reducescatter", "allreduce", "alltoall", "x"][kind];
+            if let Ok(p) = CollectiveParams::parse(gpu, kind, gpus, bytes, sharp) {
+                if let Ok(r) = collective_report(&p) {
+                    prop_assert!(r.total >= r.latency);
+                    prop_assert_eq!(r.curve.len(), 9);
+                }
+            }
+        }
+
+        #[test]
         fn sharp_halves_the_allreduce_bytes_in_the_limit(b in 1.0f64..1e12, n in 2u32..100_000) {
             let ring = bytes_per_gpu(Collective::AllReduce, Bytes(b), n, false).unwrap();
             let sharp = bytes_per_gpu(Collective::AllReduce, Bytes(b), n, true).unwrap();

@@ -130,12 +130,17 @@ impl RooflineParams {
 
     /// All GPUs: `dp · tp · ep · pp`.
     pub fn gpus(&self) -> u64 {
-        u64::from(self.dp) * u64::from(self.tp) * u64::from(self.ep) * u64::from(self.pp)
+        u64::from(self.dp)
+            .saturating_mul(u64::from(self.tp))
+            .saturating_mul(u64::from(self.ep))
+            .saturating_mul(u64::from(self.pp))
     }
 
     /// The model-parallel degree `tp · ep · pp`.
     pub fn model_parallel(&self) -> u64 {
-        u64::from(self.tp) * u64::from(self.ep) * u64::from(self.pp)
+        u64::from(self.tp)
+            .saturating_mul(u64::from(self.ep))
+            .saturating_mul(u64::from(self.pp))
     }
 
     /// The MLP the book's rooflines use: `D`, the (expert) `F`, `E` and `k`.
@@ -752,6 +757,21 @@ mod tests {
                 mine.sort_by(|x, y| x.start.total_cmp(&y.start));
                 for w in mine.windows(2) {
                     prop_assert!(w[0].end <= w[1].start + 1e-9);
+                }
+            }
+        }
+
+        #[test]
+        fn reader_input_never_panics(
+            gpu in 0usize..5, model in 0usize..4, batch in -1e3f64..1e13,
+            dp in 0u32..70_000, tp in 0u32..70_000, ep in 0u32..300, pp in 0u32..200, mb in 0u32..300,
+        ) {
+            let gpu = ["h100", "b200", "gb200", "a100", "h800"][gpu];
+            let model = ["llama3-70b", "deepseek-v3", "gpt-oss-120b", "mixtral-8x7b"][model];
+            if let Ok(p) = RooflineParams::parse(gpu, model, batch, dp, tp, ep, pp, mb) {
+                if let Ok(r) = rooflines(&p) {
+                    prop_assert!(r.pp.bubble >= 0.0 && r.pp.bubble < 1.0);
+                    prop_assert_eq!(r.gpus, p.gpus());
                 }
             }
         }

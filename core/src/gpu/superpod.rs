@@ -240,6 +240,17 @@ mod tests {
 
     proptest! {
         #[test]
+        fn reader_input_never_panics(gpu in 0usize..4, gpus in 0u64..(2 * MAX_GPUS)) {
+            let gpu = ["h100", "b200", "gb200", "a100"][gpu];
+            if let Ok(p) = SuperPodParams::parse(gpu, gpus) {
+                if let Ok(v) = superpod(&p) {
+                    prop_assert!(v.layout.nodes >= 1);
+                    prop_assert!(!v.description.contains("(s)"));
+                }
+            }
+        }
+
+        #[test]
         fn full_bisection_gives_every_gpu_the_same_share(nodes in 2u64..=256) {
             let v = view("h100", nodes * 8);
             prop_assert_eq!(v.bisection_per_gpu.0, 50e9);
