@@ -174,11 +174,11 @@ fn at(x: &[f64], i: usize) -> f64 {
     x.get(i).copied().unwrap_or(f64::NAN)
 }
 
-fn opts(labels: [&str; 4]) -> Vec<(&'static str, String)> {
+fn opts<S: AsRef<str>>(labels: [S; 4]) -> Vec<(&'static str, String)> {
     ["a", "b", "c", "d"]
         .into_iter()
         .zip(labels)
-        .map(|(id, l)| (id, l.to_string()))
+        .map(|(id, l)| (id, l.as_ref().to_string()))
         .collect()
 }
 
@@ -530,12 +530,7 @@ fn network_level() -> Vec<Def> {
             &["Scale the measured bandwidth by the gain."]),
         def("ch12-c-pq3", Kind::PopQuiz, &[],
             |_| "Within one SU (256 H100s), how does AllGather_X(bf16[D_X, F_Y]) cost depend on the inner axis Y?".into(),
-            |_| Ok(pick(&opts([
-                "Y ≤ 8: 2DF·31/(32·400 GB/s), no gain from Y; Y > 8: about 2DF/(Y·50 GB/s)",
-                "always 2DF/(Y·400 GB/s)",
-                "always 2DF·31/(32·400 GB/s), whatever Y",
-                "Y ≤ 8: 2DF/(Y·450 GB/s); Y > 8: constant",
-            ]), "a").step("within a node Y only splits the node term; the leaf still carries the whole array until Y spans nodes")),
+            |_| c_pq3(),
             &["Ask which level is the bottleneck before and after Y spans more than one node."]),
         def("ch12-c-q1", Kind::Question, &[],
             |_| "An SU has M nodes of N GPUs. In an AllGather of B bytes, how many bytes go in and out of a node's switch, and of the top switch?".into(),
@@ -567,13 +562,7 @@ fn network_level() -> Vec<Def> {
             &["SHARP makes an AllReduce cost like one pass of the bytes."]),
         def("ch12-c-q4", Kind::Question, &[],
             |_| "With Y = 256 over 4 SUs, AllReduce(bf16[D, F_Y]{U_X}) with SHARP reduces at the spine. What bounds its time?".into(),
-            |_| Ok(pick(&opts([
-                "the whole 2DF bytes crossing each SU's share of the spine bandwidth once",
-                "2DF/(Y·450 GB/s), the NVLink term",
-                "2·2DF·(N−1)/N over the leaf bandwidth, as without SHARP",
-                "nothing: the reduction is free in the network",
-            ]), "a").step("each SU sends its array up once and receives the reduction: B over the spine bandwidth per SU")
-                .step("the book divides by 25.6 TB/s / 4 = 6.4 TB/s (Appendix B); the summary table's 51.2 TB/s gives 12.8 TB/s")),
+            |_| c_q4(),
             &["With SHARP each level moves the bytes once; find the narrowest level."]),
         def("ch12-c-q5", Kind::Question, &[],
             |_| "An AllGather spans exactly 2 H100 nodes. Which term sets its precise cost?".into(),
@@ -589,6 +578,144 @@ fn network_level() -> Vec<Def> {
             },
             &["Compute each level's time with its (D−1)/D factor."]),
     ]
+}
+
+/// The one option whose claim core confirms (an error if none or several do,
+/// so that a change in the cost model cannot leave a stale letter).
+fn confirmed(claims: [bool; 4]) -> Result<&'static str, String> {
+    let holds: Vec<&'static str> = ["a", "b", "c", "d"]
+        .into_iter()
+        .zip(claims)
+        .filter(|(_, c)| *c)
+        .map(|(id, _)| id)
+        .collect();
+    match holds.as_slice() {
+        [one] => Ok(one),
+        _ => Err(format!("core confirms options {holds:?}, not exactly one")),
+    }
+}
+
+/// Whether `predicted` is within `tol` (relative) of core's `cost` at every point.
+fn agrees(points: &[(f64, f64)], tol: f64) -> bool {
+    points
+        .iter()
+        .all(|(cost, predicted)| ((predicted - cost) / cost).abs() <= tol)
+}
+
+/// AllGather of a bf16[D_X, F_Y] array in one SU against Y: each option's
+/// claim checked against core's fat-tree cost for Y from 1 to 128.
+fn c_pq3() -> Result<Solution, String> {
+    let h = h100()?;
+    let node = h.gpus_per_node as f64;
+    let nic = reg("h100")?.bandwidth(Link::ScaleOut).ok_or("no NIC")?.0;
+    let (w_node, w_gpu) = (nic * node, h.w_gpu.0);
+    let b = Dtype::Bf16.size_of(8192.0 * 32768.0).0;
+    let t = tree()?;
+    let su = 256u64;
+    let nodes = su as f64 / node;
+    let mut cost = Vec::new();
+    for y in [1u32, 2, 4, 8, 16, 32, 64, 128] {
+        let c = t
+            .collective(Collective::AllGather, Bytes(b), su, EXACT.with_inner(y))
+            .map_err(s)?;
+        cost.push((f64::from(y), c.total.0));
+    }
+    let leaf = b * (nodes - 1.0) / (nodes * w_node);
+    let claim = |f: &dyn Fn(f64) -> f64, tol: f64| {
+        agrees(
+            &cost.iter().map(|(y, c)| (*c, f(*y))).collect::<Vec<_>>(),
+            tol,
+        )
+    };
+    let a = claim(&|y| if y <= node { leaf } else { b / (y * nic) }, 0.05);
+    let bb = claim(&|y| b / (y * w_node), 0.05);
+    let c = claim(&|_| leaf, 0.05);
+    let d = claim(
+        &|y| {
+            if y <= node {
+                b / (y * w_gpu)
+            } else {
+                b / (node * w_gpu)
+            }
+        },
+        0.05,
+    );
+    let nodes_txt = n(nodes);
+    let options = opts([
+        &format!(
+            "Y ≤ {}: 2DF·{}/({nodes_txt}·{}), no gain from Y; Y > {}: about 2DF/(Y·{})",
+            n(node),
+            n(nodes - 1.0),
+            si(w_node, "B/s", 3),
+            n(node),
+            si(nic, "B/s", 3)
+        ),
+        &format!("always 2DF/(Y·{})", si(w_node, "B/s", 3)),
+        &format!(
+            "always 2DF·{}/({nodes_txt}·{}), whatever Y",
+            n(nodes - 1.0),
+            si(w_node, "B/s", 3)
+        ),
+        &format!(
+            "Y ≤ {}: 2DF/(Y·{}); Y > {}: constant",
+            n(node),
+            si(w_gpu, "B/s", 3),
+            n(node)
+        ),
+    ]);
+    let steps = cost
+        .iter()
+        .map(|(y, c)| format!("Y = {}: {}", n(*y), seconds(*c)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(pick(&options, confirmed([a, bb, c, d])?)
+        .step("within a node Y only splits the node term; the leaf still carries the whole array until Y spans nodes")
+        .step(format!("core's cost for 2DF = {}: {steps}", si(b, "B", 3))))
+}
+
+/// SHARP AllReduce of bf16[D, F_Y] with Y = 256 over 4 SUs: each option's
+/// claim checked against core's fat-tree cost.
+fn c_q4() -> Result<Solution, String> {
+    let h = h100()?;
+    let t = tree()?;
+    let b = Dtype::Bf16.size_of(8192.0 * 28672.0).0;
+    let (gpus, y, sus) = (1024u64, 256u32, 4.0);
+    let cost = t
+        .collective(
+            Collective::AllReduce,
+            Bytes(b),
+            gpus,
+            EXACT.with_sharp().with_inner(y),
+        )
+        .map_err(s)?
+        .total
+        .0;
+    let spine = t
+        .levels
+        .get(2)
+        .and_then(|l| l.switch_bandwidth)
+        .ok_or("no spine level")?
+        .0;
+    let nic = reg("h100")?.bandwidth(Link::ScaleOut).ok_or("no NIC")?.0;
+    let w_node = nic * h.gpus_per_node as f64;
+    let g = gpus as f64;
+    let near = |x: f64| ((x - cost) / cost).abs() <= 0.01;
+    let claims = [
+        near(b / (spine / sus)),
+        near(b / (f64::from(y) * h.w_gpu.0)),
+        near(2.0 * b * (g - 1.0) / g / w_node),
+        cost == 0.0,
+    ];
+    let options = opts([
+        "the whole 2DF bytes crossing each SU's share of the spine bandwidth once",
+        &format!("2DF/(Y·{}), the NVLink term", si(h.w_gpu.0, "B/s", 3)),
+        "2·2DF·(N−1)/N over the leaf bandwidth, as without SHARP",
+        "nothing: the reduction is free in the network",
+    ]);
+    Ok(pick(&options, confirmed(claims)?)
+        .step("each SU sends its array up once and receives the reduction: B over the spine bandwidth per SU")
+        .step(format!("core: {} for 2DF = {} over {} per SU", seconds(cost), si(b, "B", 3), si(spine / sus, "B/s", 3)))
+        .step("the book divides by 25.6 TB/s / 4 = 6.4 TB/s (Appendix B); the summary table's 51.2 TB/s gives 12.8 TB/s"))
 }
 
 fn ag(p: &[Param], o: CollectiveOptions, formula: &str) -> Result<Solution, String> {
