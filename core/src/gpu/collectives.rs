@@ -25,7 +25,7 @@
 //! ```
 
 use super::network::{Collective, CollectiveCost, CollectiveOptions, FatTree};
-use super::specs::{MEASURED, NCCL_ALLREDUCE_POINTS};
+use super::specs::{MeasuredCurve, MEASURED, MEASURED_CURVES, NCCL_ALLREDUCE_POINTS};
 use super::GpuSystem;
 use crate::dtype::Dtype;
 use crate::units::{Bytes, BytesPerSec, Seconds};
@@ -202,6 +202,9 @@ pub struct CollectiveReport {
     pub curve: Vec<CurvePoint>,
     /// The book's measurements that match this collective (AllReduce on one H100 node).
     pub measured: Vec<Measurement>,
+    /// The book's plotted curves for this collective: the H100 node's when the
+    /// collective spans one H100 node, and the TPU's for comparison.
+    pub figure_curves: Vec<&'static MeasuredCurve>,
 }
 
 fn tree_time(
@@ -263,7 +266,13 @@ pub fn collective_report(p: &CollectiveParams) -> Result<CollectiveReport, Strin
     } else {
         Vec::new()
     };
+    let figure_curves = MEASURED_CURVES
+        .iter()
+        .filter(|c| c.collective == p.kind.name())
+        .filter(|c| one_h100_node || !c.key.starts_with("h100"))
+        .collect();
     Ok(CollectiveReport {
+        figure_curves,
         total: latency + cost.total,
         regime: regime(cost.total),
         crossover: Bytes(latency.0 * rate),
@@ -312,6 +321,16 @@ mod tests {
         let p = CollectiveParams::parse("h100", "allreduce", 8, 1e9, false).unwrap();
         let r = collective_report(&p).unwrap();
         assert_eq!(r.measured.len(), 2);
+        let keys: Vec<_> = r.figure_curves.iter().map(|c| c.key).collect();
+        assert_eq!(keys, ["h100-allreduce", "v5p-allreduce"]);
+        let ag = CollectiveParams::parse("b200", "allgather", 16, 1e9, false).unwrap();
+        let keys: Vec<_> = collective_report(&ag)
+            .unwrap()
+            .figure_curves
+            .iter()
+            .map(|c| c.key)
+            .collect();
+        assert_eq!(keys, ["v5e-allgather"]);
         assert_eq!(r.curve.first().unwrap().regime, Regime::Latency);
         assert_eq!(r.curve.last().unwrap().regime, Regime::Bandwidth);
         assert!(r.other_sharp < r.cost.total);

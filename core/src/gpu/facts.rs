@@ -256,6 +256,8 @@ pub const FACTS: &[FactSpec] = &[
         false,
         "the spine's bandwidth per GPU under Appendix B's count",
     ),
+    f("h100-ag-16mb-share", false, "share of the claimed bandwidth an 8xH100 AllGather reached at 16 MiB (read off the book's figure)"),
+    f("v5e-ag-16mb-share", false, "the same for a TPU v5e AllGather"),
 ];
 
 fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
@@ -462,6 +464,16 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
                 _ => need(spine.switch_appendix_b.map(|s| bps(s / spine.gpus as f64))),
             }
         }
+        "h100-ag-16mb-share" | "v5e-ag-16mb-share" => {
+            let key = name.trim_end_matches("-ag-16mb-share");
+            let curve = super::specs::measured_curve(&format!("{key}-allgather"))
+                .ok_or_else(|| missing(name, key))?;
+            need(
+                curve
+                    .share_of_claimed(16_777_216.0)
+                    .map(|s| format!("{:.0}%", s * 100.0)),
+            )
+        }
         _ => Err(format!("fact `{name}` is listed but not implemented")),
     }
 }
@@ -511,6 +523,8 @@ mod tests {
         assert_eq!(fact("dp-two-nodes", Some("h100")).unwrap(), "1,237");
         assert_eq!(fact("spine-switch-bw-b", None).unwrap(), "25.6 TB/s");
         assert_eq!(fact("spine-per-gpu-b", None).unwrap(), "25 GB/s");
+        assert_eq!(fact("h100-ag-16mb-share", None).unwrap(), "18%");
+        assert_eq!(fact("v5e-ag-16mb-share", None).unwrap(), "90%");
         assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,237");
         assert!(fact("sms", None).unwrap_err().contains("chip="));
         assert!(fact("nope", None).unwrap_err().contains("unknown fact"));

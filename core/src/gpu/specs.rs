@@ -680,6 +680,164 @@ pub static H100_ADD_MEASURED: [(f64, Cited<crate::units::Seconds>); 2] = [
     ),
 ];
 
+/// A bandwidth-against-size curve the book measured and plotted (Part 12, Appendix B).
+///
+/// The book prints these only as figures, so the points are read off the plots:
+/// sizes are the powers of two the runs used, bandwidths are accurate to about
+/// two percent of each plot's full scale. They are the book's measurements, not
+/// a model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeasuredCurve {
+    /// Short key (`h100-allreduce`).
+    pub key: &'static str,
+    /// What was measured.
+    pub label: &'static str,
+    /// The collective.
+    pub collective: &'static str,
+    /// The bandwidth the vendor claims for the link, as drawn on the plot.
+    pub claimed: BytesPerSec,
+    /// `(message bytes, link or bus bandwidth in bytes/s)`, smallest message first.
+    pub points: &'static [(f64, f64)],
+    /// Where the book shows it.
+    pub source: Source,
+}
+
+const P13: f64 = 8192.0;
+const P17: f64 = 131_072.0;
+const P19: f64 = 524_288.0;
+const P22: f64 = 4_194_304.0;
+const P24: f64 = 16_777_216.0;
+const P27: f64 = 134_217_728.0;
+const P28: f64 = 268_435_456.0;
+const P30: f64 = 1_073_741_824.0;
+const P31: f64 = 2_147_483_648.0;
+const P32: f64 = 4_294_967_296.0;
+const P33: f64 = 8_589_934_592.0;
+
+/// The four measured curves of Part 12's Appendix B.
+pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
+    MeasuredCurve {
+        key: "h100-allreduce",
+        label: "AllReduce bus bandwidth, 8xH100 node, SHARP off (NCCL)",
+        collective: "allreduce",
+        claimed: BytesPerSec(450e9),
+        points: &[
+            (P13, 0.0),
+            (P17, 2e9),
+            (P19, 7e9),
+            (P22, 45e9),
+            (P24, 127e9),
+            (P27, 292e9),
+            (P28, 323e9),
+            (P30, 352e9),
+            (P31, 360e9),
+            (P32, 364e9),
+            (P33, 367e9),
+        ],
+        source: src_note(
+            "Appendix B (and Intra-node collectives): gpu-all-reduce-bw.png, bus BW",
+            "read off the figure",
+        ),
+    },
+    MeasuredCurve {
+        key: "v5p-allreduce",
+        label: "AllReduce bus bandwidth, TPU v5p 4x4x4, one axis",
+        collective: "allreduce",
+        claimed: BytesPerSec(90e9),
+        points: &[
+            (P13, 0.0),
+            (P17, 0.5e9),
+            (P19, 3e9),
+            (P22, 23e9),
+            (P24, 66e9),
+            (P27, 76e9),
+            (P28, 79e9),
+            (P30, 77.5e9),
+            (P31, 79.5e9),
+            (P32, 80.5e9),
+            (P33, 81.3e9),
+        ],
+        source: src_note(
+            "Appendix B: tpu-all-reduce-bw.png, bus BW",
+            "read off the figure",
+        ),
+    },
+    MeasuredCurve {
+        key: "h100-allgather",
+        label: "AllGather link bandwidth, 8xH100 node (NCCL)",
+        collective: "allgather",
+        claimed: BytesPerSec(450e9),
+        points: &[
+            (P13, 0.0),
+            (P17, 0.5e9),
+            (P19, 3e9),
+            (P22, 25e9),
+            (P24, 80e9),
+            (P27, 234e9),
+            (P28, 280e9),
+            (P30, 331e9),
+            (P31, 343e9),
+            (P32, 350e9),
+        ],
+        source: src_note(
+            "Appendix B: gpu-all-gather-bw.png, link BW",
+            "read off the figure",
+        ),
+    },
+    MeasuredCurve {
+        key: "v5e-allgather",
+        label: "AllGather link bandwidth, TPU v5e 8x16, one axis",
+        collective: "allgather",
+        claimed: BytesPerSec(45e9),
+        points: &[
+            (P13, 0.3e9),
+            (P17, 4e9),
+            (P19, 12.6e9),
+            (P22, 33.8e9),
+            (P24, 40.4e9),
+            (P27, 41.8e9),
+            (P28, 42e9),
+            (P30, 42.1e9),
+            (P31, 42.2e9),
+            (P32, 42.2e9),
+        ],
+        source: src_note(
+            "Appendix B: tpu-all-gather-bw.png, link BW",
+            "read off the figure",
+        ),
+    },
+];
+
+impl MeasuredCurve {
+    /// The measured bandwidth at `bytes`, interpolated on a log scale of size;
+    /// `None` outside the measured range.
+    pub fn at(&self, bytes: f64) -> Option<BytesPerSec> {
+        let pts = self.points;
+        let first = pts.first()?;
+        let last = pts.last()?;
+        if !(bytes >= first.0 && bytes <= last.0) {
+            return None;
+        }
+        let i = pts.iter().position(|p| p.0 >= bytes)?;
+        if i == 0 || pts[i].0 == bytes {
+            return Some(BytesPerSec(pts[i].1));
+        }
+        let (a, b) = (pts[i - 1], pts[i]);
+        let f = (bytes.ln() - a.0.ln()) / (b.0.ln() - a.0.ln());
+        Some(BytesPerSec(a.1 + f * (b.1 - a.1)))
+    }
+
+    /// The measured bandwidth at `bytes` over the claimed one.
+    pub fn share_of_claimed(&self, bytes: f64) -> Option<f64> {
+        Some(self.at(bytes)? / self.claimed)
+    }
+}
+
+/// A measured curve by key.
+pub fn measured_curve(key: &str) -> Option<&'static MeasuredCurve> {
+    MEASURED_CURVES.iter().find(|c| c.key == key)
+}
+
 /// One configuration of the Megatron-LM table Part 12 Quiz 5 Q3 reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MegatronRow {
@@ -838,5 +996,40 @@ mod tests {
         let hopper = nvlink_generation(Architecture::Hopper).unwrap();
         assert_eq!(hopper.switch_bandwidth(), Some(BytesPerSec(1.6e12)));
         assert_eq!(hopper.switches_for(8), Some(4));
+    }
+
+    #[test]
+    fn measured_curves_read_consistently() {
+        for c in &MEASURED_CURVES {
+            assert!(c.points.windows(2).all(|w| w[0].0 < w[1].0), "{}", c.key);
+            let top = c.points.last().unwrap().1;
+            assert!(
+                top < c.claimed.0 * 1.0,
+                "{}: no curve beats its claim",
+                c.key
+            );
+            assert_eq!(c.at(c.points[3].0), Some(BytesPerSec(c.points[3].1)));
+            assert!(c.at(1.0).is_none());
+        }
+        // The book's 370 GB/s at ~10 GB agrees with the figure's last point within 1%.
+        let ar = measured_curve("h100-allreduce").unwrap();
+        let last = ar.points.last().unwrap().1;
+        assert!((last / MEASURED.nccl_allreduce_bus.value.0 - 1.0).abs() < 0.01);
+        // At 16 MB a TPU is near its claimed bandwidth, an H100 node far from it.
+        let mb16 = 16_777_216.0;
+        assert!(
+            measured_curve("v5e-allgather")
+                .unwrap()
+                .share_of_claimed(mb16)
+                .unwrap()
+                > 0.85
+        );
+        assert!(
+            measured_curve("h100-allgather")
+                .unwrap()
+                .share_of_claimed(mb16)
+                .unwrap()
+                < 0.2
+        );
     }
 }
