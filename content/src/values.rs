@@ -124,6 +124,14 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "run-default", args: &["what"], doc: "Part 6's run assumption from core: what=tokens, mfu, sequences, seq, batch, pods or model" },
     ValueSpec { name: "train-memory", args: &["model", "chip", "batch", "checkpoints", "show"], doc: "Part 6's memory ledger (bf16 params, Adam, checkpoints per layer): show=params, optimizer, checkpoints, total, min-chips, per-chip" },
     ValueSpec { name: "seq-shards", args: &["chip", "tp"], doc: "sequence-sharding degree of FSDP over a full pod beside tp-way tensor parallelism (a whole divisor)" },
+    // Parts 0-3 in depth (`parts03_values`).
+    ValueSpec { name: "strong-scaling", args: &["chip", "params", "tokens", "chips", "show"], doc: "a fixed step over more chips, gradients all-reduced on one ring: show=efficiency (default), step, compute, comms" },
+    ValueSpec { name: "tile-intensity", args: &["bm", "bk", "bn", "show"], doc: "FLOPs per byte of a bf16 matmul tile: show=approx (bm·bn/(bm+bn), default) or exact" },
+    ValueSpec { name: "link-step", args: &["chip", "link", "over"], doc: "how many times faster one TPU path (hbm, ici per link, pcie, dcn) is than another" },
+    ValueSpec { name: "ridge-via", args: &["chip", "link", "via"], doc: "a chip's bf16 peak over a link bandwidth taken from another chip (a problem's fixed figure)" },
+    ValueSpec { name: "systolic-cycles", args: &["k", "n", "m", "blocks", "pipelined"], doc: "cycles a k×n weight-stationary systolic array takes for blocks of m rows (pipelined=yes or no), emulated" },
+    ValueSpec { name: "collective-matmul", args: &["chip", "n", "i", "j", "k", "show"], doc: "an AllGather matmul on a ring of n: show=saved (default), blocking, overlapped, compute, gather" },
+    ValueSpec { name: "gather-knee", args: &["chip", "n", "show"], doc: "the AllGather cost model's latency knee on a ring of n (show=knee), or the book's measurement (measured-at, measured-fraction)" },
     ValueSpec { name: "tiling", args: &["dtype", "dims", "tile", "show"], doc: "an HLO array padded to whole tiles (Part 9): show=blowup (default), padded, bytes or padded-bytes; dims=3,5 tile=2,2" },
 ];
 
@@ -359,6 +367,7 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
         | "gpu-dp-tokens" | "gpus-per-node" => inference_value(d),
         "tiling" => tiling_value(d),
         name if crate::depth_values::NAMES.contains(&name) => crate::depth_values::evaluate(d),
+        name if crate::parts03_values::NAMES.contains(&name) => crate::parts03_values::evaluate(d),
         "gpu-fact" => ridgeline_core::gpu::facts::fact(
             d.arg("fact").ok_or("`gpu-fact` needs fact=")?,
             d.arg("chip"),
@@ -765,7 +774,9 @@ mod tests {
         for spec in VALUES {
             let mut d = Directive::parse(spec.name).unwrap();
             for a in spec.args {
-                if let Some(v) = crate::depth_values::example_arg(spec.name, a) {
+                if let Some(v) = crate::depth_values::example_arg(spec.name, a)
+                    .or_else(|| crate::parts03_values::example_arg(spec.name, a))
+                {
                     d.args.push((a.to_string(), v.to_string()));
                     continue;
                 }
