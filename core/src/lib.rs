@@ -42,6 +42,7 @@ pub mod pipeline;
 pub mod profiling;
 pub mod remat;
 pub mod roofline;
+pub mod serving;
 pub mod serving_sim;
 pub mod sharding;
 pub mod streaming;
