@@ -25,6 +25,7 @@ pub const NAMES: &[&str] = &[
     "run-default",
     "train-memory",
     "seq-shards",
+    "layer-share",
 ];
 
 /// A valid value for every argument of [`NAMES`], for the test that evaluates each
@@ -51,6 +52,7 @@ pub fn example_arg(name: &str, arg: &str) -> Option<&'static str> {
         ("train-memory", "checkpoints") => "4",
         ("seq-shards", "chip") => "v5p",
         ("seq-shards", "tp") => "4",
+        ("layer-share", "show") => "other",
         (_, "model") => "llama3-70b",
         (_, "chip") => "v5e",
         (_, "dtype") => "bf16",
@@ -261,6 +263,23 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
                 tr::sequence_degree(shards as u64, a.sequences) as f64
             ))
         }
+        "layer-share" => {
+            // Forward FLOPs of one layer for one sequence, by kind of operation.
+            let l = ridgeline_core::layer::layer_ops(&ridgeline_core::layer::LayerParams {
+                model: model_arg(d)?,
+                batch: 1.0,
+                seq: num_arg(d, "seq", Some(4096.0))?,
+                dtype: Dtype::Bf16,
+                causal: false,
+            })?;
+            let share = match show(d, "other") {
+                "matmul" => l.matmul_share(),
+                "attention" => l.attention_share(),
+                "other" => 1.0 - l.matmul_share(),
+                o => return Err(unknown(d, o, "matmul, attention, other")),
+            };
+            Ok(format!("{}%", sci(100.0 * share, 2)))
+        }
         other => Err(format!("`{other}` is not a Parts 4-6 value")),
     }
 }
@@ -308,6 +327,7 @@ mod tests {
 
     #[test]
     fn part4_and_5_numbers() {
+        assert_eq!(eval("layer-share model=llama3-70b show=other"), "0.083%");
         assert_eq!(eval("pipeline-bubble stages=4 microbatches=8"), "27.3%");
         assert_eq!(
             eval("pipeline-bubble stages=4 microbatches=8 schedule=interleaved chunks=2"),
