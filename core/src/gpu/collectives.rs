@@ -299,6 +299,35 @@ pub fn sharp_gain(n: u32) -> Result<(f64, f64, BytesPerSec), String> {
     ))
 }
 
+/// The cost of `AllGather_X(A[I_Y, J])` (or a ReduceScatter) as the inner axis `Y`
+/// doubles from 1 to `max_y` (the book's sharded-all-gather figure): each point is
+/// `(Y, node term, scale-out term, total)`.
+pub fn sharded_curve(
+    system: &GpuSystem,
+    bytes: Bytes,
+    max_y: u32,
+) -> Result<Vec<(u32, super::network::ShardedCost)>, String> {
+    if max_y == 0 || max_y > 1 << 20 {
+        return Err(format!("max_y: must be 1 to {} (got {max_y})", 1 << 20));
+    }
+    let w_node = system
+        .w_collective(super::Scope::Network)
+        .map_err(|e| format!("gpu: {e}"))?;
+    let mut out = Vec::new();
+    let mut y = 1u32;
+    while y <= max_y {
+        let c =
+            super::network::sharded_reduction(bytes, y, system.gpus_per_node, system.w_gpu, w_node)
+                .map_err(|e| e.to_string())?;
+        out.push((y, c));
+        y = match y.checked_mul(2) {
+            Some(next) => next,
+            None => break,
+        };
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +390,26 @@ mod tests {
         );
         let bad = CollectiveParams::parse("h100", "allgather", 12, 1e9, false).unwrap();
         assert!(collective_report(&bad).unwrap_err().starts_with("gpus:"));
+    }
+
+    #[test]
+    fn sharding_over_nodes_is_what_helps() {
+        let sys = GpuSystem::from_id("h100", Dtype::Bf16).unwrap();
+        // Pop quiz 3's array: bf16[8192, 32768].
+        let curve = sharded_curve(&sys, Bytes(2.0 * 8192.0 * 32768.0), 256).unwrap();
+        assert_eq!(curve.len(), 9);
+        let total = |y: u32| curve.iter().find(|(v, _)| *v == y).unwrap().1.total;
+        // Inside a node the inner axis leaves the total alone; across nodes it divides it.
+        assert_eq!(total(1), total(8));
+        assert!((total(8).0 / total(64).0 - 8.0).abs() < 1e-9);
+        for w in curve.windows(2) {
+            assert!(w[1].1.total <= w[0].1.total);
+        }
+        assert!(sharded_curve(&sys, Bytes(1.0), 0).is_err());
+        let a100 = GpuSystem::from_id("a100", Dtype::Bf16).unwrap();
+        assert!(sharded_curve(&a100, Bytes(1.0), 8)
+            .unwrap_err()
+            .starts_with("gpu:"));
     }
 
     proptest! {

@@ -101,6 +101,14 @@ pub struct SuperPodView {
     pub description: String,
 }
 
+impl Layout {
+    /// One line with proper plurals: "1,024 GPUs fill 128 nodes of 8, in 4 Scalable
+    /// Units, with 560 switches" (widgets show this instead of "node(s)").
+    pub fn describe(&self) -> String {
+        describe(self)
+    }
+}
+
 fn describe(layout: &Layout) -> String {
     let mut s = format!(
         "{} {} {} of {}",
