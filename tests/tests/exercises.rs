@@ -440,6 +440,49 @@ fn symbolic_and_structural_answers() {
     assert_eq!(exercise("ch5-q3a").unwrap().grade("(b)"), Verdict::Correct);
     assert_eq!(exercise("ch6-q7").unwrap().grade("b"), Verdict::Correct);
     assert_eq!(exercise("ch6-q7").unwrap().grade("a").label(), "incorrect");
+    // The book's notation: bounds, products of arrays, superscripts, roots,
+    // subscripted symbols, braces, lowercase mesh axes.
+    let q8a = exercise("ch4-q8a").unwrap();
+    assert_eq!(q8a.grade("B > 120*E/k"), Verdict::Correct);
+    assert_eq!(q8a.grade("B ≥ 120E/k"), Verdict::Correct);
+    assert_eq!(q8a.grade("B < 120*E/k").label(), "invalid");
+    assert_eq!(q5.grade("A[I_XYZ,J] . B[J,K]"), Verdict::Correct);
+    let q7a = exercise("ch7-q7a").unwrap();
+    for text in [
+        "11.3*B*D/(sqrt(N)*W_ici)",
+        "√128*B*D/(√N*W_ici)",
+        "T_2D = sqrt(128)*B*D/(sqrt(N)*W_link)",
+    ] {
+        assert_eq!(q7a.grade(text), Verdict::Correct, "{text}");
+    }
+    assert_eq!(q7a.grade("12*B*D/(sqrt(N)*W)").label(), "incorrect");
+    assert_eq!(q10a.grade("N²(1-1/D)"), Verdict::Correct);
+    let ex1 = exercise("ch3-ex1").unwrap();
+    assert_eq!(ex1.grade("B[J, K_{Y}]"), Verdict::Correct);
+    assert_eq!(ex1.grade("B[J,K_y]"), Verdict::Correct);
+    assert_eq!(q2.grade("banana = BDF/16").label(), "invalid");
+    assert_eq!(q2.grade("T = BDF/16"), Verdict::Correct);
+    for text in ["1/0", "D/0", "sqrt(-1)"] {
+        let v = q2.grade(text);
+        assert_eq!(v.label(), "invalid", "{text}: {v:?}");
+        assert!(v.message().unwrap().contains("undefined"), "{text}: {v:?}");
+    }
+    // Multiple choice: letters in several forms, the text, ambiguous starts.
+    let q3a = exercise("ch5-q3a").unwrap();
+    for text in [
+        "b",
+        "B",
+        "(b)",
+        "b)",
+        "option b",
+        "b) no: the replicated state does not fit",
+    ] {
+        assert_eq!(q3a.grade(text), Verdict::Correct, "{text}");
+    }
+    let no = q3a.grade("no");
+    assert_eq!(no.label(), "invalid");
+    assert!(no.message().unwrap().contains("b, c"), "{no:?}");
+    assert_eq!(q3a.grade(&"b".repeat(500)).label(), "invalid");
     // Parts 9 and 10.
     assert_eq!(exercise("ch9-q1").unwrap().grade("(b)"), Verdict::Correct);
     assert_eq!(exercise("ch9-q1").unwrap().grade("c").label(), "incorrect");

@@ -665,9 +665,25 @@ impl Exercise {
                         }
                     }
                 };
+                // A formula undefined wherever it is evaluated (`D/0`,
+                // `sqrt(-1)`) is refused rather than graded.
+                let undefined = [0.0, 0.5, 1.0].iter().all(|t| {
+                    let x: Vec<f64> = vars.iter().map(|v| v.min + t * (v.max - v.min)).collect();
+                    !reader.eval(&x).is_finite()
+                });
+                if undefined {
+                    return Verdict::Invalid {
+                        reason: "the formula is undefined (a division by zero or a root of a negative number)".into(),
+                    };
+                }
                 let f = reference.0.clone();
                 match equivalence(&reader, &move |x: &[f64]| f(x), vars, 0x5eed) {
                     Equivalence::Equal => Verdict::Correct,
+                    // A coefficient rounded as the book rounds it (`11.3` for
+                    // √128) is the same formula.
+                    Equivalence::ConstantRatio(r) if (r - 1.0).abs() <= MIN_TOLERANCE => {
+                        Verdict::Correct
+                    }
                     Equivalence::ConstantRatio(r) => Verdict::Incorrect {
                         diagnosis: diagnose(
                             1.0,
