@@ -63,6 +63,9 @@ pub struct AnatomyPart {
     pub per_chip: f64,
     /// Capacity of one, for memories.
     pub capacity: Option<Bytes>,
+    /// What all of them together compute, for compute units (the registry's dense bf16
+    /// peak for Tensor Cores, the boost-clock fp32 rate for CUDA cores).
+    pub rate: Option<FlopsPerSec>,
     /// What it does, in one sentence.
     pub role: &'static str,
 }
@@ -153,6 +156,7 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
             per_sm: f64::from(SM.tensor_cores()),
             per_chip: f64::from(tc),
             capacity: None,
+            rate: None,
             role: "the matrix unit: nearly all of the chip's FLOPs",
         },
         AnatomyPart {
@@ -162,6 +166,7 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
             per_sm: f64::from(sub),
             per_chip: f64::from(schedulers),
             capacity: None,
+            rate: None,
             role: "issues one instruction per cycle to its 32 CUDA cores",
         },
         AnatomyPart {
@@ -171,6 +176,7 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
             per_sm: f64::from(SM.cuda_cores()),
             per_chip: f64::from(cuda),
             capacity: None,
+            rate: None,
             role: "one SIMT lane: elementwise maths, reductions",
         },
         AnatomyPart {
@@ -179,6 +185,8 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
             tpu_counterpart: "vector registers",
             per_sm: f64::from(sub),
             per_chip: f64::from(schedulers),
+            rate: None,
+
             capacity: Some(SM.register_file() / f64::from(sub)),
             role: "per-thread state of the resident warps",
         },
@@ -188,6 +196,8 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
             tpu_counterpart: "VMEM",
             per_sm: 1.0,
             per_chip: sms_f,
+            rate: None,
+
             capacity: Some(g.smem_per_sm),
             role: "programmer-managed cache feeding the Tensor Cores",
         },
@@ -199,6 +209,8 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
             tpu_counterpart: "(none)",
             per_sm: 1.0,
             per_chip: sms_f,
+            rate: None,
+
             capacity: Some(tmem),
             role: "holds the accumulators the large Blackwell Tensor Cores no longer fit in SMEM",
         });
@@ -209,6 +221,7 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
         tpu_counterpart: "(none: VMEM is the large on-chip memory)",
         per_sm: 0.0,
         per_chip: 1.0,
+        rate: None,
         capacity: Some(g.l2),
         role: "shared by every SM, managed by the hardware",
     });
@@ -218,9 +231,18 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
         tpu_counterpart: "HBM",
         per_sm: 0.0,
         per_chip: 1.0,
+        rate: None,
         capacity: Some(g.hbm_capacity),
         role: "weights, optimizer state, activations",
     });
+    let vector_boost = vector(g.boost_clock);
+    for p in &mut parts {
+        p.rate = match p.key {
+            "tensor-core" => registry_peak.or(peak_from_parts),
+            "cuda-core" => vector_boost,
+            _ => None,
+        };
+    }
     Ok(Anatomy {
         name: g.name,
         architecture: g.architecture.name(),
@@ -240,7 +262,7 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
         peak_from_parts,
         registry_peak,
         vector_base: vector(g.base_clock),
-        vector_boost: vector(g.boost_clock),
+        vector_boost,
         parts,
     })
 }
@@ -269,6 +291,9 @@ mod tests {
         assert_eq!(h.part("smem").unwrap().per_chip, 132.0);
         assert!(h.part("tmem").is_none());
         assert!(of("b200").part("tmem").is_some());
+        assert_eq!(h.part("tensor-core").unwrap().rate, h.registry_peak);
+        assert_eq!(h.part("cuda-core").unwrap().rate, h.vector_boost);
+        assert!(h.part("smem").unwrap().rate.is_none());
         assert_eq!(of("V100").sms, 80);
         let e = AnatomyParams::parse("x200").unwrap_err();
         assert!(e.starts_with("gpu:") && e.contains("h100"));
