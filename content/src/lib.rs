@@ -16,6 +16,7 @@
 
 pub mod depth_values;
 pub mod directive;
+pub mod lint;
 pub mod parts03_values;
 pub mod render;
 pub mod search;

@@ -167,6 +167,7 @@ pub fn render_chapter(source: &str) -> Result<Rendered, String> {
     if html.contains(SLOT) {
         return Err("a widget directive was placed inside other text".into());
     }
+    crate::lint::check(source)?;
     Ok(Rendered {
         html,
         title,

@@ -36,6 +36,21 @@ pub struct ValueSpec {
 /// Every value directive.
 pub const VALUES: &[ValueSpec] = &[
     ValueSpec {
+        name: "input",
+        args: &["value", "unit", "name"],
+        doc: "a scenario input the chapter chooses for an example (not a result): value=1024 unit=sequences, printed through core::format; name= says what it is",
+    },
+    ValueSpec {
+        name: "mxu",
+        args: &["chip", "show"],
+        doc: "a TPU's MXU systolic array: show=array (128×128, the default) or side",
+    },
+    ValueSpec {
+        name: "wrap",
+        args: &["chip", "show"],
+        doc: "the smallest slice whose axes wrap around: show=length (of an axis) or cube (the whole shape)",
+    },
+    ValueSpec {
         name: "chip-name",
         args: &["chip"],
         doc: "display name of a chip",
@@ -207,7 +222,78 @@ fn op_arg(d: &Directive) -> Result<Op, String> {
 }
 
 /// Evaluates a value directive to the text the reader sees.
+///
+/// Arguments that drive a formula out of range (a dimension of `1e-308` whose
+/// intensity is `0/0`) are rejected with a message rather than shown as `NaN`.
 pub fn evaluate(d: &Directive) -> Result<String, String> {
+    let text = compute(d)?;
+    // Every formatter writes a non-finite number with one of these.
+    if ["NaN", "inf", "∞", "—"]
+        .iter()
+        .any(|bad| text.contains(bad))
+    {
+        return Err(format!("{d} has no finite value ({text})"));
+    }
+    Ok(text)
+}
+
+/// A scenario input (see [`crate::lint`]): whole numbers grouped (`1,024`), others
+/// in the book's notation (`0.5`, `1.5e13`); `%` and `x` follow the number directly,
+/// and `_` in a unit is a space (`unit=trillion_tokens`).
+fn input_value(d: &Directive) -> Result<String, String> {
+    let text = d.arg("value").ok_or("`input` needs value=")?;
+    let x: f64 = text
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite())
+        .ok_or_else(|| format!("input value=`{text}` is not a number"))?;
+    let number = if x.fract() == 0.0 && x.abs() < 1e7 {
+        grouped(x)
+    } else {
+        sci(x, 3)
+    };
+    Ok(match d.arg("unit") {
+        None => number,
+        Some(u @ ("%" | "x" | "×")) => format!("{number}{u}"),
+        Some(u) => format!("{number} {}", u.replace('_', " ")),
+    })
+}
+
+/// The side of a TPU's MXU from core's TensorCore table, as an array or a length.
+fn mxu_value(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let core = ridgeline_core::hardware::tensor_core(c.id)
+        .ok_or_else(|| format!("{} has no TensorCore in the registry", c.name))?;
+    let side = grouped(core.mxu_side.value as f64);
+    match d.arg("show").unwrap_or("array") {
+        "array" => Ok(format!("{side}×{side}")),
+        "side" => Ok(side),
+        o => Err(format!("`mxu`: unknown show=`{o}` (array, side)")),
+    }
+}
+
+/// The smallest cube-shaped slice core's torus model gives wraparound links, found
+/// by asking `core::tpu::Slice` about each size in turn.
+fn wrap_value(d: &Directive) -> Result<String, String> {
+    use ridgeline_core::tpu::Slice;
+    let c = chip_arg(d)?;
+    let dims = match c.topology {
+        ridgeline_core::hardware::Topology::Torus { dims, .. } => dims as usize,
+        _ => return Err(format!("{} is not a TPU torus", c.name)),
+    };
+    let n = (1u32..=64)
+        .find(|&n| Slice::new(c, &vec![n; dims]).is_ok_and(|s| s.wrap()[..dims].iter().all(|&w| w)))
+        .ok_or_else(|| format!("no small slice of {} wraps around", c.name))?;
+    let side = grouped(n as f64);
+    match d.arg("show").unwrap_or("length") {
+        "length" => Ok(side),
+        "cube" => Ok(vec![side; dims].join("×")),
+        o => Err(format!("`wrap`: unknown show=`{o}` (length, cube)")),
+    }
+}
+
+/// The text of a value directive, before the check for non-finite numbers.
+fn compute(d: &Directive) -> Result<String, String> {
     let spec = VALUES
         .iter()
         .find(|s| s.name == d.name)
@@ -217,6 +303,9 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
         return Err(format!("`{}` takes only key=value arguments", d.name));
     }
     match d.name.as_str() {
+        "input" => input_value(d),
+        "mxu" => mxu_value(d),
+        "wrap" => wrap_value(d),
         "chip-name" => Ok(chip_arg(d)?.name.to_string()),
         "peak" => {
             let c = chip_arg(d)?;
@@ -794,6 +883,8 @@ mod tests {
                     ("step-time" | "max-batch", "chips") => "16",
                     ("step-time" | "max-batch", "batch") => "64",
                     ("kv-sequence" | "step-time" | "max-batch", "seq") => "2048",
+                    ("mxu", "show") => "side",
+                    ("wrap", "show") => "cube",
                     (_, a) => match a {
                         "chip" => "v5e",
                         "dtype" | "act" | "weight" => "bf16",
@@ -818,6 +909,29 @@ mod tests {
             let r = evaluate(&d);
             assert!(r.is_ok(), "{}: {:?}", spec.name, r);
         }
+    }
+
+    #[test]
+    fn scenario_inputs_and_tpu_shapes() {
+        assert_eq!(
+            eval("input value=1024 unit=sequences").unwrap(),
+            "1,024 sequences"
+        );
+        assert_eq!(eval("input value=40 unit=%").unwrap(), "40%");
+        assert_eq!(
+            eval("input value=15e12 unit=trillion_tokens").unwrap(),
+            "1.5e13 trillion tokens"
+        );
+        assert!(eval("input value=abc").unwrap_err().contains("abc"));
+        assert!(eval("input value=inf").is_err());
+        // The book's Part 2: 128×128 MXUs, 256×256 on v6e; v5e axes wrap at 16,
+        // v5p slices in whole 4×4×4 cubes.
+        assert_eq!(eval("mxu chip=v5e").unwrap(), "128×128");
+        assert_eq!(eval("mxu chip=v6e show=side").unwrap(), "256");
+        assert_eq!(eval("wrap chip=v5e").unwrap(), "16");
+        assert_eq!(eval("wrap chip=v5p show=cube").unwrap(), "4×4×4");
+        assert!(eval("mxu chip=h100").is_err());
+        assert!(eval("wrap chip=h100").is_err());
     }
 
     #[test]
