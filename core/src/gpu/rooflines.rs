@@ -325,10 +325,8 @@ pub fn rooflines(p: &RooflineParams) -> Result<RooflineReport, String> {
         f64::from(layers) * 12.0 * f64::from(mlp.active) * p.batch_tokens * d * mlp.f
             / (gpus as f64 * sys.peak.0),
     );
-    let s = f64::from(p.pp);
-    let mb = f64::from(p.microbatches);
     let pp = PipelineCheck {
-        bubble: (s - 1.0) / (mb + s - 1.0),
+        bubble: crate::pipeline::gpipe_bubble(f64::from(p.pp), f64::from(p.microbatches)),
         per_hop,
         total: if p.pp == 1 { Seconds(0.0) } else { total },
         per_layer: if p.pp == 1 { Seconds(0.0) } else { per_layer },
@@ -432,6 +430,10 @@ pub struct Block {
 
 /// A GPipe schedule: every forward, then every backward, each stage waiting for the
 /// previous one plus `transfer` (in forward-pass units) per hop.
+///
+/// This is the book's pipeline-transfer figure: [`crate::pipeline`] simulates the
+/// schedules (GPipe, 1F1B, interleaved, bidirectional) without timing the sends;
+/// here the sends are timed, and with `transfer = 0` the two agree (a test checks).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schedule {
     /// Every block, in the order they are scheduled.
@@ -743,6 +745,15 @@ mod tests {
             prop_assert!((sch.makespan - 3.0 * (mf + sf - 1.0)).abs() < 1e-9);
             prop_assert!((sch.bubble - (sf - 1.0) / (mf + sf - 1.0)).abs() < 1e-9);
             prop_assert_eq!(sch.blocks.len() as u32, 2 * s * m);
+        }
+
+        #[test]
+        fn without_transfers_it_is_the_pipeline_modules_gpipe(s in 1u32..16, m in 1u32..32) {
+            use crate::pipeline::{simulate, PipelineParams, Schedule as Order};
+            let ours = pipeline_schedule(s, m, 0.0).unwrap();
+            let theirs = simulate(&PipelineParams::new(s, m, Order::GPipe)).unwrap();
+            prop_assert!((ours.makespan - theirs.step.0).abs() < 1e-9);
+            prop_assert!((ours.bubble - theirs.bubble).abs() < 1e-9);
         }
 
         #[test]
