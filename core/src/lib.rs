@@ -40,6 +40,7 @@ pub mod layout;
 pub mod models;
 pub mod moe;
 pub mod ops;
+pub mod overlap;
 pub mod pipeline;
 pub mod profiling;
 pub mod remat;
