@@ -294,7 +294,7 @@ pub fn compare_chips(gpu: &str, tpu: &str, dtype: Dtype) -> Result<ChipCompariso
             gpu_unit: "SMEM (L1)",
             tpu_unit: "VMEM",
             gpu: gen.map(|r| r.smem_total().0),
-            tpu: table.then_some(TPU_COUNTERPART.vmem.0),
+            tpu: super::memory::tpu_vmem(t.id).map(|v| v.value.0),
             bytes: true,
         },
         UnitPair {
@@ -375,7 +375,7 @@ mod tests {
         assert!((h200.flops_ratio().unwrap() - 2.16).abs() < 0.01);
         assert!((h200.hbm_ratio() - 1.47).abs() < 0.01);
         let any = compare_chips("gb200", "v5e", Dtype::Fp8).unwrap();
-        assert!(any.units[4].tpu.is_none());
+        assert!(any.units[4].tpu.is_some() && any.units[5].tpu.is_none());
         assert!(compare_chips("v5e", "v5p", Dtype::Bf16)
             .unwrap_err()
             .starts_with("gpu:"));

@@ -21,7 +21,7 @@
 
 use super::specs::{GpuGeneration, MEASURED, SM, TPU_COUNTERPART, TPU_VMEM_BANDWIDTH};
 use crate::dtype::Dtype;
-use crate::hardware::{chip, Chip, Source, Vendor};
+use crate::hardware::{chip, Chip, Cited, Source, Vendor, VMEM_CAPACITY};
 use crate::units::{Bytes, BytesPerSec, FlopsPerSec, Intensity};
 
 /// What the memory view compares: a GPU generation, a TPU and a number format.
@@ -103,6 +103,21 @@ impl MemoryComparison {
             .unwrap_or(Bytes(0.0));
         let vmem = self.tpu.iter().find(|l| l.key == "vmem")?.capacity?;
         Some((smem + tmem) / vmem)
+    }
+}
+
+/// A TPU's VMEM capacity where the book gives it: Part 12's figure for the v5p,
+/// Part 2's for the v5e.
+pub fn tpu_vmem(id: &str) -> Option<Cited<Bytes>> {
+    if id.eq_ignore_ascii_case(TPU_COUNTERPART.tpu) {
+        Some(Cited {
+            value: TPU_COUNTERPART.vmem,
+            source: TPU_COUNTERPART.source,
+        })
+    } else if id.eq_ignore_ascii_case("v5e") {
+        Some(VMEM_CAPACITY)
+    } else {
+        None
     }
 }
 
@@ -204,7 +219,7 @@ pub fn hierarchy(params: &MemoryParams) -> Result<MemoryComparison, String> {
         MemoryLevel {
             key: "vmem",
             label: "VMEM",
-            capacity: counterpart.then_some(TPU_COUNTERPART.vmem),
+            capacity: tpu_vmem(t.id).map(|v| v.value),
             per_unit: None,
             bandwidth: Some(vmem_bw),
             measured: false,
@@ -265,7 +280,9 @@ mod tests {
         }
         let b = hierarchy(&MemoryParams::parse("b200", "v5e").unwrap()).unwrap();
         assert!(b.gpu.iter().any(|l| l.key == "tmem"));
-        assert!(b.on_chip_ratio().is_none());
+        assert!((b.on_chip_ratio().unwrap() - 0.58).abs() < 0.01);
+        let v4 = hierarchy(&MemoryParams::parse("h100", "v4p").unwrap()).unwrap();
+        assert!(v4.on_chip_ratio().is_none());
         assert!(MemoryParams::parse("h100", "h100")
             .unwrap_err()
             .starts_with("tpu:"));
