@@ -483,6 +483,23 @@ fn symbolic_and_structural_answers() {
     assert_eq!(no.label(), "invalid");
     assert!(no.message().unwrap().contains("b, c"), "{no:?}");
     assert_eq!(q3a.grade(&"b".repeat(500)).label(), "invalid");
+    // Numbers as readers type them.
+    assert_eq!(
+        exercise("ch1-ex2").unwrap().grade("２４０"),
+        Verdict::Correct
+    );
+    assert_eq!(exercise("ch5-ex1").unwrap().grade("9.6B"), Verdict::Correct);
+    assert_eq!(
+        exercise("ch5-ex5c").unwrap().grade("17 d"),
+        Verdict::Correct
+    );
+    assert_eq!(
+        exercise("ch1-ex2").unwrap().grade("1e-400").label(),
+        "invalid"
+    );
+    // "New numbers" only where something varies.
+    assert!(!exercise("ch4-q4a").unwrap().has_variants());
+    assert!(exercise("ch1-ex6").unwrap().has_variants());
     // Parts 9 and 10.
     assert_eq!(exercise("ch9-q1").unwrap().grade("(b)"), Verdict::Correct);
     assert_eq!(exercise("ch9-q1").unwrap().grade("c").label(), "incorrect");
