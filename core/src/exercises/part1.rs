@@ -1,5 +1,6 @@
 //! Part 1 (rooflines): the exercises of `ch1-*`, computed as in `golden_ch1.rs`.
 
+use super::grade::Precision;
 use super::kit::{bdf, chip_param, peak, reference, ridge};
 use super::registry::{choice, chosen, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
@@ -261,7 +262,9 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let (s, l, d) = (value(p, "seqs"), value(p, "len"), value(p, "devices"));
                 let t = tokens_per_device(s, l, d);
+                // A per-device batch is an exact count.
                 Ok(Solution::numeric(t, "tokens")
+                    .precision(Precision::Exact)
                     .step(format!("tokens = {} × {} = {}", n(s), n(l), n(s * l)))
                     .step(format!("per device = {} / {} = {}", n(s * l), n(d), n(t)))
                     .count("devices", d))
