@@ -139,6 +139,15 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "run-default", args: &["what"], doc: "Part 6's run assumption from core: what=tokens, mfu, sequences, seq, batch, pods or model" },
     ValueSpec { name: "train-memory", args: &["model", "chip", "batch", "checkpoints", "show"], doc: "Part 6's memory ledger (bf16 params, Adam, checkpoints per layer): show=params, optimizer, checkpoints, total, min-chips, per-chip" },
     ValueSpec { name: "seq-shards", args: &["chip", "tp"], doc: "sequence-sharding degree of FSDP over a full pod beside tp-way tensor parallelism (a whole divisor)" },
+    // Parts 7-10 in depth (`parts710_values`).
+    ValueSpec { name: "theory-table", args: &["model", "chip", "chips", "batch", "seq", "kv", "show"], doc: "Part 7's memory-bound LLaMA 2-13B table at one batch (kv= replaces the KV heads): show=step, tps, kv, total" },
+    ValueSpec { name: "serve-metric", args: &["model", "chip", "chips", "dtype", "batch", "prompt", "output", "show"], doc: "serving metrics of a preset: show=ttft, itl, tps (per chip) or usd (per million tokens at the book's price)" },
+    ValueSpec { name: "spec-sampling", args: &["draft", "accept", "cost", "show"], doc: "speculative sampling: show=tokens (per target step), speedup, or best (draft length)" },
+    ValueSpec { name: "ws-crossover", args: &["ratio"], doc: "chips above which 2D weight-stationary sharding beats 1D, for F = ratio·D" },
+    ValueSpec { name: "kv-shard", args: &["show"], doc: "KV sharding over heads and batch (LLaMA 3-70B shape, 8x4 v5e, batch 32): show=ratio, per-chip, alltoall" },
+    ValueSpec { name: "handover", args: &["batch", "prefill", "decode", "show"], doc: "KV tokens freed (show=evicted, B(P+G)/G) or refilled (show=inserted, BP/G) per decode step" },
+    ValueSpec { name: "serve-sim", args: &["layout", "show"], doc: "the serving simulation's default run: show=ttft-p50, ttft-p95, itl-p50, itl-p95, hit-rate, requests" },
+    ValueSpec { name: "overlap-time", args: &["show"], doc: "Part 10's collective matmul: show=overlapped, blocking, matmul (core), or book-blocking, book-overlapped, book-matmul" },
     // Parts 0-3 in depth (`parts03_values`).
     ValueSpec { name: "strong-scaling", args: &["chip", "params", "tokens", "chips", "show"], doc: "a fixed step over more chips, gradients all-reduced on one ring: show=efficiency (default), step, compute, comms" },
     ValueSpec { name: "tile-intensity", args: &["bm", "bk", "bn", "show"], doc: "FLOPs per byte of a bf16 matmul tile: show=approx (bm·bn/(bm+bn), default) or exact" },
@@ -458,6 +467,9 @@ fn compute(d: &Directive) -> Result<String, String> {
         "tiling" => tiling_value(d),
         name if crate::depth_values::NAMES.contains(&name) => crate::depth_values::evaluate(d),
         name if crate::parts03_values::NAMES.contains(&name) => crate::parts03_values::evaluate(d),
+        name if crate::parts710_values::NAMES.contains(&name) => {
+            crate::parts710_values::evaluate(d)
+        }
         "gpu-fact" => ridgeline_core::gpu::facts::fact(
             d.arg("fact").ok_or("`gpu-fact` needs fact=")?,
             d.arg("chip"),
@@ -866,6 +878,7 @@ mod tests {
             for a in spec.args {
                 if let Some(v) = crate::depth_values::example_arg(spec.name, a)
                     .or_else(|| crate::parts03_values::example_arg(spec.name, a))
+                    .or_else(|| crate::parts710_values::example_arg(spec.name, a))
                 {
                     d.args.push((a.to_string(), v.to_string()));
                     continue;
