@@ -271,6 +271,116 @@ pub fn overlap_timeline(p: &OverlapParams) -> Result<OverlapReport, String> {
     })
 }
 
+/// Which collective a collective matmul hides (Part 10's worked problems).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fused {
+    /// `A[B_X, D_Y] · W[D, F_Y]`: gather `A`'s chunks while multiplying (the example).
+    AllGather,
+    /// `A[B_X, D_Y] · W[D_Y, F] → Out[B_X, F]`: reduce each output tile while
+    /// the next is multiplied (Q3.1).
+    AllReduce,
+    /// `Tmp[B_X, F_Y] · W2[F_Y, D] → Out[B_X, D_Y]`: pass partial sums around
+    /// the ring as they accumulate (Q3.2).
+    ReduceScatter,
+}
+
+/// One collective matmul, blocking against overlapped, with one-way or
+/// bidirectional permutes (Q3 and Q4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FusedCost {
+    /// Which collective.
+    pub fused: Fused,
+    /// The local matmul followed by the whole collective.
+    pub blocking: Seconds,
+    /// The loop with one-way permutes.
+    pub one_way: Seconds,
+    /// The loop with permutes in both directions at once (Q4): half the steps,
+    /// each carrying two chunks.
+    pub bidirectional: Seconds,
+}
+
+/// Q3 and Q4: the three collective matmuls of a Transformer MLP on `p`'s mesh
+/// (`F` is the MLP width, `D` the model width), and the whole block
+/// `In[B_X, D_Y] · W_in[D, F_Y] · W_out[F_Y, D] → Out[B_X, D_Y]` as the sum of
+/// the AllGather and ReduceScatter ones.
+pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), String> {
+    let c = p.validate()?;
+    let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
+    let peak = c
+        .peak_or_wider(p.dtype)
+        .map(|(_, r)| r)
+        .ok_or_else(|| format!("dtype: {} has no {} or wider peak", c.id, p.dtype))?;
+    let dt = p.dtype;
+    let (b, d, f, y) = ((p.b / p.x) as f64, p.d as f64, p.f as f64, p.y as f64);
+    let mm = |rows: f64, k: f64, cols: f64| {
+        Analysis::new(
+            Flops(2.0 * rows * k * cols),
+            peak,
+            &[(
+                Link::Hbm,
+                dt.size_of(rows * k + k * cols + rows * cols),
+                c.hbm_bw(),
+            )],
+        )
+        .lower
+        .0
+    };
+    let hop = |elems: f64| (dt.size_of(elems) / net.one_way).0.max(net.hop_latency.0);
+    let coll = |kind, elems: f64| -> Result<f64, String> {
+        if p.y == 1 {
+            return Ok(0.0);
+        }
+        cost(kind, dt.size_of(elems), &[RingAxis::ring(p.y as u32)], &net)
+            .map(|k| k.time.0)
+            .map_err(|e| e.to_string())
+    };
+    // A loop of `steps` chunk matmuls, each overlapped with moving one chunk;
+    // bidirectional halves the steps and doubles the work per step.
+    let looped = |chunk_mm: f64, chunk_hop: f64, tail: f64| {
+        let one = chunk_mm + (y - 1.0) * chunk_mm.max(chunk_hop) + tail;
+        let half = ((y - 1.0) / 2.0).ceil();
+        let two = chunk_mm
+            + half * (2.0 * chunk_mm).max(chunk_hop)
+            + tail
+            + ((y - 1.0) - 2.0 * half).max(0.0) * chunk_mm;
+        (one, two.min(one))
+    };
+    let mut out = Vec::new();
+    // The example: chunks of A travel; the last step is a matmul only.
+    let (one, two) = looped(mm(b, d / y, f / y), hop(b * d / y), 0.0);
+    out.push(FusedCost {
+        fused: Fused::AllGather,
+        blocking: Seconds(coll(Collective::AllGather, b * d)? + mm(b, d, f / y)),
+        one_way: Seconds(one),
+        bidirectional: Seconds(two),
+    });
+    // Q3.1: Y output tiles; each tile's AllReduce hides under the next tile's
+    // matmul, and the last one is paid in full.
+    let tile_ar = coll(Collective::AllReduce, b * f / y)?;
+    let (one, two) = looped(mm(b, d / y, f / y), tile_ar, tile_ar);
+    out.push(FusedCost {
+        fused: Fused::AllReduce,
+        blocking: Seconds(mm(b, d / y, f) + coll(Collective::AllReduce, b * f)?),
+        one_way: Seconds(one),
+        bidirectional: Seconds(two),
+    });
+    // Q3.2: partial sums of one output chunk travel while the next is computed.
+    let (one, two) = looped(mm(b, f / y, d / y), hop(b * d / y), 0.0);
+    out.push(FusedCost {
+        fused: Fused::ReduceScatter,
+        blocking: Seconds(mm(b, f / y, d) + coll(Collective::ReduceScatter, b * d)?),
+        one_way: Seconds(one),
+        bidirectional: Seconds(two),
+    });
+    let block = FusedCost {
+        fused: Fused::AllGather,
+        blocking: out[0].blocking + out[2].blocking,
+        one_way: out[0].one_way + out[2].one_way,
+        bidirectional: out[0].bidirectional + out[2].bidirectional,
+    };
+    Ok((out, block))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,6 +415,34 @@ mod tests {
         assert!(with(|p| p.y = 3).starts_with("d:"));
         assert!(with(|p| p.x = 0).starts_with("x:"));
         assert!(with(|p| p.chip = "nope".into()).starts_with("chip:"));
+    }
+
+    #[test]
+    fn worked_problems_q3_q4() {
+        // A v5e 2x4 mesh, B = 8192 tokens, D = 4096, F = 16384, bf16.
+        let p = OverlapParams {
+            b: 8192,
+            d: 4096,
+            f: 16384,
+            ..OverlapParams::default()
+        };
+        let (costs, block) = fused_costs(&p).unwrap();
+        assert_eq!(costs.len(), 3);
+        for c in &costs {
+            assert!(c.one_way <= c.blocking, "{c:?}");
+            assert!(c.bidirectional <= c.one_way, "{c:?}");
+        }
+        // The example's one-way loop is the timeline's overlapped total.
+        let t = overlap_timeline(&p).unwrap();
+        assert!((costs[0].one_way.0 - t.overlapped.total.0).abs() < 1e-15);
+        assert!((block.blocking.0 - costs[0].blocking.0 - costs[2].blocking.0).abs() < 1e-15);
+        // Communication-bound case: bidirectional permutes help (Q4).
+        let small = OverlapParams {
+            f: 2048,
+            ..OverlapParams::default()
+        };
+        let (costs, _) = fused_costs(&small).unwrap();
+        assert!(costs[0].bidirectional < costs[0].one_way, "{:?}", costs[0]);
     }
 
     proptest! {
