@@ -450,6 +450,23 @@ mod tests {
 
     proptest! {
         #[test]
+        fn a_stage_pipeline_is_paced_by_its_slowest_stage(
+            times in prop::collection::vec(0.0f64..1e-3, 1..6),
+            items in 1u64..1000,
+        ) {
+            let p = StagePipeline {
+                stages: times.iter().enumerate().map(|(i, &t)| (format!("s{i}"), Seconds(t))).collect(),
+                items,
+            };
+            let t = p.time().unwrap();
+            let max = times.iter().copied().fold(0.0, f64::max);
+            prop_assert_eq!(p.stages[t.slowest].1 .0, max);
+            // Never faster than the slowest stage alone, never slower than no overlap.
+            prop_assert!(t.total.0 >= max * items as f64 * (1.0 - 1e-12));
+            prop_assert!(t.total.0 <= t.serial.0 * (1.0 + 1e-12));
+        }
+
+        #[test]
         fn finish_time_is_fill_plus_steady_state(
             elements in 1u64..5_000_000,
             chunk_kib in 1u64..4096,
