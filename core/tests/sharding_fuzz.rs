@@ -15,7 +15,8 @@ use ridgeline_core::sharding::{ArraySpec, Dims, ErrorKind, MatmulSpec, Mesh, Sha
 
 /// Strings fed per proptest case.
 const BATCH: usize = 125;
-/// Proptest cases per generator: 2 generators × 4,000 cases × 125 strings = 1,000,000.
+/// Proptest cases per generator: 2 generators × 4,000 cases × 125 strings = 1,000,000,
+/// plus 500 × 125 structured matmuls that mostly plan.
 const CASES: u32 = 4_000;
 
 fn config(seed: u64) -> Config {
@@ -23,6 +24,8 @@ fn config(seed: u64) -> Config {
         cases: CASES,
         rng_seed: RngSeed::Fixed(seed),
         failure_persistence: None,
+        // A failing batch of 125 strings shrinks slowly; the message names the string.
+        max_shrink_iters: 32,
         ..Config::default()
     }
 }
@@ -311,6 +314,39 @@ fn feed(text: &str) {
                 let longest = spec.len().max(mesh.len()).max(dims.len());
                 assert!(e.position.is_none_or(|p| p <= longest), "{text:?}: {e}");
             }
+        }
+    }
+}
+
+/// Mesh axes a dimension may be split over (the mesh is X=4, Y=2, Z=2).
+const SPLITS: &[&str] = &[
+    "", "", "_X", "_Y", "_Z", "_XY", "_YX", "_XZ", "_YZ", "_XYZ", "_ZYX", "_W",
+];
+
+/// A matmul in the notation with random shardings and spellings: most are valid
+/// plans, so the plan checks (tiling, emulation, costs, round trip) run often.
+fn structured() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(prop::sample::select(SPLITS), 6),
+        prop::sample::select(&[" · ", "·", " x ", " @ ", " * ", " × "][..]),
+        prop::sample::select(&[" -> ", "→", " → ", ""][..]),
+        prop::sample::select(&["", "", "{U_X}", "{U_Y}", "{U_XZ}", "{U_W}"][..]),
+    )
+        .prop_map(|(s, op, arrow, unreduced)| {
+            let mut t = format!("A[I{}, J{}]{op}B[J{}, K{}]", s[0], s[1], s[2], s[3]);
+            if !arrow.is_empty() {
+                t.push_str(&format!("{arrow}C[I{}, K{}]{unreduced}", s[4], s[5]));
+            }
+            t
+        })
+}
+
+proptest! {
+    #![proptest_config(Config { cases: CASES / 8, ..config(0x5eed_0003) })]
+    #[test]
+    fn structured_matmuls_plan_consistently(batch in prop::collection::vec(structured(), BATCH)) {
+        for s in &batch {
+            feed(s);
         }
     }
 }
