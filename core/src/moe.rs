@@ -14,7 +14,9 @@
 //!
 //! let p = MoeParams::preset("deepseek-v3", chip("v5e").unwrap()).unwrap();
 //! let a = analyse(&p).unwrap();
-//! assert!(a.total_params > 18.0 * a.active_params); // 671B stored, 37B used
+//! // About 671B stored and 37B used: every token touches a small share.
+//! assert!(a.total_params > 15.0 * a.active_params);
+//! assert!(a.total_params < 20.0 * a.active_params);
 //! ```
 
 use crate::collectives::{all_to_all, Network, RingAxis};
