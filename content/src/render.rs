@@ -66,9 +66,27 @@ pub fn render_chapter(source: &str) -> Result<Rendered, String> {
     let mut sections = Vec::new();
     let mut text = String::new();
     let mut heading: Option<(HeadingLevel, usize, String)> = None;
+    let mut in_code_block = false;
 
     for event in Parser::new_ext(&expanded, options) {
         match &event {
+            Event::Start(Tag::CodeBlock(_)) => in_code_block = true,
+            Event::End(TagEnd::CodeBlock) => in_code_block = false,
+            // Text outside code must not hold math the parser did not recognise (for
+            // example `$D = $`, whose closing `$` follows a space) or a directive that
+            // was not expanded.
+            Event::Text(t) if !in_code_block && (t.contains('$') || t.contains("{{")) => {
+                return Err(format!(
+                    "unrendered {} in text: `{}` (write math as `$D$ = {{{{value}}}}`, \
+                     with no space before a closing `$`)",
+                    if t.contains('$') {
+                        "TeX delimiter `$`"
+                    } else {
+                        "directive `{{`"
+                    },
+                    t.trim()
+                ));
+            }
             Event::Html(h) | Event::InlineHtml(h) => {
                 return Err(format!(
                     "raw HTML is not allowed in chapters: `{}`",
@@ -149,6 +167,7 @@ pub fn render_chapter(source: &str) -> Result<Rendered, String> {
     if html.contains(SLOT) {
         return Err("a widget directive was placed inside other text".into());
     }
+    crate::lint::check(source)?;
     Ok(Rendered {
         html,
         title,
@@ -312,6 +331,17 @@ mod tests {
         );
         assert!(r.text.contains("Peak 1.97e14"));
         assert!(!r.text.contains(SLOT));
+    }
+
+    #[test]
+    fn raw_tex_and_unexpanded_directives_are_errors() {
+        let e = render_chapter("# T\n\nWidth $D = $ 8,192.\n").unwrap_err();
+        assert!(e.contains("TeX delimiter"), "{e}");
+        let e = render_chapter("# T\n\nWidth {{ ridge chip=v5e.\n").unwrap_err();
+        assert!(e.contains("`{{`") || e.contains("line"), "{e}");
+        assert!(render_chapter("# T\n\nWidth $D$ = {{ridge chip=v5e}}.\n").is_ok());
+        // Code may hold either.
+        assert!(render_chapter("# T\n\n```\n$ echo x\n```\n\nand `$x` too.\n").is_ok());
     }
 
     #[test]

@@ -36,6 +36,21 @@ pub struct ValueSpec {
 /// Every value directive.
 pub const VALUES: &[ValueSpec] = &[
     ValueSpec {
+        name: "input",
+        args: &["value", "unit", "name"],
+        doc: "a scenario input the chapter chooses for an example (not a result): value=1024 unit=sequences, printed through core::format; name= says what it is",
+    },
+    ValueSpec {
+        name: "mxu",
+        args: &["chip", "show"],
+        doc: "a TPU's MXU systolic array: show=array (128×128, the default) or side",
+    },
+    ValueSpec {
+        name: "wrap",
+        args: &["chip", "show"],
+        doc: "the smallest slice whose axes wrap around: show=length (of an axis) or cube (the whole shape)",
+    },
+    ValueSpec {
         name: "chip-name",
         args: &["chip"],
         doc: "display name of a chip",
@@ -115,10 +130,37 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "max-batch", args: &["model", "chip", "chips", "dtype", "seq"], doc: "the most sequences whose KV caches fit beside the weights on a slice" },
     ValueSpec { name: "gpu-dp-tokens", args: &["chip", "scope"], doc: "per-GPU tokens data parallelism needs inside a node (scope=node) or across nodes (scope=network)" },
     ValueSpec { name: "gpus-per-node", args: &["chip"], doc: "GPUs in one NVLink domain" },
+    ValueSpec { name: "gpu-fact", args: &["fact", "chip"], doc: "a Part 12 number by name (see `ridgeline_core::gpu::facts::FACTS`); chip= where the fact needs one" },
+    ValueSpec { name: "layer-params", args: &["model", "show"], doc: "parameters of one layer of a preset: show=attention (default), mlp, q, kv or embedding" },
+    ValueSpec { name: "moe-value", args: &["model", "chip", "dtype", "show"], doc: "an MoE preset on a chip: show=critical (batch where experts turn compute-bound), total, active, experts, k, sparsity" },
+    ValueSpec { name: "remat-cost", args: &["model", "policy", "batch", "seq", "show"], doc: "a checkpointing policy (none, selected, per-layer, full): show=flops (per param per token) or memory" },
+    ValueSpec { name: "pipeline-bubble", args: &["stages", "microbatches", "schedule", "chunks"], doc: "the bubble of a pipeline schedule (gpipe, 1f1b, interleaved, bidirectional), simulated" },
+    ValueSpec { name: "fsdp-tp-split", args: &["chip", "model", "mesh", "batch", "show"], doc: "the FSDP × tensor split the training roofline uses: show=critical (its tokens per chip), fsdp or tp" },
+    ValueSpec { name: "run-default", args: &["what"], doc: "Part 6's run assumption from core: what=tokens, mfu, sequences, seq, batch, pods or model" },
+    ValueSpec { name: "train-memory", args: &["model", "chip", "batch", "checkpoints", "show"], doc: "Part 6's memory ledger (bf16 params, Adam, checkpoints per layer): show=params, optimizer, checkpoints, total, min-chips, per-chip" },
+    ValueSpec { name: "seq-shards", args: &["chip", "tp"], doc: "sequence-sharding degree of FSDP over a full pod beside tp-way tensor parallelism (a whole divisor)" },
+    // Parts 7-10 in depth (`parts710_values`).
+    ValueSpec { name: "theory-table", args: &["model", "chip", "chips", "batch", "seq", "kv", "show"], doc: "Part 7's memory-bound LLaMA 2-13B table at one batch (kv= replaces the KV heads): show=step, tps, kv, total" },
+    ValueSpec { name: "serve-metric", args: &["model", "chip", "chips", "dtype", "batch", "prompt", "output", "show"], doc: "serving metrics of a preset: show=ttft, itl, tps (per chip) or usd (per million tokens at the book's price)" },
+    ValueSpec { name: "spec-sampling", args: &["draft", "accept", "cost", "show"], doc: "speculative sampling: show=tokens (per target step), speedup, or best (draft length)" },
+    ValueSpec { name: "ws-crossover", args: &["ratio"], doc: "chips above which 2D weight-stationary sharding beats 1D, for F = ratio·D" },
+    ValueSpec { name: "kv-shard", args: &["show"], doc: "KV sharding over heads and batch (LLaMA 3-70B shape, 8x4 v5e, batch 32): show=ratio, per-chip, alltoall" },
+    ValueSpec { name: "handover", args: &["batch", "prefill", "decode", "show"], doc: "KV tokens freed (show=evicted, B(P+G)/G) or refilled (show=inserted, BP/G) per decode step" },
+    ValueSpec { name: "serve-sim", args: &["layout", "show"], doc: "the serving simulation's default run: show=ttft-p50, ttft-p95, itl-p50, itl-p95, hit-rate, requests" },
+    ValueSpec { name: "overlap-time", args: &["show"], doc: "Part 10's collective matmul: show=overlapped, blocking, matmul (core), or book-blocking, book-overlapped, book-matmul" },
+    // Parts 0-3 in depth (`parts03_values`).
+    ValueSpec { name: "strong-scaling", args: &["chip", "params", "tokens", "chips", "show"], doc: "a fixed step over more chips, gradients all-reduced on one ring: show=efficiency (default), step, compute, comms" },
+    ValueSpec { name: "tile-intensity", args: &["bm", "bk", "bn", "show"], doc: "FLOPs per byte of a bf16 matmul tile: show=approx (bm·bn/(bm+bn), default) or exact" },
+    ValueSpec { name: "link-step", args: &["chip", "link", "over"], doc: "how many times faster one TPU path (hbm, ici per link, pcie, dcn) is than another" },
+    ValueSpec { name: "ridge-via", args: &["chip", "link", "via"], doc: "a chip's bf16 peak over a link bandwidth taken from another chip (a problem's fixed figure)" },
+    ValueSpec { name: "systolic-cycles", args: &["k", "n", "m", "blocks", "pipelined"], doc: "cycles a k×n weight-stationary systolic array takes for blocks of m rows (pipelined=yes or no), emulated" },
+    ValueSpec { name: "collective-matmul", args: &["chip", "n", "i", "j", "k", "show"], doc: "an AllGather matmul on a ring of n: show=saved (default), blocking, overlapped, compute, gather" },
+    ValueSpec { name: "gather-knee", args: &["chip", "n", "show"], doc: "the AllGather cost model's latency knee on a ring of n (show=knee), or the book's measurement (measured-at, measured-fraction)" },
+    ValueSpec { name: "layer-share", args: &["model", "seq", "show"], doc: "share of one layer's forward FLOPs by kind at a context length: show=other (norms, softmax, adds), matmul or attention" },
     ValueSpec { name: "tiling", args: &["dtype", "dims", "tile", "show"], doc: "an HLO array padded to whole tiles (Part 9): show=blowup (default), padded, bytes or padded-bytes; dims=3,5 tile=2,2" },
 ];
 
-fn chip_arg(d: &Directive) -> Result<&'static Chip, String> {
+pub(crate) fn chip_arg(d: &Directive) -> Result<&'static Chip, String> {
     let id = d
         .arg("chip")
         .ok_or_else(|| format!("`{}` needs chip=", d.name))?;
@@ -139,7 +181,7 @@ fn link_arg(d: &Directive) -> Result<Link, String> {
     }
 }
 
-fn num_arg(d: &Directive, key: &str, default: Option<f64>) -> Result<f64, String> {
+pub(crate) fn num_arg(d: &Directive, key: &str, default: Option<f64>) -> Result<f64, String> {
     match d.arg(key) {
         None => default.ok_or_else(|| format!("`{}` needs {key}=", d.name)),
         Some(t) => t
@@ -189,7 +231,78 @@ fn op_arg(d: &Directive) -> Result<Op, String> {
 }
 
 /// Evaluates a value directive to the text the reader sees.
+///
+/// Arguments that drive a formula out of range (a dimension of `1e-308` whose
+/// intensity is `0/0`) are rejected with a message rather than shown as `NaN`.
 pub fn evaluate(d: &Directive) -> Result<String, String> {
+    let text = compute(d)?;
+    // Every formatter writes a non-finite number with one of these.
+    if ["NaN", "inf", "∞", "—"]
+        .iter()
+        .any(|bad| text.contains(bad))
+    {
+        return Err(format!("{d} has no finite value ({text})"));
+    }
+    Ok(text)
+}
+
+/// A scenario input (see [`crate::lint`]): whole numbers grouped (`1,024`), others
+/// in the book's notation (`0.5`, `1.5e13`); `%` and `x` follow the number directly,
+/// and `_` in a unit is a space (`unit=trillion_tokens`).
+fn input_value(d: &Directive) -> Result<String, String> {
+    let text = d.arg("value").ok_or("`input` needs value=")?;
+    let x: f64 = text
+        .parse()
+        .ok()
+        .filter(|x: &f64| x.is_finite())
+        .ok_or_else(|| format!("input value=`{text}` is not a number"))?;
+    let number = if x.fract() == 0.0 && x.abs() < 1e7 {
+        grouped(x)
+    } else {
+        sci(x, 3)
+    };
+    Ok(match d.arg("unit") {
+        None => number,
+        Some(u @ ("%" | "x" | "×")) => format!("{number}{u}"),
+        Some(u) => format!("{number} {}", u.replace('_', " ")),
+    })
+}
+
+/// The side of a TPU's MXU from core's TensorCore table, as an array or a length.
+fn mxu_value(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let core = ridgeline_core::hardware::tensor_core(c.id)
+        .ok_or_else(|| format!("{} has no TensorCore in the registry", c.name))?;
+    let side = grouped(core.mxu_side.value as f64);
+    match d.arg("show").unwrap_or("array") {
+        "array" => Ok(format!("{side}×{side}")),
+        "side" => Ok(side),
+        o => Err(format!("`mxu`: unknown show=`{o}` (array, side)")),
+    }
+}
+
+/// The smallest cube-shaped slice core's torus model gives wraparound links, found
+/// by asking `core::tpu::Slice` about each size in turn.
+fn wrap_value(d: &Directive) -> Result<String, String> {
+    use ridgeline_core::tpu::Slice;
+    let c = chip_arg(d)?;
+    let dims = match c.topology {
+        ridgeline_core::hardware::Topology::Torus { dims, .. } => dims as usize,
+        _ => return Err(format!("{} is not a TPU torus", c.name)),
+    };
+    let n = (1u32..=64)
+        .find(|&n| Slice::new(c, &vec![n; dims]).is_ok_and(|s| s.wrap()[..dims].iter().all(|&w| w)))
+        .ok_or_else(|| format!("no small slice of {} wraps around", c.name))?;
+    let side = grouped(n as f64);
+    match d.arg("show").unwrap_or("length") {
+        "length" => Ok(side),
+        "cube" => Ok(vec![side; dims].join("×")),
+        o => Err(format!("`wrap`: unknown show=`{o}` (length, cube)")),
+    }
+}
+
+/// The text of a value directive, before the check for non-finite numbers.
+fn compute(d: &Directive) -> Result<String, String> {
     let spec = VALUES
         .iter()
         .find(|s| s.name == d.name)
@@ -199,6 +312,9 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
         return Err(format!("`{}` takes only key=value arguments", d.name));
     }
     match d.name.as_str() {
+        "input" => input_value(d),
+        "mxu" => mxu_value(d),
+        "wrap" => wrap_value(d),
         "chip-name" => Ok(chip_arg(d)?.name.to_string()),
         "peak" => {
             let c = chip_arg(d)?;
@@ -349,6 +465,15 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
         "kv-sequence" | "param-bytes" | "min-slice" | "step-time" | "max-batch"
         | "gpu-dp-tokens" | "gpus-per-node" => inference_value(d),
         "tiling" => tiling_value(d),
+        name if crate::depth_values::NAMES.contains(&name) => crate::depth_values::evaluate(d),
+        name if crate::parts03_values::NAMES.contains(&name) => crate::parts03_values::evaluate(d),
+        name if crate::parts710_values::NAMES.contains(&name) => {
+            crate::parts710_values::evaluate(d)
+        }
+        "gpu-fact" => ridgeline_core::gpu::facts::fact(
+            d.arg("fact").ok_or("`gpu-fact` needs fact=")?,
+            d.arg("chip"),
+        ),
         other => Err(format!(
             "value directive `{other}` is listed but not implemented"
         )),
@@ -469,7 +594,7 @@ fn tiling_value(d: &Directive) -> Result<String, String> {
     }
 }
 
-fn model_arg(d: &Directive) -> Result<ridgeline_core::models::ModelConfig, String> {
+pub(crate) fn model_arg(d: &Directive) -> Result<ridgeline_core::models::ModelConfig, String> {
     let id = d.arg("model").unwrap_or("llama3-70b");
     ridgeline_core::models::try_model(id)
         .map(|m| m.config)
@@ -751,17 +876,28 @@ mod tests {
         for spec in VALUES {
             let mut d = Directive::parse(spec.name).unwrap();
             for a in spec.args {
+                if let Some(v) = crate::depth_values::example_arg(spec.name, a)
+                    .or_else(|| crate::parts03_values::example_arg(spec.name, a))
+                    .or_else(|| crate::parts710_values::example_arg(spec.name, a))
+                {
+                    d.args.push((a.to_string(), v.to_string()));
+                    continue;
+                }
                 let v = match (spec.name, *a) {
                     ("collective-ratio", "op") => "allreduce",
                     ("collective-ratio", "over") => "allgather",
                     ("gpu-dp-tokens" | "gpus-per-node", "chip") => "h100",
                     ("gpu-dp-tokens", "scope") => "network",
+                    ("gpu-fact", "fact") => "cuda-cores",
+                    ("gpu-fact", "chip") => "h100",
                     ("tiling", "show") => "blowup",
                     ("tiling", "dims") => "3,5",
                     ("tiling", "tile") => "2,2",
                     ("step-time" | "max-batch", "chips") => "16",
                     ("step-time" | "max-batch", "batch") => "64",
                     ("kv-sequence" | "step-time" | "max-batch", "seq") => "2048",
+                    ("mxu", "show") => "side",
+                    ("wrap", "show") => "cube",
                     (_, a) => match a {
                         "chip" => "v5e",
                         "dtype" | "act" | "weight" => "bf16",
@@ -786,6 +922,29 @@ mod tests {
             let r = evaluate(&d);
             assert!(r.is_ok(), "{}: {:?}", spec.name, r);
         }
+    }
+
+    #[test]
+    fn scenario_inputs_and_tpu_shapes() {
+        assert_eq!(
+            eval("input value=1024 unit=sequences").unwrap(),
+            "1,024 sequences"
+        );
+        assert_eq!(eval("input value=40 unit=%").unwrap(), "40%");
+        assert_eq!(
+            eval("input value=15e12 unit=trillion_tokens").unwrap(),
+            "1.5e13 trillion tokens"
+        );
+        assert!(eval("input value=abc").unwrap_err().contains("abc"));
+        assert!(eval("input value=inf").is_err());
+        // The book's Part 2: 128×128 MXUs, 256×256 on v6e; v5e axes wrap at 16,
+        // v5p slices in whole 4×4×4 cubes.
+        assert_eq!(eval("mxu chip=v5e").unwrap(), "128×128");
+        assert_eq!(eval("mxu chip=v6e show=side").unwrap(), "256");
+        assert_eq!(eval("wrap chip=v5e").unwrap(), "16");
+        assert_eq!(eval("wrap chip=v5p show=cube").unwrap(), "4×4×4");
+        assert!(eval("mxu chip=h100").is_err());
+        assert!(eval("wrap chip=h100").is_err());
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The directive parser and the value evaluator must never panic, whatever a
-//! chapter says: 1,000,000 random chapter snippets (a fixed seed) go through
-//! `find_directives`, and every directive body through `Directive::parse` and,
-//! when it parses, `values::evaluate`.
+//! chapter says, and must answer consistently: 1,000,000 random chapter snippets
+//! (a fixed seed) go through `find_directives`, and every directive body through
+//! `Directive::parse` and, when it parses, `values::evaluate`. A parsed directive
+//! round-trips through its printed form, a found range holds exactly its
+//! directive, a value is readable text, and every rejection says what was wrong
+//! (an unknown directive or argument is named).
 //!
 //! The snippets are soups of the syntax's own pieces (`{{`, `}}`, `=`, the value
 //! directives' names and arguments, chips, models, dtypes, extreme numbers) mixed
@@ -156,8 +159,49 @@ fn body(rng: &mut Rng, names: &[&str], keys: &[&str], values: &[&str]) -> String
     s
 }
 
+/// A parsed directive prints as `{{…}}` and its printed body parses back to it.
+fn check_round_trip(d: &Directive) {
+    let printed = d.to_string();
+    let inner = printed
+        .strip_prefix("{{")
+        .and_then(|s| s.strip_suffix("}}"))
+        .unwrap_or_else(|| panic!("{d:?} printed as {printed:?}"));
+    assert_eq!(Directive::parse(inner).as_ref(), Ok(d), "{printed:?}");
+}
+
+/// A value is text for the reader, never an empty string or a float's failure;
+/// a rejection says what was wrong.
+fn check_value(d: &Directive, value: &Result<String, String>) {
+    match value {
+        Ok(text) => {
+            assert!(!text.trim().is_empty(), "{d} evaluated to nothing");
+            for bad in ["NaN", "inf", "∞"] {
+                assert!(!text.contains(bad), "{d} evaluated to {text:?}");
+            }
+        }
+        Err(message) => {
+            assert!(!message.trim().is_empty(), "{d} rejected without a message");
+            match VALUES.iter().find(|v| v.name == d.name) {
+                None => assert!(message.contains(&d.name), "{d}: {message:?}"),
+                Some(spec) => {
+                    if let Some((k, _)) = d
+                        .args
+                        .iter()
+                        .find(|(k, _)| !spec.args.contains(&k.as_str()))
+                    {
+                        assert!(
+                            message.contains(k.as_str()),
+                            "{d}: {message:?} does not name {k}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
-fn a_million_random_directives_never_panic() {
+fn a_million_random_directives_are_parsed_consistently() {
     let mut names: Vec<&str> = VALUES.iter().map(|v| v.name).collect();
     names.extend(["widget", "exercise", "nope", "peak-", "-"]);
     let mut keys: Vec<&str> = VALUES.iter().flat_map(|v| v.args.iter().copied()).collect();
@@ -174,10 +218,19 @@ fn a_million_random_directives_never_panic() {
     for _ in 0..INPUTS {
         let b = body(&mut rng, &names, &keys, &values);
         // The body alone.
-        if let Ok(d) = Directive::parse(&b) {
-            parsed += 1;
-            if evaluate(&d).is_ok() {
-                evaluated += 1;
+        match Directive::parse(&b) {
+            Ok(d) => {
+                parsed += 1;
+                check_round_trip(&d);
+                let value = evaluate(&d);
+                check_value(&d, &value);
+                if value.is_ok() {
+                    evaluated += 1;
+                }
+            }
+            Err(e) => {
+                assert!(!e.message.trim().is_empty(), "{b:?}: {e:?}");
+                assert!(e.at <= b.len(), "{b:?}: {e}");
             }
         }
         // The body inside some text, sometimes with broken braces.
@@ -192,14 +245,31 @@ fn a_million_random_directives_never_panic() {
             text.push_str("}}");
         }
         random_unicode(&mut rng, &mut text);
-        if let Ok(list) = find_directives(&text) {
-            for (range, d) in list {
-                found += 1;
+        match find_directives(&text) {
+            Ok(list) => {
+                let mut after = 0;
+                for (range, d) in list {
+                    found += 1;
+                    assert!(range.start >= after, "{text:?}: overlapping {range:?}");
+                    after = range.end;
+                    // The range holds exactly the directive, braces included.
+                    let held = text.get(range.clone()).unwrap_or_else(|| {
+                        panic!("range {range:?} off a char boundary in {text:?}")
+                    });
+                    let body = held
+                        .strip_prefix("{{")
+                        .and_then(|h| h.strip_suffix("}}"))
+                        .unwrap_or_else(|| panic!("{text:?}: {held:?} is not a directive"));
+                    assert_eq!(Directive::parse(body).as_ref(), Ok(&d), "{text:?}");
+                    check_value(&d, &evaluate(&d));
+                }
+            }
+            Err(e) => {
+                assert!(!e.message.trim().is_empty(), "{text:?}: {e:?}");
                 assert!(
-                    text.get(range.clone()).is_some(),
-                    "range {range:?} off a char boundary in {text:?}"
+                    text.get(e.at..).is_some_and(|rest| rest.starts_with('{')),
+                    "{text:?}: {e}"
                 );
-                let _ = evaluate(&d);
             }
         }
     }

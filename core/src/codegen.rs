@@ -151,6 +151,10 @@ fn manual_body(plan: &MatmulPlan) -> Vec<String> {
                 let to = first.and_then(|m| m.to).unwrap_or(1);
                 format!("{x} = jax.lax.all_to_all({x}, {names}, split_axis={to}, concat_axis={from}, tiled=True)")
             }
+            StepKind::Permute => format!(
+                "# {x} leaves the shard_map as {}; the sharding constraint after it moves only the blocks that must move",
+                partition_spec(plan, &step.before)
+            ),
             StepKind::Slice => {
                 let d = first.and_then(|m| m.to).unwrap_or(0);
                 let parts = plan.mesh.size_of(&axes).max(1);
@@ -175,18 +179,85 @@ pub fn jax_code(plan: &MatmulPlan) -> JaxCode {
         "{}\n@jax.jit\ndef matmul(a, b):\n    # With explicit axes the sharding is part of the type; state the output's.\n    return jnp.einsum('ij,jk->ik', a, b, out_sharding={out})\n\nwith jax.sharding.use_mesh(mesh):\n    c = matmul(a, b)\nprint(jax.typeof(c))\n",
         preamble(plan, true)
     );
-    let manual = format!(
-        "{}\n@jax.jit\n@jax.shard_map(mesh=mesh, in_specs=({}, {}), out_specs={out})\ndef matmul(a, b):\n    # Per-device code: each collective of the plan written out.\n{}\n    return c\n\nc = matmul(a, b)\n",
-        preamble(plan, false),
-        partition_spec(plan, &plan.a),
-        partition_spec(plan, &plan.b),
-        manual_body(plan).join("\n")
-    );
+    // A permute has no one shard_map collective: the per-device program ends
+    // before it, and a sharding constraint on its result lets XLA move the blocks
+    // (as a collective permute or AllToAll).
+    let permute = plan.steps.iter().find(|s| s.kind == StepKind::Permute);
+    let manual = match permute {
+        None => format!(
+            "{}\n@jax.jit\n@jax.shard_map(mesh=mesh, in_specs=({}, {}), out_specs={out})\ndef matmul(a, b):\n    # Per-device code: each collective of the plan written out.\n{}\n    return c\n\nc = matmul(a, b)\n",
+            preamble(plan, false),
+            partition_spec(plan, &plan.a),
+            partition_spec(plan, &plan.b),
+            manual_body(plan).join("\n")
+        ),
+        Some(step) => format!(
+            "{}\n@jax.shard_map(mesh=mesh, in_specs=({}, {}), out_specs={})\ndef local(a, b):\n    # Per-device code: each collective of the plan written out.\n{}\n    return c\n\n@jax.jit\ndef matmul(a, b):\n    return jax.lax.with_sharding_constraint(local(a, b), NamedSharding(mesh, {out}))\n\nc = matmul(a, b)\n",
+            preamble(plan, false),
+            partition_spec(plan, &plan.a),
+            partition_spec(plan, &plan.b),
+            partition_spec(plan, &step.before),
+            manual_body(plan).join("\n")
+        ),
+    };
     JaxCode {
         automatic,
         explicit,
         manual,
     }
+}
+
+/// The book's overlapped collective matmul (Part 10) as a `shard_map`
+/// program for the mesh and sizes of `p`: `A[B_X, D_Y] · W[D, F_Y]`, looping
+/// over the `Y` chunks of `A` with `ppermute` while multiplying. Each loop step
+/// carries the per-chip times [`crate::overlap::overlap_timeline`] computes, as
+/// comments, so the code and the timeline agree.
+pub fn collective_matmul_code(p: &crate::overlap::OverlapParams) -> Result<String, String> {
+    let r = crate::overlap::overlap_timeline(p)?;
+    let us = |t: crate::units::Seconds| crate::format::si(t.0, "s", 3);
+    let dtype = match p.dtype {
+        crate::dtype::Dtype::F32 => "jnp.float32",
+        crate::dtype::Dtype::Int8 => "jnp.int8",
+        _ => "jnp.bfloat16",
+    };
+    Ok(format!(
+        "import jax\nimport jax.numpy as jnp\nimport jax.sharding as shd\n\n\
+mesh = jax.make_mesh(({x}, {y}), ('X', 'Y'), (shd.AxisType.Explicit, shd.AxisType.Explicit))\n\
+jax.set_mesh(mesh)\n\n\
+B, D, F = {b}, {d}, {f}\n\
+A = jax.device_put(jnp.ones((B, D), dtype={dtype}), jax.P('X', 'Y'))\n\
+W = jax.device_put(jnp.ones((D, F), dtype={dtype}), jax.P(None, 'Y'))\n\n\
+def collective_matmul(lhs, rhs):\n\
+    # lhs: A[B/X, D/Y] loops around the Y ring; rhs: W[D, F/Y] stays put.\n\
+    axis_size = jax.lax.axis_size('Y')  # {y}\n\
+    idx = jax.lax.axis_index('Y')\n\
+    chunk = lhs.shape[1]  # D/Y = {chunk}\n\n\
+    def step(i, carry):\n\
+        accum, lhs = carry\n\
+        rhs_chunk = jax.lax.dynamic_slice_in_dim(rhs, (idx + i) % axis_size * chunk, chunk)\n\
+        update = lhs @ rhs_chunk  # {t_mm} per chip\n\
+        # Pass our chunk to the left neighbour while the matmul runs: {t_pp} per hop.\n\
+        lhs = jax.lax.ppermute(lhs, 'Y', perm=[(j, (j - 1) % axis_size) for j in range(axis_size)])\n\
+        return accum + update, lhs\n\n\
+    accum = jax.lax.pvary(jnp.zeros((lhs.shape[0], rhs.shape[1]), dtype=lhs.dtype), ('X', 'Y'))\n\
+    accum, lhs = jax.lax.fori_loop(0, axis_size - 1, step, (accum, lhs), unroll=True)\n\
+    i = axis_size - 1  # the last chunk needs no permute\n\
+    rhs_chunk = jax.lax.dynamic_slice_in_dim(rhs, (idx + i) % axis_size * chunk, chunk)\n\
+    return accum + lhs @ rhs_chunk\n\n\
+matmul = jax.jit(jax.shard_map(collective_matmul,\n\
+    in_specs=(jax.P('X', 'Y'), jax.P(None, 'Y')), out_specs=jax.P('X', 'Y')))\n\
+out = matmul(A, W)  # about {t_all} per chip; blocking AllGather + matmul: {t_block}\n",
+        x = p.x,
+        y = p.y,
+        b = p.b,
+        d = p.d,
+        f = p.f,
+        chunk = p.d / p.y,
+        t_mm = us(r.chunk_matmul),
+        t_pp = us(r.chunk_permute),
+        t_all = us(r.overlapped.total),
+        t_block = us(r.blocking.total),
+    ))
 }
 
 #[cfg(test)]
@@ -253,5 +324,28 @@ mod tests {
             assert_eq!(body.len(), plan.steps.len());
             assert!(jax_code(&plan).manual.contains("return c"));
         }
+    }
+}
+
+#[cfg(test)]
+mod collective_matmul_tests {
+    use super::collective_matmul_code;
+    use crate::overlap::{overlap_timeline, OverlapParams};
+
+    #[test]
+    fn generated_code_matches_the_timeline() {
+        let p = OverlapParams::default();
+        let code = collective_matmul_code(&p).unwrap();
+        let r = overlap_timeline(&p).unwrap();
+        assert!(code.contains("jax.make_mesh((2, 4), ('X', 'Y')"));
+        assert!(code.contains("B, D, F = 1024, 2048, 8192"));
+        assert!(code.contains("chunk = lhs.shape[1]  # D/Y = 512"));
+        assert!(code.contains(&crate::format::si(r.overlapped.total.0, "s", 3)));
+        assert!(code.contains("jax.lax.ppermute(lhs, 'Y'"));
+        let odd = OverlapParams {
+            y: 3,
+            ..OverlapParams::default()
+        };
+        assert!(collective_matmul_code(&odd).unwrap_err().starts_with("d:"));
     }
 }

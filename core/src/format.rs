@@ -119,6 +119,26 @@ pub fn grouped(x: f64) -> String {
     }
 }
 
+/// `n` followed by the singular or plural noun: `1 chip`, `8 chips`.
+pub fn count(n: u64, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{} {plural}", grouped(n as f64))
+    }
+}
+
+/// A byte count in decimal gigabytes (10^9 bytes) with one decimal, the unit
+/// named: `141.1 GB`. Use [`binary_bytes`] for GiB; never mix them unnamed.
+pub fn decimal_bytes(bytes: f64) -> String {
+    format!("{:.1} GB", bytes / 1e9)
+}
+
+/// A byte count in binary gibibytes (2^30 bytes) with one decimal: `6.2 GiB`.
+pub fn binary_bytes(bytes: f64) -> String {
+    format!("{:.1} GiB", bytes / (1u64 << 30) as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,5 +167,19 @@ mod tests {
         assert_eq!(grouped(123.0), "123");
         assert_eq!(grouped(1234567.0), "1,234,567");
         assert_eq!(grouped(-1000.0), "-1,000");
+    }
+}
+
+#[cfg(test)]
+mod unit_word_tests {
+    use super::*;
+
+    #[test]
+    fn plurals_and_byte_units() {
+        assert_eq!(count(1, "chip", "chips"), "1 chip");
+        assert_eq!(count(8, "chip", "chips"), "8 chips");
+        assert_eq!(count(0, "chip", "chips"), "0 chips");
+        assert_eq!(decimal_bytes(141.1e9), "141.1 GB");
+        assert_eq!(binary_bytes(6.7e9), "6.2 GiB");
     }
 }

@@ -736,6 +736,31 @@ pub const VMEM_OVER_HBM: Cited<f64> = cited(
     src(2, "VMEM: bandwidth to the MXU ~22x HBM bandwidth"),
 );
 
+/// VMEM capacity of one TPU v5e TensorCore (the book's figure; other generations
+/// are of the same order, and Part 12 compares 128 MB on a v5p).
+pub const VMEM_CAPACITY: Cited<Bytes> = cited(
+    Bytes(128.0 * 1024.0 * 1024.0),
+    src(2, "VMEM: 128 MiB on TPU v5e, much smaller than HBM"),
+);
+/// The book's measured AllGather on a TPU v5e 8x16 slice, gathered over the
+/// axis of 16 (a full bidirectional ring): the fraction of the one-way link
+/// bandwidth reached at large messages.
+pub const ALLGATHER_MEASURED_FRACTION: Cited<f64> = cited(
+    0.95,
+    src(
+        3,
+        "empirical AllGather bandwidth on v5e 8x16: about 95% of 4.5e10",
+    ),
+);
+/// The message size at which that measured AllGather reaches its peak (about
+/// 625 kB per device over 16 devices).
+pub const ALLGATHER_MEASURED_PEAK_AT: Cited<Bytes> = cited(
+    Bytes(10e6),
+    src(
+        3,
+        "empirical AllGather bandwidth on v5e 8x16: peak at about 10 MB",
+    ),
+);
 /// Shape of a TPU VPU and of one vector register: 8 sublanes by 128 lanes of 32-bit values.
 pub const VPU_SHAPE: Cited<[u32; 2]> = cited(
     [8, 128],

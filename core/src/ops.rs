@@ -305,9 +305,142 @@ pub fn tokens_per_device(sequences: f64, seq_len: f64, devices: f64) -> f64 {
     sequences * seq_len / devices
 }
 
+/// The arithmetic intensity of one tile of a matmul: `[bm, bk] · [bk, bn]`
+/// loaded from memory, multiplied and its `[bm, bn]` result written back (Part 1,
+/// "Matrix multiplication").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TiledIntensity {
+    /// `2 · bm · bk · bn`.
+    pub flops: Flops,
+    /// `(bm·bk + bk·bn + bm·bn) · bytes per element`.
+    pub bytes: Bytes,
+    /// FLOPs over bytes, exactly.
+    pub exact: Intensity,
+    /// The book's approximation for bf16 and a long `bk`: `bm · bn / (bm + bn)`.
+    pub approx: Intensity,
+}
+
+/// The intensity of a `bm × bk × bn` tile in `dtype`; errors name a zero tile side.
+pub fn tiled_intensity(bm: u64, bk: u64, bn: u64, dtype: Dtype) -> Result<TiledIntensity, String> {
+    for (v, what) in [(bm, "bm"), (bk, "bk"), (bn, "bn")] {
+        if v == 0 {
+            return Err(format!("the tile side {what} must be at least 1"));
+        }
+    }
+    let (m, k, n) = (bm as f64, bk as f64, bn as f64);
+    let flops = Flops(2.0 * m * k * n);
+    let bytes = dtype.size_of(m * k + k * n + m * n);
+    // Per element of bf16 the two FLOPs of a multiply-add meet two bytes.
+    let approx = Intensity(m * n / (m + n) * 2.0 / dtype.bytes());
+    Ok(TiledIntensity {
+        flops,
+        bytes,
+        exact: flops / bytes,
+        approx,
+    })
+}
+
+/// One algorithm on one memory system, as the "Visualizing rooflines" figure
+/// draws it: the rate it attains and what bounds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RooflinePoint {
+    /// Which algorithm (index into the intensities given).
+    pub algorithm: usize,
+    /// Which bandwidth (index into the bandwidths given).
+    pub memory: usize,
+    /// Its intensity.
+    pub intensity: Intensity,
+    /// `min(peak, intensity · bandwidth)`.
+    pub attained: crate::units::FlopsPerSec,
+    /// Compute- or memory-bound.
+    pub verdict: Verdict,
+}
+
+/// Every pairing of `intensities` (algorithms) with `bandwidths` under `peak`:
+/// raising the bandwidth helps only the algorithms below its ridge.
+pub fn rooflines(
+    peak: crate::units::FlopsPerSec,
+    bandwidths: &[crate::units::BytesPerSec],
+    intensities: &[Intensity],
+) -> Result<Vec<RooflinePoint>, String> {
+    if !(peak.0.is_finite() && peak.0 > 0.0) {
+        return Err("the peak must be a finite positive number".into());
+    }
+    if let Some(i) = bandwidths
+        .iter()
+        .position(|b| !(b.0.is_finite() && b.0 > 0.0))
+    {
+        return Err(format!(
+            "bandwidth #{} must be a finite positive number",
+            i + 1
+        ));
+    }
+    if let Some(i) = intensities
+        .iter()
+        .position(|x| !(x.0.is_finite() && x.0 > 0.0))
+    {
+        return Err(format!(
+            "intensity #{} must be a finite positive number",
+            i + 1
+        ));
+    }
+    let mut out = Vec::with_capacity(bandwidths.len() * intensities.len());
+    for (memory, &w) in bandwidths.iter().enumerate() {
+        for (algorithm, &intensity) in intensities.iter().enumerate() {
+            let ridge = peak / w;
+            let memory_rate = crate::units::FlopsPerSec(intensity.0 * w.0);
+            out.push(RooflinePoint {
+                algorithm,
+                memory,
+                intensity,
+                attained: if memory_rate < peak {
+                    memory_rate
+                } else {
+                    peak
+                },
+                verdict: if intensity < ridge {
+                    Verdict::MemoryBound
+                } else {
+                    Verdict::ComputeBound
+                },
+            });
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiles_approach_the_books_intensity() {
+        let t = tiled_intensity(512, 8192, 1024, Dtype::Bf16).unwrap();
+        let book = 512.0 * 1024.0 / (512.0 + 1024.0);
+        assert!((t.approx.0 - book).abs() < 1e-9);
+        // The written-back output makes the exact figure a little lower.
+        assert!(t.exact < t.approx && t.exact.0 > 0.9 * book);
+        assert!(tiled_intensity(0, 8, 8, Dtype::Bf16)
+            .unwrap_err()
+            .contains("bm"));
+    }
+
+    #[test]
+    fn more_bandwidth_helps_only_below_the_ridge() {
+        use crate::units::{BytesPerSec, FlopsPerSec};
+        let peak = FlopsPerSec(1.97e14);
+        let pts = rooflines(
+            peak,
+            &[BytesPerSec(8.2e11), BytesPerSec(1.64e12)],
+            &[Intensity(50.0), Intensity(400.0)],
+        )
+        .unwrap();
+        assert_eq!(pts.len(), 4);
+        assert!(pts[2].attained.0 > pts[0].attained.0);
+        assert_eq!(pts[1].attained, pts[3].attained);
+        assert_eq!(pts[1].verdict, Verdict::ComputeBound);
+        assert!(rooflines(peak, &[BytesPerSec(0.0)], &[Intensity(1.0)]).is_err());
+    }
     use crate::hardware::chip;
 
     fn mm(b: f64, d: f64, f: f64, act: Dtype, weight: Dtype) -> Op {

@@ -198,9 +198,87 @@ impl Slice {
         self.host.iter().map(|&n| n as u64).product()
     }
 
-    /// CPU hosts serving the slice (a partly used host counts as one).
+    /// CPU hosts serving the slice: the host blocks (4×2 chips on a v5e) that a
+    /// slice placed at the torus origin touches, a partly used host counting as
+    /// one, in the orientation of the blocks that needs fewest. A 3×5 slice of a
+    /// v5e touches three 4×2 hosts, not `⌈15 / 8⌉ = 2`.
     pub fn hosts(&self) -> u64 {
-        self.chips().div_ceil(self.chips_per_host().max(1))
+        let h = self.host.map(|n| n.max(1));
+        let orientations = [
+            [h[0], h[1], h[2]],
+            [h[0], h[2], h[1]],
+            [h[1], h[0], h[2]],
+            [h[1], h[2], h[0]],
+            [h[2], h[0], h[1]],
+            [h[2], h[1], h[0]],
+        ];
+        orientations
+            .iter()
+            // A 2D torus has no third axis to turn a host block into.
+            .filter(|o| self.dims == 3 || o[2] == h[2])
+            .map(|o| {
+                (0..3)
+                    .map(|i| self.shape[i].div_ceil(o[i]) as u64)
+                    .product::<u64>()
+            })
+            .min()
+            .unwrap_or(1)
+    }
+
+    /// `1 host`, `3 hosts`.
+    pub fn hosts_text(&self) -> String {
+        counted(self.hosts(), "host")
+    }
+
+    /// `1 chip`, `16 chips`.
+    pub fn chips_text(&self) -> String {
+        counted(self.chips(), "chip")
+    }
+
+    /// A slice from a three-axis shape such as a reader types (`4x4x4`): on a 2D
+    /// torus the third axis must be 1, and a shape that needs it is refused
+    /// rather than cut down to its first two axes.
+    pub fn from_coord(chip: &'static Chip, shape: Coord) -> Result<Slice, TpuError> {
+        let (dims, ..) = torus_of(chip)?;
+        let given = shape.iter().rposition(|&n| n != 1).map_or(1, |i| i + 1);
+        if given > dims as usize {
+            return Err(TpuError::WrongRank {
+                chip: chip.id,
+                given,
+                dims,
+            });
+        }
+        Slice::new(chip, &shape[..dims as usize])
+    }
+
+    /// Parses a slice shape (`16x16`, `4×4×4`, `2,2,1`) for `chip`, with a
+    /// message naming what is wrong.
+    pub fn parse(chip: &'static Chip, text: &str) -> Result<Slice, String> {
+        let bad = || {
+            format!(
+                "“{}” is not a slice shape like 8x16 or 4x4x4",
+                text.chars().take(24).collect::<String>()
+            )
+        };
+        let parts: Vec<&str> = text
+            .split(['x', '×', 'X', ',', '*'])
+            .map(str::trim)
+            .collect();
+        if parts.len() > 3 {
+            return Err(bad());
+        }
+        let mut shape = [1u32; 3];
+        for (slot, part) in shape.iter_mut().zip(&parts) {
+            *slot = part.parse::<u32>().map_err(|_| bad())?;
+        }
+        Slice::from_coord(chip, shape).map_err(|e| match e {
+            TpuError::WrongRank { dims, .. } => format!(
+                "{} is a {dims}D torus: a slice has at most {dims} axes, like 16x16, so {} cannot be formed",
+                chip.name,
+                text.trim()
+            ),
+            e => e.to_string(),
+        })
     }
 
     /// TensorCores in the slice.
@@ -504,6 +582,15 @@ pub fn which_link_binds(
     Ok(Analysis::new(flops, rate, &traffic))
 }
 
+/// `n` followed by `word`, pluralised with an `s` unless `n` is 1.
+fn counted(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,6 +620,27 @@ mod tests {
         assert!(s.neighbours([8, 0, 0]).is_err());
         let pair = Slice::new(v5e, &[2, 1]).unwrap();
         assert_eq!(pair.neighbours([0, 0, 0]).unwrap(), vec![[1, 0, 0]]);
+    }
+
+    #[test]
+    fn shapes_the_chip_cannot_form_are_refused_and_hosts_are_counted() {
+        let v5e = chip("v5e").unwrap();
+        let e = Slice::parse(v5e, "4x4x4").unwrap_err();
+        assert!(e.contains("2D torus") && e.contains("4x4x4"), "{e}");
+        assert!(Slice::from_coord(v5e, [4, 4, 4]).is_err());
+        assert_eq!(Slice::from_coord(v5e, [4, 4, 1]).unwrap().chips(), 16);
+        assert!(Slice::parse(v5e, "4xa").is_err());
+        assert!(Slice::parse(v5e, "0x4").is_err());
+        let odd = Slice::parse(v5e, "3x5").unwrap();
+        assert_eq!(odd.hosts(), 3);
+        assert_eq!(odd.hosts_text(), "3 hosts");
+        assert_eq!(odd.chips_text(), "15 chips");
+        let one = Slice::parse(v5e, "2x2").unwrap();
+        assert_eq!(one.hosts_text(), "1 host");
+        assert_eq!(Slice::parse(v5e, "1").unwrap().chips_text(), "1 chip");
+        assert_eq!(Slice::parse(v5e, "16x16").unwrap().hosts(), 32);
+        let v5p = chip("v5p").unwrap();
+        assert_eq!(Slice::parse(v5p, "4x4x4").unwrap().hosts(), 16);
     }
 
     #[test]

@@ -263,9 +263,29 @@ pub fn tp_min_d_ff(degree: f64, alpha: Intensity, axes: f64) -> f64 {
 }
 
 /// Mixed FSDP + tensor parallelism is compute-bound iff tokens per chip exceed
-/// `α² / (M_X · M_Y · F)` (about 100 on a v5p).
+/// `α² / (M_X · M_Y · F)` (about 100 on a v5p) — **when the split is re-chosen for
+/// each batch** (`X = X_opt`). This is the lowest threshold any split reaches; a
+/// fixed split has the higher threshold of
+/// [`fsdp_tp_split_critical_tokens_per_chip`].
 pub fn fsdp_tp_critical_tokens_per_chip(alpha: Intensity, d_ff: f64, m_x: f64, m_y: f64) -> f64 {
     alpha.0 * alpha.0 / (m_x * m_y * d_ff)
+}
+
+/// The threshold of one **fixed** FSDP × tensor split: its FSDP gathers are hidden
+/// once the tokens per chip exceed `α / (M_X · Y)` (the weights each chip gathers
+/// shrink with `Y`), provided its tensor collectives are hidden too, `Y < M_Y · F / α`
+/// (otherwise it is never compute-bound and this returns `None`). On a 4096-chip v5p
+/// mesh with a 1M-token batch the split nearest `X_opt` is 512 × 8, whose threshold
+/// is `α/16 ≈ 159` tokens per chip; re-choosing the split as the batch shrinks brings
+/// the threshold down to `α² / (M_X · M_Y · F) ≈ 113`.
+pub fn fsdp_tp_split_critical_tokens_per_chip(
+    alpha: Intensity,
+    tensor: f64,
+    d_ff: f64,
+    m_x: f64,
+    m_y: f64,
+) -> Option<f64> {
+    (tensor < tp_max_degree(d_ff, alpha, m_y)).then(|| alpha.0 / (m_x * tensor))
 }
 
 /// The FSDP degree that minimises communication in mixed FSDP + tensor parallelism,
@@ -366,6 +386,170 @@ pub fn estimate_run(
         time: training_time(flops, chips, peak, mfu)?,
         chips,
     })
+}
+
+/// Part 6's run assumptions: what the book assumes about the LLaMA 3-70B run, as
+/// planner inputs with their defaults. Every number a page states about the run
+/// comes from [`RunAssumptions::BOOK`] (or from a reader's change to it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunAssumptions {
+    /// The model preset's id.
+    pub model: &'static str,
+    /// The chip's id.
+    pub chip: &'static str,
+    /// Training tokens.
+    pub tokens: f64,
+    /// Model FLOPs utilisation, a fraction.
+    pub mfu: f64,
+    /// Sequences per batch.
+    pub sequences: f64,
+    /// Tokens per sequence.
+    pub seq_len: f64,
+    /// Full pods joined over the data-centre network.
+    pub pods: u32,
+}
+
+impl RunAssumptions {
+    /// The book's run (Part 6): LLaMA 3-70B on 15T tokens, a batch of 1024 sequences
+    /// of 4096 tokens, 40% MFU on one full TPU v5p pod.
+    pub const BOOK: RunAssumptions = RunAssumptions {
+        model: "llama3-70b",
+        chip: "v5p",
+        tokens: 15e12,
+        mfu: 0.4,
+        sequences: 1024.0,
+        seq_len: 4096.0,
+        pods: 1,
+    };
+
+    /// Tokens per batch.
+    pub fn batch_tokens(&self) -> f64 {
+        self.sequences * self.seq_len
+    }
+
+    /// Checks every field; the message names the bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        if crate::models::model(self.model).is_none() {
+            return Err(format!("model: no preset is called {:?}", self.model));
+        }
+        if crate::hardware::chip(self.chip).is_none() {
+            return Err(format!("chip: no chip is called {:?}", self.chip));
+        }
+        for (name, v) in [
+            ("tokens", self.tokens),
+            ("sequences", self.sequences),
+            ("seq_len", self.seq_len),
+        ] {
+            if !(v.is_finite() && v >= 1.0) {
+                return Err(format!("{name}: at least 1"));
+            }
+        }
+        check_mfu(self.mfu).map_err(|e| format!("mfu: {e}"))?;
+        if !(1..=MAX_SLICES).contains(&self.pods) {
+            return Err(format!("pods: between 1 and {MAX_SLICES}"));
+        }
+        Ok(())
+    }
+
+    /// The run on full pods: `6 · params · tokens` at the assumed MFU.
+    pub fn estimate(&self) -> Result<RunEstimate, String> {
+        self.validate()?;
+        let m = crate::models::model(self.model).ok_or("model: unknown")?;
+        let c = crate::hardware::chip(self.chip).ok_or("chip: unknown")?;
+        let cluster = Cluster::full_pod(c, self.pods).map_err(|e| format!("chip: {e}"))?;
+        let peak = c.peak(Dtype::Bf16).ok_or("chip: no bf16 peak")?;
+        estimate_run(
+            transformer::params(&m.config).total(),
+            self.tokens,
+            cluster.chips(),
+            peak,
+            self.mfu,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+// ---------------------------------------------------------------- ZeRO
+
+/// How much of the training state data-parallel chips split among themselves
+/// (ZeRO, Rajbhandari et al.; the book's FSDP is stage 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZeroStage {
+    /// Every chip holds everything (plain data parallelism).
+    None,
+    /// Optimizer state (moments and master copy) split.
+    One,
+    /// Optimizer state and gradients split.
+    Two,
+    /// Optimizer state, gradients and parameters split (FSDP).
+    Three,
+}
+
+impl ZeroStage {
+    /// Every stage.
+    pub const ALL: [ZeroStage; 4] = [
+        ZeroStage::None,
+        ZeroStage::One,
+        ZeroStage::Two,
+        ZeroStage::Three,
+    ];
+}
+
+/// Memory per chip and gradient traffic of one ZeRO stage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZeroCost {
+    /// The stage.
+    pub stage: ZeroStage,
+    /// State per chip (no activations).
+    pub memory: TrainingMemory,
+    /// The book's `V` summed over the step's collectives: an AllReduce of the
+    /// gradients (twice their size) for stages 0–2 (stages 1–2 do it as a
+    /// ReduceScatter plus an AllGather of the updated parameters), and for stage 3
+    /// two AllGathers of the parameters and a ReduceScatter of the gradients.
+    pub comms_bytes: Bytes,
+}
+
+/// Every ZeRO stage for `params` parameters stored per `optimizer` over `shards`
+/// data-parallel chips (gradients are counted in the parameters' format when the
+/// optimizer does not store them).
+pub fn zero_stages(
+    params: f64,
+    optimizer: Optimizer,
+    shards: f64,
+) -> Result<Vec<ZeroCost>, String> {
+    positive("params", params).map_err(|e| format!("params: {e}"))?;
+    positive("shards", shards).map_err(|e| format!("shards: {e}"))?;
+    let grads = optimizer.grads.unwrap_or(optimizer.params);
+    let full = TrainingMemory {
+        grads: grads.size_of(params),
+        ..transformer::state_memory(params, optimizer, Bytes(0.0))
+    };
+    let gradient_bytes = grads.size_of(params);
+    let param_bytes = optimizer.params.size_of(params);
+    Ok(ZeroStage::ALL
+        .into_iter()
+        .map(|stage| {
+            let split = |on: bool, b: Bytes| if on { b / shards } else { b };
+            let memory = TrainingMemory {
+                optimizer: split(stage != ZeroStage::None, full.optimizer),
+                grads: split(
+                    matches!(stage, ZeroStage::Two | ZeroStage::Three),
+                    full.grads,
+                ),
+                params: split(stage == ZeroStage::Three, full.params),
+                activations: Bytes(0.0),
+            };
+            let comms_bytes = match stage {
+                ZeroStage::Three => param_bytes * 2.0 + gradient_bytes,
+                _ => gradient_bytes * 2.0,
+            };
+            ZeroCost {
+                stage,
+                memory,
+                comms_bytes,
+            }
+        })
+        .collect())
 }
 
 // ---------------------------------------------------------------- clusters
@@ -1080,7 +1264,36 @@ fn check_batch(job: &Job, cluster: &Cluster, par: &Parallelism) -> Result<f64, T
     if shards > sequences && !job.sequence_sharding {
         return Err(TrainingError::SequenceShardingRequired { shards, sequences });
     }
-    Ok((shards / sequences).max(1.0))
+    Ok(sequence_degree(shards as u64, sequences) as f64)
+}
+
+/// The sequence (context) sharding degree for `shards` data shards over `sequences`
+/// sequences: a sharding degree is a whole number that divides the data axis, so
+/// this is the **smallest divisor `s` of `shards` with `shards / s ≤ sequences`**
+/// (1 when every shard can hold whole sequences). The data axis is then `shards / s`
+/// groups of sequences times `s` pieces of each sequence; rounding up to a divisor
+/// keeps every group at least one sequence, and the groups differ by at most one
+/// sequence when `shards / s` does not divide the sequence count (as the tokens per
+/// chip already do when the chip count does not divide the batch). Part 6's
+/// 2240 FSDP shards over 1024 sequences give 4 (not 2240/1024 ≈ 2.19), its 8960
+/// shards give 10, and 2048 shards give 2.
+pub fn sequence_degree(shards: u64, sequences: f64) -> u64 {
+    let shards = shards.max(1);
+    let fits = |s: u64| (shards / s) as f64 <= sequences;
+    // Divisors come in pairs (i, shards / i) with i ≤ √shards.
+    let mut best = shards;
+    let mut i = 1u64;
+    while i * i <= shards {
+        if shards.is_multiple_of(i) {
+            for s in [i, shards / i] {
+                if fits(s) {
+                    best = best.min(s);
+                }
+            }
+        }
+        i += 1;
+    }
+    best
 }
 
 /// Where `t_comms` meets `t_math` as the batch grows.
@@ -1225,7 +1438,8 @@ pub struct Evaluation {
     pub mfu: f64,
     /// Fraction of the step lost to the pipeline bubble.
     pub bubble: f64,
-    /// Sequence (context) parallelism needed: data shards per sequence, at least 1.
+    /// Sequence (context) parallelism needed: a whole number that divides the data
+    /// shards, from [`sequence_degree`] (1 when no sequence is split).
     pub sequence_parallel: f64,
 }
 
@@ -1423,6 +1637,76 @@ pub fn best_plan(job: &Job, cluster: &Cluster) -> Result<Evaluation, TrainingErr
 mod tests {
     use super::*;
     use crate::hardware::chip;
+
+    #[test]
+    fn zero_stages_split_more_state_for_the_same_or_half_more_traffic() {
+        let rows = zero_stages(70e9, Optimizer::ADAM_MIXED, 64.0).unwrap();
+        let per_param: Vec<f64> = rows.iter().map(|r| r.memory.state().0 / 70e9).collect();
+        // 16 bytes per parameter; ZeRO-1 splits 12 of them, ZeRO-2 14, ZeRO-3 all.
+        assert_eq!(per_param[0], 16.0);
+        assert!((per_param[1] - (4.0 + 12.0 / 64.0)).abs() < 1e-12);
+        assert!((per_param[2] - (2.0 + 14.0 / 64.0)).abs() < 1e-12);
+        assert!((per_param[3] - 16.0 / 64.0).abs() < 1e-12);
+        assert_eq!(rows[0].comms_bytes, rows[2].comms_bytes);
+        assert_eq!(rows[3].comms_bytes.0, 1.5 * rows[0].comms_bytes.0);
+        assert!(zero_stages(70e9, Optimizer::ADAM, 0.0)
+            .unwrap_err()
+            .starts_with("shards:"));
+    }
+
+    #[test]
+    fn the_books_run_assumptions() {
+        let a = RunAssumptions::BOOK;
+        assert_eq!(a.batch_tokens(), 4194304.0);
+        let run = a.estimate().unwrap();
+        assert!(run.days() > 40.0 && run.days() < 50.0, "{}", run.days());
+        let bad = RunAssumptions { mfu: 1.5, ..a };
+        assert!(bad.validate().unwrap_err().starts_with("mfu:"));
+        assert!(RunAssumptions { pods: 0, ..a }
+            .validate()
+            .unwrap_err()
+            .starts_with("pods:"));
+    }
+
+    #[test]
+    fn sequence_sharding_is_a_whole_divisor_of_the_data_shards() {
+        assert_eq!(sequence_degree(2240, 1024.0), 4);
+        assert_eq!(sequence_degree(8960, 1024.0), 10);
+        assert_eq!(sequence_degree(2048, 1024.0), 2);
+        assert_eq!(sequence_degree(512, 1024.0), 1);
+        assert_eq!(sequence_degree(7919, 1.0), 7919); // a prime: every shard its own piece
+        let job = Job::new(model("llama3-70b").unwrap().config, 4194304.0, 4096.0).unwrap();
+        let pod = Cluster::full_pod(chip("v5p").unwrap(), 1).unwrap();
+        let e = evaluate(&job, &pod, &Parallelism::fsdp_tensor(2240, 4, 2, 1)).unwrap();
+        assert_eq!(e.sequence_parallel, 4.0);
+    }
+
+    #[test]
+    fn a_fixed_split_and_the_re_chosen_split_have_different_thresholds() {
+        // The training roofline's default: 4096 v5p chips, a 1M-token batch.
+        let v5p = chip("v5p").unwrap();
+        let job = Job::new(model("llama3-70b").unwrap().config, 1048576.0, 4096.0).unwrap();
+        let mesh = Cluster::new(v5p, &[16, 16, 16], 1).unwrap();
+        let plan = book_plans(&job, &mesh)
+            .into_iter()
+            .find(|p| p.scheme() == Scheme::FsdpTensor)
+            .unwrap();
+        assert_eq!((plan.fsdp, plan.tensor), (512, 8));
+        let e = evaluate(&job, &mesh, &plan).unwrap();
+        let alpha = ici_intensity(v5p, Dtype::Bf16).unwrap();
+        let f = job.model.d_ff as f64;
+        let fixed = fsdp_tp_split_critical_tokens_per_chip(alpha, 8.0, f, 2.0, 1.0).unwrap();
+        assert!((e.critical_tokens_per_chip.unwrap() / fixed - 1.0).abs() < 1e-9);
+        assert_eq!(fixed.round(), 159.0);
+        assert_eq!(
+            fsdp_tp_critical_tokens_per_chip(alpha, f, 2.0, 1.0).round(),
+            113.0
+        );
+        assert_eq!(
+            fsdp_tp_split_critical_tokens_per_chip(alpha, 64.0, f, 2.0, 1.0),
+            None
+        );
+    }
     use crate::models::model;
 
     fn llama70() -> Job {

@@ -1,5 +1,6 @@
-//! The answer parsers and graders must never panic, whatever the reader types,
-//! and formatting a quantity must parse back to the same quantity.
+//! The answer parsers and graders must never panic, whatever the reader types;
+//! every rejection carries a reason, every graded answer gets the verdict its
+//! value calls for, and formatting a quantity must parse back to the same quantity.
 //!
 //! Two generators, each over a fixed seed: arbitrary Unicode strings, and
 //! near-valid soups of the parsers' own tokens (numbers, prefixes, units,
@@ -9,11 +10,12 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use ridgeline_core::exercises::expr::parse_expr;
-use ridgeline_core::exercises::grade::{grade_numeric, Context};
+use ridgeline_core::exercises::grade::{grade_numeric, Context, Verdict};
 use ridgeline_core::exercises::quantity::{
-    format_quantity, parse, parse_unit, Dimension, Quantity,
+    format_quantity, parse, parse_unit, Dimension, InvalidKind, Quantity,
 };
-use ridgeline_core::exercises::sharding_answer::grade_sharding;
+use ridgeline_core::exercises::sharding_answer::{grade_sharding, ShardingMatch};
+use ridgeline_core::sharding::ArraySpec;
 
 /// Strings fed per proptest case.
 const BATCH: usize = 125;
@@ -156,7 +158,105 @@ fn unicode() -> impl Strategy<Value = String> {
     prop::collection::vec(any::<char>(), 0..40).prop_map(|v| v.into_iter().collect())
 }
 
-/// Feeds one string to every entry point that reads reader text.
+/// The answer the fuzzed grading expects: 1.0111 ms within 2 %.
+const EXPECTED: f64 = 1.0111e-3;
+/// Its tolerance.
+const TOLERANCE: f64 = 0.02;
+
+/// Whether `got` is clearly inside (`Some(true)`), clearly outside (`Some(false)`)
+/// or too close to the tolerance's edge to call (`None`, rounding decides).
+fn clearly_within(got: f64) -> Option<bool> {
+    let off = ((got - EXPECTED) / EXPECTED).abs();
+    if off < TOLERANCE * (1.0 - 1e-9) {
+        Some(true)
+    } else if off > TOLERANCE * (1.0 + 1e-9) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Checks the verdict on `text` against what any correct grader must say.
+fn check_verdict(text: &str, v: &Verdict) {
+    assert!(
+        ["correct", "incorrect", "invalid"].contains(&v.label()),
+        "{text:?}: {v:?}"
+    );
+    match v {
+        Verdict::Invalid { reason } => {
+            assert!(
+                !reason.trim().is_empty(),
+                "{text:?}: rejected without a reason"
+            )
+        }
+        Verdict::Incorrect { diagnosis: Some(d) } => {
+            assert!(
+                !d.message.trim().is_empty(),
+                "{text:?}: a diagnosis without a message"
+            );
+            assert!(d.ratio.is_finite() && d.ratio != 1.0, "{text:?}: {d:?}");
+        }
+        Verdict::Correct | Verdict::Incorrect { diagnosis: None } => {}
+    }
+    match parse(text) {
+        // Unreadable text is rejected with a reason, never graded.
+        Err(e) => {
+            assert!(!e.reason.trim().is_empty(), "{text:?}: {e:?}");
+            assert!(
+                matches!(v, Verdict::Invalid { .. }),
+                "{text:?} is unreadable ({}) but {v:?}",
+                e.reason
+            );
+            if e.kind == InvalidKind::UnknownUnit && text.chars().count() < 30 {
+                // The reason quotes the unit it could not read, which ends the text.
+                let t = text.trim();
+                let tail = t
+                    .char_indices()
+                    .rev()
+                    .take_while(|(_, c)| !c.is_ascii_digit() && !".,".contains(*c))
+                    .last()
+                    .map_or("", |(i, _)| t[i..].trim());
+                let reason = v.message().unwrap_or_default();
+                assert!(
+                    reason.contains(tail),
+                    "{text:?}: {reason:?} does not name {tail:?}"
+                );
+            }
+        }
+        Ok(p) => {
+            // A bare number is read in the stated unit (ms); a time is compared as is.
+            let got = if p.bare {
+                Some(p.quantity.value * 1e-3)
+            } else if p.quantity.dimension == Dimension::TIME {
+                Some(p.quantity.value)
+            } else {
+                None
+            };
+            match got {
+                Some(got) => match clearly_within(got) {
+                    Some(true) => assert!(v.is_correct(), "{text:?} = {got} s but {v:?}"),
+                    Some(false) => assert!(
+                        matches!(v, Verdict::Incorrect { .. }),
+                        "{text:?} = {got} s but {v:?}"
+                    ),
+                    None => assert!(!matches!(v, Verdict::Invalid { .. }), "{text:?}: {v:?}"),
+                },
+                None => {
+                    // A quantity of another kind: the reason says a time was wanted.
+                    let reason = v.message().unwrap_or_default();
+                    assert!(
+                        matches!(v, Verdict::Invalid { .. }) && reason.contains("time"),
+                        "{text:?} is {:?} but {v:?}",
+                        p.quantity.dimension
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Feeds one string to every entry point that reads reader text and checks
+/// every answer.
 fn feed(text: &str, ctx: &Context) {
     if let Ok(p) = parse(text) {
         assert!(
@@ -168,12 +268,50 @@ fn feed(text: &str, ctx: &Context) {
         assert_eq!(again.map(|a| a.quantity), Ok(p.quantity), "{text:?}");
     }
     if text.len() < 12 {
-        let _ = parse_unit(text);
+        match parse_unit(text) {
+            Ok(u) => assert!(u.factor.is_finite() && u.factor != 0.0, "{text:?}: {u:?}"),
+            Err(e) => assert!(!e.reason.trim().is_empty(), "{text:?}: {e:?}"),
+        }
     }
-    let v = grade_numeric(1.0111e-3, "ms", 0.02, text, ctx);
-    let _ = v.label();
-    let _ = parse_expr(text, &["B", "D", "F", "N", "W_ici"]).map(|e| e.eval(&[1.0, 2.0, 3.0, 4.0]));
-    let _ = grade_sharding(&["In[B, D_XY]".to_string()], text);
+    check_verdict(text, &grade_numeric(EXPECTED, "ms", TOLERANCE, text, ctx));
+    let vars = ["B", "D", "F", "N", "W_ici"];
+    match parse_expr(text, &vars) {
+        Ok(e) => {
+            // Evaluation is deterministic, and a formula that reads back from its
+            // own evaluation at another point is not constant by accident.
+            let at = [1.0, 2.0, 3.0, 4.0];
+            let (x, y) = (e.eval(&at), e.eval(&at));
+            assert!(
+                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
+                "{text:?}"
+            );
+        }
+        Err(e) => {
+            assert!(!e.reason.trim().is_empty(), "{text:?}: {e:?}");
+            if let Some(p) = e.position {
+                assert!(p <= text.chars().count(), "{text:?}: {e}");
+            }
+        }
+    }
+    let reference = "In[B, D_XY]";
+    match grade_sharding(&[reference.to_string()], text) {
+        Ok(ShardingMatch::Accepted(i)) => {
+            assert_eq!(i, 0, "{text:?}");
+            // Only the same array is accepted: B unsharded, D over X then Y.
+            let t = text.trim();
+            let a = ArraySpec::parse(t)
+                .or_else(|_| ArraySpec::parse(&format!("A{t}")))
+                .unwrap_or_else(|e| panic!("{text:?} accepted but unreadable: {e}"));
+            let dims: Vec<_> = a
+                .dims
+                .iter()
+                .map(|d| (d.name.as_str(), d.axes.clone()))
+                .collect();
+            assert_eq!(dims, [("B", vec![]), ("D", vec!['X', 'Y'])], "{text:?}");
+        }
+        Ok(ShardingMatch::Different) => {}
+        Err(reason) => assert!(!reason.trim().is_empty(), "{text:?}"),
+    }
 }
 
 fn ctx() -> Context {

@@ -104,11 +104,27 @@ fn ex3_collective_matmul_ordering() {
     let t_jit = jit.plan.time_upper().unwrap().0;
     let t_overlap = jit.plan.time_lower().unwrap().0;
     let t_base = base.plan.time_upper().unwrap().0;
-    let measured = [224.0, 244.0, 311.0];
-    assert!(t_base < t_overlap && t_overlap < t_jit);
-    assert!(measured[0] < measured[1] && measured[1] < measured[2]);
+    // The book's measurements, read from its answer: "244 us vs 311 us (jit) vs
+    // 224 us baseline" — overlapped, jit, baseline.
     let answer = problem("ch10-ex3").answer.as_str().unwrap().to_string();
-    assert!(answer.contains("244") && answer.contains("311") && answer.contains("224"));
+    let measured: Vec<f64> = answer
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [overlap, jitted, baseline] = measured[..] else {
+        panic!("ch10-ex3: expected three measurements in {answer:?}");
+    };
+    // core's cost model orders the three programs as the measurements do.
+    let order = |xs: [f64; 3]| {
+        let mut i = [0, 1, 2];
+        i.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+        i
+    };
+    assert_eq!(
+        order([t_overlap, t_jit, t_base]),
+        order([overlap, jitted, baseline]),
+        "core: {t_overlap} / {t_jit} / {t_base} s; the book: {answer}"
+    );
     let ex = exercise("ch10-ex3").unwrap();
     assert_eq!(ex.answer_text(), "b");
     assert!(ex.derivation().iter().any(|l| l.contains("measurements")));

@@ -87,9 +87,10 @@ fn q1a_parameter_count() {
     // layer and a final one, which adds only 0.3M. We assert the exact count.
     let total = params(&q1_model()).total();
     assert_rel("ch4-q1a (exact)", total, 17_442_275_328.0, 1e-4);
-    let rounded = 64.0 * (3.0 * 4e3 * 16e3 + 4.0 * 4e3 * 4e3 + 4e3) + 2.0 * 4e3 * 32e3;
-    // Even the book's rounded inputs give 16.6e9, which it reports as 16e9.
-    assert_rel("ch4-q1a (book's rounding)", rounded, 16e9, 0.05);
+    // The book's rounding, explicitly: core's count for D = 4,000 and F = 16,000
+    // (32 heads of 125, so N·H = D) gives 16.6e9, which the book reports as 16e9.
+    let rounded = ModelConfig::dense(4000, 16000, 64, 32, 32, 125, 32000).unwrap();
+    assert_book("ch4-q1a", params(&rounded).total());
 }
 
 #[test]

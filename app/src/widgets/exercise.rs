@@ -72,11 +72,15 @@ pub fn ExerciseCard(
     let verdict = RwSignal::new(None::<Verdict>);
     let attempts = RwSignal::new(0u32);
     let revealed = RwSignal::new(false);
+    // The note on the book's answer from the last check (none before one).
+    let note = RwSignal::new(None::<String>);
     let notice = RwSignal::new(notice_text);
     let solved = RwSignal::new(progress::load().0.solved.contains_key(sid));
 
     let check = move || {
-        let v = current.with(|ex| ex.grade(&text.get_untracked()));
+        let fb = current.with(|ex| ex.check(&text.get_untracked()));
+        note.set(fb.note);
+        let v = fb.verdict;
         if !matches!(v, Verdict::Invalid { .. }) {
             attempts.update(|a| *a += 1);
         }
@@ -101,6 +105,7 @@ pub fn ExerciseCard(
         });
         current.set(ex);
         verdict.set(None);
+        note.set(None);
         attempts.set(0);
         revealed.set(false);
         text.set(String::new());
@@ -185,19 +190,28 @@ pub fn ExerciseCard(
                 })
             }}
             <div class="exercise-tools">
-                <button type="button" on:click=move |_| set_variant(fresh_seed())>"New numbers"</button>
+                <button type="button" hidden=move || !current.with(|e| e.has_variants()) on:click=move |_| set_variant(fresh_seed())>"New numbers"</button>
                 <button type="button" on:click=move |_| set_variant(0) disabled=move || current.with(|e| e.seed == 0)>"The book's numbers"</button>
                 <button type="button" aria-expanded=move || revealed.get().to_string() on:click=move |_| revealed.update(|r| *r = !*r)>
                     {move || if revealed.get() { "Hide the solution" } else { "Show the solution" }}
                 </button>
             </div>
-            {move || revealed.get().then(|| current.with(|e| view! {
+            {move || {
+                let correct = verdict.with(|v| v.as_ref().is_some_and(|v| v.is_correct()));
+                (revealed.get() || correct).then(|| current.with(|e| view! {
                 <div class="solution" data-solution="">
                     <p>"Answer: " <strong>{e.answer_text()}</strong></p>
                     <ol class="derivation">{e.derivation().iter().map(|s| view! { <li>{s.clone()}</li> }).collect_view()}</ol>
                 </div>
-            }))}
-            {move || current.with(|e| e.correction.map(|c| view! { <p class="correction">"Note on the book's answer: " {c}</p> }))}
+                }))
+            }}
+            {move || {
+                // The note on the book's answer appears after a check, or with the solution.
+                let shown = note.get().or_else(|| {
+                    revealed.get().then(|| current.with(|e| e.correction.map(str::to_string))).flatten()
+                });
+                shown.map(|c| view! { <p class="correction">"Note on the book's answer: " {c}</p> })
+            }}
             {move || current.with(|e| (!e.book_gave_answer).then(|| view! { <p class="correction">"The book gives no answer here; this one is computed by ridgeline."</p> }))}
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
         </article>

@@ -11,7 +11,11 @@
 //! The language: numbers (`3.94e14`), variables with subscripts (`W_ici`,
 //! `W_{ici}`), `+ - * / ^` (also `·`, `×`, `**`), parentheses, `sqrt`, `max`,
 //! `min`, and implicit multiplication (`2BDF` is `2·B·D·F` when B, D and F are
-//! declared one-letter variables; `N^2(1-1/D)`). A leading `T =` is ignored.
+//! declared one-letter variables; `N^2(1-1/D)`). The book's notation is read
+//! too: Unicode superscripts (`N²`), the root sign (`√128`, `√N`), subscripted
+//! symbols for a declared bare one (`W_ici` or `W_link` for `W`), a left side
+//! naming the quantity asked for (`T_math = …`; any other word is refused), and
+//! a lower bound (`B > 120E/k`, graded on its right side; `B < …` is refused).
 //!
 //! ```
 //! use ridgeline_core::exercises::expr::{equivalence, parse_expr, Equivalence, Var};
@@ -28,6 +32,127 @@
 //! ```
 
 use std::fmt;
+
+/// Names a formula's left side may have: the quantity asked for (`T = …`,
+/// `T_math = …`, `FLOPs = …`). Any `T_…`, `t_…` or `B_…` subscript is also read.
+const LEFT_SIDES: &[&str] = &[
+    "T",
+    "t",
+    "time",
+    "cost",
+    "C",
+    "FLOPs",
+    "flops",
+    "bytes",
+    "I",
+    "intensity",
+    "N",
+    "P",
+    "params",
+    "M",
+    "memory",
+    "B",
+    "X",
+    "Y",
+    "E",
+];
+
+/// The book's notation, rewritten into the parser's: Unicode superscripts
+/// (`N²` is `N^2`), the root sign (`√128` is `sqrt(128)`, `√(x)` is `sqrt(x)`).
+fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '²' => out.push_str("^2"),
+            '³' => out.push_str("^3"),
+            '√' => {
+                out.push_str("sqrt");
+                let mut j = i + 1;
+                while chars.get(j).is_some_and(|c| c.is_whitespace()) {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&'(') {
+                    i = j;
+                    continue;
+                }
+                out.push('(');
+                while chars
+                    .get(j)
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '.' || *c == '_')
+                {
+                    out.push(chars[j]);
+                    j += 1;
+                }
+                out.push(')');
+                i = j;
+                continue;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Splits `lhs REL rhs` at the first relation sign (`=`, `>`, `≥`, `>=`, `<`,
+/// `≤`, `<=`), returning the relation as `=`, `>` or `<`.
+fn split_relation(t: &str) -> Option<(&str, char, &str)> {
+    let (i, c) = t
+        .char_indices()
+        .find(|(_, c)| matches!(c, '=' | '>' | '<' | '≥' | '≤'))?;
+    let rel = match c {
+        '=' => '=',
+        '>' | '≥' => '>',
+        _ => '<',
+    };
+    let mut rest = &t[i + c.len_utf8()..];
+    if rel != '=' {
+        rest = rest.strip_prefix('=').unwrap_or(rest);
+    }
+    Some((&t[..i], rel, rest))
+}
+
+/// Checks the left side of `lhs = …` or `lhs > …`: a symbol, the quantity
+/// asked for; and a bound must be a lower bound (`B > …`), as the book's
+/// thresholds are.
+fn check_left_side(lhs: &str, rel: char) -> Result<(), ExprError> {
+    let symbol = !lhs.is_empty()
+        && lhs.chars().next().is_some_and(char::is_alphabetic)
+        && lhs
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '{' | '}'));
+    if !symbol {
+        return Err(err(
+            format!(
+                "the left side “{}” is not a symbol: give the formula alone, or `T = …`",
+                lhs.chars().take(30).collect::<String>()
+            ),
+            Some(0),
+        ));
+    }
+    if rel == '<' {
+        return Err(err(
+            format!("the condition is a lower bound: write it as {lhs} > …"),
+            Some(0),
+        ));
+    }
+    let known = LEFT_SIDES.contains(&lhs)
+        || ["T_", "t_", "B_", "N_", "C_"]
+            .iter()
+            .any(|p| lhs.starts_with(p) && lhs.len() > 2);
+    if rel == '=' && !known {
+        return Err(err(
+            format!(
+                "“{}” is not the quantity asked for: give the formula alone, or `T = …`",
+                lhs.chars().take(30).collect::<String>()
+            ),
+            Some(0),
+        ));
+    }
+    Ok(())
+}
 
 /// Longest formula the parser reads, in bytes.
 pub const MAX_EXPR_LEN: usize = 400;
@@ -382,6 +507,16 @@ impl Parser<'_> {
         if let Some(i) = self.vars.iter().position(|v| *v == name) {
             return Ok(Expr::Var(i));
         }
+        // The book's subscripted symbols (`W_ici`, `W_link`) for a declared
+        // bare one (`W`), where no declared variable carries a subscript.
+        if let Some((base, _)) = name.split_once('_') {
+            let subscripted = self.vars.iter().any(|v| v.starts_with(&format!("{base}_")));
+            if !subscripted {
+                if let Some(i) = self.vars.iter().position(|v| *v == base) {
+                    return Ok(Expr::Var(i));
+                }
+            }
+        }
         let func = match name {
             "sqrt" => Some(Func::Sqrt),
             "max" => Some(Func::Max),
@@ -452,10 +587,13 @@ pub fn parse_expr(text: &str, vars: &[&str]) -> Result<Expr, ExprError> {
             None,
         ));
     }
-    let mut t = text.trim();
-    // `T_math = 2BDF/C`: grade the right-hand side.
-    if let Some(i) = t.rfind('=') {
-        t = t[i + '='.len_utf8()..].trim();
+    let normal = normalize(text);
+    let mut t = normal.trim();
+    // `T_math = 2BDF/C` and `B > 120E/k`: grade the right-hand side, after
+    // checking the left side and the direction.
+    while let Some((lhs, rel, rhs)) = split_relation(t) {
+        check_left_side(lhs.trim(), rel)?;
+        t = rhs.trim();
     }
     for p in ["~", "≈", "≃"] {
         if let Some(rest) = t.strip_prefix(p) {

@@ -144,9 +144,10 @@ pub(super) fn int(p: &[Param], name: &str) -> u64 {
     }
 }
 
-/// A numeric solution with one derivation line.
-pub(super) fn num(v: f64, unit: &'static str, tol: f64, line: String) -> Solution {
-    Solution::numeric(v, unit, tol).step(line)
+/// A numeric solution with one derivation line, graded with the policy's
+/// precision for its unit.
+pub(super) fn num(v: f64, unit: &'static str, line: String) -> Solution {
+    Solution::numeric(v, unit).step(line)
 }
 
 /// A multiple choice: options and the correct id.

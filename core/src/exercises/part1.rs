@@ -1,5 +1,6 @@
 //! Part 1 (rooflines): the exercises of `ch1-*`, computed as in `golden_ch1.rs`.
 
+use super::grade::Precision;
 use super::kit::{bdf, chip_param, peak, reference, ridge};
 use super::registry::{choice, chosen, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
@@ -69,7 +70,7 @@ fn time_of_flops(p: &[Param]) -> Result<Solution, String> {
     let rate = peak(c, Dtype::Bf16)?;
     let f = value(p, "flops");
     let t = Flops(f) / rate;
-    Ok(Solution::numeric(t.0, "ms", 0.02)
+    Ok(Solution::numeric(t.0, "ms")
         .step(format!(
             "T_math = FLOPs / C = {} FLOPs / {} FLOPs/s ({} bf16 peak)",
             n(f),
@@ -131,7 +132,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let c = chip_param(p, "chip")?;
                 let r = ridge(c, Dtype::Bf16, Link::Hbm)?;
-                let mut s = Solution::numeric(r.0, "FLOPs/byte", 0.01)
+                let mut s = Solution::numeric(r.0, "FLOPs/byte")
                     .step(format!(
                         "Critical intensity = C / W_hbm = {} FLOPs/s / {} B/s",
                         sci(peak(c, Dtype::Bf16)?.0, 3),
@@ -164,7 +165,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let dtype = dtype_param(p, "dtype")?;
                 let op = Op::Dot { n: 1e12, dtype };
                 let i = op.asymptotic_intensity();
-                Ok(Solution::numeric(i.0, "FLOPs/byte", 0.001)
+                Ok(Solution::numeric(i.0, "FLOPs/byte")
                     .step(format!(
                         "FLOPs: N multiplies + (N − 1) adds ≈ 2N; bytes: 2 vectors × N × {} B",
                         dtype.bytes()
@@ -200,7 +201,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let vpu = crate::tpu::vpu_rate(core)
                     .ok_or_else(|| format!("no VPU rate for {}", c.name))?;
                 let i = vpu / c.hbm_bw();
-                Ok(Solution::numeric(i.0, "FLOPs/byte", 0.2)
+                Ok(Solution::numeric(i.0, "FLOPs/byte")
                     .step(format!(
                         "VPU ridge = C_vpu / W_hbm = {} / {} B/s",
                         sci(vpu.0, 3),
@@ -230,7 +231,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let rate = peak(c, Dtype::Bf16)?;
                 let d = SplitContraction::critical_d(rate, one_way);
                 let both = SplitContraction::critical_d(rate, spec.bandwidth);
-                Ok(Solution::numeric(d, "", 0.01)
+                Ok(Solution::numeric(d, "")
                     .step("Each chip: B·D·F FLOPs (half of 2BDF), and 2BF bytes sent".to_string())
                     .step(format!(
                         "compute-bound when B·D·F / C > 2BF / W, i.e. D > 2C / W = 2 × {} / {}",
@@ -261,7 +262,9 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let (s, l, d) = (value(p, "seqs"), value(p, "len"), value(p, "devices"));
                 let t = tokens_per_device(s, l, d);
-                Ok(Solution::numeric(t, "tokens", 0.0)
+                // A per-device batch is an exact count.
+                Ok(Solution::numeric(t, "tokens")
+                    .precision(Precision::Exact)
                     .step(format!("tokens = {} × {} = {}", n(s), n(l), n(s * l)))
                     .step(format!("per device = {} / {} = {}", n(s * l), n(d), n(t)))
                     .count("devices", d))
@@ -347,7 +350,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let op = Op::Matmul { b: 1.0, d: 1e9, f: 1e9, act: Dtype::Int8, weight: Dtype::Int8 };
                 let r = ridge(c, Dtype::Int8, Link::Hbm)?;
                 let b = op.critical_batch(r).ok_or("never compute-bound")?;
-                let mut s = Solution::numeric(b, "tokens", 0.01)
+                let mut s = Solution::numeric(b, "tokens")
                     .step("intensity = 2BDF / (BD + DF + BF) ≈ 2B when B ≪ D, F (one byte per value)")
                     .step(format!(
                         "compute-bound when 2B > C_int8 / W_hbm = {} / {} = {}",
@@ -426,7 +429,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let bf16 = Op::Matmul { b: 1.0, d: 1e9, f: 1e9, act: Dtype::Bf16, weight: Dtype::Bf16 }
                     .critical_batch(r)
                     .unwrap_or(f64::NAN);
-                Ok(Solution::numeric(b, "tokens", 0.02)
+                Ok(Solution::numeric(b, "tokens")
                     .step("bytes ≈ DF (one byte per int8 weight); FLOPs = 2BDF: intensity ≈ 2B")
                     .step(format!("compute-bound when 2B > C_bf16 / W_hbm = {}", sci(r.0, 3)))
                     .step(format!("B > {}", sci(b, 3)))
@@ -502,7 +505,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let dtype = dtype_param(p, "dtype")?;
                 let op = Op::PerExampleMatmul { b: value(p, "B"), d: value(p, "D"), f: value(p, "F"), dtype };
                 let i = op.intensity();
-                Ok(Solution::numeric(i.0, "FLOPs/byte", 0.01)
+                Ok(Solution::numeric(i.0, "FLOPs/byte")
                     .step("FLOPs = 2BDF; bytes ≈ BDF × bytes per value (the weights dominate)")
                     .step(format!("intensity = {} / {} = {}", sci(op.flops().0, 3), sci(op.hbm_bytes().0, 3), sci(i.0, 3)))
                     .two("with one weight per example, each weight byte is used once: did you count the bytes per value right?"))
@@ -525,7 +528,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let c = chip_param(p, "chip")?;
                 let r = ridge(c, Dtype::Bf16, Link::Hbm)?;
-                Ok(Solution::numeric(r.0, "tokens", 0.01)
+                Ok(Solution::numeric(r.0, "tokens")
                     .step("bf16 intensity ≈ B for B ≪ D, F")
                     .step(format!(
                         "B > C_dense / W_hbm = {} / {} = {}",

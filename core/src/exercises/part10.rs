@@ -107,7 +107,6 @@ fn ex2(p: &[Param]) -> Result<Solution, String> {
     Ok(num(
         first,
         "",
-        0.0,
         format!("each device holds {shard} elements (local shape ({shard},)) and keeps the first 4: x[{shard}·i : {shard}·i + 4]"),
     )
     .step(format!(
@@ -131,7 +130,6 @@ fn q1(p: &[Param]) -> Result<Solution, String> {
     Ok(num(
         v,
         "",
-        0.0,
         format!(
             "device ({}, {}) holds rows {}–{} and columns {}–{}, whose entries are 8·row + column",
             x - 1,

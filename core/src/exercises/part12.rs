@@ -156,7 +156,7 @@ macro_rules! q3 {
             |p| format!("A Megatron-style run trains on {} sequences of 4096 tokens per batch over {} GPUs. How many tokens does each GPU process per step?", n(value(p, "B")), n(value(p, "G"))),
             |p| {
                 let t = tokens_per_device(value(p, "B"), 4096.0, value(p, "G"));
-                Ok(num(t, "tokens", 0.01, format!("{} × 4096 / {} = {}", n(value(p, "B")), n(value(p, "G")), sci(t, 4))))
+                Ok(num(t, "tokens", format!("{} × 4096 / {} = {}", n(value(p, "B")), n(value(p, "G")), sci(t, 4))))
             },
             &["Total batch tokens over GPUs."])
     }};
@@ -174,11 +174,11 @@ fn at(x: &[f64], i: usize) -> f64 {
     x.get(i).copied().unwrap_or(f64::NAN)
 }
 
-fn opts(labels: [&str; 4]) -> Vec<(&'static str, String)> {
+fn opts<S: AsRef<str>>(labels: [S; 4]) -> Vec<(&'static str, String)> {
     ["a", "b", "c", "d"]
         .into_iter()
         .zip(labels)
-        .map(|(id, l)| (id, l.to_string()))
+        .map(|(id, l)| (id, l.as_ref().to_string()))
         .collect()
 }
 
@@ -194,7 +194,7 @@ fn tc_prompt(p: &[Param]) -> String {
     format!("Spread a {}'s dense bf16 peak over its SMs (4 Tensor Cores each) at the clock the book uses. How many FLOPs does one Tensor Core do per cycle?", name(p))
 }
 
-fn tc_solve(p: &[Param], tol: f64) -> Result<Solution, String> {
+fn tc_solve(p: &[Param]) -> Result<Solution, String> {
     let sy = gsys(p)?;
     let g = gen(p)?;
     let clock = g.tensor_clock.ok_or("no Tensor Core clock")?;
@@ -202,7 +202,6 @@ fn tc_solve(p: &[Param], tol: f64) -> Result<Solution, String> {
     Ok(num(
         f,
         "FLOPs",
-        tol,
         format!(
             "{} / ({} SMs × 4 × {} Hz) = {}",
             sci(sy.peak.0, 3),
@@ -215,18 +214,18 @@ fn tc_solve(p: &[Param], tol: f64) -> Result<Solution, String> {
 
 fn chip_level() -> Vec<Def> {
     vec![
-        def("ch12-ex1", Kind::WorkedExample, P_H100, tc_prompt, |p| tc_solve(p, 0.05), &["Peak FLOPs/s over (Tensor Cores × cycles per second)."]),
-        def("ch12-ex2", Kind::WorkedExample, P_B200, tc_prompt, |p| tc_solve(p, 0.01), &["Peak FLOPs/s over (Tensor Cores × cycles per second)."]),
+        def("ch12-ex1", Kind::WorkedExample, P_H100, tc_prompt, tc_solve, &["Peak FLOPs/s over (Tensor Cores × cycles per second)."]),
+        def("ch12-ex2", Kind::WorkedExample, P_B200, tc_prompt, tc_solve, &["Peak FLOPs/s over (Tensor Cores × cycles per second)."]),
         def("ch12-ex3", Kind::WorkedExample, &[],
             |_| "An SM has 4 subpartitions, each with 16,384 registers of 32 bits. How large is its register file, in KiB?".into(),
-            |_| Ok(num(SM.register_file().0, "KiB", 0.0, format!("4 × 16,384 × 4 bytes = {}", n(SM.register_file().0))))
+            |_| Ok(num(SM.register_file().0, "KiB", format!("4 × 16,384 × 4 bytes = {}", n(SM.register_file().0))))
                 .map(|x| x.two("a 32-bit register is 4 bytes.")),
             &["Registers times bytes per register."]),
         def("ch12-ex4", Kind::WorkedExample, P_REGS,
             |p| format!("If every thread of a kernel uses {} registers, how many warps of 32 threads can an SM keep resident?", n(value(p, "r"))),
             |p| {
                 let w = resident_warps(int(p, "r") as u32).map_err(s)?;
-                Ok(num(f64::from(w), "warps", 0.0, format!("register file / (4 B × 32 threads × {}) = {w}", n(value(p, "r")))))
+                Ok(num(f64::from(w), "warps", format!("register file / (4 B × 32 threads × {}) = {w}", n(value(p, "r")))))
             },
             &["Divide the register file by what one warp needs."]),
         def("ch12-ex5", Kind::WorkedExample, &[],
@@ -242,11 +241,11 @@ fn chip_level() -> Vec<Def> {
             &["Divide the two peaks and the two HBM capacities."]),
         def("ch12-q1a", Kind::Question, P_H100,
             |p| format!("How many fp32 CUDA cores does a {} have (4 subpartitions of 32 lanes per SM)?", name(p)),
-            |p| { let sy = gsys(p)?; Ok(num(f64::from(sy.cuda_cores()), "cores", 0.0, format!("{} SMs × 4 × 32 = {}", sy.sms, sy.cuda_cores()))) },
+            |p| { let sy = gsys(p)?; Ok(num(f64::from(sy.cuda_cores()), "cores", format!("{} SMs × 4 × 32 = {}", sy.sms, sy.cuda_cores()))) },
             &["SMs × subpartitions × lanes."]),
         def("ch12-q1b", Kind::Question, P_B200,
             |p| format!("How many fp32 CUDA cores does a {} have?", name(p)),
-            |p| { let sy = gsys(p)?; Ok(num(f64::from(cuda_cores(sy.sms)), "cores", 0.0, format!("{} SMs × 128 = {}", sy.sms, cuda_cores(sy.sms)))) },
+            |p| { let sy = gsys(p)?; Ok(num(f64::from(cuda_cores(sy.sms)), "cores", format!("{} SMs × 128 = {}", sy.sms, cuda_cores(sy.sms)))) },
             &["SMs × subpartitions × lanes."]),
         def("ch12-q1c", Kind::Question, P_TPU,
             |p| format!("How many independent vector ALUs does a {} have (4 VPU ALUs per TensorCore, each 8×128 lanes)?", name(p)),
@@ -255,7 +254,7 @@ fn chip_level() -> Vec<Def> {
                 let Topology::Torus { cores, .. } = c.topology else { return Err("not a TPU".into()) };
                 let (sub, lanes) = TPU_COUNTERPART.vpu_lanes;
                 let alus = cores * TPU_COUNTERPART.vpu_slots_per_core * sub * lanes;
-                Ok(num(f64::from(alus), "ALUs", 0.0, format!("{cores} TensorCores × 4 × {sub} × {lanes} = {alus}")))
+                Ok(num(f64::from(alus), "ALUs", format!("{cores} TensorCores × 4 × {sub} × {lanes} = {alus}")))
             },
             &["TensorCores × ALUs × sublanes × lanes."]),
         def("ch12-q2a", Kind::Question, P_H100,
@@ -264,24 +263,24 @@ fn chip_level() -> Vec<Def> {
                 let g = gen(p)?;
                 let clock = g.base_clock.ok_or("no base clock")?;
                 let r = vector_rate(gsys(p)?.cuda_cores(), clock, 1.0).map_err(s)?;
-                Ok(num(r.0, "TFLOPs/s", 0.01, format!("cores × {} Hz = {}", sci(clock.0, 3), sci(r.0, 3))))
+                Ok(num(r.0, "TFLOPs/s", format!("cores × {} Hz = {}", sci(clock.0, 3), sci(r.0, 3))))
             },
             &["Cores × cycles per second."]),
         def("ch12-q2b", Kind::Question, P_H100,
             |p| format!("And at the {}'s boost clock, in TFLOPs/s?", name(p)),
-            |p| { let r = boost(p)?; Ok(num(r.0, "TFLOPs/s", 0.01, format!("cores × boost clock = {}", sci(r.0, 3)))) },
+            |p| { let r = boost(p)?; Ok(num(r.0, "TFLOPs/s", format!("cores × boost clock = {}", sci(r.0, 3)))) },
             &["Cores × cycles per second."]),
         def("ch12-q2c", Kind::Question, P_H100,
             |p| format!("How many times faster are a {}'s bf16 Tensor Cores than its boosted fp32 vector rate?", name(p)),
-            |p| { let r = gsys(p)?.peak / boost(p)?; Ok(num(r, "", 0.05, format!("Tensor Core peak / vector rate = {}", sci(r, 3)))) },
+            |p| { let r = gsys(p)?.peak / boost(p)?; Ok(num(r, "", format!("Tensor Core peak / vector rate = {}", sci(r, 3)))) },
             &["Divide the two rates."]),
         def("ch12-q3a", Kind::Question, P_H100,
             |p| format!("What arithmetic intensity does a bf16 matmul need to be compute-bound on a {}, in FLOPs per byte?", name(p)),
-            |p| { let sy = gsys(p)?; let r = sy.hbm_ridge().0; Ok(num(r, "FLOPs/byte", 0.01, format!("C / W_hbm = {} / {} = {}", sci(sy.peak.0, 3), sci(sy.chip.hbm_bw().0, 3), sci(r, 4)))) },
+            |p| { let sy = gsys(p)?; let r = sy.hbm_ridge().0; Ok(num(r, "FLOPs/byte", format!("C / W_hbm = {} / {} = {}", sci(sy.peak.0, 3), sci(sy.chip.hbm_bw().0, 3), sci(r, 4)))) },
             &["Peak FLOPs/s over HBM bytes/s."]),
         def("ch12-q3b", Kind::Question, P_B200,
             |p| format!("And on a {}?", name(p)),
-            |p| { let sy = gsys(p)?; let r = sy.hbm_ridge().0; Ok(num(r, "FLOPs/byte", 0.01, format!("C / W_hbm = {}", sci(r, 4)))) },
+            |p| { let sy = gsys(p)?; let r = sy.hbm_ridge().0; Ok(num(r, "FLOPs/byte", format!("C / W_hbm = {}", sci(r, 4)))) },
             &["Peak FLOPs/s over HBM bytes/s."]),
         def("ch12-q3c", Kind::Question, &[],
             |_| "In fp8 the Tensor Cores run twice as fast. What intensities do H100 and B200 then need?".into(),
@@ -295,11 +294,11 @@ fn chip_level() -> Vec<Def> {
             &["Twice the FLOPs at the same bandwidth doubles the ridge."]),
         def("ch12-q4a", Kind::Question, P_Q4A,
             |p| format!("How long does bf16[{}, 4096] × bf16[4096, 8192] take on one B200, in µs?", n(value(p, "B"))),
-            |p| b200_matmul(p, 0.01),
+            b200_matmul,
             &["Check the intensity against the ridge, then divide by the limiting rate."]),
         fix(def("ch12-q4b", Kind::Question, P_Q4B,
             |p| format!("How long does bf16[{}, 4096] × bf16[4096, 8192] take on one B200, in µs?", n(value(p, "B"))),
-            |p| b200_matmul(p, 0.01),
+            b200_matmul,
             &["Check the intensity against the ridge, then divide by the limiting rate."]),
             "The book divides by the spec table's rounded 2.3e15 FLOPs/s and gets 15 µs; with the text's 2.25e15 FLOPs/s the matmul takes 15.3 µs."),
         def("ch12-q5", Kind::Question, P_H100,
@@ -307,7 +306,7 @@ fn chip_level() -> Vec<Def> {
             |p| {
                 let g = gen(p)?;
                 let t = g.smem_total() + g.registers_total();
-                Ok(num(t.0, "MiB", 0.05, format!("SMEM {} + registers {}", si(g.smem_total().0, "B", 3), si(g.registers_total().0, "B", 3)))
+                Ok(num(t.0, "MiB", format!("SMEM {} + registers {}", si(g.smem_total().0, "B", 3), si(g.registers_total().0, "B", 3)))
                     .step(format!("= {} MiB, vs {} of TPU VMEM", sci(t.0 / 1048576.0, 3), si(TPU_COUNTERPART.vmem.0, "B", 3))))
             },
             &["Per-SM capacity times SMs, for each of the two."]),
@@ -317,32 +316,32 @@ fn chip_level() -> Vec<Def> {
                 let g = gen(p)?;
                 let rate = g.vector_fp32_fma.ok_or("no vector rate")?.value;
                 let c = clock_from_vector_rate(rate, cuda_cores(gsys(p)?.sms), 2.0).map_err(s)?;
-                Ok(num(c.0, "GHz", 0.01, format!("{} / (cores × 2) = {} Hz", sci(rate.0, 3), sci(c.0, 3))))
+                Ok(num(c.0, "GHz", format!("{} / (cores × 2) = {} Hz", sci(rate.0, 3), sci(c.0, 3))))
             },
             &["Rate over (cores × FLOPs per core per cycle)."]),
         def("ch12-q7a", Kind::Question, &[],
             |_| "What is the arithmetic intensity of adding two fp32 vectors of length N into a third?".into(),
             |_| {
                 let i = Op::Elementwise { n: 1e6, dtype: Dtype::F32 }.intensity().0;
-                Ok(num(i, "FLOPs/byte", 0.01, "N FLOPs over 12N bytes (two reads, one write, 4 bytes each)".into()))
+                Ok(num(i, "FLOPs/byte", "N FLOPs over 12N bytes (two reads, one write, 4 bytes each)".into()))
             },
             &["Count FLOPs and bytes per element."]),
         def("ch12-q7b", Kind::Question, P_H100,
             |p| format!("What is a {}'s ridge point for CUDA-core (vector) fp32 work, using its boosted vector rate?", name(p)),
-            |p| { let r = boost(p)?.0 / gsys(p)?.chip.hbm_bw().0; Ok(num(r, "FLOPs/byte", 0.01, format!("vector rate / W_hbm = {}", sci(r, 3)))) },
+            |p| { let r = boost(p)?.0 / gsys(p)?.chip.hbm_bw().0; Ok(num(r, "FLOPs/byte", format!("vector rate / W_hbm = {}", sci(r, 3)))) },
             &["The same ridge formula with the vector rate."]),
         def("ch12-q7c", Kind::Question, P_Q7C,
             |p| format!("On an H100, what is the roofline time of that fp32 vector add at N = {}, in µs?", n(value(p, "N"))),
-            |p| vec_add(p, "µs", 0.03),
+            |p| vec_add(p, "µs"),
             &["Far below the ridge: bytes over HBM bandwidth."]),
         def("ch12-q7d", Kind::Question, P_Q7D,
             |p| format!("And at N = {}, in ms?", n(value(p, "N"))),
-            |p| vec_add(p, "ms", 0.01),
+            |p| vec_add(p, "ms"),
             &["Far below the ridge: bytes over HBM bandwidth."]),
     ]
 }
 
-fn b200_matmul(p: &[Param], tol: f64) -> Result<Solution, String> {
+fn b200_matmul(p: &[Param]) -> Result<Solution, String> {
     let c = reg("b200")?;
     let op = Op::Matmul {
         b: value(p, "B"),
@@ -356,7 +355,6 @@ fn b200_matmul(p: &[Param], tol: f64) -> Result<Solution, String> {
     Ok(num(
         t.0,
         "µs",
-        tol,
         format!(
             "intensity {} vs ridge {}",
             sci(op.intensity().0, 3),
@@ -366,7 +364,7 @@ fn b200_matmul(p: &[Param], tol: f64) -> Result<Solution, String> {
     .step(format!("T = max(FLOPs/C, bytes/W) = {}", seconds(t.0))))
 }
 
-fn vec_add(p: &[Param], unit: &'static str, tol: f64) -> Result<Solution, String> {
+fn vec_add(p: &[Param], unit: &'static str) -> Result<Solution, String> {
     let op = Op::Elementwise {
         n: value(p, "N"),
         dtype: Dtype::F32,
@@ -377,7 +375,6 @@ fn vec_add(p: &[Param], unit: &'static str, tol: f64) -> Result<Solution, String
     Ok(num(
         t.0,
         unit,
-        tol,
         format!(
             "12N / W_hbm = {} / {} B/s = {}",
             n(op.hbm_bytes().0),
@@ -405,7 +402,7 @@ fn network_level() -> Vec<Def> {
             |_| {
                 let node = *tree()?.levels.first().ok_or("no node level")?;
                 let u = node.cable_bandwidth().min(node.switch_bandwidth.ok_or("no switch bandwidth")?);
-                Ok(num(u.0, "TB/s", 0.01, format!("min(GPU side {}, switch side {})", si(node.cable_bandwidth().0, "B/s", 3), si(node.switch_bandwidth.map_or(0.0, |x| x.0), "B/s", 3))))
+                Ok(num(u.0, "TB/s", format!("min(GPU side {}, switch side {})", si(node.cable_bandwidth().0, "B/s", 3), si(node.switch_bandwidth.map_or(0.0, |x| x.0), "B/s", 3))))
             },
             &["The smaller of what the GPUs can send and what the switches can carry."]),
         def("ch12-n-q2", Kind::Question, &[],
@@ -413,7 +410,7 @@ fn network_level() -> Vec<Def> {
             |_| {
                 let w = h100()?.w_gpu;
                 let b = w * 4.0 * 2.0;
-                Ok(num(b.0, "TB/s", 0.01, format!("4 GPUs on each side × {} × 2 directions", si(w.0, "B/s", 3))))
+                Ok(num(b.0, "TB/s", format!("4 GPUs on each side × {} × 2 directions", si(w.0, "B/s", 3))))
             },
             &["Split the node in two halves of 4 GPUs each."]),
         def("ch12-n-q3", Kind::Question, P_NQ3,
@@ -421,7 +418,7 @@ fn network_level() -> Vec<Def> {
             |p| {
                 let b = Dtype::Bf16.size_of(value(p, "D") * value(p, "F"));
                 let t = in_node(Collective::AllGather, b, 8, h100()?.w_gpu, EXACT).map_err(s)?;
-                Ok(num(t.0, "ms", 0.01, format!("B·(N−1)/(N·W) = {} × 7/8 / 450 GB/s = {}", si(b.0, "B", 3), seconds(t.0))).count("GPUs", 8.0))
+                Ok(num(t.0, "ms", format!("B·(N−1)/(N·W) = {} × 7/8 / 450 GB/s = {}", si(b.0, "B", 3), seconds(t.0))).count("GPUs", 8.0))
             },
             &["Each GPU receives 7/8 of the array through its own NVLink egress."]),
         def("ch12-ex7", Kind::WorkedExample, P_EX7,
@@ -429,7 +426,7 @@ fn network_level() -> Vec<Def> {
             |p| {
                 let l = tree()?.layout(int(p, "G")).map_err(s)?;
                 let sw = l.switches().ok_or("no switch count")?;
-                Ok(num(sw as f64, "switches", 0.0, format!("{} nodes × 4 NVSwitches + {} leaf + {} spine = {sw}", l.nodes, l.leaf_switches.unwrap_or(0), l.spine_switches.unwrap_or(0))))
+                Ok(num(sw as f64, "switches", format!("{} nodes × 4 NVSwitches + {} leaf + {} spine = {sw}", l.nodes, l.leaf_switches.unwrap_or(0), l.spine_switches.unwrap_or(0))))
             },
             &["Count each level separately."]),
         def("ch12-ex8", Kind::WorkedExample, &[],
@@ -437,31 +434,31 @@ fn network_level() -> Vec<Def> {
             |_| {
                 let g = sys("gb200")?;
                 let w = reg("gb200")?.bandwidth(Link::ScaleOut).ok_or("no NIC")? * f64::from(g.gpus_per_node);
-                Ok(num(w.0, "TB/s", 0.01, format!("{} GPUs × 50 GB/s = {}", g.gpus_per_node, si(w.0, "B/s", 3))))
+                Ok(num(w.0, "TB/s", format!("{} GPUs × 50 GB/s = {}", g.gpus_per_node, si(w.0, "B/s", 3))))
             },
             &["NICs times NIC bandwidth (400 Gbps = 50 GB/s)."]),
         def("ch12-b-q1a", Kind::Question, &[],
             |_| "In a DGX H100 SuperPod each node has 8 NICs of 400 Gbps. What bandwidth does a node have to the leaf switches, in GB/s?".into(),
-            |_| { let w = reg("h100")?.bandwidth(Link::ScaleOut).ok_or("no NIC")? * 8.0; Ok(num(w.0, "GB/s", 0.01, format!("8 × 50 GB/s = {}", si(w.0, "B/s", 3)))) },
+            |_| { let w = reg("h100")?.bandwidth(Link::ScaleOut).ok_or("no NIC")? * 8.0; Ok(num(w.0, "GB/s", format!("8 × 50 GB/s = {}", si(w.0, "B/s", 3)))) },
             &["400 Gbps is 50 GB/s."]),
         def("ch12-b-q1b", Kind::Question, &[],
             |_| "A scalable unit has 8 leaf switches, each using 32 of its 64 400-Gbps ports towards its 32 nodes. What is the leaf bandwidth of the SU, in TB/s?".into(),
             |_| {
                 let l = *tree()?.levels.get(1).ok_or("no leaf")?;
                 let w = IB_NDR_SWITCH.port_bandwidth * f64::from(IB_NDR_SWITCH.ports / 2) * 8.0;
-                Ok(num(l.cable_bandwidth().0, "TB/s", 0.01, format!("8 × 32 × 50 GB/s = {}", si(w.0, "B/s", 3))))
+                Ok(num(l.cable_bandwidth().0, "TB/s", format!("8 × 32 × 50 GB/s = {}", si(w.0, "B/s", 3))))
             },
             &["Half of each leaf's ports face the nodes."]),
         def("ch12-b-q1c", Kind::Question, &[],
             |_| "Each SU connects to the spine with 8 × 16 × 2 cables of 400 Gbps. What is that uplink bandwidth, in TB/s?".into(),
-            |_| { let w = DGX_SUPERPOD.su_uplink(); Ok(num(w.0, "TB/s", 0.01, format!("256 × 50 GB/s = {}", si(w.0, "B/s", 3)))) },
+            |_| { let w = DGX_SUPERPOD.su_uplink(); Ok(num(w.0, "TB/s", format!("256 × 50 GB/s = {}", si(w.0, "B/s", 3)))) },
             &["Cables times 50 GB/s."]),
         def("ch12-b-q1d", Kind::Question, &[],
             |_| "The spine has 16 switches of 3.2 TB/s each. What is the total spine bandwidth, in TB/s?".into(),
             |_| {
                 let sp = *tree()?.levels.get(2).ok_or("no spine")?;
                 let w = sp.switch_bandwidth.ok_or("no spine bandwidth")?;
-                Ok(num(w.0, "TB/s", 0.01, format!("16 × 3.2 TB/s = {}; per node of 128: {}", si(w.0, "B/s", 3), si(w.0 / 128.0, "B/s", 3))))
+                Ok(num(w.0, "TB/s", format!("16 × 3.2 TB/s = {}; per node of 128: {}", si(w.0, "B/s", 3), si(w.0 / 128.0, "B/s", 3))))
             },
             &["Switches times switch bandwidth."]),
         def("ch12-b-q2", Kind::Question, &[],
@@ -502,7 +499,7 @@ fn network_level() -> Vec<Def> {
             |_| "In a DGX H100 SuperPod, AllGather bandwidth per level is D·W/(D−1). Taking the slowest level, what is the effective AllGather bandwidth of the whole pod, in GB/s?".into(),
             |_| {
                 let t = tree()?;
-                let mut sol = num(t.all_gather_bandwidth().0, "GB/s", 0.01, "the slowest of the levels bounds the whole collective".into());
+                let mut sol = num(t.all_gather_bandwidth().0, "GB/s", "the slowest of the levels bounds the whole collective".into());
                 for (k, w) in t.effective_bandwidths() {
                     sol = sol.step(format!("{}: {}", k.label(), si(w.0, "B/s", 3)));
                 }
@@ -517,28 +514,23 @@ fn network_level() -> Vec<Def> {
                 let one = t.collective(Collective::AllToAll, Bytes(1e9), 8, o).map_err(s)?;
                 let two = t.collective(Collective::AllToAll, Bytes(1e9), 16, o).map_err(s)?;
                 let r = two.total / one.total;
-                Ok(num(r, "x", 0.15, format!("B/(2 × 400 GB/s) vs B/(8 × 450 GB/s): ratio {}", sci(r, 3))))
+                Ok(num(r, "x", format!("B/(2 × 400 GB/s) vs B/(8 × 450 GB/s): ratio {}", sci(r, 3))))
             },
             &["Compare B/(8·W_gpu) with B/(2·W_node)."]),
         def("ch12-c-ex3", Kind::WorkedExample, P_EX3,
             |p| format!("LLaMA-3 70B's MLP weight bf16[8192, 28672] is sharded {}-way. How large is each GPU's AllReduce message, in MB?", n(value(p, "Y"))),
-            |p| { let b = Dtype::Bf16.size_of(8192.0 * 28672.0 / value(p, "Y")); Ok(num(b.0, "MB", 0.02, format!("2 × 8192 × 28,672 / {} = {}", n(value(p, "Y")), si(b.0, "B", 3)))) },
+            |p| { let b = Dtype::Bf16.size_of(8192.0 * 28672.0 / value(p, "Y")); Ok(num(b.0, "MB", format!("2 × 8192 × 28,672 / {} = {}", n(value(p, "Y")), si(b.0, "B", 3)))) },
             &["Two bytes per value, divided by the shards."]),
         def("ch12-c-ex4", Kind::WorkedExample, &[],
             |_| "In-network reduction (SHARP) measured about 30% more than the ~370 GB/s AllReduce bandwidth of an H100 node. What bandwidth is that, in GB/s?".into(),
             |_| {
                 let e = MEASURED.nccl_allreduce_bus.value * (1.0 + MEASURED.sharp_gain.value);
-                Ok(num(e.0, "GB/s", 0.01, format!("{} × {} = {}", si(MEASURED.nccl_allreduce_bus.value.0, "B/s", 3), 1.0 + MEASURED.sharp_gain.value, si(e.0, "B/s", 3))))
+                Ok(num(e.0, "GB/s", format!("{} × {} = {}", si(MEASURED.nccl_allreduce_bus.value.0, "B/s", 3), 1.0 + MEASURED.sharp_gain.value, si(e.0, "B/s", 3))))
             },
             &["Scale the measured bandwidth by the gain."]),
         def("ch12-c-pq3", Kind::PopQuiz, &[],
             |_| "Within one SU (256 H100s), how does AllGather_X(bf16[D_X, F_Y]) cost depend on the inner axis Y?".into(),
-            |_| Ok(pick(&opts([
-                "Y ≤ 8: 2DF·31/(32·400 GB/s), no gain from Y; Y > 8: about 2DF/(Y·50 GB/s)",
-                "always 2DF/(Y·400 GB/s)",
-                "always 2DF·31/(32·400 GB/s), whatever Y",
-                "Y ≤ 8: 2DF/(Y·450 GB/s); Y > 8: constant",
-            ]), "a").step("within a node Y only splits the node term; the leaf still carries the whole array until Y spans nodes")),
+            |_| c_pq3(),
             &["Ask which level is the bottleneck before and after Y spans more than one node."]),
         def("ch12-c-q1", Kind::Question, &[],
             |_| "An SU has M nodes of N GPUs. In an AllGather of B bytes, how many bytes go in and out of a node's switch, and of the top switch?".into(),
@@ -570,13 +562,7 @@ fn network_level() -> Vec<Def> {
             &["SHARP makes an AllReduce cost like one pass of the bytes."]),
         def("ch12-c-q4", Kind::Question, &[],
             |_| "With Y = 256 over 4 SUs, AllReduce(bf16[D, F_Y]{U_X}) with SHARP reduces at the spine. What bounds its time?".into(),
-            |_| Ok(pick(&opts([
-                "the whole 2DF bytes crossing each SU's share of the spine bandwidth once",
-                "2DF/(Y·450 GB/s), the NVLink term",
-                "2·2DF·(N−1)/N over the leaf bandwidth, as without SHARP",
-                "nothing: the reduction is free in the network",
-            ]), "a").step("each SU sends its array up once and receives the reduction: B over the spine bandwidth per SU")
-                .step("the book divides by 25.6 TB/s / 4 = 6.4 TB/s (Appendix B); the summary table's 51.2 TB/s gives 12.8 TB/s")),
+            |_| c_q4(),
             &["With SHARP each level moves the bytes once; find the narrowest level."]),
         def("ch12-c-q5", Kind::Question, &[],
             |_| "An AllGather spans exactly 2 H100 nodes. Which term sets its precise cost?".into(),
@@ -594,13 +580,150 @@ fn network_level() -> Vec<Def> {
     ]
 }
 
+/// The one option whose claim core confirms (an error if none or several do,
+/// so that a change in the cost model cannot leave a stale letter).
+fn confirmed(claims: [bool; 4]) -> Result<&'static str, String> {
+    let holds: Vec<&'static str> = ["a", "b", "c", "d"]
+        .into_iter()
+        .zip(claims)
+        .filter(|(_, c)| *c)
+        .map(|(id, _)| id)
+        .collect();
+    match holds.as_slice() {
+        [one] => Ok(one),
+        _ => Err(format!("core confirms options {holds:?}, not exactly one")),
+    }
+}
+
+/// Whether `predicted` is within `tol` (relative) of core's `cost` at every point.
+fn agrees(points: &[(f64, f64)], tol: f64) -> bool {
+    points
+        .iter()
+        .all(|(cost, predicted)| ((predicted - cost) / cost).abs() <= tol)
+}
+
+/// AllGather of a bf16[D_X, F_Y] array in one SU against Y: each option's
+/// claim checked against core's fat-tree cost for Y from 1 to 128.
+fn c_pq3() -> Result<Solution, String> {
+    let h = h100()?;
+    let node = h.gpus_per_node as f64;
+    let nic = reg("h100")?.bandwidth(Link::ScaleOut).ok_or("no NIC")?.0;
+    let (w_node, w_gpu) = (nic * node, h.w_gpu.0);
+    let b = Dtype::Bf16.size_of(8192.0 * 32768.0).0;
+    let t = tree()?;
+    let su = 256u64;
+    let nodes = su as f64 / node;
+    let mut cost = Vec::new();
+    for y in [1u32, 2, 4, 8, 16, 32, 64, 128] {
+        let c = t
+            .collective(Collective::AllGather, Bytes(b), su, EXACT.with_inner(y))
+            .map_err(s)?;
+        cost.push((f64::from(y), c.total.0));
+    }
+    let leaf = b * (nodes - 1.0) / (nodes * w_node);
+    let claim = |f: &dyn Fn(f64) -> f64, tol: f64| {
+        agrees(
+            &cost.iter().map(|(y, c)| (*c, f(*y))).collect::<Vec<_>>(),
+            tol,
+        )
+    };
+    let a = claim(&|y| if y <= node { leaf } else { b / (y * nic) }, 0.05);
+    let bb = claim(&|y| b / (y * w_node), 0.05);
+    let c = claim(&|_| leaf, 0.05);
+    let d = claim(
+        &|y| {
+            if y <= node {
+                b / (y * w_gpu)
+            } else {
+                b / (node * w_gpu)
+            }
+        },
+        0.05,
+    );
+    let nodes_txt = n(nodes);
+    let options = opts([
+        &format!(
+            "Y ≤ {}: 2DF·{}/({nodes_txt}·{}), no gain from Y; Y > {}: about 2DF/(Y·{})",
+            n(node),
+            n(nodes - 1.0),
+            si(w_node, "B/s", 3),
+            n(node),
+            si(nic, "B/s", 3)
+        ),
+        &format!("always 2DF/(Y·{})", si(w_node, "B/s", 3)),
+        &format!(
+            "always 2DF·{}/({nodes_txt}·{}), whatever Y",
+            n(nodes - 1.0),
+            si(w_node, "B/s", 3)
+        ),
+        &format!(
+            "Y ≤ {}: 2DF/(Y·{}); Y > {}: constant",
+            n(node),
+            si(w_gpu, "B/s", 3),
+            n(node)
+        ),
+    ]);
+    let steps = cost
+        .iter()
+        .map(|(y, c)| format!("Y = {}: {}", n(*y), seconds(*c)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(pick(&options, confirmed([a, bb, c, d])?)
+        .step("within a node Y only splits the node term; the leaf still carries the whole array until Y spans nodes")
+        .step(format!("core's cost for 2DF = {}: {steps}", si(b, "B", 3))))
+}
+
+/// SHARP AllReduce of bf16[D, F_Y] with Y = 256 over 4 SUs: each option's
+/// claim checked against core's fat-tree cost.
+fn c_q4() -> Result<Solution, String> {
+    let h = h100()?;
+    let t = tree()?;
+    let b = Dtype::Bf16.size_of(8192.0 * 28672.0).0;
+    let (gpus, y, sus) = (1024u64, 256u32, 4.0);
+    let cost = t
+        .collective(
+            Collective::AllReduce,
+            Bytes(b),
+            gpus,
+            EXACT.with_sharp().with_inner(y),
+        )
+        .map_err(s)?
+        .total
+        .0;
+    let spine = t
+        .levels
+        .get(2)
+        .and_then(|l| l.switch_bandwidth)
+        .ok_or("no spine level")?
+        .0;
+    let nic = reg("h100")?.bandwidth(Link::ScaleOut).ok_or("no NIC")?.0;
+    let w_node = nic * h.gpus_per_node as f64;
+    let g = gpus as f64;
+    let near = |x: f64| ((x - cost) / cost).abs() <= 0.01;
+    let claims = [
+        near(b / (spine / sus)),
+        near(b / (f64::from(y) * h.w_gpu.0)),
+        near(2.0 * b * (g - 1.0) / g / w_node),
+        cost == 0.0,
+    ];
+    let options = opts([
+        "the whole 2DF bytes crossing each SU's share of the spine bandwidth once",
+        &format!("2DF/(Y·{}), the NVLink term", si(h.w_gpu.0, "B/s", 3)),
+        "2·2DF·(N−1)/N over the leaf bandwidth, as without SHARP",
+        "nothing: the reduction is free in the network",
+    ]);
+    Ok(pick(&options, confirmed(claims)?)
+        .step("each SU sends its array up once and receives the reduction: B over the spine bandwidth per SU")
+        .step(format!("core: {} for 2DF = {} over {} per SU", seconds(cost), si(b, "B", 3), si(spine / sus, "B/s", 3)))
+        .step("the book divides by 25.6 TB/s / 4 = 6.4 TB/s (Appendix B); the summary table's 51.2 TB/s gives 12.8 TB/s"))
+}
+
 fn ag(p: &[Param], o: CollectiveOptions, formula: &str) -> Result<Solution, String> {
     let b = Dtype::Bf16.size_of(value(p, "B") * value(p, "F"));
     let t = in_node(Collective::AllGather, b, 8, h100()?.w_gpu, o).map_err(s)?;
     Ok(num(
         t.0,
         "µs",
-        0.01,
         format!(
             "{formula} = {} / 450 GB/s → {}",
             si(b.0, "B", 3),
@@ -614,18 +737,18 @@ fn rooflines() -> Vec<Def> {
     vec![
         def("ch12-r-ex1", Kind::WorkedExample, P_H100,
             |p| format!("Data parallelism inside one {} node: above how many tokens per GPU is it compute-bound?", name(p)),
-            |p| { let t = gsys(p)?.dp_threshold(Scope::Node).map_err(s)?; Ok(num(t, "tokens", 0.01, format!("C / W_gpu = {}", sci(t, 4)))) },
+            |p| { let t = gsys(p)?.dp_threshold(Scope::Node).map_err(s)?; Ok(num(t, "tokens", format!("C / W_gpu = {}", sci(t, 4)))) },
             &["Compare the FLOPs per GPU with the bytes of the gradient AllReduce: the threshold is C over the collective bandwidth."]),
         def("ch12-r-ex2", Kind::WorkedExample, P_H100,
             |p| format!("Data parallelism across {} nodes (node egress shared by its GPUs): how many tokens per GPU are needed?", name(p)),
-            |p| { let t = gsys(p)?.dp_threshold(Scope::Network).map_err(s)?; Ok(num(t, "tokens", 0.01, format!("C / (W_node / GPUs per node) = {}", sci(t, 4)))) },
+            |p| { let t = gsys(p)?.dp_threshold(Scope::Network).map_err(s)?; Ok(num(t, "tokens", format!("C / (W_node / GPUs per node) = {}", sci(t, 4)))) },
             &["Each GPU gets 1/8 of the node's scale-out egress."]),
         def("ch12-r-ex3", Kind::WorkedExample, P_REX3,
             |p| format!("With pure data parallelism over {} H100s, what is the smallest global batch that stays compute-bound, in tokens?", n(value(p, "G"))),
             |p| {
                 let per = h100()?.dp_threshold(Scope::Network).map_err(s)?;
                 let b = crate::gpu::parallelism::min_global_batch(per, int(p, "G")).map_err(s)?;
-                Ok(num(b, "tokens", 0.02, format!("{} per GPU × {} GPUs = {}", sci(per, 4), n(value(p, "G")), sci(b, 3))))
+                Ok(num(b, "tokens", format!("{} per GPU × {} GPUs = {}", sci(per, 4), n(value(p, "G")), sci(b, 3))))
             },
             &["Per-GPU threshold times GPUs."]),
         def("ch12-r-ex4", Kind::WorkedExample, P_REX4,
@@ -633,50 +756,50 @@ fn rooflines() -> Vec<Def> {
             |p| {
                 let per = sys("h800")?.dp_threshold(Scope::Node).map_err(s)?;
                 let b = crate::gpu::parallelism::min_global_batch(per, int(p, "G")).map_err(s)?;
-                Ok(num(b, "tokens", 0.02, format!("{} per GPU × {} = {}", sci(per, 4), n(value(p, "G")), sci(b, 3))))
+                Ok(num(b, "tokens", format!("{} per GPU × {} = {}", sci(per, 4), n(value(p, "G")), sci(b, 3))))
             },
             &["C over 300 GB/s, times GPUs."]),
         def("ch12-r-ex5", Kind::WorkedExample, P_REX5,
             |p| format!("An MoE with {} experts, {} active per token, trained with data parallelism across H100 nodes: how many tokens per GPU are needed?", n(value(p, "E")), n(value(p, "k"))),
             |p| {
                 let t = h100()?.moe_dp_threshold(Scope::Network, int(p, "E") as u32, int(p, "k") as u32).map_err(s)?;
-                Ok(num(t, "tokens", 0.01, format!("E/k × 2475 = {}", sci(t, 4))))
+                Ok(num(t, "tokens", format!("E/k × 2475 = {}", sci(t, 4))))
             },
             &["Only k/E of the weights see each token, so E/k times more tokens are needed."]),
         def("ch12-r-ex6", Kind::WorkedExample, P_REX6,
             |p| format!("Data parallelism over only {} H100 nodes: what is the per-GPU threshold, with the (X−1)/X factor?", n(value(p, "X"))),
-            |p| { let t = h100()?.small_dp_threshold(Scope::Network, int(p, "X") as u32).map_err(s)?; Ok(num(t, "tokens", 0.01, format!("2475 × (X−1)/X = {}", sci(t, 4)))) },
+            |p| { let t = h100()?.small_dp_threshold(Scope::Network, int(p, "X") as u32).map_err(s)?; Ok(num(t, "tokens", format!("2475 × (X−1)/X = {}", sci(t, 4)))) },
             &["A small ring moves only (X−1)/X of the bytes."]),
         def("ch12-r-ex7", Kind::WorkedExample, P_REX7,
             |p| format!("Tensor parallelism across H100 nodes: with F = {}, how many ways can the MLP be split before comms dominate?", n(value(p, "F"))),
-            |p| { let y = h100()?.tp_max_ways(Scope::Network, value(p, "F")).map_err(s)?; Ok(num(y, "ways", 0.05, format!("Y < F / 2475 = {}", sci(y, 3)))) },
+            |p| { let y = h100()?.tp_max_ways(Scope::Network, value(p, "F")).map_err(s)?; Ok(num(y, "ways", format!("Y < F / 2475 = {}", sci(y, 3)))) },
             &["Y < F·W/C at the scale-out bandwidth."]),
         def("ch12-r-ex8", Kind::WorkedExample, P_REX7,
             |p| format!("Tensor parallelism over two H100 nodes satisfies F > 2475·(Y − 8). With F = {}, what is the largest Y?", n(value(p, "F"))),
-            |p| { let y = h100()?.tp_max_ways_two_nodes(value(p, "F")).map_err(s)?; Ok(num(y, "ways", 0.02, format!("Y < 8 + F/2475 = {}", sci(y, 3)))) },
+            |p| { let y = h100()?.tp_max_ways_two_nodes(value(p, "F")).map_err(s)?; Ok(num(y, "ways", format!("Y < 8 + F/2475 = {}", sci(y, 3)))) },
             &["Solve F > 2475·(Y − 8) for Y."]),
         def("ch12-r-ex9", Kind::WorkedExample, P_REX9,
             |p| format!("A run uses {} sequences of {} tokens per batch. How many tokens is that?", n(value(p, "B")), n(value(p, "T"))),
-            |p| { let t = tokens_per_device(value(p, "B"), value(p, "T"), 1.0); Ok(num(t, "tokens", 0.01, format!("{} × {} = {}; over 2048 GPUs: {} each", n(value(p, "B")), n(value(p, "T")), sci(t, 4), sci(t / 2048.0, 3)))) },
+            |p| { let t = tokens_per_device(value(p, "B"), value(p, "T"), 1.0); Ok(num(t, "tokens", format!("{} × {} = {}; over 2048 GPUs: {} each", n(value(p, "B")), n(value(p, "T")), sci(t, 4), sci(t / 2048.0, 3)))) },
             &["Sequences times tokens per sequence."]),
         def("ch12-r-ex10", Kind::WorkedExample, P_REX10,
             |p| format!("A batch of {} tokens spread over {} GPUs: how many tokens per GPU?", sci(value(p, "T"), 3), sci(value(p, "G"), 3)),
-            |p| { let t = tokens_per_device(1.0, value(p, "T"), value(p, "G")); Ok(num(t, "tokens", 0.05, format!("{} / {} = {}", sci(value(p, "T"), 3), sci(value(p, "G"), 3), sci(t, 3)))) },
+            |p| { let t = tokens_per_device(1.0, value(p, "T"), value(p, "G")); Ok(num(t, "tokens", format!("{} / {} = {}", sci(value(p, "T"), 3), sci(value(p, "G"), 3), sci(t, 3)))) },
             &["Divide."]),
         def("ch12-r-q1a", Kind::Question, P_B200,
             |p| format!("Inside a {} node, what is the critical intensity C / W_gpu that limits tensor parallelism (Y < F / it)?", name(p)),
-            |p| { let a = gsys(p)?.alpha(Scope::Node).map_err(s)?; Ok(num(a.0, "FLOPs/byte", 0.01, format!("C / W_gpu = {}", sci(a.0, 4)))) },
+            |p| { let a = gsys(p)?.alpha(Scope::Node).map_err(s)?; Ok(num(a.0, "FLOPs/byte", format!("C / W_gpu = {}", sci(a.0, 4)))) },
             &["Peak over NVLink egress."]),
         def("ch12-r-q1b", Kind::Question, P_B200,
             |p| format!("Across {} nodes (400 GB/s scale-out per node), how many tokens per GPU does data parallelism need?", name(p)),
-            |p| { let t = gsys(p)?.dp_threshold(Scope::Network).map_err(s)?; Ok(num(t, "tokens", 0.01, format!("C / (W_node / 8) = {}", sci(t, 4)))) },
+            |p| { let t = gsys(p)?.dp_threshold(Scope::Network).map_err(s)?; Ok(num(t, "tokens", format!("C / (W_node / 8) = {}", sci(t, 4)))) },
             &["Each GPU gets 1/8 of the node's egress."]),
         def("ch12-r-q2a", Kind::Question, P_P70,
             |p| format!("A {}-parameter model trained with bf16 weights and fp32 Adam states (10 bytes per parameter): how many 80 GB H100s does it take just to hold them?", sci(value(p, "P"), 3)),
             |p| {
                 let st = Bytes(value(p, "P") * 10.0);
                 let g = gpus_to_hold(st, reg("h100")?.hbm_capacity.value).map_err(s)?;
-                Ok(num(g as f64, "GPUs", 0.0, format!("{} / 80 GB = {}, rounded up", si(st.0, "B", 3), sci(st.0 / 80e9, 3))))
+                Ok(num(g as f64, "GPUs", format!("{} / 80 GB = {}, rounded up", si(st.0, "B", 3), sci(st.0 / 80e9, 3))))
             },
             &["Bytes of state over HBM per GPU, rounded up."]),
         def("ch12-r-q2b", Kind::Question, P_Q2B,
@@ -684,21 +807,21 @@ fn rooflines() -> Vec<Def> {
             |p| {
                 let f = Flops(6.0 * value(p, "P") * value(p, "T"));
                 let t = h100()?.training_time(f, int(p, "G"), value(p, "mfu")).map_err(s)?;
-                Ok(num(t.0, "days", 0.01, format!("6·P·T = {} FLOPs over GPUs × C × MFU = {}", sci(f.0, 3), seconds(t.0))))
+                Ok(num(t.0, "days", format!("6·P·T = {} FLOPs over GPUs × C × MFU = {}", sci(f.0, 3), seconds(t.0))))
             },
             &["6 FLOPs per parameter per token, over the achieved cluster rate."]),
         fix(def("ch12-r-q2c", Kind::Question, P_Q2C,
             |p| format!("With F = {}, how far can tensor parallelism go inside one H100 node before comms dominate?", n(value(p, "F"))),
-            |p| { let y = h100()?.tp_max_ways(Scope::Node, value(p, "F")).map_err(s)?; Ok(num(y, "ways", 0.01, format!("Y < F·W_gpu/C = F / 2200 = {}", sci(y, 4))).step("so 8-way (one node) in practice")) },
+            |p| { let y = h100()?.tp_max_ways(Scope::Node, value(p, "F")).map_err(s)?; Ok(num(y, "ways", format!("Y < F·W_gpu/C = F / 2200 = {}", sci(y, 4))).step("so 8-way (one node) in practice")) },
             &["Y < F / (C / W_gpu)."]),
             "The book divides by 1995; its own in-node ratio is 990e12 / 450e9 = 2200, so the limit is 13.0, not 14.37. Both mean 8-way tensor parallelism."),
         def("ch12-r-q2d", Kind::Question, P_P70,
             |p| format!("With 8-way tensor parallelism and pure data parallelism, how many GB of weights and Adam state (10 bytes per parameter, {} parameters) sit on each GPU?", sci(value(p, "P"), 3)),
-            |p| { let b = value(p, "P") * 10.0 / 8.0; Ok(num(b, "GB", 0.01, format!("10 × P / 8 = {} (vs 80 GB of HBM)", si(b, "B", 3)))) },
+            |p| { let b = value(p, "P") * 10.0 / 8.0; Ok(num(b, "GB", format!("10 × P / 8 = {} (vs 80 GB of HBM)", si(b, "B", 3)))) },
             &["Only the tensor-parallel axis divides the state."]),
         def("ch12-r-q2e", Kind::Question, P_Q2E,
             |p| format!("8-way tensor parallelism with ZeRO-3 data parallelism over the rest: a batch of {} tokens on {} GPUs gives how many tokens per GPU?", sci(value(p, "T"), 3), n(value(p, "G"))),
-            |p| { let t = tokens_per_device(1.0, value(p, "T"), value(p, "G")); Ok(num(t, "tokens", 0.01, format!("{} / {} = {} (needs 2475 to be compute-bound)", sci(value(p, "T"), 3), n(value(p, "G")), sci(t, 4)))) },
+            |p| { let t = tokens_per_device(1.0, value(p, "T"), value(p, "G")); Ok(num(t, "tokens", format!("{} / {} = {} (needs 2475 to be compute-bound)", sci(value(p, "T"), 3), n(value(p, "G")), sci(t, 4)))) },
             &["Batch over GPUs."]),
         def("ch12-r-q2f", Kind::Question, P_Q2F,
             |p| format!("Add pipelining so each model copy spans {} H100s ({} nodes). What per-GPU batch does the outer data-parallel reduction now need?", n(value(p, "Y")), n(value(p, "Y") / 8.0)),
@@ -707,7 +830,7 @@ fn rooflines() -> Vec<Def> {
                 let f = outer_reduction_factor(int(p, "Y") as u32, sy.gpus_per_node).map_err(s)?;
                 let w = sy.w_node.ok_or("no node egress")? / f;
                 let t = (sy.peak / w).0;
-                Ok(num(t, "tokens", 0.01, format!("the reduction uses {} nodes' egress: {}", sci(1.0 / f, 3), si(w.0, "B/s", 3))).step(format!("C / that = {}", sci(t, 4))))
+                Ok(num(t, "tokens", format!("the reduction uses {} nodes' egress: {}", sci(1.0 / f, 3), si(w.0, "B/s", 3))).step(format!("C / that = {}", sci(t, 4))))
             },
             &["A model copy spanning k nodes has k times the scale-out bandwidth for its gradients."]),
         q3!("ch12-r-q3a", 192.0, 192.0),

@@ -112,7 +112,7 @@ fn pod_def(
 
 fn hosts(p: &[Param]) -> Result<Solution, String> {
     let (_, s) = pod(p)?;
-    Ok(Solution::numeric(s.hosts() as f64, "hosts", 0.0)
+    Ok(Solution::numeric(s.hosts() as f64, "hosts")
         .step(format!(
             "chips = {}; chips per host = {}",
             n(s.chips() as f64),
@@ -125,7 +125,7 @@ fn hosts(p: &[Param]) -> Result<Solution, String> {
 fn cores(p: &[Param]) -> Result<Solution, String> {
     let (c, s) = pod(p)?;
     let per = cores_per_chip(c).unwrap_or(1);
-    Ok(Solution::numeric(s.cores() as f64, "cores", 0.0)
+    Ok(Solution::numeric(s.cores() as f64, "cores")
         .step(format!(
             "{} chips × {per} TensorCore(s) per chip = {}",
             n(s.chips() as f64),
@@ -137,7 +137,7 @@ fn cores(p: &[Param]) -> Result<Solution, String> {
 fn pod_flops(p: &[Param]) -> Result<Solution, String> {
     let (c, s) = pod(p)?;
     let total = s.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
-    Ok(Solution::numeric(total.0, "FLOPs/s", 0.02)
+    Ok(Solution::numeric(total.0, "FLOPs/s")
         .step(format!(
             "{} chips × {} FLOPs/s",
             n(s.chips() as f64),
@@ -150,7 +150,7 @@ fn pod_flops(p: &[Param]) -> Result<Solution, String> {
 fn pod_hbm(p: &[Param]) -> Result<Solution, String> {
     let (_, s) = pod(p)?;
     let total = s.hbm();
-    Ok(Solution::numeric(total.0, "TB", 0.03)
+    Ok(Solution::numeric(total.0, "TB")
         .step(format!("{} chips × HBM per chip", n(s.chips() as f64)))
         .step(format!("= {} bytes", sci(total.0, 3)))
         .count("chips", s.chips() as f64))
@@ -178,7 +178,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let cores = cores_per_chip(c).ok_or("no core count")? as f64;
                 let total = per_core.0 * cores;
                 let mxus = (per_core / one).round() * cores;
-                Ok(Solution::numeric(total, "FLOPs/s", 0.05)
+                Ok(Solution::numeric(total, "FLOPs/s")
                     .step("one MXU: 2 × 8 × 128 × 128 FLOPs per 8 cycles = 2 × 128² FLOPs per cycle")
                     .step(format!("× clock = {} FLOPs/s per MXU", sci(one.0, 3)))
                     .step(format!("× {mxus} MXUs per chip = {} FLOPs/s", sci(total, 3)))
@@ -195,7 +195,7 @@ pub(super) fn defs() -> Vec<Def> {
             params: P_V5P,
             prompt: |p| pod_prompt(p, "what is its total bf16 peak in FLOPs/s?"),
             // The worked example rounds to one significant digit (4e18).
-            solve: |p| pod_flops(p).map(|s| s.tolerance(0.05)),
+            solve: |p| pod_flops(p),
             hints: &["Multiply the chip count by the per-chip peak."],
             correction: None,
             book_gave_answer: true,
@@ -215,7 +215,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let w = vmem_bandwidth(c);
                 let r = peak(c, Dtype::Bf16)? / w;
-                Ok(Solution::numeric(r.0, "FLOPs/byte", 0.1)
+                Ok(Solution::numeric(r.0, "FLOPs/byte")
                     .step(format!("W_vmem = 22 × {} = {} B/s", sci(c.hbm_bw().0, 3), sci(w.0, 3)))
                     .step(format!("C / W_vmem = {} FLOPs/byte (the HBM ridge / 22)", sci(r.0, 3))))
             },
@@ -239,7 +239,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let core = core_of(c)?;
                 let b = vreg_bytes(core).ok_or("no VREG count")?;
                 let regs = core.vregs.map_or(f64::NAN, |v| v.value as f64);
-                Ok(Solution::numeric(b.0, "KiB", 0.0)
+                Ok(Solution::numeric(b.0, "KiB")
                     .step(format!("{regs} VREGs × 8 × 128 values × 4 bytes"))
                     .step(format!("= {} bytes = {} KiB", n(b.0), n(b.0 / 1024.0)))
                     .count("VREGs", regs))
@@ -267,7 +267,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let bytes = Dtype::Bf16.size_of(params);
                 let t = weight_load_time(bytes, chips as u64, c).map_err(tpu_err)?;
                 let int8 = weight_load_time(Dtype::Int8.size_of(params), chips as u64, c).map_err(tpu_err)?;
-                Ok(Solution::numeric(t.0, "ms", 0.1)
+                Ok(Solution::numeric(t.0, "ms")
                     .step(format!("bytes = 2 × {} = {}", sci(params, 3), sci(bytes.0, 3)))
                     .step(format!("T = bytes / (chips × W_hbm) = {} / ({} × {})", sci(bytes.0, 3), n(chips), sci(c.hbm_bw().0, 3)))
                     .step(format!("= {}", seconds(t.0)))
@@ -304,7 +304,7 @@ pub(super) fn defs() -> Vec<Def> {
                 // The question's generic per-TPU PCIe figure (the registry's v5e entry).
                 let w = chip("v5e").and_then(|c| c.bandwidth(Link::Pcie)).ok_or("no PCIe figure")?;
                 let r = peak(c, Dtype::Bf16)? / w;
-                let mut s = Solution::numeric(r.0, "tokens", 0.01)
+                let mut s = Solution::numeric(r.0, "tokens")
                     .step("intensity ≈ 2BDF / 2DF = B when B ≪ D")
                     .step(format!("B > C / W_pcie = {} / {}", sci(peak(c, Dtype::Bf16)?.0, 3), sci(w.0, 3)))
                     .step(format!("= {}", sci(r.0, 3)));
@@ -338,7 +338,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let op = Op::Matmul { b: 1.0, d: value(p, "D"), f: value(p, "F"), act: Dtype::Int8, weight: Dtype::Int8 };
                 let r = ridge(c, Dtype::Int8, Link::Hbm)?;
                 let b = op.critical_batch(r).ok_or("never compute-bound")?;
-                Ok(Solution::numeric(b, "tokens", 0.05)
+                Ok(Solution::numeric(b, "tokens")
                     .step("T_math = 2BDF / C_int8; T_hbm = (BD + DF + BF) / W_hbm")
                     .step(format!("equal when B = R·DF / (2DF − R(D + F)), R = {}", sci(r.0, 3)))
                     .step(format!("B ≈ {}", sci(b, 3))))
@@ -365,7 +365,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let op = Op::Matmul { b: 1.0, d: value(p, "D"), f: value(p, "F"), act: Dtype::Int8, weight: Dtype::Int8 };
                 let r = peak(c, Dtype::Int8)? / vmem_bandwidth(c);
                 let b = op.critical_batch(r).ok_or("never compute-bound")?;
-                Ok(Solution::numeric(b, "tokens", 0.05)
+                Ok(Solution::numeric(b, "tokens")
                     .step(format!("VMEM ridge = C_int8 / (22 W_hbm) = {}", sci(r.0, 3)))
                     .step(format!("B ≈ {}", sci(b, 3))))
             },
@@ -392,7 +392,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let far = [k - 1, k - 1, 0];
                 let hops = s.hops([0, 0, 0], far).map_err(tpu_err)?;
                 let t = s.first_byte([0, 0, 0], far).map_err(tpu_err)?;
-                Ok(Solution::numeric(t.0, "µs", 0.0)
+                Ok(Solution::numeric(t.0, "µs")
                     .step(format!("hops = {} + {} = {hops}", k - 1, k - 1))
                     .step(format!("latency = {hops} hops × 1 µs = {}", seconds(t.0))))
             },
@@ -420,7 +420,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let s = Slice::new(chip("v5e").ok_or("no v5e")?, &[k, k]).map_err(tpu_err)?;
                 let bytes = Dtype::Bf16.size_of(value(p, "B") * 128.0 * value(p, "D"));
                 let t = s.send([0, 0, 0], [k - 1, k - 1, 0], bytes).map_err(tpu_err)?;
-                Ok(Solution::numeric(t.streaming.0, "µs", 0.02)
+                Ok(Solution::numeric(t.streaming.0, "µs")
                     .step(format!("bytes = 2 × {} × 128 × {} = {}", n(value(p, "B")), n(value(p, "D")), sci(bytes.0, 3)))
                     .step(format!("T = bytes / (2 links × one-way W) = {}", seconds(t.streaming.0)))
                     .step(format!("the last byte lands {} later, after the hop latency", seconds(t.first_byte.0)))
@@ -440,7 +440,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let (_, s, total) = q6(p)?;
                 let t = s.load_from_hosts(total).map_err(tpu_err)?;
-                Ok(Solution::numeric(t.0, "ms", 0.05)
+                Ok(Solution::numeric(t.0, "ms")
                     .step(format!("{} chips, each with its own PCIe link, load 1/{} of the bytes", s.chips(), s.chips()))
                     .step(format!("T = {} / ({} × W_pcie) = {}", sci(total.0, 3), s.chips(), seconds(t.0)))
                     .count("PCIe links", s.chips() as f64))
@@ -458,7 +458,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let (_, s, total) = q6(p)?;
                 let t = s.gather_onto([0, 0, 0], total).map_err(tpu_err)?;
-                Ok(Solution::numeric(t.0, "ms", 0.01)
+                Ok(Solution::numeric(t.0, "ms")
                     .step("chip (0, 0) already holds 1/16; it receives the other 15/16")
                     .step("over its 2 incoming links at the one-way ICI bandwidth each")
                     .step(format!("T = {}", seconds(t.0)))
@@ -477,7 +477,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let (c, _, total) = q6(p)?;
                 let t = total / c.hbm_bw();
-                Ok(Solution::numeric(t.0, "ms", 0.03)
+                Ok(Solution::numeric(t.0, "ms")
                     .step(format!("T = {} / {} B/s = {}", sci(total.0, 3), sci(c.hbm_bw().0, 3), seconds(t.0))))
             },
             hints: hint_q6(),
@@ -500,7 +500,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let op = q6_op(value(p, "B"));
                 let rate = peak(v5e, op.compute_dtype())?;
                 let t = op.flops() / rate;
-                Ok(Solution::numeric(t.0, "ms", 0.02)
+                Ok(Solution::numeric(t.0, "ms")
                     .step(format!("FLOPs = 2 × {} × 131072² = {}", n(value(p, "B")), sci(op.flops().0, 3)))
                     .step(format!("T = FLOPs / {} = {}", sci(rate.0, 3), seconds(t.0)))
                     .two("did you count a multiply-add as one FLOP, or use the int8 rate?"))
@@ -530,7 +530,7 @@ pub(super) fn defs() -> Vec<Def> {
                 )
                 .map_err(tpu_err)?;
                 let binding = a.binding.map_or("compute", |l| l.name());
-                Ok(Solution::numeric(a.lower.0, "ms", 0.05)
+                Ok(Solution::numeric(a.lower.0, "ms")
                     .step("overlapped, the slowest stage sets the time")
                     .step(format!("the slowest stage is {binding}: {}", seconds(a.lower.0)))
                     .perturb(a.upper.0, "That is the sum of all stages; with perfect overlap only the slowest one counts."))
@@ -556,7 +556,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let v = vpu_rate(core).ok_or("no VPU data")?;
                 let alus = core.vpu_alus.map_or(f64::NAN, |a| a.value as f64);
                 let clock = core.clock_hz.map_or(f64::NAN, |c| c.value);
-                Ok(Solution::numeric(v.0, "FLOPs/s", 0.05)
+                Ok(Solution::numeric(v.0, "FLOPs/s")
                     .step(format!("8 × 128 lanes × {alus} ALUs × {} Hz", sci(clock, 3)))
                     .step(format!("= {} FLOPs/s", sci(v.0, 3))))
             },
@@ -581,7 +581,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let v = vpu_rate(core).ok_or("no VPU data")?;
                 let per_core = peak(c, Dtype::Bf16)?.0 / cores_per_chip(c).ok_or("no core count")? as f64;
                 let r = per_core / v.0;
-                Ok(Solution::numeric(r, "x", 0.1)
+                Ok(Solution::numeric(r, "x")
                     .step(format!("MXU per core = {} FLOPs/s; VPU = {} FLOPs/s", sci(per_core, 3), sci(v.0, 3)))
                     .step(format!("ratio ≈ {}", sci(r, 3))))
             },

@@ -210,8 +210,8 @@ fn q2_prompt(p: &[Param], what: &str) -> String {
     )
 }
 
-fn q2_solution(c: CollectiveCost, tol: f64, v_note: &str) -> Solution {
-    let sol = Solution::numeric(c.time.0, "µs", tol)
+fn q2_solution(c: CollectiveCost, v_note: &str) -> Solution {
+    let sol = Solution::numeric(c.time.0, "µs")
         .step(format!("V = {} ({v_note})", si(c.bytes.0, "B", 3)))
         .count("devices", c.devices as f64)
         .two("did you use the one-way ICI bandwidth (or count each axis's two directions twice)?");
@@ -261,7 +261,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let (b, local, devices) = pq1(p)?;
-                Ok(Solution::numeric(b.0, "MiB", 0.0)
+                Ok(Solution::numeric(b.0, "MiB")
                     .step(format!("local shape = [{}, {}] (I split over X·Y = {devices} devices)", local.first().copied().unwrap_or(0), local.get(1).copied().unwrap_or(0)))
                     .step(format!("bytes = {} × 4 = {} = {} MiB", n(b.0 / 4.0), n(b.0), sci(b.0 / 1_048_576.0, 3)))
                     .count("devices", devices))
@@ -286,7 +286,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let (b, _, devices) = pq1(p)?;
                 let t = b / c.hbm_bw();
-                Ok(Solution::numeric(t.0, "ns", 0.1)
+                Ok(Solution::numeric(t.0, "ns")
                     .step(format!("T = {} bytes / {} B/s = {}", n(b.0), sci(c.hbm_bw().0, 3), seconds(t.0)))
                     .count("devices", devices))
             },
@@ -308,7 +308,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let mesh = Mesh::parse(&mesh_xyz(p)).map_err(s)?;
                 let b = array_bytes("A[I_XY, J]", &mesh, &format!("I={}, J={}", int(p, "I"), int(p, "J")), Dtype::Int8)?;
-                Ok(Solution::numeric(b.0, "bytes", 0.0)
+                Ok(Solution::numeric(b.0, "bytes")
                     .step("I is split over X·Y; J and the Z axis are not split")
                     .step(format!("bytes = I·J / (X·Y) = {}", n(b.0)))
                     .count("devices", mesh.devices() as f64))
@@ -334,7 +334,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let a = ArraySpec::parse("A[I_XY, J]").map_err(s)?;
                 let t = a.total_bytes(&mesh, &dims, Dtype::Int8).map_err(s)?;
                 let r = a.replication(&mesh).map_err(s)?;
-                Ok(Solution::numeric(t.0, "KiB", 0.0)
+                Ok(Solution::numeric(t.0, "KiB")
                     .step(format!("one copy = {} bytes; it is replicated {r}× (over the unused axes)", n(a.global_bytes(&dims, Dtype::Int8).map_err(s)?.0)))
                     .step(format!("total = {} bytes = {} KiB", n(t.0), n(t.0 / 1024.0)))
                     .count("devices", mesh.devices() as f64)
@@ -381,7 +381,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let nw = Network::ici(c).map_err(s)?;
                 let t = nw.latency_threshold();
-                Ok(Solution::numeric(t.0, "kB", 0.0)
+                Ok(Solution::numeric(t.0, "kB")
                     .step(format!("threshold = one-way bandwidth × hop latency = {} B/s × 1 µs", sci(nw.one_way.0, 3)))
                     .step(format!("= {}", si(t.0, "B", 3)))
                     .perturb(nw.bidi.0 * nw.hop_latency.0, "You used the bidirectional bandwidth; a hop sends one way.")
@@ -405,7 +405,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let c = cost(Collective::AllGather, Bytes(value(p, "total")), &[RingAxis::ring(int(p, "shards") as u32)], &net("v5e")?).map_err(s)?;
-                Ok(Solution::numeric(c.shard.0, "kB", 0.0)
+                Ok(Solution::numeric(c.shard.0, "kB")
                     .step(format!("shard = V / devices = {} / {}", sci(c.bytes.0, 3), c.devices))
                     .step(format!("= {}", si(c.shard.0, "B", 3)))
                     .count("devices", c.devices as f64))
@@ -422,7 +422,7 @@ pub(super) fn defs() -> Vec<Def> {
             prompt: |p| pq3_prompt(p, "Treating Y as a full bidirectional ring, how long does it take?"),
             solve: |p| {
                 let c = pq3_cost(int(p, "E"), int(p, "F"), true)?;
-                Ok(cost_steps(Solution::numeric(c.time.0, "µs", 0.02)
+                Ok(cost_steps(Solution::numeric(c.time.0, "µs")
                     .step(format!("V = 2·E·F = {}; T ≈ V / W_bidi", si(c.bytes.0, "B", 3))), &c)
                     .two("did you use the one-way bandwidth instead of the bidirectional one?"))
             },
@@ -440,7 +440,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let v5e = Slice::new(chip("v5e").ok_or("no v5e")?, &[8, 4]).map_err(s)?;
                 let c = pq3_cost(int(p, "E"), int(p, "F"), v5e.wrap()[1])?;
                 let ring = pq3_cost(int(p, "E"), int(p, "F"), true)?;
-                Ok(cost_steps(Solution::numeric(c.time.0, "µs", 0.01)
+                Ok(cost_steps(Solution::numeric(c.time.0, "µs")
                     .step(format!("shard = {}; {} one-way hops", si(c.shard.0, "B", 3), c.steps)), &c)
                     .perturb(ring.time.0, "That is the full-ring time; without wraparound the shards go 3 hops one way."))
             },
@@ -456,7 +456,7 @@ pub(super) fn defs() -> Vec<Def> {
             prompt: |p| pq3_prompt(p, "On the 4-long line without wraparound, how long does it take now?"),
             solve: |p| {
                 let c = pq3_cost(int(p, "E"), int(p, "F"), false)?;
-                Ok(cost_steps(Solution::numeric(c.time.0, "µs", 0.0)
+                Ok(cost_steps(Solution::numeric(c.time.0, "µs")
                     .step(format!("shard = {}: {}-bound", si(c.shard.0, "B", 3), word_bound(c.bound))), &c))
             },
             hints: &["Compare the shard size with the ~45 kB latency threshold."],
@@ -477,7 +477,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let mesh = Mesh::parse(&mesh_xyz(p)).map_err(s)?;
                 let r = ArraySpec::parse("A[I_X, J, K]").map_err(s)?.replication(&mesh).map_err(s)?;
-                Ok(Solution::numeric(r as f64, "x", 0.0)
+                Ok(Solution::numeric(r as f64, "x")
                     .step("only X splits the array; it is copied over every other axis")
                     .step(format!("ratio = Y·Z = {r}"))
                     .count("devices", mesh.devices() as f64))
@@ -492,7 +492,7 @@ pub(super) fn defs() -> Vec<Def> {
             kind: Kind::Question,
             params: P_Q2,
             prompt: |p| q2_prompt(p, "AllGather_X([B_X, D_Y])"),
-            solve: |p| Ok(q2_solution(q2_cost(p, "A[B, D_Y]", Collective::AllGather, &[0])?, 0.02, "the gathered [B, D_Y] block")),
+            solve: |p| Ok(q2_solution(q2_cost(p, "A[B, D_Y]", Collective::AllGather, &[0])?, "the gathered [B, D_Y] block")),
             hints: &["V is the gathered array, [B, D_Y]: 2BD/Y bytes."],
             correction: None,
             book_gave_answer: true,
@@ -503,7 +503,7 @@ pub(super) fn defs() -> Vec<Def> {
             kind: Kind::Question,
             params: P_Q2,
             prompt: |p| q2_prompt(p, "AllGather_XY([B_X, D_Y])"),
-            solve: |p| Ok(q2_solution(q2_cost(p, "A[B, D]", Collective::AllGather, &[0, 1])?, 0.02, "the whole [B, D] array, over two axes")),
+            solve: |p| Ok(q2_solution(q2_cost(p, "A[B, D]", Collective::AllGather, &[0, 1])?, "the whole [B, D] array, over two axes")),
             hints: &["Gathering over two axes uses both axes' links: twice the bandwidth."],
             correction: None,
             book_gave_answer: true,
@@ -514,7 +514,7 @@ pub(super) fn defs() -> Vec<Def> {
             kind: Kind::Question,
             params: P_Q2,
             prompt: |p| q2_prompt(p, "AllReduce_Z([B_X, D_Y] {U_Z})"),
-            solve: |p| Ok(q2_solution(q2_cost(p, "A[B_X, D_Y]", Collective::AllReduce, &[2])?, 0.01, "the [B_X, D_Y] block being reduced")),
+            solve: |p| Ok(q2_solution(q2_cost(p, "A[B_X, D_Y]", Collective::AllReduce, &[2])?, "the [B_X, D_Y] block being reduced")),
             hints: &["An AllReduce costs two AllGathers of the block."],
             correction: None,
             book_gave_answer: true,
@@ -536,7 +536,7 @@ pub(super) fn defs() -> Vec<Def> {
                     .global_bytes(&Dims::parse(&format!("B={}", int(p, "B"))).map_err(s)?, Dtype::Bf16)
                     .map_err(s)?;
                 let c = cost(Collective::AllGather, v, &[mesh.ring(0)], &nw).map_err(s)?;
-                Ok(cost_steps(Solution::numeric(c.time.0, "µs", 0.0)
+                Ok(cost_steps(Solution::numeric(c.time.0, "µs")
                     .step(format!("V = {}; tiny shards, so the hop latency dominates", si(v.0, "B", 3))), &c))
             },
             hints: &["With a few hundred bytes the transfer is latency-bound: count the hops."],
@@ -557,7 +557,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let c = chip_param(p, "chip")?;
                 let r = ridge(c, crate::dtype::Dtype::Bf16, Link::Ici)?;
-                Ok(Solution::numeric(r.0, "FLOPs/byte", 0.01)
+                Ok(Solution::numeric(r.0, "FLOPs/byte")
                     .step(format!("α = C / W_ici = {} / {}", sci(c.peak(Dtype::Bf16).map_or(f64::NAN, |x| x.0), 3), sci(c.bandwidth(Link::Ici).map_or(f64::NAN, |x| x.0), 3)))
                     .step(format!("= {}", sci(r.0, 3)))
                     .two("did you use the one-way ICI bandwidth?"))
@@ -585,7 +585,7 @@ pub(super) fn defs() -> Vec<Def> {
                     return Err("the plan does not end with an AllReduce".into());
                 }
                 let x = 2.0 * pl.compute_time().ok_or("no compute time")?.0 / pl.comm_time().0;
-                Ok(Solution::numeric(x, "shards", 0.01)
+                Ok(Solution::numeric(x, "shards")
                     .step("T_math = 2BDF / (X·C); T_comms = 4BF / W_ici (an AllReduce of bf16[B, F])")
                     .step("compute-bound while X < D·W / (2C) = D / (2α)")
                     .step(format!("X < {}: basically always comms-bound", sci(x, 3))))
@@ -677,7 +677,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let dims = Dims::parse(&format!("D={}, F={}", int(p, "D"), int(p, "F"))).map_err(s)?;
                 let b = ArraySpec::parse("W_in[D, F]").map_err(s)?.global_bytes(&dims, Dtype::Bf16).map_err(s)?;
-                Ok(Solution::numeric(b.0, "MB", 0.01)
+                Ok(Solution::numeric(b.0, "MB")
                     .step(format!("2 bytes × D × F = {}", si(b.0, "B", 3)))
                     .two("did you count one byte per bf16 value?"))
             },
@@ -699,7 +699,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let dims = Dims::parse(&format!("B={}, D={}", int(p, "B"), int(p, "D"))).map_err(s)?;
                 let b = ArraySpec::parse("In[B, D]").map_err(s)?.global_bytes(&dims, Dtype::Bf16).map_err(s)?;
-                Ok(Solution::numeric(b.0, "MB", 0.05)
+                Ok(Solution::numeric(b.0, "MB")
                     .step(format!("2 bytes × B × D = {}", si(b.0, "B", 3)))
                     .two("did you count one byte per bf16 value?"))
             },
@@ -850,7 +850,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let r = ring_time_ratio(Collective::AllToAll, false, Collective::AllGather, false, value(p, "N"), d_of(p))?;
-                Ok(Solution::numeric(r, "x", 0.0)
+                Ok(Solution::numeric(r, "x")
                     .step("AllToAll per link: (N²/2)(1 − 1/D); AllGather: N²(1 − 1/D)")
                     .step(format!("ratio = {}", sci(r, 3))))
             },
@@ -871,7 +871,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let r = ring_time_ratio(Collective::AllGather, false, Collective::AllGather, true, 64.0, d_of(p))?;
-                Ok(Solution::numeric(r, "x", 0.01)
+                Ok(Solution::numeric(r, "x")
                     .step("each block can travel the shorter way round: the one-way time halves")
                     .step(format!("exactly 2(D − 1)/D = {}", sci(r, 4))))
             },
@@ -892,7 +892,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let r = ring_time_ratio(Collective::AllToAll, false, Collective::AllToAll, true, 1e6, d_of(p))?;
-                Ok(Solution::numeric(r, "x", 0.0)
+                Ok(Solution::numeric(r, "x")
                     .step("blocks go the shorter way (half the distance) and both directions carry load")
                     .step(format!("speed-up 4(D − 1)/D = {}", sci(r, 4))))
             },
@@ -913,7 +913,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let r = ring_time_ratio(Collective::AllGather, true, Collective::AllToAll, true, 64.0, d_of(p))?;
-                Ok(Solution::numeric(r, "x", 0.0)
+                Ok(Solution::numeric(r, "x")
                     .step(format!("ratio = {}", sci(r, 3))))
             },
             hints: &["Combine the one-way ratio (1/2) with the two speed-ups (2 and 4)."],

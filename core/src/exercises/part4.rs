@@ -49,7 +49,7 @@ fn crossover(p: &[Param]) -> Result<Solution, String> {
     let d = d_of(p)?;
     let cfg = idealised(d, 1)?;
     let t = attention_crossover(&cfg);
-    Ok(Solution::numeric(t, "tokens", 0.0)
+    Ok(Solution::numeric(t, "tokens")
         .step("per token and layer: the matmuls cost 6·(4DNH + 3DF) = 6·16D² FLOPs (training)")
         .step("the attention dot products cost 6·2·T·N·H = 12·T·D")
         .step(format!(
@@ -211,7 +211,7 @@ pub(super) fn defs() -> Vec<Def> {
             prompt: |p| act_prompt(p, "The forward pass keeps every intermediate, about 20 arrays of size [tokens, D] per layer."),
             solve: |p| {
                 let (b, _) = activations(p, Remat::SaveAll)?;
-                Ok(Solution::numeric(b, "TB", 0.01)
+                Ok(Solution::numeric(b, "TB")
                     .step("bytes = 2 (bf16) × 20 × tokens × D × L")
                     .step(format!("= 2 × 20 × {} × {} × {} = {}", sci(value(p, "tokens"), 3), n(value(p, "D")), n(value(p, "L")), si(b, "B", 3)))
                     .two("did you count bf16 as one byte (or four)?"))
@@ -228,7 +228,7 @@ pub(super) fn defs() -> Vec<Def> {
             prompt: |p| act_prompt(p, "With block rematerialisation, only each layer's input ([tokens, D]) is saved."),
             solve: |p| {
                 let (b, _) = activations(p, Remat::PerLayer(1))?;
-                Ok(Solution::numeric(b, "TB", 0.01)
+                Ok(Solution::numeric(b, "TB")
                     .step("bytes = 2 (bf16) × tokens × D × L: one checkpoint per layer")
                     .step(format!("= {}", si(b, "B", 3)))
                     .step("the price: the forward pass runs twice, so training costs about 8·N·P FLOPs instead of 6·N·P")
@@ -256,7 +256,7 @@ pub(super) fn defs() -> Vec<Def> {
                 }
                 let cfg = ModelConfig::dense(kh, 4 * kh, int(p, "L"), kh / 128, kh / 128, 128, 32000).map_err(s)?;
                 let b = kv_cache_bytes(&cfg, value(p, "S"), 1.0, Dtype::Int8).map_err(s)?;
-                Ok(Solution::numeric(b.0, "GiB", 0.0)
+                Ok(Solution::numeric(b.0, "GiB")
                     .step("bytes = 2 (K and V) × S × L × K·H × 1 byte")
                     .step(format!("= 2 × {} × {} × {} = {} bytes = {} GiB", n(value(p, "S")), n(value(p, "L")), n(kh as f64), sci(b.0, 4), sci(b.0 / 1024f64.powi(3), 4)))
                     .two("did you forget that both K and V are cached, or count two bytes per int8 value?"))
@@ -278,7 +278,7 @@ pub(super) fn defs() -> Vec<Def> {
                 // The book's arithmetic: D and F rounded to one significant figure.
                 let d = round_sig(value(p, "D"), 1);
                 let rounded = value(p, "L") * (3.0 * d * 4.0 * d + 4.0 * d * d + d) + 2.0 * d * value(p, "V");
-                Ok(Solution::numeric(total, "params", 0.04)
+                Ok(Solution::numeric(total, "params")
                     .step("total ≈ L·(3DF + 4DNH + D) + 2DV (gated MLP, Q/K/V/O, norms, embeddings)")
                     .step(format!("MLP {}, attention {}, vocabulary {}", sci(c.mlp, 4), sci(c.attention, 4), sci(c.vocab(), 4)))
                     .step(format!("total = {}", sci(total, 4)))
@@ -307,7 +307,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let mlp = dense_mlp_layer_params(&cfg);
                 let f = attn / (attn + mlp);
                 let ungated = attn / (attn + dense_mlp_layer_params(&cfg.ungated()));
-                let mut sol = Solution::numeric(f, "", 0.0)
+                let mut sol = Solution::numeric(f, "")
                     .step(format!("attention: 4D² per layer; gated MLP: 3·D·F = {}D²", 3 * r))
                     .step(format!("fraction = 4 / (4 + {}) = {}", 3 * r, sci(f, 3)));
                 if (ungated / f - 1.0).abs() > 0.05 {
@@ -328,7 +328,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let cfg = q1_model(p)?;
                 let b = kv_bytes_per_token(&cfg, Dtype::Int8);
-                Ok(Solution::numeric(b.0, "KiB", 0.0)
+                Ok(Solution::numeric(b.0, "KiB")
                     .step("bytes per token = 2 (K and V) × L × N·H × 1 byte")
                     .step(format!("= 2 × {} × {} = {} bytes = {} KiB", n(value(p, "L")), n(value(p, "D")), n(b.0), sci(b.0 / 1024.0, 4)))
                     .two("did you forget either K or V, or count two bytes per int8 value?"))
@@ -454,7 +454,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let r = ridge(c, Dtype::Bf16, Link::Hbm)?;
                 let g = value(p, "G");
                 let t = attention_compute_bound_length(r, g);
-                let mut sol = Solution::numeric(t, "tokens", 0.01)
+                let mut sol = Solution::numeric(t, "tokens")
                     .step(format!("prefill intensity = T·G / (G + 1) = T·{g}/{}", g + 1.0))
                     .step(format!("compute-bound when it exceeds the ridge {}: T > {} × {}/{g} = {}", sci(r.0, 4), sci(r.0, 4), g + 1.0, sci(t, 4)));
                 if (t / r.0 - 1.0).abs() > 0.05 {
@@ -480,7 +480,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let d = d_of(p)?;
                 let t = projection_crossover(&idealised(d, 1)?);
-                Ok(Solution::numeric(t, "tokens", 0.0)
+                Ok(Solution::numeric(t, "tokens")
                     .step("projections: 24·B·T·D·N·H FLOPs; attention: 12·B·T²·N·H (training, per layer)")
                     .step(format!("equal when T = 2D = {}", n(t))))
             },
@@ -529,7 +529,7 @@ pub(super) fn defs() -> Vec<Def> {
             prompt: |p| ds_prompt(p, "How many FLOPs could that hardware deliver at peak?"),
             solve: |p| {
                 let (available, _) = ds_flops(p)?;
-                Ok(Solution::numeric(available, "FLOPs", 0.01)
+                Ok(Solution::numeric(available, "FLOPs")
                     .step(format!("{} h × 3600 s/h × {} FLOPs/s", sci(value(p, "hours"), 3), sci(value(p, "C"), 4)))
                     .step(format!("= {} FLOPs", sci(available, 3))))
             },
@@ -545,7 +545,7 @@ pub(super) fn defs() -> Vec<Def> {
             prompt: |p| ds_prompt(p, "How many FLOPs did the training take, by the usual rule of thumb?"),
             solve: |p| {
                 let (_, used) = ds_flops(p)?;
-                Ok(Solution::numeric(used, "FLOPs", 0.01)
+                Ok(Solution::numeric(used, "FLOPs")
                     .step("training FLOPs ≈ 6 × active parameters × tokens")
                     .step(format!("= 6 × {} × {} = {}", sci(value(p, "N"), 3), sci(value(p, "tokens"), 3), sci(used, 3)))
                     .two("the rule is 6·N·D: 2 for the forward pass and 4 for the backward. Did you use 3 or 12?"))
@@ -563,7 +563,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let (available, used) = ds_flops(p)?;
                 let u = used / available;
-                Ok(Solution::numeric(u, "%", 0.01)
+                Ok(Solution::numeric(u, "%")
                     .step(format!("available: {}; used: 6·N·D = {}", sci(available, 3), sci(used, 3)))
                     .step(format!("utilisation = {} / {} = {:.1}%", sci(used, 3), sci(available, 3), u * 100.0))
                     .two("did you use 12·N·D or 3·N·D instead of 6·N·D?"))
@@ -618,7 +618,7 @@ pub(super) fn defs() -> Vec<Def> {
                     return Err("more active experts than experts".into());
                 }
                 let b = moe_critical_batch(e, k, Intensity(r), Dtype::Int8);
-                Ok(Solution::numeric(b, "tokens", 0.0)
+                Ok(Solution::numeric(b, "tokens")
                     .step(format!("B > (ridge / 2)·E/k = {}·{}/{}", r / 2.0, n(e), n(k)))
                     .step(format!("= {}", n(b)))
                     .two("int8 weights are one byte each: did you count two?"))

@@ -54,7 +54,7 @@ pub(super) fn mixed(p: &[Param]) -> Result<Solution, String> {
     let (c, a) = alpha(p)?;
     let f = value(p, "F");
     let t = fsdp_tp_critical_tokens_per_chip(a, f, 2.0, 1.0);
-    Ok(Solution::numeric(t, "tokens", 0.01)
+    Ok(Solution::numeric(t, "tokens")
         .step(alpha_step(c, a))
         .step(format!(
             "compute-bound when tokens per chip > α² / (M_X·M_Y·F) = {}² / (2 × {})",
@@ -79,7 +79,7 @@ pub(super) fn x_opt(p: &[Param]) -> Result<Solution, String> {
     let (b, f, chips) = (value(p, "B"), value(p, "F"), value(p, "N"));
     let x = optimal_fsdp(b, f, chips, 2.0, 1.0);
     let even = optimal_fsdp(b, f, chips, 1.0, 1.0);
-    Ok(Solution::numeric(x, "ways", 0.01)
+    Ok(Solution::numeric(x, "ways")
         .step("X_opt = sqrt((B / F) · (M_X / M_Y) · N), with M_X / M_Y = 2")
         .step(format!(
             "= sqrt({} / {} × 2 × {}) = {}",
@@ -117,7 +117,7 @@ fn count_solution(
     let m = model_param(p, "model")?;
     let c = params(&m.config);
     let v = part(&c);
-    Ok(Solution::numeric(v, "params", 0.01)
+    Ok(Solution::numeric(v, "params")
         .step(format!(
             "MLP {}; attention {}; vocabulary {}; norms {}",
             sci(c.mlp, 4),
@@ -236,7 +236,7 @@ const P_Q3S: &[Param] = &[
 fn dp_threshold(p: &[Param], axes: f64) -> Result<(f64, Solution), String> {
     let (c, a) = alpha(p)?;
     let t = dp_critical_tokens_per_chip(a, axes);
-    let sol = Solution::new(Answer::numeric(t, "tokens", 0.01))
+    let sol = Solution::new(Answer::numeric(t, "tokens"))
         .step(alpha_step(c, a))
         .step(format!(
             "data parallelism over {axes} axis/axes: tokens per chip > α / {axes} = {}",
@@ -248,7 +248,7 @@ fn dp_threshold(p: &[Param], axes: f64) -> Result<(f64, Solution), String> {
 fn chips_for(batch: f64, per_chip: f64, sol: Solution) -> Solution {
     let c = max_chips(batch, per_chip);
     Solution {
-        answer: Answer::numeric(c, "chips", 0.01),
+        answer: Answer::numeric(c, "chips"),
         ..sol
     }
     .step(format!(
@@ -277,7 +277,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let hbm = c.hbm_capacity.value;
                 let max = Optimizer::ADAM.max_params(hbm);
-                Ok(Solution::numeric(max, "params", 0.1)
+                Ok(Solution::numeric(max, "params")
                     .step(format!("bytes per parameter = 2 + 4 + 4 = {}", Optimizer::ADAM.bytes_per_param()))
                     .step(format!("{} / {} = {} parameters", si(hbm.0, "B", 3), Optimizer::ADAM.bytes_per_param(), sci(max, 3)))
                     .perturb(Optimizer::ADAM_MIXED.max_params(hbm), "You added bf16 gradients and an fp32 master copy (16 bytes per parameter); the question's Adam keeps 10.")
@@ -322,7 +322,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let pod = Cluster::full_pod(c, 1).map_err(s)?;
                 let (t, sol) = dp_threshold(p, pod.axes as f64)?;
                 let total = t * pod.chips();
-                Ok(Solution { answer: Answer::numeric(total, "tokens", 0.01), ..sol }
+                Ok(Solution { answer: Answer::numeric(total, "tokens"), ..sol }
                     .step(format!("× {} chips = {} tokens", n(pod.chips()), sci(total, 3)))
                     .count("chips", pod.chips()))
             },
@@ -364,7 +364,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let f = training_flops_rule(value(p, "N"), value(p, "tokens"));
-                Ok(Solution::numeric(f.0, "FLOPs", 0.0)
+                Ok(Solution::numeric(f.0, "FLOPs")
                     .step("6 FLOPs per parameter per token (2 forward, 4 backward)")
                     .step(format!("6 × {} × {} = {}", sci(value(p, "N"), 3), sci(value(p, "tokens"), 3), sci(f.0, 3)))
                     .two("the rule is 6·N·D: did you use 3 or 12?"))
@@ -414,7 +414,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let f = training_flops_rule(value(p, "N"), value(p, "tokens"));
                 let peak = c.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
                 let t = training_time(f, chips, peak, value(p, "mfu")).map_err(s)?;
-                Ok(Solution::numeric(t.0, "days", 0.02)
+                Ok(Solution::numeric(t.0, "days")
                     .step(format!("FLOPs = 6·N·D = {}; chips = {}", sci(f.0, 3), n(chips)))
                     .step(format!("T = FLOPs / (chips × {} × MFU) = {} s = {:.1} days", sci(peak.0, 3), sci(t.0, 3), t.0 / DAY))
                     .count("chips", chips))
@@ -452,7 +452,7 @@ pub(super) fn defs() -> Vec<Def> {
                     name(p)
                 )
             },
-            solve: |p| tp_limit(p).map(|s| s.tolerance(0.05)),
+            solve: |p| tp_limit(p),
             hints: &["The same rule: Y < F / α."],
             correction: None,
             book_gave_answer: true,
@@ -472,7 +472,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let a = ici_intensity(c, Dtype::Int8).map_err(s)?;
                 let bf = ici_intensity(c, Dtype::Bf16).map_err(s)?;
-                Ok(Solution::numeric(a.0, "FLOPs/byte", 0.01)
+                Ok(Solution::numeric(a.0, "FLOPs/byte")
                     .step(format!("C_int8 / W_ici = {} / {}", sci(c.peak(Dtype::Int8).map_or(f64::NAN, |x| x.0), 3), sci(c.interconnect().map_or(f64::NAN, |l| l.bandwidth.0), 3)))
                     .step(format!("= {}; the bytes moved halve too, so the tensor-parallel limit does not change", sci(a.0, 4)))
                     .perturb(bf.0, "That is the bf16 intensity; the int8 peak is higher."))
@@ -487,7 +487,7 @@ pub(super) fn defs() -> Vec<Def> {
             kind: Kind::WorkedExample,
             params: P_EX9,
             prompt: x_opt_prompt,
-            solve: |p| x_opt(p).map(|s| s.tolerance(0.05)),
+            solve: |p| x_opt(p),
             hints: &["Balance the FSDP and tensor communication: X_opt = sqrt((B / F)·(M_X / M_Y)·N)."],
             correction: None,
             book_gave_answer: true,
@@ -526,7 +526,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let f = value(p, "F");
                 let per_chip = fsdp_tp_critical_tokens_per_chip(a, f, 2.0, 1.0);
                 let total = per_chip * slice.chips();
-                Ok(Solution::numeric(total, "tokens", 0.05)
+                Ok(Solution::numeric(total, "tokens")
                     .step(alpha_step(v, a))
                     .step(format!("the best scheme, mixed FSDP + TP, needs α² / (2F) = {} tokens per chip", sci(per_chip, 4)))
                     .step(format!("× {} chips = {} tokens", n(slice.chips()), sci(total, 3)))
@@ -550,7 +550,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let c = chip_param(p, "chip")?;
                 let i = dcn_intensity(c, Dtype::Bf16).map_err(s)?;
-                Ok(Solution::numeric(i.0, "tokens", 0.01)
+                Ok(Solution::numeric(i.0, "tokens")
                     .step(format!(
                         "C / W_dcn = {} / {} (DCN bandwidth per chip)",
                         sci(c.peak(Dtype::Bf16).map_or(f64::NAN, |x| x.0), 3),
@@ -576,7 +576,7 @@ pub(super) fn defs() -> Vec<Def> {
             },
             solve: |p| {
                 let (t, sol) = dp_threshold(p, 3.0)?;
-                Ok(chips_for(value(p, "B"), t, sol).tolerance(0.05))
+                Ok(chips_for(value(p, "B"), t, sol))
             },
             hints: &["Batch divided by α / 3."],
             correction: None,
@@ -598,10 +598,10 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let (c, a) = alpha(p)?;
                 let t = fsdp_tp_critical_tokens_per_chip(a, value(p, "F"), 2.0, 1.0);
-                let sol = Solution::new(Answer::numeric(t, "tokens", 0.01))
+                let sol = Solution::new(Answer::numeric(t, "tokens"))
                     .step(alpha_step(c, a))
                     .step(format!("threshold α² / (2F) = {} tokens per chip", sci(t, 4)));
-                Ok(chips_for(value(p, "B"), t, sol).tolerance(0.05))
+                Ok(chips_for(value(p, "B"), t, sol))
             },
             hints: &["First the mixed threshold α² / (2F), then batch / threshold."],
             correction: None,
@@ -626,7 +626,7 @@ pub(super) fn defs() -> Vec<Def> {
                 }
                 let cl = Cluster::full_pod(v5p()?, pods as u32).map_err(s)?;
                 let t = value(p, "B") / cl.chips();
-                Ok(Solution::numeric(t, "tokens", 0.01)
+                Ok(Solution::numeric(t, "tokens")
                     .step(format!("{} pods × {} chips = {} chips", n(pods), n(cl.chips_per_slice as f64), n(cl.chips())))
                     .step(format!("{} / {} = {} tokens per chip", sci(value(p, "B"), 3), n(cl.chips()), sci(t, 4)))
                     .count("pods", pods))
@@ -654,7 +654,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let nn = value(p, "N");
                 let m = state_memory(nn, Optimizer::ADAM, Bytes(0.0));
                 let mixed = state_memory(nn, Optimizer::ADAM_MIXED, Bytes(0.0));
-                Ok(Solution::numeric(m.state().0, "GB", 0.0)
+                Ok(Solution::numeric(m.state().0, "GB")
                     .step(format!("parameters 2 × {} = {}; moments 8 × {} = {}", sci(nn, 3), si(m.params.0, "B", 3), sci(nn, 3), si(m.optimizer.0, "B", 3)))
                     .step(format!("total = {}", si(m.state().0, "B", 3)))
                     .perturb(mixed.state().0, "You added gradients and a master copy (16 bytes per parameter); here it is 10."))
@@ -677,7 +677,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let cfg = llama2_13b()?;
                 let b = Remat::MlpOutputs.activation_bytes(&cfg, value(p, "B"), Dtype::Bf16);
-                Ok(Solution::numeric(b.0, "TB", 0.01)
+                Ok(Solution::numeric(b.0, "TB")
                     .step("bytes = 2 × L × tokens × (D + 2F)")
                     .step(format!("= 2 × 40 × {} × (5,120 + 27,648) = {}", sci(value(p, "B"), 3), si(b.0, "B", 3)))
                     .two("did you count bf16 as one byte?"))
@@ -733,7 +733,7 @@ pub(super) fn defs() -> Vec<Def> {
             solve: |p| {
                 let cfg = llama2_13b()?;
                 let m = training_memory(&cfg, value(p, "B"), Remat::MlpOutputs, Optimizer::ADAM, Dtype::Bf16).map_err(s)?;
-                Ok(Solution::numeric(m.total().0, "TB", 0.02)
+                Ok(Solution::numeric(m.total().0, "TB")
                     .step(format!("checkpoints 2·L·tokens·(D + 2F) = {}", si(m.activations.0, "B", 3)))
                     .step(format!("parameters and Adam state = {}", si(m.state().0, "B", 3)))
                     .step(format!("total = {}; over 4096 chips, {} each", si(m.total().0, "B", 3), si(m.total().0 / 4096.0, "B", 3))))
@@ -783,7 +783,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let f = training_flops_rule(value(p, "P"), value(p, "tokens"));
                 let peak = v.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
                 let t = training_time(f, value(p, "chips"), peak, value(p, "mfu")).map_err(s)?;
-                Ok(Solution::numeric(t.0, "ms", 0.05)
+                Ok(Solution::numeric(t.0, "ms")
                     .step(format!("FLOPs per step = 6 × {} × {} = {}", sci(value(p, "P"), 3), sci(value(p, "tokens"), 3), sci(f.0, 3)))
                     .step(format!("T = FLOPs / (chips × {} × MFU) = {}", sci(peak.0, 3), seconds(t.0)))
                     .count("chips", value(p, "chips")))
@@ -799,7 +799,7 @@ fn tp_limit(p: &[Param]) -> Result<Solution, String> {
     let (c, a) = alpha(p)?;
     let f = value(p, "F");
     let y = tp_max_degree(f, a, 1.0);
-    Ok(Solution::numeric(y, "ways", 0.01)
+    Ok(Solution::numeric(y, "ways")
         .step(alpha_step(c, a))
         .step(format!(
             "compute-bound while Y < F / α = {} / {}",

@@ -165,7 +165,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("How many FLOPs does training a {}-parameter dense model take per token?", sci(value(p, "N"), 3)),
             |p| {
                 let f = training_flops_rule(value(p, "N"), 1.0);
-                let mut sol = Solution::numeric(f.0, "FLOPs", 0.0)
+                let mut sol = Solution::numeric(f.0, "FLOPs")
                     .step(format!("6 FLOPs per parameter per token: 6 × {} = {}", sci(value(p, "N"), 3), sci(f.0, 3)));
                 if let Some(peak) = v5p()?.peak(Dtype::Bf16) {
                     sol = sol.step(format!("on one TPU v5p at peak that is {} per token", seconds((f / peak).0)));
@@ -180,7 +180,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("How many FLOPs does training a {}-parameter dense model on {} tokens take in total?", sci(value(p, "N"), 3), sci(value(p, "tokens"), 3)),
             |p| {
                 let f = training_flops_rule(value(p, "N"), value(p, "tokens"));
-                Ok(Solution::numeric(f.0, "FLOPs", 0.0)
+                Ok(Solution::numeric(f.0, "FLOPs")
                     .step(format!("6 × {} × {} = {}", sci(value(p, "N"), 3), sci(value(p, "tokens"), 3), sci(f.0, 3)))
                     .two("the rule is 6·N·D: did you use 12 or 3?"))
             },
@@ -195,7 +195,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let f = training_flops_rule(value(p, "N"), value(p, "tokens"));
                 let peak = c.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
                 let t = training_time(f, 1.0, peak, 1.0).map_err(s)?;
-                Ok(Solution::numeric(t.0, "years", 0.01)
+                Ok(Solution::numeric(t.0, "years")
                     .step(format!("T = {} FLOPs / {} FLOPs/s = {} s", sci(f.0, 3), sci(peak.0, 3), sci(t.0, 3)))
                     .step(format!("≈ {:.0} years", t.0 / YEAR)))
             },
@@ -210,7 +210,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let cl = pod(c)?;
                 let peak = c.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
                 let run = estimate_run(value(p, "N"), value(p, "tokens"), cl.chips(), peak, value(p, "mfu")).map_err(s)?;
-                Ok(Solution::numeric(run.time.0, "days", 0.02)
+                Ok(Solution::numeric(run.time.0, "days")
                     .step(format!("FLOPs = {}; pod = {} chips", sci(run.flops.0, 3), n(cl.chips())))
                     .step(format!("T = FLOPs / (chips × {} × MFU) = {} s = {:.1} days", sci(peak.0, 3), sci(run.time.0, 3), run.days()))
                     .count("chips", cl.chips()))
@@ -223,7 +223,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| mem_prompt(p, "How much memory do the checkpoints take?"),
             |p| {
                 let (acts, _) = memory(p, value(p, "B"))?;
-                Ok(Solution::numeric(acts.0, "TB", 0.01)
+                Ok(Solution::numeric(acts.0, "TB")
                     .step(format!("2 bytes × {} checkpoints × D × tokens × L", n(value(p, "ckpt"))))
                     .step(format!("= 2 × {} × 8,192 × {} × 80 = {}", n(value(p, "ckpt")), sci(value(p, "B"), 3), si(acts.0, "B", 3)))
                     .two("did you count bf16 as one byte?"))
@@ -236,7 +236,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| mem_prompt(p, "How much memory do parameters, optimizer state and checkpoints take together?"),
             |p| {
                 let (acts, total) = memory(p, value(p, "B"))?;
-                Ok(Solution::numeric(total.0, "TB", 0.01)
+                Ok(Solution::numeric(total.0, "TB")
                     .step("parameters 2 × 70e9 = 140 GB; Adam moments 8 × 70e9 = 560 GB")
                     .step(format!("checkpoints {}; total {}", si(acts.0, "B", 3), si(total.0, "B", 3))))
             },
@@ -250,7 +250,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let hbm = c.hbm_capacity.value;
                 let chips = min_chips_for_memory(Bytes(value(p, "total") * TB), hbm).map_err(s)?;
-                Ok(Solution::numeric(chips, "chips", 0.0)
+                Ok(Solution::numeric(chips, "chips")
                     .step(format!("{} TB / {} per chip", value(p, "total"), si(hbm.0, "B", 3)))
                     .step(format!("rounded up: {} chips", n(chips))))
             },
@@ -263,7 +263,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let cl = pod(v5p()?)?;
                 let t = scale_time(Seconds(value(p, "days") * DAY), cl.chips(), value(p, "chips"));
-                Ok(Solution::numeric(t.0, "days", 0.001)
+                Ok(Solution::numeric(t.0, "days")
                     .step(format!("time scales inversely with the chips: {} days × {} / {}", value(p, "days"), n(cl.chips()), n(value(p, "chips"))))
                     .step(format!("= {:.0} days, about {:.1} years", t.0 / DAY, t.0 / YEAR)))
             },
@@ -276,7 +276,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let cl = pod(v5p()?)?;
                 let per = value(p, "total") * TB / cl.chips();
-                Ok(Solution::numeric(per, "GB", 0.01)
+                Ok(Solution::numeric(per, "GB")
                     .step(format!("{} TB / {} chips = {}", value(p, "total"), n(cl.chips()), si(per, "B", 3)))
                     .step("far below the 96 GB of HBM per chip")
                     .count("chips", cl.chips()))
@@ -293,7 +293,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let cl = pod(v5p()?)?;
                 let (acts, total) = memory(p, value(p, "B"))?;
                 let per = total.0 / cl.chips();
-                Ok(Solution::numeric(per, "GB", 0.02)
+                Ok(Solution::numeric(per, "GB")
                     .step(format!("0.7 TB of state + {} of checkpoints = {}", si(acts.0, "B", 3), si(total.0, "B", 3)))
                     .step(format!("/ {} chips = {} per chip, far below the HBM", n(cl.chips()), si(per, "B", 3)))
                     .count("chips", cl.chips()))
@@ -343,7 +343,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let cl = pod(v5p()?)?;
                 let e = evaluate(&job, &cl, &Parallelism::fsdp(cl.chips_per_slice, 3)).map_err(s)?;
                 let need = e.critical_tokens_per_chip.map_or("never compute-bound".to_string(), |c| format!("needs {} per chip", sci(c, 4)));
-                Ok(Solution::numeric(e.tokens_per_chip, "tokens", 0.01)
+                Ok(Solution::numeric(e.tokens_per_chip, "tokens")
                     .step(format!("{} tokens / {} chips = {}", n(value(p, "B")), n(e.chips), sci(e.tokens_per_chip, 4)))
                     .step(format!("FSDP over three axes {need}: {}", e.verdict.text()))
                     .count("chips", e.chips))
@@ -369,7 +369,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = params(&m.config);
                 let per_token = training_flops_rule(c.total(), 1.0);
                 let total = training_flops_rule(c.total(), value(p, "tokens"));
-                Ok(Solution::numeric(total.0, "FLOPs", 0.02)
+                Ok(Solution::numeric(total.0, "FLOPs")
                     .step(format!("parameters: MLP {} + attention {} + vocabulary {} = {}", sci(c.mlp, 4), sci(c.attention, 4), sci(c.vocab(), 4), sci(c.total(), 4)))
                     .step(format!("per token: 6 × {} = {} FLOPs", sci(c.total(), 4), sci(per_token.0, 4)))
                     .step(format!("× {} tokens = {} FLOPs", sci(value(p, "tokens"), 3), sci(total.0, 4)))

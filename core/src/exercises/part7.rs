@@ -124,13 +124,12 @@ const P_APPA: &[Param] = &[
 const P_APPC1: &[Param] = &[param("N", "shards", 8.0, 2.0, 64.0, Scale::Pow2)];
 const P_APPC2: &[Param] = &[param("B", "batch", 16.0, 1.0, 256.0, Scale::Pow2)];
 
-fn crit(p: &[Param], w: Dtype, c: Dtype, tol: f64) -> Result<Solution, String> {
+fn crit(p: &[Param], w: Dtype, c: Dtype) -> Result<Solution, String> {
     let chip = chip_param(p, "chip")?;
     let b = critical_batch(chip, w, c).map_err(s)?;
     Ok(num(
         b,
         "tokens",
-        tol,
         format!(
             "B_crit = C({c}) / W_hbm × (bytes per {w} weight) / 2 = {} / {} × {} / 2",
             sci(chip.peak(c).map_or(f64::NAN, |x| x.0), 3),
@@ -182,9 +181,9 @@ fn table(p: &[Param], tput: bool) -> Result<Solution, String> {
     );
     let sol = if tput {
         let r = max_throughput(&w, &sl);
-        num(r, "tokens/s", 0.01, line).step(format!("throughput = B / T = {} tokens/s", sci(r, 4)))
+        num(r, "tokens/s", line).step(format!("throughput = B / T = {} tokens/s", sci(r, 4)))
     } else {
-        num(t.0, "ms", 0.01, line)
+        num(t.0, "ms", line)
     };
     Ok(sol.count("chips", 8.0))
 }
@@ -218,16 +217,16 @@ macro_rules! tbl {
 pub(super) fn defs() -> Vec<Def> {
     let mut v = vec![
         def("ch7-ex1a", Kind::WorkedExample, P_TPU, |p| crit_prompt(p, "bf16", "bf16"),
-            |p| crit(p, Dtype::Bf16, Dtype::Bf16, 0.01),
+            |p| crit(p, Dtype::Bf16, Dtype::Bf16),
             &["Compare the FLOPs a batch of B tokens does per weight byte with the chip's FLOPs per HBM byte."]),
         def("ch7-ex1b", Kind::WorkedExample, P_TPU, |p| crit_prompt(p, "int8", "bf16"),
-            |p| crit(p, Dtype::Int8, Dtype::Bf16, 0.02),
+            |p| crit(p, Dtype::Int8, Dtype::Bf16),
             &["Halving the bytes per weight halves the batch needed, if the FLOP rate stays the same."]),
         def("ch7-ex1c", Kind::WorkedExample, P_TPU, |p| crit_prompt(p, "int8", "int8"),
-            |p| crit(p, Dtype::Int8, Dtype::Int8, 0.01),
+            |p| crit(p, Dtype::Int8, Dtype::Int8),
             &["int8 matmuls run at twice the bf16 rate on this chip, which cancels the smaller weights."]),
         def("ch7-ex1d", Kind::WorkedExample, P_GPU, |p| crit_prompt(p, "bf16", "bf16"),
-            |p| crit(p, Dtype::Bf16, Dtype::Bf16, 0.06),
+            |p| crit(p, Dtype::Bf16, Dtype::Bf16),
             &["For bf16 weights the critical batch is the chip's HBM ridge point C / W."]),
         def("ch7-ex2", Kind::WorkedExample, P_TPU,
             |p| format!("Multi-head attention over S keys for T queries has intensity about ST/(S+T). During prefill (S = T), from what sequence length is attention compute-bound on a {} in bf16?", name(p)),
@@ -236,7 +235,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let ridge = critical_batch(c, Dtype::Bf16, Dtype::Bf16).map_err(s)?;
                 let t = 2.0 * ridge;
                 let check = prefill_attention_intensity(t, 1.0).0;
-                Ok(num(t, "tokens", 0.01, format!("with S = T the intensity is T/2; set T/2 = ridge = {}", sci(ridge, 4)))
+                Ok(num(t, "tokens", format!("with S = T the intensity is T/2; set T/2 = ridge = {}", sci(ridge, 4)))
                     .step(format!("T = {} tokens (intensity there: {})", sci(t, 4), sci(check, 4)))
                     .two("the intensity is T/2, not T: did you set T itself equal to the ridge?"))
             },
@@ -245,7 +244,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let (w, sl) = pq1(p)?;
                 let t = min_step_time(&w, &sl);
-                Ok(num(t.0, "ms", 0.03, format!("small batch: memory-bound; T = (P + B·KV) / W = {} / {} B/s", si(w.memory().0, "B", 3), sci(sl.hbm_bandwidth().0, 3)))
+                Ok(num(t.0, "ms", format!("small batch: memory-bound; T = (P + B·KV) / W = {} / {} B/s", si(w.memory().0, "B", 3), sci(sl.hbm_bandwidth().0, 3)))
                     .step(format!("= {}", seconds(t.0))).count("chips", sl.chips as f64))
             },
             &["At a small batch every step is dominated by reading the weights and KV caches from HBM."]),
@@ -253,7 +252,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let (w, sl) = pq1(p)?;
                 let st = decode_step(&w, &sl, Dtype::Bf16).map_err(s)?;
-                Ok(num(st.total.0, "ms", 0.02, format!("KV load {} + max(FLOPs {}, weight load {})", seconds(st.kv_load.0), seconds(st.flops.0), seconds(st.param_load.0)))
+                Ok(num(st.total.0, "ms", format!("KV load {} + max(FLOPs {}, weight load {})", seconds(st.kv_load.0), seconds(st.flops.0), seconds(st.param_load.0)))
                     .step(format!("= {}", seconds(st.total.0))).count("chips", sl.chips as f64))
             },
             &["Above the critical batch the MLP is compute-bound, but attention still reads every KV cache."]),
@@ -262,7 +261,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let m = llama2_13b(40)?.with_params(value(p, "P")).map_err(s)?;
                 let b = m.param_bytes(Dtype::Bf16);
-                Ok(num(b.0, "GB", 0.01, format!("2 bytes × {} = {}", sci(m.params, 3), si(b.0, "B", 3))))
+                Ok(num(b.0, "GB", format!("2 bytes × {} = {}", sci(m.params, 3), si(b.0, "B", 3))))
             },
             &["bf16 is two bytes per parameter."]),
         def("ch7-ex3b", Kind::WorkedExample, P_EX3B,
@@ -270,7 +269,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let m = llama2_13b(40)?;
                 let b = activation_bytes(&m.config, value(p, "T"), Dtype::Bf16).map_err(s)?;
-                Ok(num(b.0, "MB", 0.05, format!("T × D × 2 bytes = {} × 5120 × 2 = {}", n(value(p, "T")), si(b.0, "B", 3))))
+                Ok(num(b.0, "MB", format!("T × D × 2 bytes = {} × 5120 × 2 = {}", n(value(p, "T")), si(b.0, "B", 3))))
             },
             &["Multiply the tokens by the model width and the bytes per value."]),
         def("ch7-ex4", Kind::WorkedExample, P_EX3B,
@@ -278,7 +277,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let m = llama2_13b(40)?;
                 let kv = kv_cache(&m.config, value(p, "T"), 1.0, Dtype::Bf16).map_err(s)?;
-                Ok(num(kv.per_sequence.0, "GB", 0.01, format!("2 (K and V) × T × L × K × H × 2 bytes = {} per token", si(kv.per_token.0, "B", 3)))
+                Ok(num(kv.per_sequence.0, "GB", format!("2 (K and V) × T × L × K × H × 2 bytes = {} per token", si(kv.per_token.0, "B", 3)))
                     .step(format!("× {} tokens = {}", n(value(p, "T")), si(kv.per_sequence.0, "B", 3)))
                     .two("did you forget that both keys and values are cached, or count bf16 as one byte?"))
             },
@@ -318,7 +317,7 @@ fn rest() -> Vec<Def> {
             |p| format!("While generating, model sharding stays HBM-bound as long as Y < F/(B·β) with β = W_hbm/W_ici. With F = {}, batch {} and β = {}, how many ways can the model be sharded?", n(value(p, "F")), n(value(p, "B")), n(value(p, "beta"))),
             |p| {
                 let y = decode_tp_limit(value(p, "F"), value(p, "B"), value(p, "beta")).map_err(s)?;
-                Ok(num(y, "ways", 0.0, format!("Y = F / (B·β) = {} / ({} × {}) = {}", n(value(p, "F")), n(value(p, "B")), n(value(p, "beta")), sci(y, 4))))
+                Ok(num(y, "ways", format!("Y = F / (B·β) = {} / ({} × {}) = {}", n(value(p, "F")), n(value(p, "B")), n(value(p, "beta")), sci(y, 4))))
             },
             &["Compare the ICI time of the activations with the HBM time of each shard's weights."]),
         def("ch7-ex6", Kind::WorkedExample, P_TPU,
@@ -326,7 +325,7 @@ fn rest() -> Vec<Def> {
             |p| {
                 let c = chip_param(p, "chip")?;
                 let r = hbm_ici_ratio(c).map_err(s)?;
-                Ok(num(r, "", 0.15, format!("W_hbm / W_ici = {} / ICI = {}", sci(c.hbm_bw().0, 3), sci(r, 3))))
+                Ok(num(r, "", format!("W_hbm / W_ici = {} / ICI = {}", sci(c.hbm_bw().0, 3), sci(r, 3))))
             },
             &["Divide the two bandwidths from the chip's spec sheet."]),
         def("ch7-ex7", Kind::WorkedExample, P_TPU,
@@ -335,14 +334,14 @@ fn rest() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let f = 28672.0;
                 let a = f / prefill_tp_limit(c, Dtype::Bf16, f, 1.0).map_err(s)?;
-                Ok(num(a, "FLOPs/byte", 0.01, format!("α = C / W_ici = {}", sci(a, 4))))
+                Ok(num(a, "FLOPs/byte", format!("α = C / W_ici = {}", sci(a, 4))))
             },
             &["It is the ICI ridge point: peak FLOPs/s over ICI bytes/s."]),
         def("ch7-q1a", Kind::Question, P_Q1,
             |p| format!("A dense Transformer has D = {}, F = {}, L = {}, 32 query heads and 8 KV heads of size 256, a vocabulary of 32,128 and tied embeddings (gated MLP). How many parameters does it have?", n(value(p, "D")), n(value(p, "F")), n(value(p, "L"))),
             |p| {
                 let m = ServingModel::new(q1_of(p)?).map_err(s)?;
-                Ok(num(m.params, "params", 0.01, "per layer: 3·D·F (MLP) + 2·D·N·H (Q, O) + 2·D·K·H (K, V); plus D·V for the shared embedding".into())
+                Ok(num(m.params, "params", "per layer: 3·D·F (MLP) + 2·D·N·H (Q, O) + 2·D·K·H (K, V); plus D·V for the shared embedding".into())
                     .step(format!("total = {}", sci(m.params, 4))))
             },
             &["Count the MLP and attention matrices of one layer, times L, plus one embedding matrix."]),
@@ -351,7 +350,7 @@ fn rest() -> Vec<Def> {
             |p| {
                 let m = ServingModel::new(q1_of(p)?).map_err(s)?;
                 let b = m.kv_per_token(Dtype::Int8);
-                Ok(num(b.0, "kB", 0.01, format!("2 · L · K · H bytes = {}", si(b.0, "B", 3)))
+                Ok(num(b.0, "kB", format!("2 · L · K · H bytes = {}", si(b.0, "B", 3)))
                     .two("did you count both keys and values (the 2)?"))
             },
             &["Keys and values for each layer and KV head, one byte each."]),
@@ -367,21 +366,21 @@ fn rest() -> Vec<Def> {
                 let w = m.workload(pr, 1.0, 1.0).map_err(s)?;
                 let sl = slice(int(p, "N"))?;
                 let t = decode_step(&w, &sl, Dtype::Bf16).map_err(s)?.param_load;
-                Ok(num(t.0, "ms", 0.02, format!("{} / ({} × {} B/s) = {}", si(w.param_bytes.0, "B", 3), sl.chips, sci(v5e()?.hbm_bw().0, 3), seconds(t.0))).count("chips", sl.chips as f64))
+                Ok(num(t.0, "ms", format!("{} / ({} × {} B/s) = {}", si(w.param_bytes.0, "B", 3), sl.chips, sci(v5e()?.hbm_bw().0, 3), seconds(t.0))).count("chips", sl.chips as f64))
             },
             &["Bytes divided by the total HBM bandwidth of the slice."]),
         def("ch7-q5a", Kind::Question, P_MOE,
             |p| format!("Turn that model into a mixture of experts: {} experts per layer, {} active per token, each expert MLP as large as the original. How many parameters in total?", n(value(p, "E")), n(value(p, "k"))),
             |p| {
                 let m = moe_of(p)?;
-                Ok(num(m.params, "params", 0.01, format!("E × 3·D·F per layer for the experts plus the attention and embedding: {}", sci(m.params, 4))))
+                Ok(num(m.params, "params", format!("E × 3·D·F per layer for the experts plus the attention and embedding: {}", sci(m.params, 4))))
             },
             &["Every expert's weights are stored, whether used or not."]),
         def("ch7-q5b", Kind::Question, P_MOE,
             |p| format!("For that mixture of experts ({} experts, {} active), how many parameters does each token actually use?", n(value(p, "E")), n(value(p, "k"))),
             |p| {
                 let m = moe_of(p)?;
-                Ok(num(m.active_params, "params", 0.01, format!("k experts' MLPs plus attention and embedding: {}", sci(m.active_params, 4))))
+                Ok(num(m.active_params, "params", format!("k experts' MLPs plus attention and embedding: {}", sci(m.active_params, 4))))
             },
             &["Only the k routed experts take part in a token's forward pass."]),
         def("ch7-q5c", Kind::Question, P_MOE,
@@ -390,7 +389,7 @@ fn rest() -> Vec<Def> {
                 let m = moe_of(p)?;
                 let pr = Precision::new(Dtype::Int8, Dtype::Int8, Dtype::Int8);
                 let b = m.critical_batch(v5e()?, pr).map_err(s)?;
-                Ok(num(b, "tokens", 0.01, format!("dense critical batch × E/k = {} × {}", sci(b * value(p, "k") / value(p, "E"), 4), value(p, "E") / value(p, "k")))
+                Ok(num(b, "tokens", format!("dense critical batch × E/k = {} × {}", sci(b * value(p, "k") / value(p, "E"), 4), value(p, "E") / value(p, "k")))
                     .step(format!("= {} tokens", sci(b, 4))))
             },
             &["Each expert sees only k/E of the tokens, so the batch must be E/k times larger."]),
@@ -399,7 +398,7 @@ fn rest() -> Vec<Def> {
             |p| {
                 let m = moe_of(p)?;
                 let b = m.kv_per_token(Dtype::Int8);
-                Ok(num(b.0, "kB", 0.01, format!("attention is unchanged: 2·L·K·H = {}", si(b.0, "B", 3))))
+                Ok(num(b.0, "kB", format!("attention is unchanged: 2·L·K·H = {}", si(b.0, "B", 3))))
             },
             &["Experts replace the MLP only; the attention layers are the same."]),
         def("ch7-q5e", Kind::Question, P_MOE,
@@ -407,7 +406,7 @@ fn rest() -> Vec<Def> {
             |p| {
                 let m = moe_of(p)?;
                 let f = m.forward_flops(1.0).map_err(s)?;
-                Ok(num(f.0, "FLOPs", 0.01, format!("2 × activated parameters = 2 × {} = {}", sci(m.active_params, 4), sci(f.0, 4)))
+                Ok(num(f.0, "FLOPs", format!("2 × activated parameters = 2 × {} = {}", sci(m.active_params, 4), sci(f.0, 4)))
                     .two("a multiply-add is two FLOPs per parameter."))
             },
             &["Two FLOPs per activated parameter per token."]),
@@ -420,7 +419,7 @@ fn rest() -> Vec<Def> {
                 let w = m.workload(pr, 1.0, 1.0).map_err(s)?;
                 let t = decode_step(&w, &sl, pr.compute).map_err(s)?.param_load;
                 let free = memory_use(&w, &sl).free_for_kv().0 / sl.chips as f64;
-                Ok(num(t.0, "ms", 0.05, format!("{} / ({} × {} B/s) = {}", si(w.param_bytes.0, "B", 3), sl.chips, sci(v5e()?.hbm_bw().0, 3), seconds(t.0)))
+                Ok(num(t.0, "ms", format!("{} / ({} × {} B/s) = {}", si(w.param_bytes.0, "B", 3), sl.chips, sci(v5e()?.hbm_bw().0, 3), seconds(t.0)))
                     .step(format!("HBM left for KV caches: {} per chip", si(free, "B", 3)))
                     .count("chips", sl.chips as f64))
             },
@@ -449,7 +448,7 @@ fn rest() -> Vec<Def> {
             |p| {
                 let r = value(p, "r");
                 let nn = weight_stationary_crossover(8192.0, r * 8192.0).map_err(s)?;
-                Ok(num(nn, "chips", 0.0, format!("N > 32·(F/D)·(3/4)² = 32 × {r} × 0.5625 = {}", sci(nn, 4))))
+                Ok(num(nn, "chips", format!("N > 32·(F/D)·(3/4)² = 32 × {r} × 0.5625 = {}", sci(nn, 4))))
             },
             &["Set the 2D formula equal to 4BD/(3W) and solve for N."]),
         def("ch7-appA", Kind::WorkedExample, P_APPA,
@@ -459,14 +458,14 @@ fn rest() -> Vec<Def> {
                 let w = DecodeWorkload::new(1.0, pc, Dtype::Bf16.size_of(pc), Bytes(1.0)).map_err(s)?;
                 let sl = slice(int(p, "N"))?;
                 let t = decode_step(&w, &sl, Dtype::Bf16).map_err(s)?.param_load;
-                Ok(num(t.0, "µs", 0.01, format!("2 × {} bytes / ({} × {} B/s) = {}", sci(pc, 3), sl.chips, sci(v5e()?.hbm_bw().0, 3), seconds(t.0))).count("chips", sl.chips as f64))
+                Ok(num(t.0, "µs", format!("2 × {} bytes / ({} × {} B/s) = {}", sci(pc, 3), sl.chips, sci(v5e()?.hbm_bw().0, 3), seconds(t.0))).count("chips", sl.chips as f64))
             },
             &["bf16 bytes over the combined HBM bandwidth of the chips."]),
         def("ch7-appC1", Kind::WorkedExample, P_APPC1,
             |p| format!("A collective over {} TPU v5e costs about 1 µs per hop. Below what buffer size (in kB) is it latency-bound?", n(value(p, "N"))),
             |p| {
                 let b = latency_bound_bytes(v5e()?, int(p, "N")).map_err(s)?;
-                Ok(num(b.0, "kB", 0.01, format!("shards × one-way ICI bandwidth × 1 µs = {}", si(b.0, "B", 3)))
+                Ok(num(b.0, "kB", format!("shards × one-way ICI bandwidth × 1 µs = {}", si(b.0, "B", 3)))
                     .two("each hop sends one way: did you use the bidirectional bandwidth?"))
             },
             &["Each shard's piece must take at least the hop latency to send."]),
@@ -476,7 +475,7 @@ fn rest() -> Vec<Def> {
                 let cfg = model("llama3-70b").ok_or("no llama3-70b preset")?.config;
                 let b = activation_bytes(&cfg, value(p, "B"), Dtype::Int8).map_err(s)?;
                 let lat = is_latency_bound(v5e()?, b, 8).map_err(s)?;
-                Ok(num(b.0, "kB", 0.01, format!("B × D × 1 byte = {}", si(b.0, "B", 3)))
+                Ok(num(b.0, "kB", format!("B × D × 1 byte = {}", si(b.0, "B", 3)))
                     .step(format!("over 8 v5e shards that is {}latency-bound", if lat { "" } else { "not " })))
             },
             &["One byte per value, B × D values."]),
@@ -500,7 +499,6 @@ fn q2_solve(p: &[Param]) -> Result<Solution, String> {
     Ok(num(
         b as f64,
         "sequences",
-        0.02,
         format!(
             "({} − {}) / {} per sequence",
             si(sl.hbm_capacity().0, "B", 3),

@@ -124,13 +124,12 @@ const P_WP1: &[Param] = &[choice(
     &["llama3-405b", "llama3-70b", "llama3-8b"],
 )];
 
-fn fpd(p: &[Param], tol: f64) -> Result<Solution, String> {
+fn fpd(p: &[Param]) -> Result<Solution, String> {
     let c = chip_param(p, "chip")?;
     let f = flops_per_dollar(c, Dtype::Bf16).map_err(s)?;
     Ok(num(
         f,
         "FLOPs/$",
-        tol,
         format!(
             "{} FLOPs/s × 3600 s per hour / price per hour",
             sci(c.peak(Dtype::Bf16).map_or(f64::NAN, |x| x.0), 3)
@@ -163,10 +162,10 @@ fn q3(p: &[Param], tput: bool) -> Result<Solution, String> {
         seconds(st.total.0)
     );
     let sol = if tput {
-        num(st.tokens_per_sec(), "tokens/s", 0.01, line)
+        num(st.tokens_per_sec(), "tokens/s", line)
             .step(format!("B / T = {} tokens/s", sci(st.tokens_per_sec(), 4)))
     } else {
-        num(st.total.0, "ms", 0.01, line)
+        num(st.total.0, "ms", line)
     };
     Ok(sol.count("chips", chips as f64))
 }
@@ -209,14 +208,14 @@ macro_rules! topo_defs {
             |p| topo_prompt(p, "how many chips' worth of HBM do the weights alone fill (a fraction)?"),
             |p| {
                 let r = topo(p)?;
-                Ok(num(r.min_chips, "chips", 0.01, format!("{} / 16 GB = {}", si(r.param_bytes.0, "B", 3), sci(r.min_chips, 3))))
+                Ok(num(r.min_chips, "chips", format!("{} / 16 GB = {}", si(r.param_bytes.0, "B", 3), sci(r.min_chips, 3))))
             },
             &["Weight bytes divided by one chip's HBM."]));
         $v.push(def($b, Kind::Question, P,
             |p| topo_prompt(p, "on the smallest power-of-two slice that holds the weights, how many GB of HBM are left for KV caches?"),
             |p| {
                 let r = topo(p)?;
-                Ok(num(r.free_hbm.0, "GB", 0.01, format!("slice of {} chips: {} × 16 GB − {} = {}", r.slice_chips, r.slice_chips, si(r.param_bytes.0, "B", 3), si(r.free_hbm.0, "B", 3)))
+                Ok(num(r.free_hbm.0, "GB", format!("slice of {} chips: {} × 16 GB − {} = {}", r.slice_chips, r.slice_chips, si(r.param_bytes.0, "B", 3), si(r.free_hbm.0, "B", 3)))
                     .count("chips", r.slice_chips as f64))
             },
             &["Round the chip count up to a power of two, then subtract the weights."]));
@@ -224,7 +223,7 @@ macro_rules! topo_defs {
             |p| topo_prompt(p, "on that smallest slice, how many whole KV caches fit beside the weights?"),
             |p| {
                 let r = topo(p)?;
-                Ok(num(r.kv_caches as f64, "sequences", 0.01, format!("KV per token {}; free {} / (KV per token × S)", si(r.kv_per_token.0, "B", 3), si(r.free_hbm.0, "B", 3)))
+                Ok(num(r.kv_caches as f64, "sequences", format!("KV per token {}; free {} / (KV per token × S)", si(r.kv_per_token.0, "B", 3), si(r.free_hbm.0, "B", 3)))
                     .step(format!("= {} caches", r.kv_caches)))
             },
             &["Free HBM divided by one sequence's KV cache, rounded down."]));
@@ -241,7 +240,6 @@ fn qps(p: &[Param]) -> Result<Solution, String> {
     Ok(num(
         q,
         "queries/s/chip",
-        0.03,
         format!(
             "largest batch {b}; step {} ({})",
             seconds(st.total.0),
@@ -311,15 +309,15 @@ fn tp_prompt(p: &[Param], what: &str) -> String {
 /// Part 8's exercises.
 pub(super) fn defs() -> Vec<Def> {
     let mut v = vec![
-        def("ch8-ex1a", Kind::WorkedExample, P_H100, fpd_prompt, |p| fpd(p, 0.01), &["FLOPs per second times seconds per hour, over dollars per hour."]),
-        def("ch8-ex1b", Kind::WorkedExample, P_V5P, fpd_prompt, |p| fpd(p, 0.01), &["FLOPs per second times seconds per hour, over dollars per hour."]),
-        def("ch8-ex1c", Kind::WorkedExample, P_V5E, fpd_prompt, |p| fpd(p, 0.03), &["FLOPs per second times seconds per hour, over dollars per hour."]),
+        def("ch8-ex1a", Kind::WorkedExample, P_H100, fpd_prompt, fpd, &["FLOPs per second times seconds per hour, over dollars per hour."]),
+        def("ch8-ex1b", Kind::WorkedExample, P_V5P, fpd_prompt, fpd, &["FLOPs per second times seconds per hour, over dollars per hour."]),
+        def("ch8-ex1c", Kind::WorkedExample, P_V5E, fpd_prompt, fpd, &["FLOPs per second times seconds per hour, over dollars per hour."]),
         def("ch8-q1a", Kind::Question, P_Q1A,
             |p| format!("LLaMA 3-70B has 80 layers and 8 KV heads of size 128. How many kB of {} KV cache does one token take?", chosen_name(p)),
             |p| {
                 let d = dtype(p, "dtype")?;
                 let b = llama_32k()?.kv_per_token(d);
-                Ok(num(b.0, "kB", 0.03, format!("2 × 80 × 8 × 128 × {} bytes = {}", d.bytes(), si(b.0, "B", 4)))
+                Ok(num(b.0, "kB", format!("2 × 80 × 8 × 128 × {} bytes = {}", d.bytes(), si(b.0, "B", 4)))
                     .two("keys and values are both cached: did you forget the 2?"))
             },
             &["Keys and values, per layer, per KV head, per head dimension."]),
@@ -327,14 +325,14 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("How many GB of int8 KV cache does one {}-token sequence of LLaMA 3-70B take?", n(value(p, "S"))),
             |p| {
                 let b = llama_32k()?.kv_per_sequence(value(p, "S"), Dtype::Int8).map_err(s)?;
-                Ok(num(b.0, "GB", 0.02, format!("163,840 bytes per token × {} = {}", n(value(p, "S")), si(b.0, "B", 3))))
+                Ok(num(b.0, "GB", format!("163,840 bytes per token × {} = {}", n(value(p, "S")), si(b.0, "B", 3))))
             },
             &["Bytes per token times tokens."]),
         def("ch8-q1c", Kind::Question, P_Q1C,
             |p| format!("And for a batch of {} such {}-token sequences, in TB?", n(value(p, "B")), n(value(p, "S"))),
             |p| {
                 let b = llama_32k()?.kv_per_sequence(value(p, "S"), Dtype::Int8).map_err(s)? * value(p, "B");
-                Ok(num(b.0, "TB", 0.04, format!("per sequence × {} = {}", n(value(p, "B")), si(b.0, "B", 3))))
+                Ok(num(b.0, "TB", format!("per sequence × {} = {}", n(value(p, "B")), si(b.0, "B", 3))))
             },
             &["One sequence's cache times the batch."]),
         fix(def("ch8-q1d", Kind::Question, &[],
@@ -344,7 +342,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = v5e()?;
                 let f = chips_for_bytes(total, c).map_err(s)?;
                 let k = min_chips(total, c).map_err(s)?;
-                Ok(num(k as f64, "chips", 0.01, format!("{} / 16 GB = {}", si(total.0, "B", 4), sci(f, 4)))
+                Ok(num(k as f64, "chips", format!("{} / 16 GB = {}", si(total.0, "B", 4), sci(f, 4)))
                     .step(format!("round up: {k} chips")))
             },
             &["Add the weights and the caches, divide by one chip's HBM and round up."]),
@@ -353,7 +351,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("LLaMA 3-70B decodes a batch of {} with {}-token contexts, weights and KV in int8. How many GB do the KV caches take?", n(value(p, "B")), n(value(p, "S"))),
             |p| {
                 let w = llama()?.workload(Precision::stored(Dtype::Int8), value(p, "B"), value(p, "S")).map_err(s)?;
-                Ok(num(w.kv_bytes().0, "GB", 0.01, format!("163,840 B × {} × {} = {}", n(value(p, "S")), n(value(p, "B")), si(w.kv_bytes().0, "B", 4))))
+                Ok(num(w.kv_bytes().0, "GB", format!("163,840 B × {} × {} = {}", n(value(p, "S")), n(value(p, "B")), si(w.kv_bytes().0, "B", 4))))
             },
             &["Bytes per token, times tokens per sequence, times sequences."]),
             "The book multiplies by 160e3 bytes of KV per token and gets 41.9 GB; the exact 163,840 bytes (160 KiB) give 42.9 GB."),
@@ -363,7 +361,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let w = llama()?.workload(Precision::stored(Dtype::Int8), value(p, "B"), value(p, "S")).map_err(s)?;
                 let c = v5e()?;
                 let slice_chips = crate::inference::min_slice_chips(w.memory(), c).map_err(s)?;
-                Ok(num(w.memory().0, "GB", 0.01, format!("70 GB + {} = {}", si(w.kv_bytes().0, "B", 3), si(w.memory().0, "B", 4)))
+                Ok(num(w.memory().0, "GB", format!("70 GB + {} = {}", si(w.kv_bytes().0, "B", 3), si(w.memory().0, "B", 4)))
                     .step(format!("smallest power-of-two v5e slice: {slice_chips} chips")))
             },
             &["Weights plus all the caches."]),
@@ -375,7 +373,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("Model parallelism over {} ICI axes of a v5e stays compute-bound while Y < axes·F/α_ici. With F = {}, what is the largest Y?", n(value(p, "axes")), n(value(p, "F"))),
             |p| {
                 let y = prefill_tp_limit(v5e()?, Dtype::Bf16, value(p, "F"), value(p, "axes")).map_err(s)?;
-                Ok(num(y, "ways", 0.01, format!("Y = {} × {} / (C / W_ici) = {}", n(value(p, "axes")), n(value(p, "F")), sci(y, 3))))
+                Ok(num(y, "ways", format!("Y = {} × {} / (C / W_ici) = {}", n(value(p, "axes")), n(value(p, "F")), sci(y, 3))))
             },
             &["α_ici is the peak FLOPs/s over the ICI bandwidth, about 2200 on a v5e."]),
         fix(def("ch8-q3d", Kind::Question, P_Q3D, |p| q3_prompt(p, "decode step time, in ms"), |p| q3(p, false),
@@ -421,14 +419,14 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("LLaMA 3-70B in bf16 fills 16 TPU v5e with its weights and {} KV caches of 8192 tokens. How long is one decode step, in ms?", n(value(p, "B"))),
             |p| {
                 let st = step(Precision::BF16, value(p, "B"), 16)?;
-                Ok(num(st.total.0, "ms", 0.03, format!("weights + caches / (16 × 8.2e11 B/s) = {}", seconds(st.total.0))).count("chips", 16.0))
+                Ok(num(st.total.0, "ms", format!("weights + caches / (16 × 8.2e11 B/s) = {}", seconds(st.total.0))).count("chips", 16.0))
             },
             &["With HBM full, each chip streams its whole 16 GB every step."]),
         def("ch8-q6b", Kind::Question, P_Q6B,
             |p| format!("At {} ms per decode step, how long does it take to generate {} tokens, in seconds?", value(p, "t"), n(value(p, "G"))),
             |p| {
                 let t = decode_time(Seconds(value(p, "t") * 1e-3), value(p, "G")).map_err(s)?;
-                Ok(num(t.0, "s", 0.1, format!("{} ms × {} = {}", value(p, "t"), n(value(p, "G")), seconds(t.0))))
+                Ok(num(t.0, "s", format!("{} ms × {} = {}", value(p, "t"), n(value(p, "G")), seconds(t.0))))
             },
             &["One step per token."]),
         def("ch8-q6c", Kind::Question, P_Q6C,
@@ -436,7 +434,7 @@ pub(super) fn defs() -> Vec<Def> {
             |p| {
                 let chips = int(p, "N");
                 let st = step(Precision::stored(Dtype::Int4), 1.0, chips)?;
-                Ok(num(st.param_load.0, "ms", 0.1, format!("35 GB / ({chips} × 8.2e11 B/s) = {}", seconds(st.param_load.0))).count("chips", chips as f64))
+                Ok(num(st.param_load.0, "ms", format!("35 GB / ({chips} × 8.2e11 B/s) = {}", seconds(st.param_load.0))).count("chips", chips as f64))
             },
             &["The weights must be read once per step."]),
     ]);
@@ -448,7 +446,7 @@ pub(super) fn defs() -> Vec<Def> {
         |p| {
             let chips = int(p, "N");
             let b = max_batch(&llama()?, Precision::BF16, &slice(chips)?, 8192.0).map_err(s)?;
-            Ok(num(b as f64, "sequences", 0.01, format!("({chips} × 16 GB − 140 GB) / (327,680 B × 8192)"))
+            Ok(num(b as f64, "sequences", format!("({chips} × 16 GB − 140 GB) / (327,680 B × 8192)"))
                 .step(format!("= {b} sequences")))
         },
         &["Free HBM over one sequence's bf16 KV cache (2 bytes per value)."]),
@@ -461,27 +459,27 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("At small batch, model parallelism helps while Y < F/(8B). For F = {} and batch {}, what is that limit?", n(value(p, "F")), n(value(p, "B"))),
             |p| {
                 let y = decode_tp_limit(value(p, "F"), value(p, "B"), 8.0).map_err(s)?;
-                Ok(num(y, "ways", 0.01, format!("{} / (8 × {}) = {}", n(value(p, "F")), n(value(p, "B")), sci(y, 4))))
+                Ok(num(y, "ways", format!("{} / (8 × {}) = {}", n(value(p, "F")), n(value(p, "B")), sci(y, 4))))
             },
             &["β ≈ 8 is the ratio of HBM to ICI bandwidth."]),
         def("ch8-q9b", Kind::Question, P_Q9, |p| tp_prompt(p, "the ICI time of the activations"),
             |p| {
                 let a = tp(p)?;
                 let t = a.t_comms(Link::Ici).ok_or("no ICI term")?;
-                Ok(num(t.0, "µs", 0.08, format!("2·B·D / W_ici = {}", seconds(t.0))))
+                Ok(num(t.0, "µs", format!("2·B·D / W_ici = {}", seconds(t.0))))
             },
             &["bf16 activations [B, D] cross the ICI once."]),
         def("ch8-q9c", Kind::Question, P_Q9, |p| tp_prompt(p, "the HBM time of the weight shard"),
             |p| {
                 let a = tp(p)?;
                 let t = a.t_comms(Link::Hbm).ok_or("no HBM term")?;
-                Ok(num(t.0, "µs", 0.02, format!("2·D·F / (Y·W_hbm) = {}", seconds(t.0))))
+                Ok(num(t.0, "µs", format!("2·D·F / (Y·W_hbm) = {}", seconds(t.0))))
             },
             &["Each chip reads 1/Y of the bf16 weight matrix."]),
         fix(def("ch8-q9d", Kind::Question, P_Q9, |p| tp_prompt(p, "the compute time"),
             |p| {
                 let a = tp(p)?;
-                Ok(num(a.t_math.0, "µs", 0.01, format!("2·B·D·F / (Y·C) = {}", seconds(a.t_math.0)))
+                Ok(num(a.t_math.0, "µs", format!("2·B·D·F / (Y·C) = {}", seconds(a.t_math.0)))
                     .step(format!("the matmul is {}", a.verdict.text())))
             },
             &["FLOPs per chip over the chip's peak."]),
@@ -490,28 +488,28 @@ pub(super) fn defs() -> Vec<Def> {
             |p| format!("How long does prefilling a {}-token prompt of a 70e9-parameter model take on {} TPU v5e at {}% MFU, in seconds?", n(value(p, "T")), n(value(p, "N")), sci(value(p, "mfu") * 100.0, 3)),
             |p| {
                 let t = prefill_time(&llama()?, value(p, "T"), &slice(int(p, "N"))?, Dtype::Bf16, value(p, "mfu")).map_err(s)?;
-                Ok(num(t.0, "s", 0.01, format!("2 × 70e9 × {} / ({} × 1.97e14 × {}) = {}", n(value(p, "T")), n(value(p, "N")), value(p, "mfu"), seconds(t.0))))
+                Ok(num(t.0, "s", format!("2 × 70e9 × {} / ({} × 1.97e14 × {}) = {}", n(value(p, "T")), n(value(p, "N")), value(p, "mfu"), seconds(t.0))))
             },
             &["2 FLOPs per parameter per token, over the achieved FLOPs/s."]),
         def("ch8-q11a", Kind::Question, P_Q11,
             |p| format!("With continuous batching at batch {}, prompts of {} tokens and generations of {} tokens, how many sequences finish per decode step on average?", n(value(p, "B")), n(value(p, "P")), n(value(p, "G"))),
             |p| {
                 let f = finished_per_step(value(p, "B"), value(p, "G")).map_err(s)?;
-                Ok(num(f, "", 0.01, format!("B / G = {}", sci(f, 3))))
+                Ok(num(f, "", format!("B / G = {}", sci(f, 3))))
             },
             &["Each sequence stays G steps."]),
         def("ch8-q11b", Kind::Question, P_Q11,
             |p| format!("Same setting (batch {}, prompts {}, generations {}): how many KV-cache tokens are freed per step?", n(value(p, "B")), n(value(p, "P")), n(value(p, "G"))),
             |p| {
                 let t = tokens_evicted_per_step(value(p, "B"), value(p, "P"), value(p, "G")).map_err(s)?;
-                Ok(num(t, "tokens", 0.01, format!("B·(P + G)/G = {}", sci(t, 4))))
+                Ok(num(t, "tokens", format!("B·(P + G)/G = {}", sci(t, 4))))
             },
             &["A finished sequence frees its prompt and its generated tokens."]),
         def("ch8-q12", Kind::Question, P_Q12,
             |p| format!("Disaggregated serving: a prefill takes {} s; the generate server runs batch {} at {} ms per step and each request decodes {} tokens. How many prefill servers does each generate server need?", value(p, "tp"), n(value(p, "B")), value(p, "ts"), n(value(p, "G"))),
             |p| {
                 let r = prefill_decode_ratio(Seconds(value(p, "tp")), Seconds(value(p, "ts") * 1e-3), value(p, "B"), value(p, "G")).map_err(s)?;
-                Ok(num(r, "", 0.02, format!("t_prefill × B / (t_step × G) = {}", sci(r, 3))))
+                Ok(num(r, "", format!("t_prefill × B / (t_step × G) = {}", sci(r, 3))))
             },
             &["Match the rate prefills are produced with the rate the generate server consumes requests."]),
         def("ch8-ex2", Kind::WorkedExample, P_EX2,
@@ -522,7 +520,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let pr = Precision::stored(Dtype::Int8);
                 let w = m.workload(pr, 1.0, 8192.0).map_err(s)?;
                 let st = decode_step(&w, &slice(chips)?, pr.compute).map_err(s)?;
-                Ok(num(st.total.0, "ms", 0.05, format!("weights + one cache / ({chips} × 8.2e11 B/s) = {}", seconds(st.total.0))).count("chips", chips as f64))
+                Ok(num(st.total.0, "ms", format!("weights + one cache / ({chips} × 8.2e11 B/s) = {}", seconds(st.total.0))).count("chips", chips as f64))
             },
             &["At batch 1 the step is the time to read the weights."]),
         unanswered(def("ch8-wp1a", Kind::Question, P_WP1,
@@ -532,7 +530,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let m = ServingModel::preset(id).map_err(s)?;
                 let f = m.forward_flops(1.0).map_err(s)?;
                 let w = DecodeWorkload::new(1.0, m.active_params, Bytes(1.0), Bytes(1.0)).map_err(s)?;
-                Ok(num(f.0, "FLOPs", 0.02, format!("2 × {} parameters = {}", sci(w.param_count, 4), sci(f.0, 3)))
+                Ok(num(f.0, "FLOPs", format!("2 × {} parameters = {}", sci(w.param_count, 4), sci(f.0, 3)))
                     .step(format!("on N v5e at peak: at least {} / N", seconds(f.0 / v5e()?.peak(Dtype::Bf16).map_or(f64::NAN, |x| x.0))))
                     .two("a multiply-add is two FLOPs per parameter."))
             },

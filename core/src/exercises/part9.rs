@@ -63,7 +63,6 @@ fn ex1(p: &[Param]) -> Result<Solution, String> {
     Ok(num(
         a.blowup(),
         "x",
-        0.0,
         format!(
             "round each dimension up to a whole number of tiles: {:?} → {:?}",
             a.shape, padded
@@ -86,7 +85,6 @@ fn ex2(p: &[Param]) -> Result<Solution, String> {
     Ok(num(
         t.0,
         "ms",
-        0.01,
         format!(
             "FLOPs = 2·B·D·F = 2 × {} × {} × {} = {}",
             n(b),
@@ -112,7 +110,6 @@ fn ex3(p: &[Param]) -> Result<Solution, String> {
     Ok(num(
         t.0,
         "ms",
-        0.03,
         format!(
             "the unreduced bf16 block: 2 bytes × {} × {} = {}",
             int(p, "T"),

@@ -302,7 +302,7 @@ const UNITS: &[UnitWord] = &[
         Dimension::TIME,
         Prefixes::None,
     ),
-    word(&["day", "days"], DAY, Dimension::TIME, Prefixes::None),
+    word(&["d", "day", "days"], DAY, Dimension::TIME, Prefixes::None),
     word(
         &["week", "weeks"],
         7.0 * DAY,
@@ -758,11 +758,17 @@ fn parse_decimal(digits: &str, exp10: i64) -> Result<f64, InvalidAnswer> {
             format!("could not read '{digits}' as a number"),
         )
     })?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(too_large())
+    if !v.is_finite() {
+        return Err(too_large());
     }
+    // `1e-400` is not zero: refuse it rather than read it as 0.
+    if v == 0.0 && digits.chars().any(|c| ('1'..='9').contains(&c)) {
+        return Err(InvalidAnswer::new(
+            InvalidKind::NotFinite,
+            "the number is too small to represent",
+        ));
+    }
+    Ok(v)
 }
 
 fn too_large() -> InvalidAnswer {
@@ -947,6 +953,26 @@ pub fn parse(text: &str) -> Result<Parsed, InvalidAnswer> {
             format!("the answer is too long (more than {MAX_ANSWER_LEN} characters)"),
         ));
     }
+    // Full-width digits (`２４０`) are the ASCII ones; an answer that does not
+    // read either way keeps the message about what was typed.
+    match parse_text(text) {
+        Err(e) if text.chars().any(|c| matches!(c, '０'..='９' | '．' | '，')) => {
+            let ascii: String = text
+                .chars()
+                .map(|c| match c {
+                    '０'..='９' => char::from_digit(c as u32 - '０' as u32, 10).unwrap_or(c),
+                    '．' => '.',
+                    '，' => ',',
+                    c => c,
+                })
+                .collect();
+            parse_text(&ascii).map_err(|_| e)
+        }
+        r => r,
+    }
+}
+
+fn parse_text(text: &str) -> Result<Parsed, InvalidAnswer> {
     let mut t = text.trim();
     if t.is_empty() {
         return Err(InvalidAnswer::new(
@@ -1010,6 +1036,19 @@ pub fn parse_expecting(
             value: p.quantity.value * bare_unit.factor,
             dimension: bare_unit.dimension,
         });
+    }
+    // `8.5B` for a plain number (parameters, tokens) is 8.5 billion, not bytes.
+    if expected == Dimension::NONE && p.quantity.dimension == Dimension::BYTES {
+        if let Some(number) = text.trim().strip_suffix('B') {
+            if let Ok(n) = parse(number) {
+                if n.bare {
+                    return Ok(Quantity {
+                        value: n.quantity.value * 1e9,
+                        dimension: Dimension::NONE,
+                    });
+                }
+            }
+        }
     }
     if p.quantity.dimension != expected {
         return Err(InvalidAnswer::new(

@@ -24,8 +24,12 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::book::book_answer;
 use super::expr::{equivalence, parse_expr, Equivalence, Rng, Var};
-use super::grade::{diagnose, grade_numeric, Context, Perturbation, Verdict};
+use super::grade::{
+    book_accepts, diagnose, grade_numeric, within, BookValue, Context, Diagnosis, Mistake,
+    Perturbation, Precision, Verdict,
+};
 use super::quantity::{format_in, parse_unit, Dimension, Quantity};
 use super::sharding_answer::{grade_sharding, ShardingMatch};
 
@@ -172,7 +176,9 @@ pub enum Answer {
         unit: &'static str,
         /// What it measures.
         dimension: Dimension,
-        /// Relative tolerance.
+        /// How precisely it must be given (the grading policy).
+        precision: Precision,
+        /// Relative tolerance, from `precision` and the value.
         tolerance: f64,
     },
     /// A formula in declared variables.
@@ -198,19 +204,24 @@ pub enum Answer {
     },
 }
 
-/// Smallest relative tolerance numeric answers are graded with (three
-/// significant digits of rounding).
+/// Smallest relative tolerance of an answer graded to two significant
+/// figures (one unit in the third figure).
 pub const MIN_TOLERANCE: f64 = 0.01;
 
 impl Answer {
-    /// A numeric answer: `value` in canonical units, stated in `unit`.
-    pub fn numeric(value: f64, unit: &'static str, tolerance: f64) -> Answer {
-        let dimension = parse_unit(unit).map_or(Dimension::NONE, |u| u.dimension);
+    /// A numeric answer: `value` in canonical units, stated in `unit`, with
+    /// the policy's precision for it ([`Precision::default_for`]).
+    pub fn numeric(value: f64, unit: &'static str) -> Answer {
+        let u = parse_unit(unit).ok();
+        let dimension = u.map_or(Dimension::NONE, |u| u.dimension);
+        let factor = u.map_or(1.0, |u| u.factor);
+        let precision = Precision::default_for(value / factor, unit);
         Answer::Numeric {
             value,
             unit,
             dimension,
-            tolerance: tolerance.max(MIN_TOLERANCE),
+            precision,
+            tolerance: precision.tolerance(value, dimension),
         }
     }
 
@@ -221,6 +232,7 @@ impl Answer {
                 value,
                 unit,
                 dimension,
+                precision,
                 ..
             } => format_in(
                 &Quantity {
@@ -228,7 +240,12 @@ impl Answer {
                     dimension: *dimension,
                 },
                 unit,
-                4,
+                // An exact count is written with every digit.
+                if *precision == Precision::Exact {
+                    15
+                } else {
+                    4
+                },
             ),
             Answer::Symbolic { expr, .. } => expr.clone(),
             Answer::Sharding { accepted } => accepted.first().cloned().unwrap_or_default(),
@@ -249,9 +266,9 @@ pub struct Solution {
 }
 
 impl Solution {
-    /// A numeric solution.
-    pub fn numeric(value: f64, unit: &'static str, tolerance: f64) -> Solution {
-        Solution::new(Answer::numeric(value, unit, tolerance))
+    /// A numeric solution, graded with the policy's precision for its unit.
+    pub fn numeric(value: f64, unit: &'static str) -> Solution {
+        Solution::new(Answer::numeric(value, unit))
     }
 
     /// A solution with any answer.
@@ -284,11 +301,45 @@ impl Solution {
         self
     }
 
-    /// Sets the relative tolerance of a numeric answer (floored at [`MIN_TOLERANCE`]).
-    pub fn tolerance(mut self, tol: f64) -> Solution {
-        if let Answer::Numeric { tolerance, .. } = &mut self.answer {
-            *tolerance = tol.max(MIN_TOLERANCE);
+    /// Sets the precision of a numeric answer, where the question asks for
+    /// another than the policy's default (an exact count, more digits, or an
+    /// explicit order-of-magnitude estimate).
+    pub fn precision(mut self, p: Precision) -> Solution {
+        if let Answer::Numeric {
+            value,
+            dimension,
+            precision,
+            tolerance,
+            ..
+        } = &mut self.answer
+        {
+            *precision = p;
+            *tolerance = p.tolerance(*value, *dimension);
         }
+        self
+    }
+
+    /// The book's value (canonical units), which follows from the book's own
+    /// stated rounding or simplification: graded correct with `note`. Kept only
+    /// for the book's parameters.
+    pub fn book_rounds(mut self, value: f64, note: impl Into<String>) -> Solution {
+        self.context.book = Some(BookValue {
+            value,
+            accepted: true,
+            note: note.into(),
+        });
+        self
+    }
+
+    /// The book's value (canonical units) where the book slips: graded
+    /// incorrect, with `note` explaining the slip. Kept only for the book's
+    /// parameters.
+    pub fn book_slips(mut self, value: f64, note: impl Into<String>) -> Solution {
+        self.context.book = Some(BookValue {
+            value,
+            accepted: false,
+            note: note.into(),
+        });
         self
     }
 
@@ -416,6 +467,34 @@ fn draw(p: &Param, rng: &mut Rng) -> f64 {
     }
 }
 
+/// The book's value of `def` from [`super::book`], in canonical units, with
+/// its note (the exercise's correction where the table gives none).
+fn book_value(def: Def, answer: &Answer) -> Option<BookValue> {
+    let entry = book_answer(def.id)?;
+    let Answer::Numeric { unit, .. } = answer else {
+        return None;
+    };
+    let factor = parse_unit(unit).map_or(1.0, |u| u.factor);
+    let note = if entry.note.is_empty() {
+        def.correction.unwrap_or_default()
+    } else {
+        entry.note
+    };
+    let note = if entry.accepted {
+        format!(
+            "{note} The book's value is accepted; the exact one is {}.",
+            answer.text()
+        )
+    } else {
+        note.to_string()
+    };
+    Some(BookValue {
+        value: entry.value * factor,
+        accepted: entry.accepted,
+        note,
+    })
+}
+
 fn answer_is_finite(a: &Answer) -> bool {
     match a {
         Answer::Numeric { value, .. } => value.is_finite() && *value != 0.0,
@@ -443,6 +522,17 @@ impl Exercise {
         if let Some(first) = solution.steps.first() {
             hints.push(format!("Start from: {first}"));
         }
+        // The book's own value and note belong to the book's numbers only.
+        let is_book = params
+            .iter()
+            .zip(def.params)
+            .all(|(p, d)| p.value == d.default);
+        let mut context = solution.context;
+        if !is_book {
+            context.book = None;
+        } else if context.book.is_none() {
+            context.book = book_value(def, &solution.answer);
+        }
         Ok(Exercise {
             id: def.id,
             chapter: def.chapter,
@@ -452,10 +542,10 @@ impl Exercise {
             hints,
             params,
             seed,
-            correction: def.correction,
+            correction: def.correction.filter(|_| is_book),
             book_gave_answer: def.book_gave_answer,
             steps: solution.steps,
-            context: solution.context,
+            context,
             def,
         })
     }
@@ -557,7 +647,12 @@ impl Exercise {
                 unit,
                 tolerance,
                 ..
-            } => grade_numeric(*value, unit, *tolerance, text, &self.context),
+            } => match grade_numeric(*value, unit, *tolerance, text, &self.context) {
+                Verdict::Incorrect { diagnosis } => Verdict::Incorrect {
+                    diagnosis: self.explain_scaling(diagnosis),
+                },
+                v => v,
+            },
             Answer::Symbolic {
                 vars, reference, ..
             } => {
@@ -570,9 +665,25 @@ impl Exercise {
                         }
                     }
                 };
+                // A formula undefined wherever it is evaluated (`D/0`,
+                // `sqrt(-1)`) is refused rather than graded.
+                let undefined = [0.0, 0.5, 1.0].iter().all(|t| {
+                    let x: Vec<f64> = vars.iter().map(|v| v.min + t * (v.max - v.min)).collect();
+                    !reader.eval(&x).is_finite()
+                });
+                if undefined {
+                    return Verdict::Invalid {
+                        reason: "the formula is undefined (a division by zero or a root of a negative number)".into(),
+                    };
+                }
                 let f = reference.0.clone();
                 match equivalence(&reader, &move |x: &[f64]| f(x), vars, 0x5eed) {
                     Equivalence::Equal => Verdict::Correct,
+                    // A coefficient rounded as the book rounds it (`11.3` for
+                    // √128) is the same formula.
+                    Equivalence::ConstantRatio(r) if (r - 1.0).abs() <= MIN_TOLERANCE => {
+                        Verdict::Correct
+                    }
                     Equivalence::ConstantRatio(r) => Verdict::Incorrect {
                         diagnosis: diagnose(
                             1.0,
@@ -596,30 +707,181 @@ impl Exercise {
                 Ok(ShardingMatch::Different) => Verdict::Incorrect { diagnosis: None },
                 Err(reason) => Verdict::Invalid { reason },
             },
-            Answer::Choice { options, correct } => {
-                let t = text
-                    .trim()
-                    .trim_matches(|c| c == '(' || c == ')' || c == '.')
-                    .to_lowercase();
-                let picked = options
-                    .iter()
-                    .find(|(id, label)| *id == t || label.to_lowercase() == t);
-                match picked {
-                    Some((id, _)) if id == correct => Verdict::Correct,
-                    Some(_) => Verdict::Incorrect { diagnosis: None },
-                    None => Verdict::Invalid {
-                        reason: format!(
-                            "choose one of the options: {}",
-                            options
-                                .iter()
-                                .map(|(id, _)| *id)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    },
+            Answer::Choice { options, correct } => match pick_option(options, text) {
+                Ok(id) if id == *correct => Verdict::Correct,
+                Ok(_) => Verdict::Incorrect { diagnosis: None },
+                Err(reason) => Verdict::Invalid { reason },
+            },
+        }
+    }
+
+    /// Grades an answer and says what to show with the verdict: the note on
+    /// the book's answer (after any check) and, after a correct answer, the
+    /// derivation. Never panics.
+    pub fn check(&self, text: &str) -> Feedback {
+        let verdict = self.grade(text);
+        let mut note = self.correction.map(str::to_string);
+        if verdict.is_correct() {
+            if let (
+                Answer::Numeric {
+                    value,
+                    unit,
+                    tolerance,
+                    ..
+                },
+                Some(book),
+            ) = (&self.answer, self.context.book.as_ref())
+            {
+                let got = parse_unit(unit)
+                    .ok()
+                    .and_then(|u| super::quantity::parse_expecting(text, u.dimension, u).ok());
+                if let Some(q) = got {
+                    if !within(*value, q.value, *tolerance)
+                        && book_accepts(&self.context, q.value, *tolerance)
+                    {
+                        note = Some(book.note.clone());
+                    }
                 }
             }
         }
+        let derivation = if verdict.is_correct() {
+            self.steps.clone()
+        } else {
+            Vec::new()
+        };
+        Feedback {
+            verdict,
+            note,
+            derivation,
+        }
+    }
+
+    /// Whether "New numbers" can change anything: some parameter can be redrawn.
+    pub fn has_variants(&self) -> bool {
+        self.def
+            .params
+            .iter()
+            .any(|p| p.min < p.max || matches!(p.scale, Scale::Choice(n) if n.len() > 1))
+    }
+
+    /// Adds to a factor-of-two or power-of-ten diagnosis which of this
+    /// exercise's inputs the answer scales with, found by re-solving with each
+    /// input scaled by the reader's ratio (or its inverse).
+    fn explain_scaling(&self, diagnosis: Option<Diagnosis>) -> Option<Diagnosis> {
+        let mut d = diagnosis?;
+        if !matches!(d.mistake, Mistake::FactorTwo(_) | Mistake::PowerOfTen(_)) {
+            return Some(d);
+        }
+        let Some(expected) = self.expected_value() else {
+            return Some(d);
+        };
+        let mut with: Vec<String> = Vec::new();
+        for (i, p) in self.params.iter().enumerate() {
+            if matches!(p.scale, Scale::Choice(_)) || p.value == 0.0 {
+                continue;
+            }
+            for factor in [d.ratio, 1.0 / d.ratio] {
+                let mut params = self.params.clone();
+                params[i].value = p.value * factor;
+                let Ok(sol) = (self.def.solve)(&params) else {
+                    continue;
+                };
+                if let Answer::Numeric { value, .. } = sol.answer {
+                    if within(expected * d.ratio, value, 0.01) {
+                        with.push(format!(
+                            "{} = {} instead of {}",
+                            p.label,
+                            n(p.value * factor),
+                            n(p.value)
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+        if !with.is_empty() {
+            d.message.push_str(&format!(
+                " In this computation that is what {} gives.",
+                with.join(", or ")
+            ));
+        }
+        Some(d)
+    }
+}
+
+/// What to show after a check: the verdict, the note on the book's answer,
+/// and the derivation once the answer is correct.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Feedback {
+    /// The verdict with its diagnosis or reason.
+    pub verdict: Verdict,
+    /// The note on the book's answer (its rounding, or its slip), shown after
+    /// the first check and never before.
+    pub note: Option<String>,
+    /// The derivation, given once the answer is correct (empty otherwise).
+    pub derivation: Vec<String>,
+}
+
+/// Longest multiple-choice answer read (as for other kinds of answer).
+const MAX_CHOICE_LEN: usize = super::quantity::MAX_ANSWER_LEN;
+
+/// Reads a multiple-choice answer: the letter (`b`, `(b)`, `b)`, `b.`,
+/// `option b`), the option's text, or an unambiguous start of it.
+pub fn pick_option(options: &[(&'static str, String)], text: &str) -> Result<&'static str, String> {
+    let ids = || {
+        options
+            .iter()
+            .map(|(id, _)| *id)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if text.chars().count() > MAX_CHOICE_LEN {
+        return Err(format!(
+            "the answer is longer than {MAX_CHOICE_LEN} characters: give the letter of one option ({})",
+            ids()
+        ));
+    }
+    let norm = |t: &str| {
+        t.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let t = norm(text);
+    let t = t.strip_prefix("option ").unwrap_or(&t).trim();
+    let letter = t
+        .trim_start_matches('(')
+        .trim_end_matches(['.', ')', ':'])
+        .trim();
+    if let Some((id, _)) = options.iter().find(|(id, _)| *id == letter) {
+        return Ok(id);
+    }
+    // A letter followed by the option's text: `b) ...`, `(b) ...`.
+    if let Some((head, _)) = t.trim_start_matches('(').split_once([')', ':']) {
+        if let Some((id, _)) = options.iter().find(|(id, _)| *id == head.trim()) {
+            return Ok(id);
+        }
+    }
+    let body = t;
+    if body.is_empty() {
+        return Err(format!("choose one of the options: {}", ids()));
+    }
+    if let Some((id, _)) = options.iter().find(|(_, label)| norm(label) == body) {
+        return Ok(id);
+    }
+    let starts: Vec<&'static str> = options
+        .iter()
+        .filter(|(_, label)| norm(label).starts_with(body))
+        .map(|(id, _)| *id)
+        .collect();
+    match starts.as_slice() {
+        [one] => Ok(one),
+        [] => Err(format!("choose one of the options: {}", ids())),
+        many => Err(format!(
+            "“{}” starts more than one option ({}): give the letter",
+            text.trim().chars().take(40).collect::<String>(),
+            many.join(", ")
+        )),
     }
 }
 

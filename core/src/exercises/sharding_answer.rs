@@ -55,8 +55,41 @@ enum Parsed {
     Matmul(MatmulSpec),
 }
 
+/// The book's notation, rewritten into the parser's: `.` between two arrays
+/// is the product `·`, and mesh axes are read case-insensitively (`K_y` is
+/// `K_Y`).
+fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_subscript = false;
+    let mut last = ' ';
+    for c in text.chars() {
+        // `K_{Y}`: braces around a subscript are dropped.
+        if (c == '{' && last == '_') || (c == '}' && in_subscript) {
+            continue;
+        }
+        let c = match c {
+            '.' if last == ']' => '·',
+            '_' => {
+                in_subscript = true;
+                '_'
+            }
+            c if in_subscript && c.is_alphabetic() => c.to_ascii_uppercase(),
+            c => {
+                in_subscript = false;
+                c
+            }
+        };
+        if !c.is_whitespace() {
+            last = c;
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn parse(text: &str) -> Result<Parsed, String> {
-    let t = text.trim();
+    let normal = normalize(text);
+    let t = normal.trim();
     if t.is_empty() {
         return Err("the answer is empty".into());
     }

@@ -13,10 +13,11 @@
 //! assert_eq!(v5p.dp_tokens_in_domain.round(), 850.0);
 //! ```
 
+use super::specs::{Hertz, GPU_GENERATIONS, SM, SPARSITY_FACTOR, TPU_COUNTERPART};
 use super::{GpuError, GpuSystem, Scope};
 use crate::dtype::Dtype;
-use crate::hardware::{chip, Link, Topology, Vendor};
-use crate::units::{FlopsPerSec, Intensity};
+use crate::hardware::{chip, price_per_hour, tensor_core, Link, Topology, Vendor, VPU_SHAPE};
+use crate::units::{Bytes, BytesPerSec, FlopsPerSec, Intensity};
 
 /// One chip's rooflines for a comparison table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,6 +111,214 @@ pub fn side_by_side(ids: &[&str], dtype: Dtype) -> Result<Vec<RooflineRow>, GpuE
     ids.iter().map(|id| roofline_row(id, dtype)).collect()
 }
 
+/// One row of Part 12's GPU spec tables, with every figure resolved from the registry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecRow {
+    /// Generation name (`H100`).
+    pub name: &'static str,
+    /// Architecture name.
+    pub architecture: &'static str,
+    /// Registry id, if the chip is in the registry.
+    pub id: Option<&'static str>,
+    /// Base and boost clocks, where the table gives them.
+    pub clocks: (Option<Hertz>, Option<Hertz>),
+    /// SMs.
+    pub sms: u32,
+    /// SMEM per SM.
+    pub smem_per_sm: Bytes,
+    /// L2 per chip.
+    pub l2: Bytes,
+    /// HBM capacity.
+    pub hbm: Bytes,
+    /// HBM bandwidth.
+    pub hbm_bw: Option<BytesPerSec>,
+    /// Dense peaks by format (bf16, fp8, int8, fp4), where the book gives them.
+    pub dense: Vec<(Dtype, FlopsPerSec)>,
+    /// The same as NVIDIA's spec sheets quote them (with 2:4 structured sparsity).
+    pub sparse: Vec<(Dtype, FlopsPerSec)>,
+    /// The book's notes on the row: dense vs sparse, and how a disagreement was settled.
+    pub notes: Vec<&'static str>,
+}
+
+/// The note every GPU row carries about sparse figures.
+pub const SPARSE_NOTE: &str =
+    "dense figures; NVIDIA's spec sheets quote twice these, assuming 2:4 structured sparsity";
+
+/// Part 12's spec tables: every GPU generation the book lists, oldest first.
+pub fn spec_table() -> Vec<SpecRow> {
+    GPU_GENERATIONS
+        .iter()
+        .map(|g| {
+            let c = g.registry_chip();
+            let dense: Vec<(Dtype, FlopsPerSec)> = c
+                .map(|c| c.peaks.iter().map(|p| (p.dtype, p.rate)).collect())
+                .unwrap_or_default();
+            let sparse = dense
+                .iter()
+                .map(|&(d, r)| (d, r * SPARSITY_FACTOR.value))
+                .collect();
+            let mut notes = vec![SPARSE_NOTE];
+            if let Some(c) = c {
+                notes.extend(c.peaks.iter().filter_map(|p| p.source.note));
+                notes.extend(c.links.iter().filter_map(|l| l.source.note));
+            }
+            notes.extend(g.source.note);
+            SpecRow {
+                name: g.name,
+                architecture: g.architecture.name(),
+                id: g.chip,
+                clocks: (g.base_clock, g.boost_clock),
+                sms: g.sms,
+                smem_per_sm: g.smem_per_sm,
+                l2: g.l2,
+                hbm: g.hbm_capacity,
+                hbm_bw: g.hbm_bw(),
+                dense,
+                sparse,
+                notes,
+            }
+        })
+        .collect()
+}
+
+/// One line of the unit-by-unit GPU vs TPU comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnitPair {
+    /// What the GPU calls it.
+    pub gpu_unit: &'static str,
+    /// What the TPU calls it.
+    pub tpu_unit: &'static str,
+    /// How many (or how many bytes) the GPU has.
+    pub gpu: Option<f64>,
+    /// How many (or how many bytes) the TPU has, where the book gives it.
+    pub tpu: Option<f64>,
+    /// Whether the numbers are bytes.
+    pub bytes: bool,
+}
+
+impl UnitPair {
+    /// GPU over TPU, where both are known.
+    pub fn ratio(&self) -> Option<f64> {
+        Some(self.gpu? / self.tpu?)
+    }
+}
+
+/// A GPU and a TPU compared at the chip level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChipComparison {
+    /// GPU name.
+    pub gpu: &'static str,
+    /// TPU name.
+    pub tpu: &'static str,
+    /// Unit counts side by side (Part 12's H100 vs v5p table, for any pair).
+    pub units: Vec<UnitPair>,
+    /// Dense peaks in the chosen format.
+    pub peaks: (Option<FlopsPerSec>, Option<FlopsPerSec>),
+    /// HBM capacities.
+    pub hbm: (Bytes, Bytes),
+    /// HBM bandwidths.
+    pub hbm_bw: (BytesPerSec, BytesPerSec),
+    /// Prices per chip-hour, where the book quotes them.
+    pub price: (Option<f64>, Option<f64>),
+}
+
+impl ChipComparison {
+    /// GPU peak over TPU peak.
+    pub fn flops_ratio(&self) -> Option<f64> {
+        Some(self.peaks.0? / self.peaks.1?)
+    }
+
+    /// GPU HBM over TPU HBM.
+    pub fn hbm_ratio(&self) -> f64 {
+        self.hbm.0 / self.hbm.1
+    }
+
+    /// GPU price over TPU price, where both are quoted.
+    pub fn price_ratio(&self) -> Option<f64> {
+        Some(self.price.0? / self.price.1?)
+    }
+}
+
+/// Compares any registry GPU with any registry TPU in `dtype`.
+pub fn compare_chips(gpu: &str, tpu: &str, dtype: Dtype) -> Result<ChipComparison, String> {
+    let g = GpuSystem::from_id(gpu, dtype)
+        .or_else(|e| match e {
+            GpuError::Missing { .. } => GpuSystem::from_id(gpu, Dtype::Bf16),
+            e => Err(e),
+        })
+        .map_err(|e| format!("gpu: {e}"))?;
+    let t = chip(tpu)
+        .filter(|c| c.vendor == Vendor::Google)
+        .ok_or_else(|| format!("tpu: no TPU called \u{201c}{}\u{201d}", tpu.trim()))?;
+    let cores = match t.topology {
+        Topology::Torus { cores, .. } => f64::from(cores),
+        Topology::NvlinkDomain { .. } => return Err(format!("tpu: {} is a GPU", t.name)),
+    };
+    let tc = tensor_core(t.id);
+    let alus = tc.and_then(|c| c.vpu_alus).map(|a| f64::from(a.value));
+    let mxus = tc.and_then(|c| c.mxus_per_core).map(|m| f64::from(m.value));
+    let lanes = f64::from(VPU_SHAPE.value[0] * VPU_SHAPE.value[1]);
+    let table = t.id == TPU_COUNTERPART.tpu;
+    let sms = f64::from(g.sms);
+    let gen = g.generation();
+    let units = vec![
+        UnitPair {
+            gpu_unit: "SM",
+            tpu_unit: "TensorCore",
+            gpu: Some(sms),
+            tpu: Some(cores),
+            bytes: false,
+        },
+        UnitPair {
+            gpu_unit: "Warp scheduler",
+            tpu_unit: "VPU slot",
+            gpu: Some(sms * f64::from(SM.subpartitions)),
+            tpu: alus.map(|a| cores * a),
+            bytes: false,
+        },
+        UnitPair {
+            gpu_unit: "CUDA core (fp32 ALU)",
+            tpu_unit: "VPU ALU",
+            gpu: Some(f64::from(g.cuda_cores())),
+            tpu: alus.map(|a| cores * a * lanes),
+            bytes: false,
+        },
+        UnitPair {
+            gpu_unit: "Tensor Core",
+            tpu_unit: "MXU",
+            gpu: Some(f64::from(g.tensor_cores())),
+            tpu: mxus.map(|m| cores * m),
+            bytes: false,
+        },
+        UnitPair {
+            gpu_unit: "SMEM (L1)",
+            tpu_unit: "VMEM",
+            gpu: gen.map(|r| r.smem_total().0),
+            tpu: super::memory::tpu_vmem(t.id).map(|v| v.value.0),
+            bytes: true,
+        },
+        UnitPair {
+            gpu_unit: "Registers",
+            tpu_unit: "Vector registers",
+            gpu: gen.map(|r| r.registers_total().0),
+            tpu: table.then_some(TPU_COUNTERPART.vregs.0),
+            bytes: true,
+        },
+    ];
+    Ok(ChipComparison {
+        gpu: g.name,
+        tpu: t.name,
+        units,
+        peaks: (g.chip.peak(dtype), t.peak(dtype)),
+        hbm: (g.chip.hbm_capacity.value, t.hbm_capacity.value),
+        hbm_bw: (g.chip.hbm_bw(), t.hbm_bw()),
+        price: (
+            price_per_hour(g.chip.id).map(|p| p.value),
+            price_per_hour(t.id).map(|p| p.value),
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +341,46 @@ mod tests {
                 .dp_tokens_in_domain,
             3300.0
         );
+    }
+
+    #[test]
+    fn spec_table_rows() {
+        let rows = spec_table();
+        let names: Vec<_> = rows.iter().map(|r| r.name).collect();
+        assert_eq!(names, ["V100", "A100", "H100", "H200", "B200"]);
+        let h100 = &rows[2];
+        let bf16 = h100
+            .sparse
+            .iter()
+            .find(|(d, _)| *d == Dtype::Bf16)
+            .unwrap()
+            .1;
+        assert_eq!(bf16.0, 1.98e15);
+        assert!(h100.notes.iter().any(|n| n.contains("3.4e12")));
+        assert!(rows[0].dense.is_empty() && rows[0].hbm_bw.is_some());
+        assert!(rows.iter().all(|r| r.notes[0] == SPARSE_NOTE));
+    }
+
+    #[test]
+    fn h100_vs_v5p_matches_the_books_table() {
+        let c = compare_chips("h100", "v5p", Dtype::Bf16).unwrap();
+        let counts: Vec<_> = c.units.iter().map(|u| (u.gpu, u.tpu)).collect();
+        assert_eq!(counts[0], (Some(132.0), Some(2.0)));
+        assert_eq!(counts[1], (Some(528.0), Some(8.0)));
+        assert_eq!(counts[2], (Some(16_896.0), Some(8192.0)));
+        assert_eq!(counts[3], (Some(528.0), Some(8.0)));
+        assert_eq!(c.units[4].tpu, Some(128e6));
+        assert!((c.price_ratio().unwrap() - 10.8 / 4.2).abs() < 1e-12);
+        let h200 = compare_chips("h200", "v5p", Dtype::Bf16).unwrap();
+        assert!((h200.flops_ratio().unwrap() - 2.16).abs() < 0.01);
+        assert!((h200.hbm_ratio() - 1.47).abs() < 0.01);
+        let any = compare_chips("gb200", "v5e", Dtype::Fp8).unwrap();
+        assert!(any.units[4].tpu.is_some() && any.units[5].tpu.is_none());
+        assert!(compare_chips("v5e", "v5p", Dtype::Bf16)
+            .unwrap_err()
+            .starts_with("gpu:"));
+        assert!(compare_chips("h100", "b200", Dtype::Bf16)
+            .unwrap_err()
+            .starts_with("tpu:"));
     }
 }

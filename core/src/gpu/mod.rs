@@ -8,6 +8,15 @@
 //! batches data parallelism needs, and [`network::FatTree`] prices collectives
 //! level by level.
 //!
+//! Each view a Part 12 widget shows has one parameters type and one function:
+//! [`anatomy`] (the SM and the chip's parts), [`simt`] (warp divergence, cycle
+//! by cycle), [`memory`] (the hierarchy beside a TPU's), [`compare`] (the spec
+//! table and GPU-vs-TPU units), [`node`] (NVLink nodes), [`superpod`] (the fat
+//! tree with rails, oversubscription and bisection), [`collectives`] (cost
+//! against message size, SHARP, the book's measurements) and [`rooflines`]
+//! (the parallelism rooflines, pipeline schedule and worked examples);
+//! [`facts`] names the numbers the chapter's prose quotes.
+//!
 //! ```
 //! use ridgeline_core::dtype::Dtype;
 //! use ridgeline_core::gpu::{GpuSystem, Scope};
@@ -28,10 +37,18 @@
 //! assert!((1e9 / cost.total.0 / 1e9 - 514.3).abs() < 0.1);
 //! ```
 
+pub mod anatomy;
+pub mod collectives;
 pub mod compare;
+pub mod facts;
+pub mod memory;
 pub mod network;
+pub mod node;
 pub mod parallelism;
+pub mod rooflines;
+pub mod simt;
 pub mod specs;
+pub mod superpod;
 
 use crate::dtype::Dtype;
 use crate::hardware::{chip, Chip, Link, Topology, Vendor};

@@ -627,6 +627,323 @@ pub static TPU_COUNTERPART: TpuCounterpart = TpuCounterpart {
     ),
 };
 
+/// A TPU's VMEM bandwidth as Part 12 quotes it beside the H100's L2.
+pub static TPU_VMEM_BANDWIDTH: Cited<BytesPerSec> = cited(
+    BytesPerSec(40e12),
+    src_note(
+        "Memory: a TPU's VMEM is 2x larger than L2 and has around 40 TB/s",
+        "Part 2 puts VMEM at ~22x HBM bandwidth instead; the GPU comparison uses Part 12's figure",
+    ),
+);
+
+/// How much NVIDIA's headline Tensor Core figures exceed the dense peak: they assume
+/// 2:4 structured sparsity. Every peak in the registry is the dense one.
+pub static SPARSITY_FACTOR: Cited<f64> = cited(
+    2.0,
+    Source {
+        part: 1,
+        table: "Q5: the H100 spec sheet's 1.979e15 bf16 is 'with sparsity'; dense is half, 9.89e14",
+        note: Some("Part 4 Q7 halves the H800's 3,026 TFLOPs/s fp8 the same way"),
+    },
+);
+
+/// Part 12's measured NCCL numbers on one 8xH100 node, as (message bytes, bus bandwidth).
+/// These are the book's measurements, not a model: the AllReduce at ~10 GB and at a
+/// LLaMA-3 70B MLP shard of 58 MB.
+pub static NCCL_ALLREDUCE_POINTS: [(f64, &Cited<BytesPerSec>); 2] = [
+    (58e6, &MEASURED.nccl_allreduce_58mb),
+    (10e9, &MEASURED.nccl_allreduce_bus),
+];
+
+/// Part 12 Quiz 2 Q3's AllGather of 512 MB on an 8xH100 node: ~1.04 ms in theory,
+/// "about 1.5 ms" measured.
+pub static NCCL_ALLGATHER_512MB: Cited<crate::units::Seconds> = cited(
+    crate::units::Seconds(1.5e-3),
+    src("Quiz 2 Q3: AllGather of bf16[4096, 65536] on 8xH100 takes about 1.5 ms in practice"),
+);
+
+/// Part 12 Quiz 1 Q7's measured fp32 vector adds on one H100 in JAX: `(N, seconds)`.
+pub static H100_ADD_MEASURED: [(f64, Cited<crate::units::Seconds>); 2] = [
+    (
+        65_536.0,
+        cited(
+            crate::units::Seconds(1.5e-6),
+            src("Quiz 1 Q7: N = 65,536 runs in about 1.5 us (roofline 0.23 us)"),
+        ),
+    ),
+    (
+        1_073_741_824.0,
+        cited(
+            crate::units::Seconds(4.1e-3),
+            src("Quiz 1 Q7: N = 1024^3 runs in 4.1 ms (roofline 3.84 ms)"),
+        ),
+    ),
+];
+
+/// A bandwidth-against-size curve the book measured and plotted (Part 12, Appendix B).
+///
+/// The book prints these only as figures, so the points are read off the plots:
+/// sizes are the powers of two the runs used, bandwidths are accurate to about
+/// two percent of each plot's full scale. They are the book's measurements, not
+/// a model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeasuredCurve {
+    /// Short key (`h100-allreduce`).
+    pub key: &'static str,
+    /// What was measured.
+    pub label: &'static str,
+    /// The collective.
+    pub collective: &'static str,
+    /// The bandwidth the vendor claims for the link, as drawn on the plot.
+    pub claimed: BytesPerSec,
+    /// `(message bytes, link or bus bandwidth in bytes/s)`, smallest message first.
+    pub points: &'static [(f64, f64)],
+    /// Where the book shows it.
+    pub source: Source,
+}
+
+const P13: f64 = 8192.0;
+const P17: f64 = 131_072.0;
+const P19: f64 = 524_288.0;
+const P22: f64 = 4_194_304.0;
+const P24: f64 = 16_777_216.0;
+const P27: f64 = 134_217_728.0;
+const P28: f64 = 268_435_456.0;
+const P30: f64 = 1_073_741_824.0;
+const P31: f64 = 2_147_483_648.0;
+const P32: f64 = 4_294_967_296.0;
+const P33: f64 = 8_589_934_592.0;
+
+/// The four measured curves of Part 12's Appendix B.
+pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
+    MeasuredCurve {
+        key: "h100-allreduce",
+        label: "AllReduce bus bandwidth, 8xH100 node, SHARP off (NCCL)",
+        collective: "allreduce",
+        claimed: BytesPerSec(450e9),
+        points: &[
+            (P13, 0.0),
+            (P17, 2e9),
+            (P19, 7e9),
+            (P22, 45e9),
+            (P24, 127e9),
+            (P27, 292e9),
+            (P28, 323e9),
+            (P30, 352e9),
+            (P31, 360e9),
+            (P32, 364e9),
+            (P33, 367e9),
+        ],
+        source: src_note(
+            "Appendix B (and Intra-node collectives): gpu-all-reduce-bw.png, bus BW",
+            "read off the figure",
+        ),
+    },
+    MeasuredCurve {
+        key: "v5p-allreduce",
+        label: "AllReduce bus bandwidth, TPU v5p 4x4x4, one axis",
+        collective: "allreduce",
+        claimed: BytesPerSec(90e9),
+        points: &[
+            (P13, 0.0),
+            (P17, 0.5e9),
+            (P19, 3e9),
+            (P22, 23e9),
+            (P24, 66e9),
+            (P27, 76e9),
+            (P28, 79e9),
+            (P30, 77.5e9),
+            (P31, 79.5e9),
+            (P32, 80.5e9),
+            (P33, 81.3e9),
+        ],
+        source: src_note(
+            "Appendix B: tpu-all-reduce-bw.png, bus BW",
+            "read off the figure",
+        ),
+    },
+    MeasuredCurve {
+        key: "h100-allgather",
+        label: "AllGather link bandwidth, 8xH100 node (NCCL)",
+        collective: "allgather",
+        claimed: BytesPerSec(450e9),
+        points: &[
+            (P13, 0.0),
+            (P17, 0.5e9),
+            (P19, 3e9),
+            (P22, 25e9),
+            (P24, 80e9),
+            (P27, 234e9),
+            (P28, 280e9),
+            (P30, 331e9),
+            (P31, 343e9),
+            (P32, 350e9),
+        ],
+        source: src_note(
+            "Appendix B: gpu-all-gather-bw.png, link BW",
+            "read off the figure",
+        ),
+    },
+    MeasuredCurve {
+        key: "v5e-allgather",
+        label: "AllGather link bandwidth, TPU v5e 8x16, one axis",
+        collective: "allgather",
+        claimed: BytesPerSec(45e9),
+        points: &[
+            (P13, 0.3e9),
+            (P17, 4e9),
+            (P19, 12.6e9),
+            (P22, 33.8e9),
+            (P24, 40.4e9),
+            (P27, 41.8e9),
+            (P28, 42e9),
+            (P30, 42.1e9),
+            (P31, 42.2e9),
+            (P32, 42.2e9),
+        ],
+        source: src_note(
+            "Appendix B: tpu-all-gather-bw.png, link BW",
+            "read off the figure",
+        ),
+    },
+];
+
+impl MeasuredCurve {
+    /// The measured bandwidth at `bytes`, interpolated on a log scale of size;
+    /// `None` outside the measured range.
+    pub fn at(&self, bytes: f64) -> Option<BytesPerSec> {
+        let pts = self.points;
+        let first = pts.first()?;
+        let last = pts.last()?;
+        if !(bytes >= first.0 && bytes <= last.0) {
+            return None;
+        }
+        let i = pts.iter().position(|p| p.0 >= bytes)?;
+        if i == 0 || pts[i].0 == bytes {
+            return Some(BytesPerSec(pts[i].1));
+        }
+        let (a, b) = (pts[i - 1], pts[i]);
+        let f = (bytes.ln() - a.0.ln()) / (b.0.ln() - a.0.ln());
+        Some(BytesPerSec(a.1 + f * (b.1 - a.1)))
+    }
+
+    /// The measured bandwidth at `bytes` over the claimed one.
+    pub fn share_of_claimed(&self, bytes: f64) -> Option<f64> {
+        Some(self.at(bytes)? / self.claimed)
+    }
+}
+
+/// A measured curve by key.
+pub fn measured_curve(key: &str) -> Option<&'static MeasuredCurve> {
+    MEASURED_CURVES.iter().find(|c| c.key == key)
+}
+
+/// One configuration of the Megatron-LM table Part 12 Quiz 5 Q3 reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MegatronRow {
+    /// Model name (`70B`).
+    pub model: &'static str,
+    /// Parameters.
+    pub params: f64,
+    /// Global batch in sequences.
+    pub batch_sequences: f64,
+    /// GPUs.
+    pub gpus: u64,
+    /// Model-parallel degree (tensor × pipeline) the book reads off the figure.
+    pub model_parallel: u32,
+}
+
+/// Sequence length of every Megatron-LM row.
+pub static MEGATRON_SEQ: Cited<f64> =
+    cited(4096.0, src("Quiz 5 Q3: sequence length 4096 everywhere"));
+
+/// The three Megatron-LM rows Part 12 Quiz 5 Q3 works through.
+pub static MEGATRON_ROWS: Cited<[MegatronRow; 3]> = cited(
+    [
+        MegatronRow {
+            model: "16B",
+            params: 16e9,
+            batch_sequences: 192.0,
+            gpus: 192,
+            model_parallel: 1,
+        },
+        MegatronRow {
+            model: "70B",
+            params: 70e9,
+            batch_sequences: 384.0,
+            gpus: 768,
+            model_parallel: 16,
+        },
+        MegatronRow {
+            model: "314B",
+            params: 314e9,
+            batch_sequences: 1536.0,
+            gpus: 3072,
+            model_parallel: 64,
+        },
+    ],
+    src_note(
+        "Quiz 5 Q3: megatron-hparams.png, batch 192/384/1536 on 192/768/3072 GPUs; 16- and 64-way PP+TP",
+        "the 16B row's model parallelism is not stated; 1 (pure data parallelism) is assumed",
+    ),
+);
+
+/// A training recipe the book describes in its Examples section.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainingRecipe {
+    /// Model.
+    pub model: &'static str,
+    /// GPU id (registry or variant).
+    pub gpu: &'static str,
+    /// GPUs.
+    pub gpus: u64,
+    /// Global batch in tokens.
+    pub batch_tokens: f64,
+    /// Tensor-parallel degree.
+    pub tp: u32,
+    /// Expert-parallel degree.
+    pub ep: u32,
+    /// Pipeline stages.
+    pub pp: u32,
+    /// Data-parallel degree.
+    pub dp: u32,
+    /// Experts and experts per token, for an MoE.
+    pub moe: Option<(u32, u32)>,
+    /// Where the book gives it.
+    pub source: Source,
+}
+
+/// DeepSeek V3 and LLaMA-3 as Part 12's Examples describe them.
+pub static RECIPES: [TrainingRecipe; 2] = [
+    TrainingRecipe {
+        model: "DeepSeek V3",
+        gpu: "h800",
+        gpus: 2048,
+        batch_tokens: 4096.0 * 15360.0,
+        tp: 1,
+        ep: 64,
+        pp: 16,
+        dp: 2,
+        moe: Some((256, 8)),
+        source: src("Examples: 64-way EP over 8 nodes, 16-way PP, 2-way ZeRO-1 DP; batch 4096 x 15360; k=8, E=256"),
+    },
+    TrainingRecipe {
+        model: "LLaMA-3",
+        gpu: "h100",
+        gpus: 16384,
+        batch_tokens: 16.0 * 1024.0 * 1024.0,
+        tp: 8,
+        ep: 1,
+        pp: 16,
+        dp: 128,
+        moe: None,
+        source: src_note(
+            "Examples: 16M-token batch on 16k GPUs; 8-way TP, 16-way PP, 128-way ZeRO-1 DP",
+            "16k read as 16,384 = 8 x 16 x 128",
+        ),
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -679,5 +996,40 @@ mod tests {
         let hopper = nvlink_generation(Architecture::Hopper).unwrap();
         assert_eq!(hopper.switch_bandwidth(), Some(BytesPerSec(1.6e12)));
         assert_eq!(hopper.switches_for(8), Some(4));
+    }
+
+    #[test]
+    fn measured_curves_read_consistently() {
+        for c in &MEASURED_CURVES {
+            assert!(c.points.windows(2).all(|w| w[0].0 < w[1].0), "{}", c.key);
+            let top = c.points.last().unwrap().1;
+            assert!(
+                top < c.claimed.0 * 1.0,
+                "{}: no curve beats its claim",
+                c.key
+            );
+            assert_eq!(c.at(c.points[3].0), Some(BytesPerSec(c.points[3].1)));
+            assert!(c.at(1.0).is_none());
+        }
+        // The book's 370 GB/s at ~10 GB agrees with the figure's last point within 1%.
+        let ar = measured_curve("h100-allreduce").unwrap();
+        let last = ar.points.last().unwrap().1;
+        assert!((last / MEASURED.nccl_allreduce_bus.value.0 - 1.0).abs() < 0.01);
+        // At 16 MB a TPU is near its claimed bandwidth, an H100 node far from it.
+        let mb16 = 16_777_216.0;
+        assert!(
+            measured_curve("v5e-allgather")
+                .unwrap()
+                .share_of_claimed(mb16)
+                .unwrap()
+                > 0.85
+        );
+        assert!(
+            measured_curve("h100-allgather")
+                .unwrap()
+                .share_of_claimed(mb16)
+                .unwrap()
+                < 0.2
+        );
     }
 }

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod parser;
+pub mod permute;
 pub mod plan;
 
 use crate::collectives::RingAxis;

@@ -22,7 +22,7 @@
 //! assert_eq!(plan.local_shape(Operand::C, &plan.output), [16, 16]);
 //! ```
 
-use super::{ArraySpec, Dims, ErrorKind, MatmulSpec, Mesh, ShardingError};
+use super::{permute, ArraySpec, Dims, ErrorKind, MatmulSpec, Mesh, ShardingError};
 use crate::collectives::{self, Collective, CollectiveCost, Network};
 use crate::dtype::Dtype;
 use crate::format::{seconds, si};
@@ -260,6 +260,11 @@ pub enum StepKind {
     Collective(Collective),
     /// A local slice of a replicated dimension: no communication.
     Slice,
+    /// A collective permute: every device receives, from the nearest device
+    /// holding it, only the part of its new block it does not already hold (see
+    /// [`permute_pieces`]). Used to move sharded axes between or within
+    /// dimensions without gathering the whole array.
+    Permute,
     /// The local matmul on every device.
     Matmul,
 }
@@ -301,38 +306,35 @@ pub struct PlanStep {
 
 impl std::fmt::Display for PlanStep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let time = |t: Option<Seconds>| t.map(|t| seconds(t.0));
+        let per_device = si(self.bytes_per_device.0, "B", 3);
         match self.kind {
-            StepKind::Collective(c) => {
-                write!(
-                    f,
-                    "{c} {} over {}: {} per device",
-                    self.array,
-                    self.axes,
-                    si(self.bytes_per_device.0, "B", 3)
-                )?;
-                if let Some(t) = time(self.time) {
-                    write!(f, ", {t} on {}", self.on)?;
-                }
-                Ok(())
-            }
-            StepKind::Slice => write!(
+            StepKind::Collective(c) => write!(
                 f,
-                "slice {} locally to {}: no communication",
-                self.array, self.result
-            ),
-            StepKind::Matmul => {
-                write!(
+                "{c} {} over {}: {per_device} per device",
+                self.array, self.axes
+            )?,
+            StepKind::Slice => {
+                return write!(
                     f,
-                    "local matmul → {}: {} per device",
-                    self.result,
-                    si(self.flops_per_device.0, "FLOPs", 3)
-                )?;
-                if let Some(t) = time(self.time) {
-                    write!(f, ", {t} on {}", self.on)?;
-                }
-                Ok(())
+                    "slice {} locally to {}: no communication",
+                    self.array, self.result
+                )
             }
+            StepKind::Permute => write!(
+                f,
+                "permute {} over {} to {}: only the blocks that must move, at most {per_device} per device",
+                self.array, self.axes, self.result
+            )?,
+            StepKind::Matmul => write!(
+                f,
+                "local matmul → {}: {} per device",
+                self.result,
+                si(self.flops_per_device.0, "FLOPs", 3)
+            )?,
+        }
+        match self.time {
+            Some(t) => write!(f, ", {} on {}", seconds(t.0), self.on),
+            None => Ok(()),
         }
     }
 }
@@ -415,7 +417,7 @@ pub struct MatmulPlan {
     /// C's layout at the end.
     pub output: Layout,
     /// Whether reaching the requested output took steps beyond the reduction
-    /// (an AllGather, AllToAll or slice of C).
+    /// (an AllGather, AllToAll, permute or slice of C).
     pub reshard: bool,
     /// The steps, in order.
     pub steps: Vec<PlanStep>,
@@ -523,6 +525,57 @@ impl Builder<'_> {
             on: self.opts.network.name,
         };
         self.steps.push(step);
+        Ok(())
+    }
+
+    /// Reshards C from `before` to `after` with a collective permute that moves
+    /// only the pieces each device lacks (see [`super::permute`]).
+    fn push_permute(&mut self, before: Layout, after: Layout) -> Result<(), ShardingError> {
+        let op = Operand::C;
+        let mut moves = Vec::new();
+        for d in 0..2 {
+            for &axis in before.dim(d) {
+                let to = (0..2).find(|&e| after.dim(e).contains(&axis));
+                let same = to == Some(d)
+                    && before.dim(d).iter().position(|&x| x == axis)
+                        == after.dim(d).iter().position(|&x| x == axis);
+                if !same {
+                    moves.push(AxisMove {
+                        axis,
+                        from: Some(d),
+                        to,
+                    });
+                }
+            }
+            for &axis in after.dim(d) {
+                if !before.dim(0).contains(&axis) && !before.dim(1).contains(&axis) {
+                    moves.push(AxisMove {
+                        axis,
+                        from: None,
+                        to: Some(d),
+                    });
+                }
+            }
+        }
+        let pieces = permute::permute_pieces(
+            self.shape(op),
+            self.mesh,
+            &before,
+            &after,
+            self.opts.network.bidirectional,
+        );
+        let cost = permute::permute_cost(
+            &pieces,
+            self.mesh,
+            self.opts.dtype.bytes(),
+            &self.opts.network,
+        );
+        self.push(StepKind::Permute, Operand::C, moves, before, after)?;
+        if let Some(step) = self.steps.last_mut() {
+            step.bytes_per_device = cost.bytes_per_device;
+            step.total_bytes = cost.total_bytes;
+            step.time = Some(cost.time);
+        }
         Ok(())
     }
 
@@ -795,7 +848,14 @@ impl MatmulPlan {
                 let mut extended = rs_after.dim(d).to_vec();
                 extended.push(x);
                 let target = want.dim(d);
-                if target.len() >= extended.len() && target[..extended.len()] == extended[..] {
+                // Scatter along a dimension the output splits over `x`, as long as
+                // every axis there is wanted on that dimension too: a permute then
+                // puts the axes in the wanted order, which costs less than an
+                // AllReduce followed by a reshard.
+                let in_order =
+                    target.len() >= extended.len() && target[..extended.len()] == extended[..];
+                let reorderable = extended.iter().all(|a| target.contains(a));
+                if in_order || reorderable {
                     rs_after.dim_mut(d).push(x);
                     rs_after.unreduced.retain(|&y| y != x);
                     rs_moves.push(AxisMove {
@@ -840,8 +900,9 @@ impl MatmulPlan {
                 cur.clone(),
             )?;
         }
-        // Reshard the dimensions: AllToAll where an axis moves between them,
-        // AllGather what must go, slice what must come.
+        // Reshard the dimensions: AllToAll where one axis moves between them,
+        // a permute where axes both leave and arrive, otherwise AllGather what
+        // must go and slice what must come.
         let mut remove: [Vec<u8>; 2] = Default::default();
         let mut add: [Vec<u8>; 2] = Default::default();
         let mut prefix = [0usize; 2];
@@ -872,6 +933,19 @@ impl MatmulPlan {
                 add[e].clear();
                 break;
             }
+        }
+        if remove.iter().any(|r| !r.is_empty()) && add.iter().any(|a| !a.is_empty()) {
+            // Axes leave and others arrive: gathering and slicing would hand every
+            // device far more than its new block, so move only what must move.
+            let before = cur.clone();
+            for d in 0..2 {
+                let keep = cur.dim(d).len() - remove[d].len();
+                cur.dim_mut(d).truncate(keep);
+                cur.dim_mut(d).extend_from_slice(&add[d]);
+            }
+            bld.push_permute(before, cur.clone())?;
+            remove = Default::default();
+            add = Default::default();
         }
         if remove.iter().any(|r| !r.is_empty()) {
             let before = cur.clone();
@@ -977,11 +1051,12 @@ impl MatmulPlan {
         )
     }
 
-    /// Time of all collectives, run one after another.
+    /// Time of all collectives and permutes, run one after another.
     pub fn comm_time(&self) -> Seconds {
         self.steps
             .iter()
-            .filter_map(|s| s.cost.map(|c| c.time))
+            .filter(|s| s.kind != StepKind::Matmul)
+            .filter_map(|s| s.time)
             .sum()
     }
 
@@ -1114,6 +1189,34 @@ mod tests {
         let p = plan("A[I, J] · B[J, K] -> C[I_XY, K]", "X=4, Y=2", d).unwrap();
         assert_eq!(p.steps[1].kind, StepKind::Slice);
         assert_eq!(p.steps[1].total_bytes, Bytes(0.0));
+    }
+
+    #[test]
+    fn moving_a_sharded_axis_permutes_only_what_must_move() {
+        // C[I, K_Y]{U_X} → C[I, K_XY]: ReduceScatter into K (as K_YX), then a
+        // permute into the wanted order; C is never gathered.
+        let d = "I=64, J=32, K=64";
+        let p = plan("A[I, J_X] · B[J_X, K_Y] -> C[I, K_XY]", "X=4, Y=4", d).unwrap();
+        assert_eq!(
+            kinds(&p)[1..],
+            [
+                (RS, Operand::C, "X".into()),
+                (StepKind::Permute, Operand::C, "YX".into())
+            ]
+        );
+        // Each device receives at most its final block: I·K/16 bf16 elements.
+        let block = Bytes(64.0 * 64.0 / 16.0 * 2.0);
+        assert!(p.steps[2].bytes_per_device <= block);
+        assert!(p.steps[2].time.is_some_and(|t| t.0 > 0.0));
+        assert_eq!(p.output.cols, vec![0, 1]);
+        // C[I_X, K_Y] → C[I, K_XY] in one permute, not an AllGather and a slice.
+        let p = plan("A[I_X, J] · B[J, K_Y] -> C[I, K_XY]", "X=4, Y=4", d).unwrap();
+        assert_eq!(p.steps.len(), 2);
+        assert_eq!(p.steps[1].kind, StepKind::Permute);
+        assert!(p.comm_time() > Seconds(0.0));
+        // Where C's axes only leave, gathering is still the only way.
+        let p = plan("A[I_X, J] · B[J, K_Y] -> C[I, K]", "X=4, Y=4", d).unwrap();
+        assert_eq!(p.steps[1].kind, AG);
     }
 
     #[test]

@@ -1,0 +1,57 @@
+//! Every chapter in `SUMMARY.md` renders, and its HTML holds no raw TeX delimiter
+//! and no unexpanded directive outside code (the renderer rejects both; this test
+//! makes sure every chapter goes through it on `cargo test`).
+
+use ridgeline_content::render::render_chapter;
+use ridgeline_content::summary::parse_summary;
+
+const CHAPTERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../chapters");
+
+/// The HTML with `<code>…</code>` and `<math>…</math>` removed.
+fn outside_code_and_math(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    loop {
+        let next = ["<code", "<math"]
+            .iter()
+            .filter_map(|t| rest.find(t).map(|i| (i, *t)))
+            .min();
+        let Some((i, tag)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..i]);
+        let close = if tag == "<code" { "</code>" } else { "</math>" };
+        match rest[i..].find(close) {
+            Some(j) => rest = &rest[i + j + close.len()..],
+            None => return out,
+        }
+    }
+}
+
+#[test]
+fn every_chapter_renders_without_raw_tex_or_directives() {
+    let summary = std::fs::read_to_string(format!("{CHAPTERS}/SUMMARY.md")).unwrap();
+    let parts = parse_summary(&summary).unwrap();
+    let mut checked = 0;
+    for p in &parts {
+        let Some(file) = &p.file else { continue };
+        let source = std::fs::read_to_string(format!("{CHAPTERS}/{file}")).unwrap();
+        let page = render_chapter(&source).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let visible = outside_code_and_math(&page.html);
+        for bad in ["$", "{{", "}}"] {
+            if let Some(i) = visible.find(bad) {
+                let around = &visible[i.saturating_sub(60)..(i + 60).min(visible.len())];
+                panic!("{file}: raw `{bad}` in rendered text near “{around}”");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 12, "only {checked} chapters found");
+}
+
+#[test]
+fn the_filter_finds_what_it_should() {
+    let html = "<p>a <code>$x</code> <math>$</math> b $D = $ c</p>";
+    assert_eq!(outside_code_and_math(html), "<p>a   b $D = $ c</p>");
+}

@@ -1,0 +1,308 @@
+//! A map of one TPU chip (Part 2, "What Is a TPU?", and the book's
+//! `tpu-chip`, `tpu-bandwidth`, `cores` and `pcie` figures): its parts, what
+//! each holds or computes, and the bandwidth of every path data takes, all read
+//! from the registry for the chosen generation.
+//!
+//! A part the book gives no figure for on a generation says so (`None`) rather
+//! than borrowing another generation's number. Each path also carries its
+//! bandwidth relative to the fastest one, on a linear and a logarithmic scale,
+//! so that a drawing can size arrows to scale.
+//!
+//! ```
+//! use ridgeline_core::chip_map::{chip_map, Part};
+//! use ridgeline_core::hardware::chip;
+//!
+//! let map = chip_map(chip("v5p").unwrap()).unwrap();
+//! let hbm = map.path(Part::Hbm).unwrap();
+//! let pcie = map.path(Part::Pcie).unwrap();
+//! assert!(hbm.bandwidth.0 > 100.0 * pcie.bandwidth.0);
+//! ```
+
+use crate::dtype::Dtype;
+use crate::hardware::{tensor_core, Chip, Link, Topology, VMEM_CAPACITY};
+use crate::tpu::{core_mxu_rate, cores_per_chip, vmem_bandwidth, vpu_rate, vreg_bytes};
+use crate::units::{Bytes, BytesPerSec, FlopsPerSec};
+
+/// The parts of a TPU chip the book names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// A TensorCore: MXUs, VPU, VMEM, registers and a scalar core.
+    TensorCore,
+    /// The matrix unit, a systolic array.
+    Mxu,
+    /// The vector unit, for elementwise work.
+    Vpu,
+    /// The on-chip scratchpad the MXU and VPU read from.
+    Vmem,
+    /// The vector registers the VPU computes on.
+    Vregs,
+    /// The scalar core that issues instructions and handles control flow.
+    ScalarCore,
+    /// High-bandwidth memory.
+    Hbm,
+    /// Inter-chip interconnect to the torus neighbours.
+    Ici,
+    /// The link to the host CPU.
+    Pcie,
+    /// The data-centre network between hosts.
+    Dcn,
+}
+
+impl Part {
+    /// Every part, from the inside of a core outwards.
+    pub const ALL: [Part; 10] = [
+        Part::TensorCore,
+        Part::Mxu,
+        Part::Vpu,
+        Part::Vregs,
+        Part::ScalarCore,
+        Part::Vmem,
+        Part::Hbm,
+        Part::Ici,
+        Part::Pcie,
+        Part::Dcn,
+    ];
+
+    /// A short name for URLs (`vmem`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::TensorCore => "tensorcore",
+            Part::Mxu => "mxu",
+            Part::Vpu => "vpu",
+            Part::Vmem => "vmem",
+            Part::Vregs => "vregs",
+            Part::ScalarCore => "scalar",
+            Part::Hbm => "hbm",
+            Part::Ici => "ici",
+            Part::Pcie => "pcie",
+            Part::Dcn => "dcn",
+        }
+    }
+
+    /// Parses a short name, with a message listing the names otherwise.
+    pub fn parse(text: &str) -> Result<Part, String> {
+        let t = text.trim().to_ascii_lowercase();
+        Part::ALL
+            .into_iter()
+            .find(|p| p.name() == t)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Part::ALL.iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown part “{}”; use one of {}",
+                    text.chars().take(20).collect::<String>(),
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// What the map shows for one part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartInfo {
+    /// Which part.
+    pub part: Part,
+    /// How many the chip has (per chip; MXUs and VREGs per core).
+    pub count: Option<u32>,
+    /// What it holds, if it is a memory.
+    pub capacity: Option<Bytes>,
+    /// What it computes per second (bf16 for the MXU), if it computes.
+    pub rate: Option<FlopsPerSec>,
+    /// The bandwidth into or out of it, if it is a path.
+    pub bandwidth: Option<BytesPerSec>,
+}
+
+/// One path data takes, to scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Path {
+    /// The part the path belongs to (`Hbm` is HBM → VMEM).
+    pub part: Part,
+    /// From where, to where.
+    pub label: &'static str,
+    /// Bytes per second (for ICI, all of a chip's links together, both ways).
+    pub bandwidth: BytesPerSec,
+    /// Bandwidth over the fastest path's.
+    pub linear: f64,
+    /// `log10` of the bandwidth relative to the slowest path, over the same for
+    /// the fastest: 0 for the slowest path, 1 for the fastest.
+    pub log: f64,
+}
+
+/// A chip's map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChipMap {
+    /// The chip.
+    pub chip: &'static Chip,
+    /// TensorCores per chip.
+    pub cores: u32,
+    /// ICI neighbours per chip (4 on a 2D torus, 6 on a 3D one).
+    pub ici_links: u32,
+    /// Every part.
+    pub parts: Vec<PartInfo>,
+    /// The paths, fastest first.
+    pub paths: Vec<Path>,
+}
+
+impl ChipMap {
+    /// The information on one part.
+    pub fn part(&self, part: Part) -> Option<&PartInfo> {
+        self.parts.iter().find(|p| p.part == part)
+    }
+
+    /// The path of one part, if it is one.
+    pub fn path(&self, part: Part) -> Option<&Path> {
+        self.paths.iter().find(|p| p.part == part)
+    }
+
+    /// Each path's bandwidth over the next slower one's (fastest first): how far
+    /// bandwidth falls at each step down the hierarchy.
+    pub fn steps_down(&self) -> Vec<(Part, Part, f64)> {
+        self.paths
+            .windows(2)
+            .map(|w| (w[0].part, w[1].part, w[0].bandwidth.0 / w[1].bandwidth.0))
+            .collect()
+    }
+}
+
+/// The map of `chip`; errors for a chip that is not a TPU.
+pub fn chip_map(chip: &'static Chip) -> Result<ChipMap, String> {
+    let dims = match chip.topology {
+        Topology::Torus { dims, .. } => dims,
+        Topology::NvlinkDomain { .. } => {
+            return Err(format!(
+                "{} is not a TPU; the chip map shows TPUs",
+                chip.name
+            ))
+        }
+    };
+    let cores = cores_per_chip(chip).unwrap_or(1);
+    let ici_links = 2 * dims as u32;
+    let tc = tensor_core(chip.id);
+    let vmem = vmem_bandwidth(chip);
+    let info = |part, count, capacity, rate, bandwidth| PartInfo {
+        part,
+        count,
+        capacity,
+        rate,
+        bandwidth,
+    };
+    let ici = chip.bandwidth(Link::Ici).map(|w| w * ici_links as f64);
+    let parts = vec![
+        info(
+            Part::TensorCore,
+            Some(cores),
+            None,
+            chip.peak(Dtype::Bf16),
+            None,
+        ),
+        info(
+            Part::Mxu,
+            tc.and_then(|t| t.mxus_per_core.map(|c| c.value)),
+            None,
+            tc.and_then(core_mxu_rate),
+            Some(vmem),
+        ),
+        info(Part::Vpu, Some(1), None, tc.and_then(vpu_rate), None),
+        info(
+            Part::Vregs,
+            tc.and_then(|t| t.vregs.map(|v| v.value)),
+            tc.and_then(vreg_bytes),
+            None,
+            None,
+        ),
+        info(Part::ScalarCore, Some(1), None, None, None),
+        // The book gives VMEM's size for the v5e only.
+        info(
+            Part::Vmem,
+            None,
+            (chip.id == "v5e").then_some(VMEM_CAPACITY.value),
+            None,
+            Some(vmem),
+        ),
+        info(
+            Part::Hbm,
+            None,
+            Some(chip.hbm_capacity.value),
+            None,
+            Some(chip.hbm_bw()),
+        ),
+        info(Part::Ici, Some(ici_links), None, None, ici),
+        info(Part::Pcie, Some(1), None, None, chip.bandwidth(Link::Pcie)),
+        info(Part::Dcn, Some(1), None, None, chip.bandwidth(Link::Dcn)),
+    ];
+    let mut raw: Vec<(Part, &'static str, BytesPerSec)> = [
+        (Part::Vmem, "VMEM → MXU", Some(vmem)),
+        (Part::Hbm, "HBM → VMEM", Some(chip.hbm_bw())),
+        (Part::Ici, "ICI, all links", ici),
+        (
+            Part::Pcie,
+            "host ↔ HBM over PCIe",
+            chip.bandwidth(Link::Pcie),
+        ),
+        (Part::Dcn, "DCN, per chip", chip.bandwidth(Link::Dcn)),
+    ]
+    .into_iter()
+    .filter_map(|(p, l, b)| b.filter(|b| b.0 > 0.0).map(|b| (p, l, b)))
+    .collect();
+    raw.sort_by(|a, b| b.2 .0.total_cmp(&a.2 .0));
+    let fastest = raw.first().map_or(1.0, |r| r.2 .0);
+    let slowest = raw.last().map_or(1.0, |r| r.2 .0);
+    let span = (fastest / slowest).log10();
+    let paths = raw
+        .into_iter()
+        .map(|(part, label, bandwidth)| Path {
+            part,
+            label,
+            bandwidth,
+            linear: bandwidth.0 / fastest,
+            log: if span > 0.0 {
+                (bandwidth.0 / slowest).log10() / span
+            } else {
+                1.0
+            },
+        })
+        .collect();
+    Ok(ChipMap {
+        chip,
+        cores,
+        ici_links,
+        parts,
+        paths,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::{chip, CHIPS};
+
+    #[test]
+    fn every_tpu_has_a_map_ordered_fastest_first() {
+        for c in CHIPS
+            .iter()
+            .filter(|c| matches!(c.topology, Topology::Torus { .. }))
+        {
+            let m = chip_map(c).unwrap();
+            assert_eq!(m.parts.len(), Part::ALL.len());
+            assert!(m.paths.windows(2).all(|w| w[0].bandwidth >= w[1].bandwidth));
+            assert_eq!(m.paths[0].linear, 1.0);
+            assert_eq!(m.paths.last().unwrap().log, 0.0);
+        }
+        assert!(chip_map(chip("h100").unwrap()).is_err());
+    }
+
+    #[test]
+    fn v5p_steps_down_the_hierarchy() {
+        let m = chip_map(chip("v5p").unwrap()).unwrap();
+        let hbm_over_ici = m.part(Part::Hbm).unwrap().bandwidth.unwrap().0
+            / chip("v5p").unwrap().bandwidth(Link::Ici).unwrap().0;
+        assert!((hbm_over_ici - 2.8e12 / 1.8e11).abs() < 1e-9);
+        assert_eq!(m.ici_links, 6);
+        assert_eq!(
+            m.part(Part::Vregs).unwrap().capacity,
+            Some(Bytes(262_144.0))
+        );
+        assert!(m.steps_down().iter().all(|s| s.2 >= 1.0));
+        assert_eq!(Part::parse("VMEM"), Ok(Part::Vmem));
+        assert!(Part::parse("cache").unwrap_err().contains("hbm"));
+    }
+}

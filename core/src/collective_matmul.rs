@@ -1,0 +1,337 @@
+//! Overlapping communication with compute (Part 3, "How to overlap matmul
+//! communication with compute", and its `ag_matmul` animation), and the measured
+//! AllGather bandwidth against message size (`all-gather-bandwidth`).
+//!
+//! To multiply `A[I_X, J] · B[J, K] → C[I, K]` each device needs all of `A`.
+//! The plain way gathers `A` first and multiplies afterwards, paying
+//! `T_comms + T_math`. A collective matmul instead passes the blocks of `A`
+//! around the ring with `ppermute`, one step at a time, and multiplies the block
+//! it already holds while the next one travels. Each step costs the larger of a
+//! block's compute and a block's transfer, so the whole takes at least
+//! `max(T_math, T_comms)` and, when the two are balanced, little more.
+//!
+//! On a bidirectional ring blocks travel both ways at once, so after the first
+//! step each device receives (and multiplies) two blocks per step.
+//!
+//! ```
+//! use ridgeline_core::collective_matmul::{collective_matmul, CollectiveMatmulParams};
+//! use ridgeline_core::hardware::chip;
+//!
+//! let p = CollectiveMatmulParams::new(chip("v5e").unwrap(), 8, 8192, 8192, 4096);
+//! let r = collective_matmul(&p).unwrap();
+//! assert!(r.overlapped < r.blocking);
+//! assert!(r.overlapped.0 >= r.compute.0.max(r.ring_comms.0));
+//! ```
+
+use crate::collectives::{self, Collective, Network, RingAxis};
+use crate::dtype::Dtype;
+use crate::hardware::{Chip, ALLGATHER_MEASURED_FRACTION, ALLGATHER_MEASURED_PEAK_AT};
+use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
+
+/// A collective matmul's shapes and machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollectiveMatmulParams {
+    /// Devices in the ring (the mesh axis `A` is sharded over).
+    pub devices: u32,
+    /// Rows of `A` (all devices together).
+    pub i: u64,
+    /// The contracting dimension.
+    pub j: u64,
+    /// Columns of `B` each device holds.
+    pub k: u64,
+    /// Element format.
+    pub dtype: Dtype,
+    /// The ring's links.
+    pub network: Network,
+    /// Peak FLOPs/s of one device.
+    pub peak: FlopsPerSec,
+}
+
+impl CollectiveMatmulParams {
+    /// bf16 on `chip`'s ICI ring of `devices` with wraparound, at its bf16 peak.
+    pub fn new(
+        chip: &'static Chip,
+        devices: u32,
+        i: u64,
+        j: u64,
+        k: u64,
+    ) -> CollectiveMatmulParams {
+        let network = Network::ici(chip).unwrap_or(Network {
+            name: chip.name,
+            bidi: BytesPerSec(f64::NAN),
+            one_way: BytesPerSec(f64::NAN),
+            hop_latency: Seconds(f64::NAN),
+            bidirectional: true,
+        });
+        CollectiveMatmulParams {
+            devices,
+            i,
+            j,
+            k,
+            dtype: Dtype::Bf16,
+            network,
+            peak: chip.peak(Dtype::Bf16).unwrap_or(FlopsPerSec(f64::NAN)),
+        }
+    }
+
+    /// Checks the fields, naming the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(2..=1024).contains(&self.devices) {
+            return Err(format!(
+                "the ring must have 2 to 1024 devices, not {}",
+                self.devices
+            ));
+        }
+        for (v, what) in [(self.i, "I"), (self.j, "J"), (self.k, "K")] {
+            if v == 0 {
+                return Err(format!("{what} must be at least 1"));
+            }
+        }
+        if !self.i.is_multiple_of(self.devices as u64) {
+            return Err(format!(
+                "I = {} must divide evenly over {} devices",
+                self.i, self.devices
+            ));
+        }
+        if !(self.network.one_way.0.is_finite() && self.network.one_way.0 > 0.0) {
+            return Err(format!(
+                "{} has no ICI bandwidth in the book",
+                self.network.name
+            ));
+        }
+        if !(self.peak.0.is_finite() && self.peak.0 > 0.0) {
+            return Err("the peak FLOPs/s must be a finite positive number".into());
+        }
+        Ok(())
+    }
+}
+
+/// One step of the overlapped ring.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RingStep {
+    /// Step number, from 0.
+    pub index: u32,
+    /// Blocks of `A` multiplied during the step.
+    pub blocks: u32,
+    /// Their compute time.
+    pub compute: Seconds,
+    /// The transfer running alongside (zero in the last step).
+    pub comms: Seconds,
+    /// When the step starts.
+    pub start: Seconds,
+    /// When it ends: `start + max(compute, comms)`.
+    pub end: Seconds,
+}
+
+/// Blocking vs overlapped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectiveMatmul {
+    /// The whole matmul's compute time per device.
+    pub compute: Seconds,
+    /// The blocking AllGather of `A` (the cost model of [`crate::collectives`]).
+    pub gather: Seconds,
+    /// Gather, then multiply.
+    pub blocking: Seconds,
+    /// The ring's transfers added up.
+    pub ring_comms: Seconds,
+    /// The overlapped ring's finish time.
+    pub overlapped: Seconds,
+    /// `blocking − overlapped`.
+    pub saved: Seconds,
+    /// The ring's steps, for the timeline.
+    pub steps: Vec<RingStep>,
+}
+
+/// Times both ways of doing the gathered matmul.
+pub fn collective_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul, String> {
+    p.validate()?;
+    let n = p.devices;
+    let rows = (p.i / n as u64) as f64;
+    let block = p.dtype.size_of(rows * p.j as f64);
+    let block_flops = Flops(2.0 * rows * p.j as f64 * p.k as f64);
+    let t_block = block_flops / p.peak;
+    let compute = t_block * n as f64;
+    let gathered = block * n as f64;
+    let ring = RingAxis::ring(n);
+    let gather = collectives::cost(Collective::AllGather, gathered, &[ring], &p.network)
+        .map_err(|e| e.to_string())?
+        .time;
+    // Blocks arriving from the left for `right` steps and from the right for `left`.
+    let (right, left) = if p.network.bidirectional {
+        (n / 2, (n - 1) / 2)
+    } else {
+        (n - 1, 0)
+    };
+    let hop = block / p.network.one_way + p.network.hop_latency;
+    let mut steps = Vec::with_capacity(right as usize + 1);
+    let mut clock = Seconds(0.0);
+    let mut ring_comms = Seconds(0.0);
+    for s in 0..=right {
+        let blocks = if s == 0 {
+            1
+        } else {
+            u32::from(s <= right) + u32::from(s <= left)
+        };
+        let comms = if s < right { hop } else { Seconds(0.0) };
+        ring_comms += comms;
+        let c = t_block * blocks as f64;
+        let end = clock + c.max(comms);
+        steps.push(RingStep {
+            index: s,
+            blocks,
+            compute: c,
+            comms,
+            start: clock,
+            end,
+        });
+        clock = end;
+    }
+    let blocking = gather + compute;
+    Ok(CollectiveMatmul {
+        compute,
+        gather,
+        blocking,
+        ring_comms,
+        overlapped: clock,
+        saved: blocking - clock,
+        steps,
+    })
+}
+
+/// One point of the AllGather-vs-message-size curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GatherPoint {
+    /// Bytes gathered (the book's `V`).
+    pub bytes: Bytes,
+    /// The cost model's time.
+    pub time: Seconds,
+    /// The one-way link bandwidth this implies: `V / (T · 2)` on a bidirectional
+    /// ring, the quantity the book's figure plots.
+    pub link_bandwidth: BytesPerSec,
+    /// That over the link's one-way peak.
+    pub fraction: f64,
+}
+
+/// The curve and its landmarks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatherCurve {
+    /// Points from `from` to `to`, evenly spaced in `log V`.
+    pub points: Vec<GatherPoint>,
+    /// Where latency and bandwidth terms meet: below it the gather is latency-bound.
+    pub knee: Bytes,
+    /// The book's measurement: the fraction of peak it reached…
+    pub measured_fraction: f64,
+    /// …and the message size at which it reached it.
+    pub measured_at: Bytes,
+}
+
+/// The cost model's AllGather over a bidirectional ring of `devices` on `net`
+/// for `points` message sizes from `from` to `to`, beside the book's measurement.
+pub fn gather_curve(
+    net: &Network,
+    devices: u32,
+    from: Bytes,
+    to: Bytes,
+    points: usize,
+) -> Result<GatherCurve, String> {
+    if !(2..=1024).contains(&devices) {
+        return Err(format!(
+            "the ring must have 2 to 1024 devices, not {devices}"
+        ));
+    }
+    if !(from.0 > 0.0 && to.0 > from.0 && to.0.is_finite()) {
+        return Err("the sizes must satisfy 0 < from < to".into());
+    }
+    if !(2..=2000).contains(&points) {
+        return Err(format!("use 2 to 2000 points, not {points}"));
+    }
+    let ring = [RingAxis::ring(devices)];
+    let ways = if net.bidirectional { 2.0 } else { 1.0 };
+    let (l0, l1) = (from.0.ln(), to.0.ln());
+    let mut out = Vec::with_capacity(points);
+    for n in 0..points {
+        let v = Bytes((l0 + (l1 - l0) * n as f64 / (points - 1) as f64).exp());
+        let c =
+            collectives::cost(Collective::AllGather, v, &ring, net).map_err(|e| e.to_string())?;
+        let link = BytesPerSec(v.0 / c.time.0 / ways);
+        out.push(GatherPoint {
+            bytes: v,
+            time: c.time,
+            link_bandwidth: link,
+            fraction: link.0 / net.one_way.0,
+        });
+    }
+    let c = collectives::cost(Collective::AllGather, Bytes(1.0), &ring, net)
+        .map_err(|e| e.to_string())?;
+    // The latency term is constant; the bandwidth term grows linearly in V.
+    let knee = Bytes(c.t_latency.0 / c.t_bandwidth.0);
+    Ok(GatherCurve {
+        points: out,
+        knee,
+        measured_fraction: ALLGATHER_MEASURED_FRACTION.value,
+        measured_at: ALLGATHER_MEASURED_PEAK_AT.value,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::chip;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_curve_saturates_after_the_knee() {
+        let net = Network::ici(chip("v5e").unwrap()).unwrap();
+        let c = gather_curve(&net, 16, Bytes(1e3), Bytes(1e9), 61).unwrap();
+        // 8 hops of 1 µs against 9e10 B/s: the knee is at 720 kB.
+        assert!((c.knee.0 - 8e-6 * 9e10).abs() < 1.0);
+        assert!(c
+            .points
+            .windows(2)
+            .all(|w| w[0].fraction <= w[1].fraction + 1e-12));
+        assert!((c.points.last().unwrap().fraction - 1.0).abs() < 1e-9);
+        assert!(c.points[0].fraction < 0.01);
+        // The book measured its peak above the model's knee.
+        assert!(c.measured_at > c.knee);
+        assert!(gather_curve(&net, 1, Bytes(1.0), Bytes(2.0), 4).is_err());
+    }
+
+    #[test]
+    fn overlap_saves_when_compute_and_comms_are_balanced() {
+        let v5e = chip("v5e").unwrap();
+        let p = CollectiveMatmulParams::new(v5e, 8, 8192, 8192, 4096);
+        let r = collective_matmul(&p).unwrap();
+        assert!(r.saved.0 > 0.0);
+        assert_eq!(r.steps.iter().map(|s| s.blocks).sum::<u32>(), 8);
+        let e = collective_matmul(&CollectiveMatmulParams { i: 8193, ..p }).unwrap_err();
+        assert!(e.contains("I = 8193"));
+        assert!(collective_matmul(&CollectiveMatmulParams::new(
+            chip("h100").unwrap(),
+            8,
+            64,
+            64,
+            64
+        ))
+        .is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn overlapped_time_is_at_least_the_larger_part(
+            devices in 2u32..=32, rows in 1u64..=512, j in 1u64..=8192, k in 1u64..=8192,
+            bidi in any::<bool>(),
+        ) {
+            let v5e = chip("v5e").unwrap();
+            let mut p = CollectiveMatmulParams::new(v5e, devices, rows * devices as u64, j, k);
+            if !bidi {
+                p.network = p.network.one_way_only();
+            }
+            let r = collective_matmul(&p).unwrap();
+            let tol = 1e-12 * r.blocking.0;
+            prop_assert!(r.overlapped.0 + tol >= r.compute.0.max(r.ring_comms.0));
+            prop_assert!(r.overlapped.0 <= r.compute.0 + r.ring_comms.0 + tol);
+            // Every block is multiplied exactly once.
+            prop_assert_eq!(r.steps.iter().map(|s| s.blocks).sum::<u32>(), devices);
+        }
+    }
+}

@@ -1,0 +1,460 @@
+//! GPU collectives against message size (Part 12, "How Do Collectives Work on
+//! GPUs?"): the bandwidth model of [`super::network`] with a fixed start-up
+//! cost in front, so small messages are latency-bound and large ones
+//! bandwidth-bound; in-network reduction (SHARP) as a switch; and the book's
+//! NCCL measurements beside the model, labelled as measurements.
+//!
+//! The book gives no latency figure for NVLink. What it gives are two measured
+//! AllReduce bus bandwidths on one 8×H100 node (about 150 GB/s at 58 MB and
+//! 370 GB/s at 10 GB); [`nccl_fit`] finds the one start-up time and one
+//! bandwidth that pass through both, and that start-up time is the default
+//! latency here. It is a fit to the book's measurements, not a specification.
+//!
+//! ```
+//! use ridgeline_core::gpu::collectives::{bytes_per_gpu, nccl_fit};
+//! use ridgeline_core::gpu::network::Collective;
+//! use ridgeline_core::units::Bytes;
+//!
+//! // SHARP sends B per GPU where a ring AllReduce sends 2B(N-1)/N: at N = 8 that is
+//! // the 75% gain the book predicts.
+//! let ring = bytes_per_gpu(Collective::AllReduce, Bytes(1e9), 8, false).unwrap();
+//! let sharp = bytes_per_gpu(Collective::AllReduce, Bytes(1e9), 8, true).unwrap();
+//! assert!((ring / sharp - 1.75).abs() < 1e-12);
+//! let fit = nccl_fit();
+//! assert!((fit.bandwidth.0 / 1e9 - 373.0).abs() < 1.0);
+//! ```
+
+use super::network::{Collective, CollectiveCost, CollectiveOptions, FatTree};
+use super::specs::{MeasuredCurve, MEASURED, MEASURED_CURVES, NCCL_ALLREDUCE_POINTS};
+use super::GpuSystem;
+use crate::dtype::Dtype;
+use crate::units::{Bytes, BytesPerSec, Seconds};
+
+/// Bytes each GPU sends in a collective over `n` GPUs of an array of `bytes`.
+///
+/// AllGather and ReduceScatter `B(N−1)/N`; AllReduce twice that, or with SHARP
+/// `B(N−1)/N` up to the switch plus `B/N` of partial sums back, exactly `B`;
+/// AllToAll `B(N−1)/N²`.
+pub fn bytes_per_gpu(kind: Collective, bytes: Bytes, n: u32, sharp: bool) -> Result<Bytes, String> {
+    if !(bytes.0.is_finite() && bytes.0 > 0.0) {
+        return Err(format!(
+            "bytes: must be a positive number (got {})",
+            bytes.0
+        ));
+    }
+    if n == 0 {
+        return Err("gpus: must be at least 1".into());
+    }
+    let nf = f64::from(n);
+    let ring = bytes.0 * (nf - 1.0) / nf;
+    Ok(Bytes(match kind {
+        Collective::AllGather | Collective::ReduceScatter => ring,
+        Collective::AllReduce if sharp && n > 1 => ring + bytes.0 / nf,
+        Collective::AllReduce => 2.0 * ring,
+        Collective::AllToAll => ring / nf,
+    }))
+}
+
+/// The start-up time and bandwidth that reproduce the book's two NCCL AllReduce measurements.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NcclFit {
+    /// Fixed cost of a collective.
+    pub latency: Seconds,
+    /// Bus bandwidth once the fixed cost is paid.
+    pub bandwidth: BytesPerSec,
+}
+
+/// Fits `T = latency + bus bytes / bandwidth` through the book's two measured points
+/// (8×H100, AllReduce, bus bytes `2B(N−1)/N`).
+pub fn nccl_fit() -> NcclFit {
+    let n = 8.0;
+    let bus = |b: f64| 2.0 * b * (n - 1.0) / n;
+    let [(b1, w1), (b2, w2)] = NCCL_ALLREDUCE_POINTS;
+    let (x1, x2) = (bus(b1), bus(b2));
+    let (t1, t2) = (x1 / w1.value.0, x2 / w2.value.0);
+    let bandwidth = (x2 - x1) / (t2 - t1);
+    NcclFit {
+        latency: Seconds(t1 - x1 / bandwidth),
+        bandwidth: BytesPerSec(bandwidth),
+    }
+}
+
+/// Which term dominates a collective's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Regime {
+    /// The fixed start-up cost is larger than the transfer.
+    Latency,
+    /// The transfer is larger.
+    Bandwidth,
+}
+
+/// What the collectives view is asked for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollectiveParams {
+    /// The GPU system.
+    pub system: GpuSystem,
+    /// Which collective.
+    pub kind: Collective,
+    /// GPUs spanned.
+    pub gpus: u64,
+    /// The whole array.
+    pub bytes: Bytes,
+    /// In-network reduction on.
+    pub sharp: bool,
+    /// Start-up cost; `None` for the fit to the book's measurements.
+    pub latency: Option<Seconds>,
+}
+
+impl CollectiveParams {
+    /// Builds and checks parameters from a reader's text; messages name the field.
+    pub fn parse(
+        gpu: &str,
+        kind: &str,
+        gpus: u64,
+        bytes: f64,
+        sharp: bool,
+    ) -> Result<CollectiveParams, String> {
+        let system = GpuSystem::from_id(gpu, Dtype::Bf16).map_err(|e| format!("gpu: {e}"))?;
+        let kind = Collective::parse(kind).ok_or_else(|| {
+            format!("op: unknown collective \u{201c}{}\u{201d} (allgather, reducescatter, allreduce, alltoall)", kind.trim())
+        })?;
+        let p = CollectiveParams {
+            system,
+            kind,
+            gpus,
+            bytes: Bytes(bytes),
+            sharp,
+            latency: None,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks the numbers; the message names the bad field.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.bytes.0.is_finite() && self.bytes.0 >= 1.0 && self.bytes.0 <= 1e15) {
+            return Err(format!(
+                "bytes: must be between 1 and 1e15 (got {})",
+                self.bytes.0
+            ));
+        }
+        if self.gpus < 2 {
+            return Err(format!(
+                "gpus: a collective needs at least 2 GPUs (got {})",
+                self.gpus
+            ));
+        }
+        if let Some(l) = self.latency {
+            if !(l.0.is_finite() && l.0 >= 0.0) {
+                return Err(format!("latency: must be zero or more (got {})", l.0));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One point of the cost-against-size curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvePoint {
+    /// Array size.
+    pub bytes: Bytes,
+    /// Bandwidth term alone.
+    pub transfer: Seconds,
+    /// Start-up plus transfer.
+    pub total: Seconds,
+    /// `bytes / total`.
+    pub algo_bandwidth: BytesPerSec,
+    /// Which term dominates.
+    pub regime: Regime,
+}
+
+/// A measurement the book reports, for drawing beside the model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measurement {
+    /// What was measured.
+    pub label: &'static str,
+    /// Array size.
+    pub bytes: Bytes,
+    /// Bus bandwidth the book reports.
+    pub bus_bandwidth: BytesPerSec,
+    /// Where the book gives it.
+    pub source: crate::hardware::Source,
+}
+
+/// Everything the collectives view shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectiveReport {
+    /// The level-by-level cost from the fat tree (bandwidth only).
+    pub cost: CollectiveCost,
+    /// Bytes each GPU sends, were the whole collective one flat ring.
+    pub bytes_per_gpu: Bytes,
+    /// Start-up cost used.
+    pub latency: Seconds,
+    /// Start-up plus the tree's transfer time.
+    pub total: Seconds,
+    /// Which term dominates at this size.
+    pub regime: Regime,
+    /// The size at which the two terms are equal.
+    pub crossover: Bytes,
+    /// The same collective with SHARP the other way round, for comparison.
+    pub other_sharp: Seconds,
+    /// The cost against size, from 1 kB to 100 GB.
+    pub curve: Vec<CurvePoint>,
+    /// The book's measurements that match this collective (AllReduce on one H100 node).
+    pub measured: Vec<Measurement>,
+    /// The book's plotted curves for this collective: the H100 node's when the
+    /// collective spans one H100 node, and the TPU's for comparison.
+    pub figure_curves: Vec<&'static MeasuredCurve>,
+}
+
+fn tree_time(
+    tree: &FatTree,
+    p: &CollectiveParams,
+    bytes: Bytes,
+    sharp: bool,
+) -> Result<CollectiveCost, String> {
+    let opts = CollectiveOptions {
+        sharp,
+        ..CollectiveOptions::default()
+    };
+    tree.collective(p.kind, bytes, p.gpus, opts)
+        .map_err(|e| format!("gpus: {e}"))
+}
+
+/// Prices the collective, its regime and its curve.
+pub fn collective_report(p: &CollectiveParams) -> Result<CollectiveReport, String> {
+    p.validate()?;
+    let tree = p.system.fat_tree().map_err(|e| format!("gpu: {e}"))?;
+    let latency = p.latency.unwrap_or(nccl_fit().latency);
+    let cost = tree_time(&tree, p, p.bytes, p.sharp)?;
+    let other = tree_time(&tree, p, p.bytes, !p.sharp)?.total;
+    let n = u32::try_from(p.gpus).map_err(|_| "gpus: too many".to_string())?;
+    let per_gpu = bytes_per_gpu(p.kind, p.bytes, n, p.sharp)?;
+    let regime = |t: Seconds| {
+        if latency > t {
+            Regime::Latency
+        } else {
+            Regime::Bandwidth
+        }
+    };
+    // Transfer time is linear in bytes, so the crossover is latency × bytes/time.
+    let rate = p.bytes.0 / cost.total.0.max(f64::MIN_POSITIVE);
+    let mut curve = Vec::new();
+    for e in 3..=11 {
+        let b = Bytes(10f64.powi(e));
+        let transfer = tree_time(&tree, p, b, p.sharp)?.total;
+        let total = latency + transfer;
+        curve.push(CurvePoint {
+            bytes: b,
+            transfer,
+            total,
+            algo_bandwidth: b / total,
+            regime: regime(transfer),
+        });
+    }
+    let one_h100_node = p.system.chip.id == "h100" && p.gpus == 8;
+    let measured = if one_h100_node && p.kind == Collective::AllReduce {
+        NCCL_ALLREDUCE_POINTS
+            .iter()
+            .map(|(b, w)| Measurement {
+                label: "NCCL AllReduce, 8×H100, SHARP off (the book's measurement)",
+                bytes: Bytes(*b),
+                bus_bandwidth: w.value,
+                source: w.source,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let figure_curves = MEASURED_CURVES
+        .iter()
+        .filter(|c| c.collective == p.kind.name())
+        .filter(|c| one_h100_node || !c.key.starts_with("h100"))
+        .collect();
+    Ok(CollectiveReport {
+        figure_curves,
+        total: latency + cost.total,
+        regime: regime(cost.total),
+        crossover: Bytes(latency.0 * rate),
+        other_sharp: other,
+        bytes_per_gpu: per_gpu,
+        latency,
+        cost,
+        curve,
+        measured,
+    })
+}
+
+/// SHARP's bandwidth gain: `(predicted, measured)` fractions, and the measured
+/// AllReduce bandwidth with SHARP (the book's ~480 GB/s).
+pub fn sharp_gain(n: u32) -> Result<(f64, f64, BytesPerSec), String> {
+    let b = Bytes(1.0);
+    let ring = bytes_per_gpu(Collective::AllReduce, b, n, false)?;
+    let sharp = bytes_per_gpu(Collective::AllReduce, b, n, true)?;
+    let measured = MEASURED.sharp_gain.value;
+    Ok((
+        ring / sharp - 1.0,
+        measured,
+        MEASURED.nccl_allreduce_bus.value * (1.0 + measured),
+    ))
+}
+
+/// The cost of `AllGather_X(A[I_Y, J])` (or a ReduceScatter) as the inner axis `Y`
+/// doubles from 1 to `max_y` (the book's sharded-all-gather figure): each point is
+/// `(Y, node term, scale-out term, total)`.
+pub fn sharded_curve(
+    system: &GpuSystem,
+    bytes: Bytes,
+    max_y: u32,
+) -> Result<Vec<(u32, super::network::ShardedCost)>, String> {
+    if max_y == 0 || max_y > 1 << 20 {
+        return Err(format!("max_y: must be 1 to {} (got {max_y})", 1 << 20));
+    }
+    let w_node = system
+        .w_collective(super::Scope::Network)
+        .map_err(|e| format!("gpu: {e}"))?;
+    let mut out = Vec::new();
+    let mut y = 1u32;
+    while y <= max_y {
+        let c =
+            super::network::sharded_reduction(bytes, y, system.gpus_per_node, system.w_gpu, w_node)
+                .map_err(|e| e.to_string())?;
+        out.push((y, c));
+        y = match y.checked_mul(2) {
+            Some(next) => next,
+            None => break,
+        };
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::network::{in_node, Precision};
+    use proptest::prelude::*;
+
+    #[test]
+    fn fit_passes_through_both_measurements() {
+        let f = nccl_fit();
+        for (b, w) in NCCL_ALLREDUCE_POINTS {
+            let bus = 2.0 * b * 7.0 / 8.0;
+            let t = f.latency.0 + bus / f.bandwidth.0;
+            assert!((bus / t / w.value.0 - 1.0).abs() < 1e-9);
+        }
+        assert!(f.latency.0 > 0.0 && f.bandwidth.0 < 450e9);
+    }
+
+    #[test]
+    fn report_regimes_and_measurements() {
+        let p = CollectiveParams::parse("h100", "allreduce", 8, 1e9, false).unwrap();
+        let r = collective_report(&p).unwrap();
+        assert_eq!(r.measured.len(), 2);
+        let keys: Vec<_> = r.figure_curves.iter().map(|c| c.key).collect();
+        assert_eq!(keys, ["h100-allreduce", "v5p-allreduce"]);
+        let ag = CollectiveParams::parse("b200", "allgather", 16, 1e9, false).unwrap();
+        let keys: Vec<_> = collective_report(&ag)
+            .unwrap()
+            .figure_curves
+            .iter()
+            .map(|c| c.key)
+            .collect();
+        assert_eq!(keys, ["v5e-allgather"]);
+        assert_eq!(r.curve.first().unwrap().regime, Regime::Latency);
+        assert_eq!(r.curve.last().unwrap().regime, Regime::Bandwidth);
+        assert!(r.other_sharp < r.cost.total);
+        let c = r.crossover.0;
+        let at = |b: f64| {
+            let q = CollectiveParams {
+                bytes: Bytes(b),
+                ..p
+            };
+            collective_report(&q).unwrap().regime
+        };
+        assert_eq!(at(c * 0.9), Regime::Latency);
+        assert_eq!(at(c * 1.1), Regime::Bandwidth);
+        let (predicted, measured, bw) = sharp_gain(8).unwrap();
+        assert!((predicted - MEASURED.sharp_gain_theory.value).abs() < 1e-12);
+        assert_eq!(measured, 0.3);
+        assert!((bw.0 / 1e9 - 481.0).abs() < 1.0);
+        assert!(CollectiveParams::parse("h100", "bcast", 8, 1e9, false)
+            .unwrap_err()
+            .starts_with("op:"));
+        assert!(CollectiveParams::parse("h100", "allgather", 1, 1e9, false)
+            .unwrap_err()
+            .starts_with("gpus:"));
+        assert!(
+            CollectiveParams::parse("h100", "allgather", 8, f64::NAN, false)
+                .unwrap_err()
+                .starts_with("bytes:")
+        );
+        let bad = CollectiveParams::parse("h100", "allgather", 12, 1e9, false).unwrap();
+        assert!(collective_report(&bad).unwrap_err().starts_with("gpus:"));
+    }
+
+    #[test]
+    fn sharding_over_nodes_is_what_helps() {
+        let sys = GpuSystem::from_id("h100", Dtype::Bf16).unwrap();
+        // Pop quiz 3's array: bf16[8192, 32768].
+        let curve = sharded_curve(&sys, Bytes(2.0 * 8192.0 * 32768.0), 256).unwrap();
+        assert_eq!(curve.len(), 9);
+        let total = |y: u32| curve.iter().find(|(v, _)| *v == y).unwrap().1.total;
+        // Inside a node the inner axis leaves the total alone; across nodes it divides it.
+        assert_eq!(total(1), total(8));
+        assert!((total(8).0 / total(64).0 - 8.0).abs() < 1e-9);
+        for w in curve.windows(2) {
+            assert!(w[1].1.total <= w[0].1.total);
+        }
+        assert!(sharded_curve(&sys, Bytes(1.0), 0).is_err());
+        let a100 = GpuSystem::from_id("a100", Dtype::Bf16).unwrap();
+        assert!(sharded_curve(&a100, Bytes(1.0), 8)
+            .unwrap_err()
+            .starts_with("gpu:"));
+    }
+
+    proptest! {
+        #[test]
+        fn reader_input_never_panics(gpu in 0usize..4, kind in 0usize..5, gpus in 0u64..5_000_000, bytes in -1e3f64..1e16, sharp: bool) {
+            let gpu = ["h100", "b200", "gb200", "a100"][gpu];
+            let kind = ["allgather", "reducescatter", "allreduce", "alltoall", "x"][kind];
+            if let Ok(p) = CollectiveParams::parse(gpu, kind, gpus, bytes, sharp) {
+                if let Ok(r) = collective_report(&p) {
+                    prop_assert!(r.total >= r.latency);
+                    prop_assert_eq!(r.curve.len(), 9);
+                }
+            }
+        }
+
+        #[test]
+        fn sharp_halves_the_allreduce_bytes_in_the_limit(b in 1.0f64..1e12, n in 2u32..100_000) {
+            let ring = bytes_per_gpu(Collective::AllReduce, Bytes(b), n, false).unwrap();
+            let sharp = bytes_per_gpu(Collective::AllReduce, Bytes(b), n, true).unwrap();
+            prop_assert!((sharp.0 - b).abs() <= 1e-9 * b);
+            let nf = f64::from(n);
+            prop_assert!((sharp / ring - nf / (2.0 * (nf - 1.0))).abs() < 1e-9);
+            if n >= 10_000 {
+                prop_assert!((sharp / ring - 0.5).abs() < 1e-4);
+            }
+        }
+
+        #[test]
+        fn hierarchical_reduces_to_the_flat_formulas(b in 1e3f64..1e12, nodes in 1u64..=32, kind in 0usize..3) {
+            let kind = [Collective::AllGather, Collective::ReduceScatter, Collective::AllReduce][kind];
+            let sys = GpuSystem::from_id("h100", Dtype::Bf16).unwrap();
+            let tree = sys.fat_tree().unwrap();
+            let gpus = nodes * 8;
+            let exact = tree.collective(kind, Bytes(b), gpus, CollectiveOptions::default()).unwrap();
+            if nodes == 1 {
+                // Inside one node the tree is the flat ring over NVLink.
+                let flat = in_node(kind, Bytes(b), 8, sys.w_gpu, CollectiveOptions::default()).unwrap();
+                prop_assert!((exact.total.0 - flat.0).abs() <= 1e-12 * flat.0);
+            }
+            // With the ring factors dropped, the tree is max(B/W_gpu, B/W_node), doubled for an AllReduce.
+            let asym = tree.collective(kind, Bytes(b), gpus, CollectiveOptions { precision: Precision::Asymptotic, ..CollectiveOptions::default() }).unwrap();
+            let factor = if kind == Collective::AllReduce { 2.0 } else { 1.0 };
+            let w_node = sys.w_node.unwrap();
+            let flat = if nodes == 1 { b / sys.w_gpu.0 } else { (b / sys.w_gpu.0).max(b / w_node.0) };
+            prop_assert!((asym.total.0 - factor * flat).abs() <= 1e-12 * flat);
+        }
+    }
+}

@@ -1,0 +1,536 @@
+//! Part 12's numbers by name, formatted for prose: the chapter writes
+//! `{{gpu-fact fact=cuda-cores chip=b200}}` and the build asks [`fact`] for
+//! `18,944`. Every fact is computed by the GPU models of this module from the
+//! registry; [`FACTS`] lists them, and a test evaluates each one.
+//!
+//! ```
+//! use ridgeline_core::gpu::facts::fact;
+//!
+//! assert_eq!(fact("cuda-cores", Some("h100")).unwrap(), "16,896");
+//! assert_eq!(fact("sharp-predicted-gain", None).unwrap(), "75%");
+//! assert!(fact("cuda-cores", Some("v5e")).is_err());
+//! ```
+
+use super::anatomy::{anatomy, AnatomyParams};
+use super::collectives::{nccl_fit, sharp_gain};
+use super::memory::{hierarchy, MemoryParams};
+use super::node::{nvlink_node, NodeParams};
+use super::rooflines::{gb200_changes, megatron, pipeline_schedule};
+use super::specs::{DGX_SUPERPOD, MEASURED, SM};
+use super::superpod::{superpod, SuperPodParams};
+use crate::format::{grouped, sci, si};
+
+/// One fact: its name, whether it needs `chip=`, and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FactSpec {
+    /// Name used in `fact=`.
+    pub name: &'static str,
+    /// Whether `chip=` is required.
+    pub needs_chip: bool,
+    /// What it is.
+    pub doc: &'static str,
+}
+
+const fn f(name: &'static str, needs_chip: bool, doc: &'static str) -> FactSpec {
+    FactSpec {
+        name,
+        needs_chip,
+        doc,
+    }
+}
+
+/// Every fact [`fact`] knows.
+pub const FACTS: &[FactSpec] = &[
+    f("sms", true, "SMs per chip"),
+    f("tensor-cores", true, "Tensor Cores per chip"),
+    f("cuda-cores", true, "fp32 CUDA cores per chip"),
+    f("warp-schedulers", true, "warp schedulers per chip"),
+    f(
+        "tc-flops-per-cycle",
+        true,
+        "dense bf16 FLOPs per Tensor Core per cycle (the book's estimate)",
+    ),
+    f(
+        "tensor-clock",
+        true,
+        "the clock the Tensor Core estimate uses",
+    ),
+    f(
+        "peak-from-parts",
+        true,
+        "SMs x 4 x FLOPs per TC per cycle x clock",
+    ),
+    f(
+        "vector-boost",
+        true,
+        "fp32 CUDA-core FLOPs/s at boost, one op per cycle",
+    ),
+    f("smem-per-sm", true, "SMEM per SM"),
+    f("smem-total", true, "SMEM on the chip"),
+    f("l2", true, "L2 per chip"),
+    f("hbm", true, "HBM capacity"),
+    f("hbm-bw", true, "HBM bandwidth"),
+    f("hbm-ridge", true, "peak over HBM bandwidth"),
+    f("register-file", false, "register file per SM"),
+    f(
+        "registers-per-subpartition",
+        false,
+        "32-bit registers per subpartition",
+    ),
+    f("resident-warps", false, "most resident warps per SM"),
+    f("warp-size", false, "threads per warp"),
+    f("l2-bw", false, "the H100's measured L2 bandwidth"),
+    f(
+        "l2-ridge",
+        false,
+        "the H100's peak over its measured L2 bandwidth",
+    ),
+    f(
+        "vmem-bw",
+        false,
+        "a TPU's VMEM bandwidth as Part 12 quotes it",
+    ),
+    f("vmem-ridge", false, "TPU v5p peak over that VMEM bandwidth"),
+    f("nvlink-links", true, "NVLink ports per GPU"),
+    f(
+        "nvlink-link-bw",
+        true,
+        "bandwidth of one NVLink link, each way",
+    ),
+    f("nvswitches", true, "NVSwitches in the node"),
+    f("node-gpu-total", true, "every GPU's NVLink egress added up"),
+    f("node-switch-total", true, "the node's NVSwitch bandwidth"),
+    f(
+        "node-bisection",
+        true,
+        "the node's bisection bandwidth, both directions",
+    ),
+    f("node-egress", true, "the node's scale-out egress"),
+    f(
+        "inside-over-outside",
+        true,
+        "NVLink per GPU over scale-out per GPU",
+    ),
+    f("su-nodes", false, "nodes per Scalable Unit"),
+    f("su-leaves", false, "leaf switches per Scalable Unit"),
+    f("pod-sus", false, "Scalable Units in the reference pod"),
+    f("pod-spines", false, "spine switches in the reference pod"),
+    f("pod-switches", true, "every switch of a 1,024-GPU pod"),
+    f(
+        "pod-bisection",
+        true,
+        "bisection bandwidth of the reference pod",
+    ),
+    f("su-uplink", false, "bandwidth from one SU to the spine"),
+    f("ib-switch-bw", false, "one InfiniBand switch, all ports"),
+    f(
+        "two-tier-limit",
+        false,
+        "GPUs two tiers of 64-port switches can join",
+    ),
+    f(
+        "nccl-latency",
+        false,
+        "start-up time fitted to the book's NCCL measurements",
+    ),
+    f("nccl-bw", false, "bus bandwidth fitted to the same"),
+    f(
+        "nccl-10gb",
+        false,
+        "measured AllReduce bus bandwidth at about 10 GB",
+    ),
+    f(
+        "nccl-58mb",
+        false,
+        "measured AllReduce bus bandwidth at 58 MB",
+    ),
+    f(
+        "sharp-predicted-gain",
+        false,
+        "SHARP's predicted AllReduce gain on 8 GPUs",
+    ),
+    f("sharp-measured-gain", false, "SHARP's measured gain"),
+    f(
+        "sharp-measured-bw",
+        false,
+        "AllReduce bandwidth with SHARP, measured",
+    ),
+    f(
+        "megatron-70b-threshold",
+        false,
+        "DP threshold of the 70B Megatron row",
+    ),
+    f(
+        "megatron-314b-threshold",
+        false,
+        "DP threshold of the 314B Megatron row",
+    ),
+    f(
+        "gb200-cross-node-gain",
+        false,
+        "how much easier cross-node DP gets on GB200 NVL72 than H100",
+    ),
+    f(
+        "bubble-2x2",
+        false,
+        "idle fraction of the 2-stage, 2-microbatch pipeline",
+    ),
+    f(
+        "tp-limit-llama3-70b",
+        true,
+        "most TP ways inside a node for LLaMA-3 70B's F",
+    ),
+    f(
+        "tp-limit-two-nodes-llama3-70b",
+        true,
+        "most TP ways over two nodes for LLaMA-3 70B's F",
+    ),
+    f(
+        "moe-dp-gpt-oss",
+        true,
+        "cross-node DP tokens per GPU for gpt-oss-120b's E/k",
+    ),
+    f(
+        "ep-many-nodes-f",
+        true,
+        "the F above which EP can span many nodes, 8 C / W_node",
+    ),
+    f(
+        "deepseek-tokens-per-gpu",
+        false,
+        "DeepSeek V3's steady-state tokens per GPU",
+    ),
+    f("llama3-tokens-per-gpu", false, "LLaMA-3's tokens per GPU"),
+    f(
+        "gb200-pod-gpus",
+        false,
+        "GPUs in the reference GB200 SuperPod",
+    ),
+    f("subpartitions", false, "subpartitions per SM"),
+    f("v5p-tensorcores", false, "TensorCores on a TPU v5p"),
+    f("v5p-vpu-slots", false, "independent VPU slots on a TPU v5p"),
+    f(
+        "vs-v5p-flops",
+        true,
+        "this GPU's dense bf16 peak over a TPU v5p's",
+    ),
+    f("vs-v5p-hbm", true, "this GPU's HBM over a TPU v5p's"),
+    f(
+        "vs-v5p-smem",
+        true,
+        "this GPU's SMEM over a TPU v5p's VMEM, as a percentage",
+    ),
+    f(
+        "h100-v5p-price",
+        false,
+        "an H100's price per hour over a TPU v5p's",
+    ),
+    f(
+        "ag-bw-node",
+        true,
+        "AllGather bandwidth of the node level, D W / (D - 1)",
+    ),
+    f("ag-bw-leaf", true, "AllGather bandwidth of the leaf level"),
+    f(
+        "ag-bw-spine",
+        true,
+        "AllGather bandwidth of the spine level",
+    ),
+    f(
+        "dp-two-nodes",
+        true,
+        "per-GPU DP tokens when DP spans exactly two nodes",
+    ),
+    f(
+        "spine-cable-bw",
+        false,
+        "cable bandwidth into the reference pod's spine",
+    ),
+    f(
+        "spine-switch-bw-b",
+        false,
+        "the spine's switch bandwidth as Appendix B counts it",
+    ),
+    f(
+        "spine-per-gpu-b",
+        false,
+        "the spine's bandwidth per GPU under Appendix B's count",
+    ),
+    f("h100-ag-16mb-share", false, "share of the claimed bandwidth an 8xH100 AllGather reached at 16 MiB (read off the book's figure)"),
+    f("v5e-ag-16mb-share", false, "the same for a TPU v5e AllGather"),
+];
+
+fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
+    chip.map(str::to_string)
+        .ok_or_else(|| format!("`gpu-fact fact={name}` needs chip="))
+}
+
+fn bps(x: crate::units::BytesPerSec) -> String {
+    si(x.0, "B/s", 3)
+}
+
+fn missing(name: &str, chip: &str) -> String {
+    format!("the book gives {chip} no {name}")
+}
+
+/// Evaluates one fact.
+pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
+    let spec = FACTS
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("unknown fact `{name}`"))?;
+    let c = if spec.needs_chip {
+        chip_of(chip, name)?
+    } else {
+        String::new()
+    };
+    let anat = || anatomy(&AnatomyParams::parse(&c)?);
+    let node = || nvlink_node(&NodeParams::parse(&c)?);
+    let pod = || superpod(&SuperPodParams::parse(&c, 1024)?);
+    let need = |v: Option<String>| v.ok_or_else(|| missing(name, &c));
+    match name {
+        "sms" => Ok(grouped(f64::from(anat()?.sms))),
+        "tensor-cores" => Ok(grouped(f64::from(anat()?.tensor_cores))),
+        "cuda-cores" => Ok(grouped(f64::from(anat()?.cuda_cores))),
+        "warp-schedulers" => Ok(grouped(f64::from(anat()?.warp_schedulers))),
+        "tc-flops-per-cycle" => need(anat()?.tc_flops_per_cycle.map(grouped)),
+        "tensor-clock" => need(anat()?.tensor_clock.map(|h| si(h.0, "Hz", 3))),
+        "peak-from-parts" => need(anat()?.peak_from_parts.map(|p| sci(p.0, 3))),
+        "vector-boost" => need(anat()?.vector_boost.map(|p| si(p.0, "FLOPs/s", 3))),
+        "smem-per-sm" => Ok(si(anat()?.smem_per_sm.0 / 1024.0, "KiB", 3)),
+        "smem-total" => Ok(si(anat()?.smem_per_sm.0 * f64::from(anat()?.sms), "B", 3)),
+        "l2" => Ok(si(anat()?.l2.0, "B", 3)),
+        "hbm" => Ok(si(anat()?.hbm.0, "B", 3)),
+        "hbm-bw" => need(anat()?.hbm_bw.map(bps)),
+        "hbm-ridge" => {
+            let a = anat()?;
+            need(
+                a.registry_peak
+                    .zip(a.hbm_bw)
+                    .map(|(p, w)| grouped((p / w).0.floor())),
+            )
+        }
+        "register-file" => Ok(si(SM.register_file().0 / 1024.0, "KiB", 3)),
+        "registers-per-subpartition" => Ok(grouped(f64::from(SM.registers_per_subpartition))),
+        "resident-warps" => Ok(grouped(f64::from(SM.max_resident_warps))),
+        "warp-size" => Ok(grouped(f64::from(SM.warp_size))),
+        "l2-bw" => Ok(bps(MEASURED.h100_l2_bandwidth.value)),
+        "l2-ridge" | "vmem-ridge" => {
+            let m = hierarchy(&MemoryParams::parse("h100", "v5p")?)?;
+            let (side, key) = if name == "l2-ridge" {
+                (&m.gpu, "l2")
+            } else {
+                (&m.tpu, "vmem")
+            };
+            let r = side.iter().find(|l| l.key == key).and_then(|l| l.ridge);
+            r.map(|r| grouped(r.0)).ok_or_else(|| missing(name, "H100"))
+        }
+        "vmem-bw" => Ok(bps(super::specs::TPU_VMEM_BANDWIDTH.value)),
+        "nvlink-links" => need(node()?.links_per_gpu.map(|n| grouped(f64::from(n)))),
+        "nvlink-link-bw" => need(node()?.link_bandwidth.map(bps)),
+        "nvswitches" => need(node()?.switches.map(|n| grouped(f64::from(n)))),
+        "node-gpu-total" => Ok(bps(node()?.gpu_total)),
+        "node-switch-total" => need(node()?.switch_total.map(bps)),
+        "node-bisection" => Ok(bps(node()?.bisection)),
+        "node-egress" => need(node()?.scale_out.map(bps)),
+        "inside-over-outside" => need(node()?.inside_over_outside.map(grouped)),
+        "su-nodes" => Ok(grouped(f64::from(DGX_SUPERPOD.nodes_per_su))),
+        "su-leaves" => Ok(grouped(f64::from(DGX_SUPERPOD.leaf_switches_per_su))),
+        "pod-sus" => Ok(grouped(f64::from(DGX_SUPERPOD.sus_per_pod))),
+        "pod-spines" => Ok(grouped(f64::from(DGX_SUPERPOD.spine_switches_per_pod))),
+        "pod-switches" => need(pod()?.layout.switches().map(|n| grouped(n as f64))),
+        "pod-bisection" => Ok(bps(pod()?.bisection)),
+        "su-uplink" => Ok(bps(DGX_SUPERPOD.su_uplink())),
+        "ib-switch-bw" => Ok(bps(DGX_SUPERPOD.switch.bandwidth())),
+        "two-tier-limit" => Ok(grouped(DGX_SUPERPOD.two_tier_limit() as f64)),
+        "nccl-latency" => Ok(si(nccl_fit().latency.0, "s", 2)),
+        "nccl-bw" => Ok(bps(nccl_fit().bandwidth)),
+        "nccl-10gb" => Ok(bps(MEASURED.nccl_allreduce_bus.value)),
+        "nccl-58mb" => Ok(bps(MEASURED.nccl_allreduce_58mb.value)),
+        "sharp-predicted-gain" => Ok(format!("{:.0}%", sharp_gain(8)?.0 * 100.0)),
+        "sharp-measured-gain" => Ok(format!("{:.0}%", sharp_gain(8)?.1 * 100.0)),
+        "sharp-measured-bw" => Ok(bps(sharp_gain(8)?.2)),
+        "megatron-70b-threshold" | "megatron-314b-threshold" => {
+            let rows = megatron()?;
+            let want = if name == "megatron-70b-threshold" {
+                "70B"
+            } else {
+                "314B"
+            };
+            rows.iter()
+                .find(|r| r.row.model == want)
+                .map(|r| grouped(r.threshold.floor()))
+                .ok_or_else(|| missing(name, "Megatron"))
+        }
+        "gb200-cross-node-gain" => gb200_changes()?
+            .iter()
+            .find(|r| r.id == "gb200")
+            .map(|r| sci(r.cross_node_gain, 2))
+            .ok_or_else(|| missing(name, "GB200")),
+        "bubble-2x2" => Ok(format!(
+            "{:.0}%",
+            pipeline_schedule(2, 2, 0.0)?.bubble * 100.0
+        )),
+        "tp-limit-llama3-70b"
+        | "tp-limit-two-nodes-llama3-70b"
+        | "moe-dp-gpt-oss"
+        | "ep-many-nodes-f" => {
+            let sys = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            let e = |e: super::GpuError| e.to_string();
+            let model = |id: &str| {
+                crate::models::model(id)
+                    .map(|m| m.config)
+                    .ok_or_else(|| format!("no model {id}"))
+            };
+            let v = match name {
+                "tp-limit-llama3-70b" => sys
+                    .tp_max_ways(super::Scope::Node, model("llama3-70b")?.d_ff as f64)
+                    .map_err(e)?,
+                "tp-limit-two-nodes-llama3-70b" => sys
+                    .tp_max_ways_two_nodes(model("llama3-70b")?.d_ff as f64)
+                    .map_err(e)?,
+                "moe-dp-gpt-oss" => {
+                    let m = model("gpt-oss-120b")?
+                        .moe
+                        .ok_or("gpt-oss-120b is not an MoE")?;
+                    let (ex, k) = (
+                        u32::try_from(m.experts).map_err(|_| "too many experts")?,
+                        u32::try_from(m.active).map_err(|_| "too many experts")?,
+                    );
+                    sys.moe_dp_threshold(super::Scope::Network, ex, k)
+                        .map_err(e)?
+                }
+                _ => 8.0 * sys.dp_threshold(super::Scope::Network).map_err(e)?,
+            };
+            Ok(grouped(v.floor()))
+        }
+        "deepseek-tokens-per-gpu" | "llama3-tokens-per-gpu" => {
+            let r = &super::specs::RECIPES[usize::from(name == "llama3-tokens-per-gpu")];
+            Ok(grouped(r.batch_tokens / r.gpus as f64))
+        }
+        "gb200-pod-gpus" => Ok(grouped(f64::from(super::specs::GB200_SUPERPOD_GPUS.value))),
+        "subpartitions" => Ok(grouped(f64::from(SM.subpartitions))),
+        "v5p-tensorcores" | "v5p-vpu-slots" | "vs-v5p-flops" | "vs-v5p-hbm" | "vs-v5p-smem"
+        | "h100-v5p-price" => {
+            let gpu = if c.is_empty() { "h100" } else { c.as_str() };
+            let cmp = super::compare::compare_chips(gpu, "v5p", crate::dtype::Dtype::Bf16)?;
+            let unit = |i: usize| {
+                cmp.units
+                    .get(i)
+                    .copied()
+                    .ok_or_else(|| missing(name, "v5p"))
+            };
+            let v = match name {
+                "v5p-tensorcores" => unit(0)?.tpu.map(grouped),
+                "v5p-vpu-slots" => unit(1)?.tpu.map(grouped),
+                "vs-v5p-flops" => cmp.flops_ratio().map(|r| sci(r, 2)),
+                "vs-v5p-hbm" => Some(sci(cmp.hbm_ratio(), 2)),
+                "vs-v5p-smem" => unit(4)?.ratio().map(|r| format!("{:.0}%", r * 100.0)),
+                _ => cmp.price_ratio().map(|r| sci(r, 2)),
+            };
+            v.ok_or_else(|| missing(name, gpu))
+        }
+        "ag-bw-node" | "ag-bw-leaf" | "ag-bw-spine" => {
+            let kind = match name {
+                "ag-bw-node" => super::network::LevelKind::Node,
+                "ag-bw-leaf" => super::network::LevelKind::Leaf,
+                _ => super::network::LevelKind::Spine,
+            };
+            let tree = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .and_then(|s| s.fat_tree())
+                .map_err(|e| e.to_string())?;
+            let bw = tree.effective_bandwidths();
+            need(bw.iter().find(|(k, _)| *k == kind).map(|(_, w)| bps(*w)))
+        }
+        "dp-two-nodes" => {
+            let sys = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            let v = sys
+                .small_dp_threshold(super::Scope::Network, 2)
+                .map_err(|e| e.to_string())?;
+            Ok(grouped(v.floor()))
+        }
+        "spine-cable-bw" | "spine-switch-bw-b" | "spine-per-gpu-b" => {
+            let v = superpod(&SuperPodParams::parse("h100", 1024)?)?;
+            let spine = v
+                .levels
+                .iter()
+                .find(|l| l.kind == super::network::LevelKind::Spine)
+                .ok_or_else(|| missing(name, "H100"))?;
+            match name {
+                "spine-cable-bw" => Ok(bps(spine.cable)),
+                "spine-switch-bw-b" => need(spine.switch_appendix_b.map(bps)),
+                _ => need(spine.switch_appendix_b.map(|s| bps(s / spine.gpus as f64))),
+            }
+        }
+        "h100-ag-16mb-share" | "v5e-ag-16mb-share" => {
+            let key = name.trim_end_matches("-ag-16mb-share");
+            let curve = super::specs::measured_curve(&format!("{key}-allgather"))
+                .ok_or_else(|| missing(name, key))?;
+            need(
+                curve
+                    .share_of_claimed(16_777_216.0)
+                    .map(|s| format!("{:.0}%", s * 100.0)),
+            )
+        }
+        _ => Err(format!("fact `{name}` is listed but not implemented")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fact_evaluates() {
+        for s in FACTS {
+            let chip = s.needs_chip.then_some("h100");
+            let v = fact(s.name, chip);
+            assert!(v.is_ok(), "{}: {v:?}", s.name);
+            assert!(!v.unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn values_and_errors() {
+        assert_eq!(fact("sms", Some("b200")).unwrap(), "148");
+        assert_eq!(fact("tc-flops-per-cycle", Some("b200")).unwrap(), "2,048");
+        assert_eq!(fact("nvswitches", Some("gb200")).unwrap(), "18");
+        assert_eq!(fact("node-bisection", Some("h100")).unwrap(), "3.6 TB/s");
+        assert_eq!(fact("pod-switches", Some("h100")).unwrap(), "560");
+        assert_eq!(fact("smem-per-sm", Some("h100")).unwrap(), "256 KiB");
+        assert_eq!(fact("register-file", None).unwrap(), "256 KiB");
+        assert_eq!(fact("hbm-ridge", Some("h100")).unwrap(), "295");
+        assert_eq!(fact("bubble-2x2", None).unwrap(), "33%");
+        assert_eq!(fact("moe-dp-gpt-oss", Some("h100")).unwrap(), "79,200");
+        assert_eq!(fact("tp-limit-llama3-70b", Some("h100")).unwrap(), "13");
+        assert_eq!(
+            fact("tp-limit-two-nodes-llama3-70b", Some("h100")).unwrap(),
+            "19"
+        );
+        assert_eq!(fact("deepseek-tokens-per-gpu", None).unwrap(), "30,720");
+        assert_eq!(fact("llama3-tokens-per-gpu", None).unwrap(), "1,024");
+        assert_eq!(fact("v5p-vpu-slots", None).unwrap(), "8");
+        assert_eq!(fact("vs-v5p-flops", Some("h200")).unwrap(), "2.2");
+        assert_eq!(fact("vs-v5p-hbm", Some("h200")).unwrap(), "1.5");
+        assert_eq!(fact("vs-v5p-smem", Some("h100")).unwrap(), "27%");
+        assert_eq!(fact("h100-v5p-price", None).unwrap(), "2.6");
+        assert_eq!(fact("ag-bw-node", Some("h100")).unwrap(), "514 GB/s");
+        assert_eq!(fact("ag-bw-leaf", Some("h100")).unwrap(), "413 GB/s");
+        assert_eq!(fact("ag-bw-spine", Some("h100")).unwrap(), "17.1 TB/s");
+        assert!(fact("ag-bw-leaf", Some("gb200")).is_err());
+        assert_eq!(fact("dp-two-nodes", Some("h100")).unwrap(), "1,237");
+        assert_eq!(fact("spine-switch-bw-b", None).unwrap(), "25.6 TB/s");
+        assert_eq!(fact("spine-per-gpu-b", None).unwrap(), "25 GB/s");
+        assert_eq!(fact("h100-ag-16mb-share", None).unwrap(), "18%");
+        assert_eq!(fact("v5e-ag-16mb-share", None).unwrap(), "90%");
+        assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,237");
+        assert!(fact("sms", None).unwrap_err().contains("chip="));
+        assert!(fact("nope", None).unwrap_err().contains("unknown fact"));
+        assert!(fact("tensor-clock", Some("a100"))
+            .unwrap_err()
+            .contains("no tensor-clock"));
+        assert!(fact("node-egress", Some("a100")).is_err());
+    }
+}
