@@ -145,8 +145,8 @@ pub fn document(route: Route, ctx: &Context) -> String {
 <meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'" />
 <title>{title}</title>
 <base href="{public}" />
-<script src="{public}{theme}"></script>
 <link rel="stylesheet" href="{public}{css}" />
+<script src="{public}{theme}"></script>
 <link rel="icon" href="{public}{icon}" type="image/svg+xml" />
 <meta name="ridgeline-search" content="{public}{search}" />
 "#,
@@ -160,7 +160,7 @@ pub fn document(route: Route, ctx: &Context) -> String {
         head.push_str(&format!(
             r#"<meta name="ridgeline-bundle" content="{public}{boot}" />
 <link rel="modulepreload" href="{public}{js}" crossorigin="anonymous" />
-<link rel="preload" href="{public}{wasm}" as="fetch" type="application/wasm" crossorigin="anonymous" />
+<link rel="preload" href="{public}{wasm}" as="fetch" type="application/wasm" crossorigin="anonymous" fetchpriority="low" />
 <script type="module" src="{public}{start}"></script>
 "#,
             boot = b.boot,

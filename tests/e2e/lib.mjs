@@ -39,8 +39,20 @@ export async function watchedPage(browser, base, options = {}) {
   const page = await context.newPage();
   const origin = new URL(base).origin;
   const problems = [];
+  // A static host answers an unknown path with 404.html and status 404, which
+  // Chromium logs as a console error: that one is expected, and only for the
+  // document itself; any other failed response is a problem.
+  let documentStatus = 200;
+  page.on('response', (res) => {
+    if (res.request().resourceType() === 'document' && res.frame() === page.mainFrame()) {
+      documentStatus = res.status();
+    } else if (res.status() >= 400) {
+      problems.push(`failed request: ${res.status()} ${res.url()}`);
+    }
+  });
   page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+    const expected404 = documentStatus === 404 && /status of 404/.test(msg.text());
+    if (msg.type() === 'error' && !expected404) problems.push(`console error: ${msg.text()}`);
     if (msg.text().includes('panicked at')) problems.push(`panic: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));

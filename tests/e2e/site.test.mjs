@@ -129,11 +129,20 @@ test('every page loads by deep link with no console error and no request to anot
   await context.close();
 });
 
-test('links navigate inside the app without reloading', async () => {
+test('links are plain links to documents, and Back returns', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base);
   await ready(page);
-  await page.evaluate(() => { window.__marker = 42; });
+  await page.locator('.parts .part-title', { hasText: 'All About Rooflines' }).click();
+  await page.waitForSelector('[data-page="rooflines"]');
+  await ready(page);
+  assert.equal(new URL(page.url()).pathname, '/rooflines');
+  assert.match(await page.title(), /Part 1\. All About Rooflines/);
+  await page.goBack();
+  await page.waitForSelector('[data-page="home"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
   await page.locator('.parts .part-title', { hasText: 'All About Rooflines' }).click();
   await page.waitForSelector('[data-page="rooflines"]');
   assert.equal(await page.evaluate(() => window.__marker), 42, 'the page reloaded');

@@ -41,9 +41,10 @@ test('without JavaScript every page shows its text, figures and exercise questio
     const widgets = await page.locator('[data-widget]').all();
     for (const w of widgets) {
       const name = await w.getAttribute('data-widget');
+      if (name.startsWith('exercise')) continue; // checked below, exercise by exercise
       const box = await w.boundingBox();
       assert.ok(box && box.height > 40, `${r}: widget ${name} is empty`);
-      const figure = await w.locator('svg, table, [data-verdict], dl, pre, ol, ul').count();
+      const figure = await w.locator('svg, table, [data-verdict], [data-facts], dl, pre, ol, ul').count();
       assert.ok(figure > 0, `${r}: widget ${name} has no static figure`);
     }
     // Every exercise shows its question and its answer box.
@@ -91,7 +92,8 @@ test('Back and Forward keep the scroll position and the widget state', async () 
   const verdict = await page.locator('[data-widget="roofline"] [data-verdict]').first().textContent();
   await page.evaluate(() => window.scrollTo(0, 900));
   await page.waitForTimeout(300);
-  await page.locator('.pager a.next').click();
+  // Leave by the page's own next link without scrolling to it first.
+  await page.evaluate(() => { location.href = document.querySelector('link[rel=next]').href; });
   await page.waitForSelector('[data-page="tpus"]');
   await page.goBack();
   await ready(page);
