@@ -356,8 +356,28 @@ fn widget_parameters_never_panic() {
         }
         value.clone()
     };
+    // Rebuilds parameters from their URL pairs: in `WidgetParams::ORDER` where
+    // the type has it, else in the pairs' own order.
+    macro_rules! rebuild {
+        (ordered, $ty:ty, $pairs:expr) => {
+            <$ty>::from_pairs($pairs)
+        };
+        (plain, $ty:ty, $pairs:expr) => {{
+            let mut q = <$ty>::default();
+            let mut refused = Vec::new();
+            for (k, v) in $pairs {
+                if let Err(e) = q.apply(k, v) {
+                    refused.push(e);
+                }
+            }
+            (q, refused)
+        }};
+    }
     macro_rules! drive {
-        ($rng:expr, $ty:ty, $n:expr) => {{
+        ($rng:expr, $ty:ty, $n:expr) => {
+            drive!($rng, $ty, $n, ordered)
+        };
+        ($rng:expr, $ty:ty, $n:expr, $how:ident) => {{
             let mut p = <$ty>::default();
             for _ in 0..$n {
                 let key = if $rng.below(8) == 0 {
@@ -366,7 +386,35 @@ fn widget_parameters_never_panic() {
                     $rng.pick(KEYS)
                 };
                 let v = next_value(&mut $rng);
-                let _ = p.apply(key, &v);
+                let before = p.clone();
+                match p.apply(key, &v) {
+                    // An accepted value leaves parameters whose URL pairs
+                    // rebuild exactly them.
+                    Ok(()) => {
+                        let (again, refused) = rebuild!($how, $ty, &p.to_pairs());
+                        assert!(
+                            refused.is_empty(),
+                            "{}: {key}={v:?}: its own pairs refused: {refused:?}",
+                            stringify!($ty)
+                        );
+                        assert!(
+                            again == p,
+                            "{}: {key}={v:?}: the URL pairs do not rebuild the parameters",
+                            stringify!($ty)
+                        );
+                    }
+                    // A refused one says why and keeps the last valid state.
+                    Err(message) => {
+                        assert!(
+                            !message.trim().is_empty(),
+                            "{key}={v:?}: refused without a message"
+                        );
+                        assert!(
+                            p == before,
+                            "{key}={v:?}: refused but changed the parameters"
+                        );
+                    }
+                }
                 if $rng.below(64) == 0 {
                     p = <$ty>::default();
                 }
@@ -376,7 +424,7 @@ fn widget_parameters_never_panic() {
     let per = INPUTS / 17 + 1;
     drive!(rng, roofline::RooflineParams, per);
     drive!(rng, overlap::OverlapParams, per);
-    drive!(rng, collective::CollectiveParams, per);
+    drive!(rng, collective::CollectiveParams, per, plain);
     drive!(rng, collective_size::SizeParams, per);
     drive!(rng, torus::TorusParams, per);
     drive!(rng, link_roofline::LinkParams, per);

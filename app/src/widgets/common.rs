@@ -63,8 +63,11 @@ pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
     /// The `key=value` pairs that reproduce these parameters (for the URL).
     fn to_pairs(&self) -> Vec<(String, String)>;
 
-    /// Parameters from pairs in [`Self::ORDER`]; each rejected pair is skipped
-    /// and its reason returned.
+    /// Parameters from pairs (the last of each key) in [`Self::ORDER`]. A
+    /// pair refused is tried again after the others, as long as another is
+    /// accepted (a link's values may only be valid together: a larger batch
+    /// before more pods); each pair still refused is skipped and its reason
+    /// returned.
     fn from_pairs(pairs: &[(String, String)]) -> (Self, Vec<String>) {
         let rank = |k: &str| {
             Self::ORDER
@@ -72,16 +75,29 @@ pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
                 .position(|group| group.contains(&k))
                 .unwrap_or(Self::ORDER.len())
         };
-        let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
-        ordered.sort_by_key(|(k, _)| rank(k));
-        let mut p = Self::default();
-        let mut notices = Vec::new();
-        for (k, v) in ordered {
-            if let Err(e) = p.apply(k, v) {
-                notices.push(e);
+        let mut pending: Vec<&(String, String)> = Vec::new();
+        for pair in pairs.iter().rev() {
+            if !pending.iter().any(|(k, _)| *k == pair.0) {
+                pending.push(pair);
             }
         }
-        (p, notices)
+        pending.reverse();
+        pending.sort_by_key(|(k, _)| rank(k));
+        let mut p = Self::default();
+        loop {
+            let before = pending.len();
+            let mut notices = Vec::new();
+            pending.retain(|(k, v)| match p.apply(k, v) {
+                Ok(()) => false,
+                Err(e) => {
+                    notices.push(e);
+                    true
+                }
+            });
+            if pending.is_empty() || pending.len() == before {
+                return (p, notices);
+            }
+        }
     }
 }
 

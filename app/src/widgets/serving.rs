@@ -16,7 +16,7 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{initial_args, write_url_state};
+use super::common::{initial_args, write_url_state, WidgetParams};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -140,10 +140,21 @@ impl ServingParams {
             max_batch: max_batch(&m, p, &s, self.seq).map_err(|e| e.to_string())?,
         })
     }
+}
+
+impl WidgetParams for ServingParams {
+    const NAME: &'static str = "serving";
+    const ORDER: &'static [&'static [&'static str]] = &[
+        &["model"],
+        &["chip"],
+        &["dtype", "weight"],
+        &["chips"],
+        &["tp"],
+    ];
 
     /// Sets one parameter from text; an impossible configuration is refused
     /// with the reason and the params stay as they were.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "model" => {
@@ -178,7 +189,7 @@ impl ServingParams {
     }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("model".into(), self.model.id.into()),
             ("chip".into(), self.chip.id.into()),
@@ -191,28 +202,6 @@ impl ServingParams {
     }
 }
 
-/// Applies `pairs` in a safe order (model, chip, chips before tp), collecting notices.
-pub fn from_pairs(pairs: &[(String, String)]) -> (ServingParams, Vec<String>) {
-    let mut p = ServingParams::default();
-    let mut notices = Vec::new();
-    let rank = |k: &str| match k {
-        "model" => 0,
-        "chip" => 1,
-        "dtype" | "weight" => 2,
-        "chips" => 3,
-        "tp" => 4,
-        _ => 5,
-    };
-    let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
-    ordered.sort_by_key(|(k, _)| rank(k));
-    for (k, v) in ordered {
-        if let Err(e) = p.apply(k, v) {
-            notices.push(e);
-        }
-    }
-    (p, notices)
-}
-
 /// The widget.
 #[component]
 pub fn Serving(
@@ -221,7 +210,7 @@ pub fn Serving(
     args: Vec<(String, String)>,
 ) -> impl IntoView {
     let (pairs, url_notice) = initial_args("serving", &args);
-    let (initial, notices) = from_pairs(&pairs);
+    let (initial, notices) = ServingParams::from_pairs(&pairs);
     let params = RwSignal::new(initial);
     let notice = RwSignal::new(url_notice.or_else(|| {
         (!notices.is_empty()).then(|| format!("Not possible: {}.", notices.join("; ")))
@@ -422,7 +411,8 @@ mod tests {
             p.apply("chips", "8").is_err(),
             "141 GB of bf16 weights do not fit in 128 GB"
         );
-        let (q, n) = from_pairs(&pairs(&[("chips", "4"), ("tp", "3"), ("dtype", "bf16")]));
+        let (q, n) =
+            ServingParams::from_pairs(&pairs(&[("chips", "4"), ("tp", "3"), ("dtype", "bf16")]));
         assert_eq!(q.dtype, Dtype::Bf16);
         assert_eq!((q.chips, q.tp), (16, 16));
         assert_eq!(n.len(), 2, "{n:?}");
@@ -440,7 +430,7 @@ mod tests {
         assert_eq!(p.slice().unwrap().replicas(), 2);
         p.apply("chips", "64").unwrap();
         assert_eq!(p.tp, 16, "a TP degree that divides the new slice is kept");
-        let (q, n) = from_pairs(&p.to_pairs());
+        let (q, n) = ServingParams::from_pairs(&p.to_pairs());
         assert!(n.is_empty(), "{n:?}");
         assert_eq!(p, q);
     }

@@ -69,6 +69,7 @@ impl TorusParams {
 
 impl WidgetParams for TorusParams {
     const NAME: &'static str = "torus";
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["shape"]];
 
     /// Sets one parameter from text; the result must still be a valid slice.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -103,9 +104,17 @@ impl WidgetParams for TorusParams {
         } else {
             format!("{}x{}x{}", s[0], s[1], s[2])
         };
+        // The selected chip, 1-based as the reader types it.
+        let c = self.selected.map(|v| v + 1);
+        let at = if s[2] == 1 {
+            format!("{}x{}", c[0], c[1])
+        } else {
+            format!("{}x{}x{}", c[0], c[1], c[2])
+        };
         vec![
             ("chip".into(), self.chip.id.into()),
             ("shape".into(), shape),
+            ("at".into(), at),
         ]
     }
 }

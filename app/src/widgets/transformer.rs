@@ -37,8 +37,11 @@ pub const KV_DTYPES: [Dtype; 4] = [Dtype::F32, Dtype::Bf16, Dtype::Int8, Dtype::
 /// Everything the reader can set; always a valid model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TransformerParams {
-    /// The preset the shape came from, or `None` once the reader edits it.
+    /// The preset the shape equals, or `None` once the reader edits it away.
     pub preset: Option<&'static str>,
+    /// The preset the shape started from: an edited shape keeps its other
+    /// fields (gating, tied embeddings, experts), and its link names it.
+    pub base: &'static str,
     /// The shape.
     pub cfg: ModelConfig,
     /// Sequence length `T` for the FLOP split and the per-sequence KV cache.
@@ -52,6 +55,7 @@ impl Default for TransformerParams {
         let preset = model("llama3-70b").unwrap_or(&MODELS[0]);
         TransformerParams {
             preset: Some(preset.id),
+            base: preset.id,
             cfg: preset.config,
             seq: 8192.0,
             kv_dtype: Dtype::Bf16,
@@ -63,6 +67,13 @@ impl Default for TransformerParams {
 pub type ParamBar = (&'static str, f64);
 
 impl TransformerParams {
+    /// The base preset's id if the shape equals that preset's again.
+    fn matching_preset(&self) -> Option<&'static str> {
+        model(self.base)
+            .filter(|m| m.config == self.cfg)
+            .map(|m| m.id)
+    }
+
     /// Parameter counts by component (the router only for an MoE), and the total.
     pub fn bars(&self) -> (Vec<ParamBar>, f64) {
         let p = params(&self.cfg);
@@ -157,24 +168,21 @@ impl WidgetParams for TransformerParams {
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
-        let num = |max: u64, field: &'static str| -> Result<u64, String> {
-            let v = parse_count(value, field, 1.0, max as f64)?;
-            parse_dim(field, v, max).map_err(|e| e.to_string())
-        };
+        if let Some(set) = set_dim(&mut next.cfg, key, value) {
+            set?;
+            next.cfg.validate().map_err(|e| e.to_string())?;
+            next.preset = next.matching_preset();
+            *self = next;
+            return Ok(());
+        }
         match key {
             "model" => {
                 let m = model(value)
                     .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?;
                 next.preset = Some(m.id);
+                next.base = m.id;
                 next.cfg = m.config;
             }
-            "d" => next.cfg.d_model = num(MAX_D_MODEL, "d_model (D)")?,
-            "f" => next.cfg.d_ff = num(MAX_D_FF, "d_ff (F)")?,
-            "l" => next.cfg.layers = num(MAX_LAYERS, "layers (L)")?,
-            "n" => next.cfg.heads = num(MAX_HEADS, "query heads (N)")?,
-            "k" => next.cfg.kv_heads = num(MAX_HEADS, "key/value heads (K)")?,
-            "h" => next.cfg.head_dim = num(MAX_HEAD_DIM, "head dimension (H)")?,
-            "v" => next.cfg.vocab = num(MAX_VOCAB, "vocabulary (V)")?,
             "seq" => {
                 next.seq = parse_count(value, "sequence length", T_RANGE.0, T_RANGE.1)?.round()
             }
@@ -188,40 +196,85 @@ impl WidgetParams for TransformerParams {
             }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
-        if matches!(key, "d" | "f" | "l" | "n" | "k" | "h" | "v") {
-            next.cfg.validate().map_err(|e| e.to_string())?;
-            if next.cfg != self.cfg {
-                next.preset = None;
-            }
-        }
         *self = next;
         Ok(())
     }
 
-    /// The parameters as `key=value` pairs: the preset if unedited, else the shape.
+    /// The preset first, then the shape's fields all at once (each checked on
+    /// its own, the whole shape once: a link's fields may only be valid
+    /// together), then the rest in the pairs' order.
+    fn from_pairs(pairs: &[(String, String)]) -> (Self, Vec<String>) {
+        let mut p = Self::default();
+        let mut notices = Vec::new();
+        let mut refuse = |r: Result<(), String>| {
+            if let Err(e) = r {
+                notices.push(e);
+            }
+        };
+        for (k, v) in pairs.iter().filter(|(k, _)| k == "model") {
+            refuse(p.apply(k, v));
+        }
+        let mut cfg = p.cfg;
+        let mut shaped = false;
+        for (k, v) in pairs {
+            if let Some(set) = set_dim(&mut cfg, k, v) {
+                shaped |= set.is_ok();
+                refuse(set);
+            }
+        }
+        if shaped {
+            refuse(cfg.validate().map_err(|e| e.to_string()).map(|()| {
+                p.cfg = cfg;
+                p.preset = p.matching_preset();
+            }));
+        }
+        for (k, v) in pairs {
+            if k != "model" && !SHAPE_KEYS.contains(&k.as_str()) {
+                refuse(p.apply(k, v));
+            }
+        }
+        (p, notices)
+    }
+
+    /// The parameters as `key=value` pairs: the preset, then the shape if edited.
     fn to_pairs(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        match self.preset {
-            Some(id) => out.push(("model".into(), id.to_string())),
-            None => {
-                let c = &self.cfg;
-                for (k, v) in [
-                    ("d", c.d_model),
-                    ("f", c.d_ff),
-                    ("l", c.layers),
-                    ("n", c.heads),
-                    ("k", c.kv_heads),
-                    ("h", c.head_dim),
-                    ("v", c.vocab),
-                ] {
-                    out.push((k.into(), v.to_string()));
-                }
+        let mut out = vec![("model".into(), self.base.to_string())];
+        if self.preset.is_none() {
+            let c = &self.cfg;
+            let dims = [
+                c.d_model, c.d_ff, c.layers, c.heads, c.kv_heads, c.head_dim, c.vocab,
+            ];
+            for (k, v) in SHAPE_KEYS.iter().zip(dims) {
+                out.push((k.to_string(), v.to_string()));
             }
         }
         out.push(("seq".into(), format!("{}", self.seq)));
         out.push(("dtype".into(), self.kv_dtype.name().into()));
         out
     }
+}
+
+/// The URL keys of the shape's fields.
+const SHAPE_KEYS: [&str; 7] = ["d", "f", "l", "n", "k", "h", "v"];
+
+/// Sets one field of the shape from text, checked on its own (not the whole
+/// shape); `None` if `key` is not a field of the shape.
+fn set_dim(cfg: &mut ModelConfig, key: &str, value: &str) -> Option<Result<(), String>> {
+    let (field, max, slot) = match key {
+        "d" => ("d_model (D)", MAX_D_MODEL, &mut cfg.d_model),
+        "f" => ("d_ff (F)", MAX_D_FF, &mut cfg.d_ff),
+        "l" => ("layers (L)", MAX_LAYERS, &mut cfg.layers),
+        "n" => ("query heads (N)", MAX_HEADS, &mut cfg.heads),
+        "k" => ("key/value heads (K)", MAX_HEADS, &mut cfg.kv_heads),
+        "h" => ("head dimension (H)", MAX_HEAD_DIM, &mut cfg.head_dim),
+        "v" => ("vocabulary (V)", MAX_VOCAB, &mut cfg.vocab),
+        _ => return None,
+    };
+    Some(
+        parse_count(value, field, 1.0, max as f64)
+            .and_then(|v| parse_dim(field, v, max).map_err(|e| e.to_string()))
+            .map(|v| *slot = v),
+    )
 }
 
 fn pct(x: f64) -> String {
@@ -417,6 +470,41 @@ mod tests {
         p.apply("n", "32").unwrap();
         assert_eq!(p.preset, None);
         assert_eq!(p.cfg.heads, 32);
+    }
+
+    #[test]
+    fn an_edited_preset_keeps_its_other_fields_in_the_link() {
+        let mut p = TransformerParams::default();
+        p.apply("model", "deepseek-v3").unwrap();
+        p.apply("f", "2").unwrap();
+        assert_eq!((p.preset, p.base), (None, "deepseek-v3"));
+        let pairs = p.to_pairs();
+        assert_eq!(pairs[0], ("model".to_string(), "deepseek-v3".to_string()));
+        let (q, n) = TransformerParams::from_pairs(&pairs);
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(q, p);
+        assert!(q.cfg.moe.is_some(), "the experts come from the preset");
+        // Editing the field back gives the preset again, and a short link.
+        let f = model("deepseek-v3").unwrap().config.d_ff;
+        p.apply("f", &f.to_string()).unwrap();
+        assert_eq!(p.preset, Some("deepseek-v3"));
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "f"));
+    }
+
+    #[test]
+    fn a_shape_valid_only_as_a_whole_rebuilds_from_its_link() {
+        // From 64 query heads over 8: 48 heads, then 3 K/V heads, then 57 heads.
+        // 57 over the preset's 8 K/V heads is refused, so the link's fields
+        // must be checked together.
+        let mut p = TransformerParams::default();
+        for (k, v) in [("n", "48"), ("k", "3"), ("n", "57")] {
+            p.apply(k, v).unwrap();
+        }
+        let (q, n) = TransformerParams::from_pairs(&p.to_pairs());
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(q, p);
+        let (_, n) = TransformerParams::from_pairs(&pairs(&[("n", "57")]));
+        assert!(n[0].contains("divide"), "{n:?}");
     }
 
     #[test]
