@@ -82,7 +82,7 @@ impl Route {
         }
     }
 
-    fn bundle<'a>(self, ctx: &'a Context) -> Option<&'a Bundle> {
+    fn bundle(self, ctx: &Context) -> Option<&Bundle> {
         let name = match self {
             Route::Part(p) => p.bundle,
             _ => ctx.default_bundle.as_str(),
