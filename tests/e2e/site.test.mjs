@@ -143,12 +143,3 @@ test('links are plain links to documents, and Back returns', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
-  await page.locator('.parts .part-title', { hasText: 'All About Rooflines' }).click();
-  await page.waitForSelector('[data-page="rooflines"]');
-  assert.equal(await page.evaluate(() => window.__marker), 42, 'the page reloaded');
-  assert.match(await page.title(), /Part 1\. All About Rooflines/);
-  await page.goBack();
-  await page.waitForSelector('[data-page="home"]');
-  assert.deepEqual(problems, []);
-  await context.close();
-});
