@@ -138,3 +138,43 @@ test('progress is remembered, exported, imported; damaged data is kept aside wit
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the note on the book\'s answer and the derivation appear only after a check', async () => {
+  // Ten exercises across parts where the book's printed value differs from the
+  // exact one by more than its precision (its own rounding, or a slip): they carry a note.
+  const picked = [];
+  const chapters = new Set();
+  for (const p of PROBLEMS) {
+    if (picked.length === 10) break;
+    if (typeof p.answer !== 'number' || !p.book_answer_given || !(p.rel_diff > 0.05)) continue;
+    if (chapters.has(p.chapter) && picked.length < 6) continue;
+    chapters.add(p.chapter);
+    picked.push(p);
+  }
+  assert.equal(picked.length, 10, 'ten exercises with a note');
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  const routes = await page.locator('.parts > li.written').evaluateAll((lis) => lis.map((li) => [
+    Number(li.dataset.part), new URL(li.querySelector('.part-title').href).pathname.slice(1)]));
+  const routeOf = new Map(routes);
+  for (const p of picked) {
+    await page.goto(env.base + routeOf.get(p.chapter));
+    await ready(page);
+    const card = page.locator(`[data-exercise="${p.id}"]`);
+    await card.scrollIntoViewIfNeeded();
+    assert.equal(await card.locator('[data-solution]').count(), 0, `${p.id}: derivation before any attempt`);
+    assert.equal(await card.locator('.correction', { hasText: 'Note on the book' }).count(), 0, `${p.id}: note before any attempt`);
+    const r = await check(card, String(p.answer));
+    const note = await card.locator('.correction', { hasText: 'Note on the book' }).count();
+    if (r.verdict === 'correct') {
+      assert.equal(await card.locator('[data-solution]').count(), 1, `${p.id}: no derivation after a correct answer`);
+      assert.equal(note, 1, `${p.id}: the book's rounded ${p.answer} was accepted without a note`);
+    } else {
+      // The book's slip: a specific message, never a bare "Not quite."
+      assert.ok(note === 1 || r.line.replace('Not quite.', '').trim().length > 15, `${p.id}: ${r.line}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
