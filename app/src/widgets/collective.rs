@@ -10,7 +10,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
-use super::common::{initial_args, write_url_state};
+use super::common::{initial_args, option, write_url_state};
 use crate::input::short;
 
 /// The four collectives, each as the sharded matmul that needs it.
@@ -388,16 +388,20 @@ pub fn CollectivePlayer(
 
     let op_options = COLLECTIVES
         .iter()
-        .map(|(id, label, _)| view! { <option value=*id>{*label}</option> })
+        .map(|(id, label, _)| option(*id, *label, move || COLLECTIVES[params.with(|p| p.which)].0))
         .collect_view();
     let size_options = SIZES
         .iter()
-        .map(|n| view! { <option value=n.to_string()>{format!("{n} devices")}</option> })
+        .map(|n| {
+            option(n.to_string(), format!("{n} devices"), move || {
+                params.with(|p| p.n.to_string())
+            })
+        })
         .collect_view();
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
 
     view! {
@@ -439,7 +443,7 @@ pub fn CollectivePlayer(
                 </button>
                 <button type="button" on:click=move |_| { stop(); step.update(|s| *s = (*s + 1).min(total())); } aria-label="next step">"▶"</button>
                 <input type="range" min="0" max=total step="1" aria-label="scrub through the steps"
-                    prop:value=move || step.get()
+                    value=move || step.get() prop:value=move || step.get()
                     on:input=move |ev| { stop(); step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0).min(total())); } />
                 <output>{move || format!("step {} / {}", step.get(), total())}</output>
             </div>

@@ -7,7 +7,7 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -118,10 +118,13 @@ pub fn CollectiveSize(
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
-    let sizes = [2u32, 4, 8, 16, 32, 64]
-        .map(|n| view! { <option value=n.to_string()>{n.to_string()}</option> });
+    let sizes = [2u32, 4, 8, 16, 32, 64].map(|n| {
+        option(n.to_string(), n.to_string(), move || {
+            params.with(|p| p.n.to_string())
+        })
+    });
 
     view! {
         <figure class="widget collective-size" data-widget="collective-size">
@@ -142,7 +145,7 @@ pub fn CollectiveSize(
                 <label for="collective-size-v">"Array size V"</label>
                 <input id="collective-size-v" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || si(params.with(|p| p.v), "B", 3)
-                    prop:value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1)
+                    value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1)
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("v", format!("{}", slider_to_value(pos, STEPS, V_RANGE.0, V_RANGE.1)));

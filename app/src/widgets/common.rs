@@ -160,6 +160,22 @@ impl<P: WidgetParams> WidgetState<P> {
     }
 }
 
+/// One `<option>` of a select whose choice is `chosen()`, marked `selected`
+/// while it is the choice: a static page shows the choice (the live select
+/// follows its `prop:value`).
+pub fn option<S>(
+    value: impl Into<String>,
+    label: impl IntoView + 'static,
+    chosen: impl Fn() -> S + Send + Sync + 'static,
+) -> impl IntoView
+where
+    S: PartialEq<String>,
+{
+    let value: String = value.into();
+    let mine = value.clone();
+    view! { <option value=value selected=move || chosen() == mine>{label}</option> }
+}
+
 /// `key=value` pairs from string literals, for tests.
 #[cfg(test)]
 pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {

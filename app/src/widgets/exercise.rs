@@ -167,7 +167,7 @@ pub fn ExerciseCard(
                     autocomplete="off"
                     spellcheck="false"
                     maxlength="200"
-                    prop:value=move || text.get()
+                    value=move || text.get() prop:value=move || text.get()
                     on:input=move |ev| text.set(event_target_value(&ev))
                 />
                 <button type="submit" class="check">"Check"</button>

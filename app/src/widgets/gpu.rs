@@ -11,7 +11,7 @@ use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Topology, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// Largest GPU count (2^16).
@@ -294,9 +294,10 @@ pub fn Gpu(
         .collect_view();
     let gpu_options = gpu_ids()
         .into_iter()
-        .map(|(id, name)| view! { <option value=id>{name}</option> })
+        .map(|(id, name)| option(id, name, move || params.with(|p| p.gpu)))
         .collect_view();
-    let op_options = Collective::ALL.map(|c| view! { <option value=c.name()>{c.label()}</option> });
+    let op_options = Collective::ALL
+        .map(|c| option(c.name(), c.label(), move || params.with(|p| p.kind.name())));
     let log2 = move || params.with(|p| (p.gpus as f64).log2().round());
 
     view! {
@@ -310,7 +311,7 @@ pub fn Gpu(
                 </label>
                 <label>"Array size (bytes) "
                     <input type="text" inputmode="numeric" size="8" aria-label="array size in bytes" class="bytes-text"
-                        prop:value=move || format!("{}", params.with(|p| p.bytes))
+                        value=move || format!("{}", params.with(|p| p.bytes)) prop:value=move || format!("{}", params.with(|p| p.bytes))
                         on:input=move |ev| set("bytes", event_target_value(&ev)) />
                 </label>
             </div>
@@ -318,13 +319,13 @@ pub fn Gpu(
                 <label for="gpu-count">"GPUs"</label>
                 <input id="gpu-count" type="range" min="0" max="16" step="1"
                     aria-valuetext=move || format!("{} GPUs", grouped(params.with(|p| p.gpus as f64)))
-                    prop:value=log2
+                    value=log2 prop:value=log2
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
                         set("gpus", format!("{}", 2f64.powf(pos)));
                     } />
                 <input type="text" inputmode="numeric" size="7" aria-label="GPU count" class="gpus-text"
-                    prop:value=move || format!("{}", params.with(|p| p.gpus))
+                    value=move || format!("{}", params.with(|p| p.gpus)) prop:value=move || format!("{}", params.with(|p| p.gpus))
                     on:input=move |ev| set("gpus", event_target_value(&ev)) />
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>

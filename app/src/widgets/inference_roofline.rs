@@ -13,7 +13,7 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
 use crate::charts::svg;
@@ -262,18 +262,21 @@ pub fn InferenceRoofline(
 
     let model_options = MODELS
         .iter()
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
     let chip_options = CHIPS
         .iter()
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let dtype_options = |_| {
         [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
-            .map(|d| view! { <option value=d.name()>{d.name()}</option> })
+            .map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())))
     };
-    let compute_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8]
-        .map(|d| view! { <option value=d.name()>{d.name()}</option> });
+    let compute_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8].map(|d| {
+        option(d.name(), d.name(), move || {
+            params.with(|p| p.compute.name())
+        })
+    });
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
 
     view! {
@@ -293,8 +296,8 @@ pub fn InferenceRoofline(
                 </label>
                 <label>"Phase "
                     <select prop:value=move || params.with(|p| phase_name(p.phase)) on:change=move |ev| set("phase", event_target_value(&ev))>
-                        <option value="decode">"decode (one token per sequence)"</option>
-                        <option value="prefill">"prefill (the whole prompt)"</option>
+                        {option("decode", "decode (one token per sequence)", move || params.with(|p| phase_name(p.phase)))}
+                        {option("prefill", "prefill (the whole prompt)", move || params.with(|p| phase_name(p.phase)))}
                     </select>
                 </label>
             </div>
@@ -315,26 +318,26 @@ pub fn InferenceRoofline(
                 <label for="inference-roofline-b">"Batch (sequences)"</label>
                 <input id="inference-roofline-b" class="batch" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
+                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
                     } />
                 <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
-                    prop:value=move || format!("{}", params.with(|p| p.b))
+                    value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
                     on:input=move |ev| set("b", event_target_value(&ev)) />
             </div>
             <div class="slider-row">
                 <label for="inference-roofline-seq">"Context (tokens)"</label>
                 <input id="inference-roofline-seq" class="seq" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
+                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
                     } />
                 <input type="text" inputmode="numeric" size="7" aria-label="context length" class="seq-text"
-                    prop:value=move || format!("{}", params.with(|p| p.seq))
+                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
                     on:input=move |ev| set("seq", event_target_value(&ev)) />
             </div>
             <ul class="component-verdicts">

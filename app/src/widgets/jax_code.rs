@@ -104,15 +104,15 @@ pub fn JaxCodeWidget(
             <div class="controls stacked">
                 <label>"Matmul "
                     <input type="text" class="spec" spellcheck="false" aria-label="sharded matmul in the book's notation"
-                        prop:value=move || params.with(|p| p.spec.clone()) on:input=move |ev| set("spec", event_target_value(&ev)) />
+                        value=move || params.with(|p| p.spec.clone()) prop:value=move || params.with(|p| p.spec.clone()) on:input=move |ev| set("spec", event_target_value(&ev)) />
                 </label>
                 <label>"Mesh "
                     <input type="text" class="mesh-text" spellcheck="false" aria-label="mesh axes and sizes"
-                        prop:value=move || params.with(|p| p.mesh.clone()) on:input=move |ev| set("mesh", event_target_value(&ev)) />
+                        value=move || params.with(|p| p.mesh.clone()) prop:value=move || params.with(|p| p.mesh.clone()) on:input=move |ev| set("mesh", event_target_value(&ev)) />
                 </label>
                 <label>"Sizes "
                     <input type="text" class="dims-text" spellcheck="false" aria-label="array dimension sizes"
-                        prop:value=move || params.with(|p| p.dims.clone()) on:input=move |ev| set("dims", event_target_value(&ev)) />
+                        value=move || params.with(|p| p.dims.clone()) prop:value=move || params.with(|p| p.dims.clone()) on:input=move |ev| set("dims", event_target_value(&ev)) />
                 </label>
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>

@@ -8,7 +8,7 @@ use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
 use ridgeline_core::models::{model, ModelConfig, ModelPreset, MODELS};
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 240.0;
@@ -193,10 +193,10 @@ pub fn KvCacheCalc(
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
     let model_options = MODELS
         .iter()
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
     let dtype_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
-        .map(|d| view! { <option value=d.name()>{d.name()}</option> });
+        .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
     let rows = move || {
         let p = params.get();
         Variant::ALL
@@ -245,26 +245,26 @@ pub fn KvCacheCalc(
                 <label for="kv-cache-seq">"Context (tokens)"</label>
                 <input id="kv-cache-seq" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max())
+                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max())
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("seq", format!("{}", slider_to_value(pos, STEPS, 1.0, seq_max()).round()));
                     } />
                 <input type="text" inputmode="numeric" size="8" aria-label="context length" class="seq-text"
-                    prop:value=move || format!("{}", params.with(|p| p.seq))
+                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
                     on:input=move |ev| set("seq", event_target_value(&ev)) />
             </div>
             <div class="slider-row">
                 <label for="kv-cache-batch">"Batch (sequences)"</label>
                 <input id="kv-cache-batch" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
-                    prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX)
+                    value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX) prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX)
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, BATCH_MAX).round()));
                     } />
                 <input type="text" inputmode="numeric" size="8" aria-label="batch" class="batch-text"
-                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
                     on:input=move |ev| set("batch", event_target_value(&ev)) />
             </div>
             <dl class="times kv-figures">

@@ -9,7 +9,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
 use ridgeline_core::roofline::Analysis;
 use ridgeline_core::units::{Bytes, Flops};
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
@@ -123,7 +123,7 @@ pub fn LinkRoofline(
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.vendor == Vendor::Google)
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let table = move || {
         let rows = rows.get();
@@ -152,14 +152,14 @@ pub fn LinkRoofline(
                 <label>"Chip "
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
-                <label>"D " <input type="text" size="7" aria-label="D" prop:value=move || format!("{}", params.with(|p| p.d)) on:input=move |ev| set("d", event_target_value(&ev)) /></label>
-                <label>"F " <input type="text" size="7" aria-label="F" prop:value=move || format!("{}", params.with(|p| p.f)) on:input=move |ev| set("f", event_target_value(&ev)) /></label>
+                <label>"D " <input type="text" size="7" aria-label="D" value=move || format!("{}", params.with(|p| p.d)) prop:value=move || format!("{}", params.with(|p| p.d)) on:input=move |ev| set("d", event_target_value(&ev)) /></label>
+                <label>"F " <input type="text" size="7" aria-label="F" value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f)) on:input=move |ev| set("f", event_target_value(&ev)) /></label>
             </div>
             <div class="slider-row">
                 <label for="link-roofline-b">"Batch B"</label>
                 <input id="link-roofline-b" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
+                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));

@@ -10,7 +10,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The formats compared.
@@ -113,11 +113,11 @@ pub fn MinTopology(
     };
     let model_options = MODELS
         .iter()
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
     let chip_options = CHIPS
         .iter()
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     view! {
         <figure class="widget min-topology" data-widget="min-topology">
@@ -130,7 +130,7 @@ pub fn MinTopology(
                 </label>
                 <label>"KV cache length "
                     <input type="text" inputmode="numeric" size="7" aria-label="KV cache length in tokens"
-                        prop:value=move || format!("{}", params.with(|p| p.seq))
+                        value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
                         on:input=move |ev| set("seq", event_target_value(&ev)) />
                 </label>
             </div>

@@ -8,7 +8,7 @@ use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -149,7 +149,7 @@ pub fn Overlap(
     let chip_options = CHIPS
         .iter()
         .filter(|c| link_of(c).is_some())
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let bar = |t: f64, total: f64| format!("width: {:.1}%", (100.0 * t / total).clamp(0.5, 100.0));
     let t = move |i: usize| {
@@ -178,7 +178,7 @@ pub fn Overlap(
                         inputmode="numeric"
                         size="8"
                         aria-label="batch B"
-                        prop:value=move || format!("{}", params.with(|p| p.b))
+                        value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
                         on:input=move |ev| set("b", event_target_value(&ev))
                     />
                 </label>
@@ -189,7 +189,7 @@ pub fn Overlap(
                         inputmode="numeric"
                         size="8"
                         aria-label="output features F"
-                        prop:value=move || format!("{}", params.with(|p| p.f))
+                        value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f))
                         on:input=move |ev| set("f", event_target_value(&ev))
                     />
                 </label>
@@ -215,7 +215,7 @@ pub fn Overlap(
                     max=STEPS
                     step="1"
                     aria-valuetext=move || format!("D = {}", grouped(params.with(|p| p.d)))
-                    prop:value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1)
+                    value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1)
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("d", format!("{}", slider_to_value(pos, STEPS, D_RANGE.0, D_RANGE.1).round()));

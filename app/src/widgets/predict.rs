@@ -71,7 +71,7 @@ pub fn Predict(
                 <span class="predict-q">{question}</span>
                 " "
                 <input type="text" class="guess" size="10" autocomplete="off" aria-label="your guess"
-                    prop:value=move || guess.get() on:input=move |ev| guess.set(event_target_value(&ev)) />
+                    value=move || guess.get() prop:value=move || guess.get() on:input=move |ev| guess.set(event_target_value(&ev)) />
             </label>
             <button type="submit">"Commit my guess"</button>
             <button type="button" class="reveal" on:click=move |_| revealed.set(true) hidden=move || revealed.get()>"Just show me"</button>

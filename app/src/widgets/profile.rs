@@ -15,7 +15,7 @@ use ridgeline_core::trace::{
 };
 use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS};
 use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
@@ -375,19 +375,29 @@ pub fn ProfileViewer(
     let model_options = PROFILE_MODELS
         .iter()
         .filter_map(|id| model(id))
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
-        .map(|s| view! { <option value=s.name()>{s.label()}</option> })
+        .map(|s| {
+            option(s.name(), s.label(), move || {
+                params.with(|p| p.scheme.name())
+            })
+        })
         .collect_view();
-    let tp_options = [2u32, 4, 8, 16, 32, 64]
-        .map(|y| view! { <option value=y.to_string()>{y.to_string()}</option> })
-        .collect_view();
+    let tp_options = move || {
+        [2u32, 4, 8, 16, 32, 64]
+            .map(|y| {
+                option(y.to_string(), y.to_string(), move || {
+                    params.with(|p| p.tensor.to_string())
+                })
+            })
+            .collect_view()
+    };
     let range = move || params.with(|p| p.batch_range());
     let rows = move || {
         analysis.with(|a| {
@@ -456,7 +466,7 @@ pub fn ProfileViewer(
                 </label>
                 <label>"Slice "
                     <input type="text" size="10" class="slice-text" aria-label="slice mesh axis sizes, like 16x16x16"
-                        prop:value=move || params.with(|p| p.mesh_text())
+                        value=move || params.with(|p| p.mesh_text()) prop:value=move || params.with(|p| p.mesh_text())
                         on:change=move |ev| set("slice", event_target_value(&ev)) />
                 </label>
                 <label>"Strategy "
@@ -464,7 +474,7 @@ pub fn ProfileViewer(
                 </label>
                 <Show when=move || params.with(|p| p.scheme == ProfileScheme::FsdpTp)>
                     <label>"tensor degree "
-                        <select class="tp" prop:value=move || params.with(|p| p.tensor.to_string()) on:change=move |ev| set("tp", event_target_value(&ev))>{tp_options.clone()}</select>
+                        <select class="tp" prop:value=move || params.with(|p| p.tensor.to_string()) on:change=move |ev| set("tp", event_target_value(&ev))>{tp_options()}</select>
                     </label>
                 </Show>
                 <label class="overlap-toggle">
@@ -478,14 +488,14 @@ pub fn ProfileViewer(
                 <label for="profile-batch">"Global batch B"</label>
                 <input id="profile-batch" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
+                    value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) } prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         let (lo, hi) = range();
                         set("batch", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
                     } />
                 <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
-                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
                     on:change=move |ev| set("batch", event_target_value(&ev)) />
                 <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span>
             </div>

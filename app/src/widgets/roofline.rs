@@ -10,7 +10,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{plot_x, WidgetParams, WidgetState};
+use super::common::{option, plot_x, WidgetParams, WidgetState};
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -241,11 +241,11 @@ pub fn Roofline(
 
     let chip_options = CHIPS
         .iter()
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let kind_options = OpKind::ALL
         .into_iter()
-        .map(|k| view! { <option value=k.name()>{k.label()}</option> })
+        .map(|k| option(k.name(), k.label(), move || params.with(|p| p.kind.name())))
         .collect_view();
     let dtype_list = Memo::new(move |_| params.with(|p| dtype_options(p.chip)));
     let dtypes = move || dtype_list.get();
@@ -282,10 +282,7 @@ pub fn Roofline(
                         {move || {
                             dtypes()
                                 .into_iter()
-                                .map(|d| {
-                                    let selected = params.with_untracked(|p| p.act == d);
-                                    view! { <option value=d.name() selected=selected>{d.name()}</option> }
-                                })
+                                .map(|d| option(d.name(), d.name(), move || params.with(|p| p.act.name())))
                                 .collect_view()
                         }}
                     </select>
@@ -300,10 +297,7 @@ pub fn Roofline(
                             {move || {
                                 dtypes()
                                     .into_iter()
-                                    .map(|d| {
-                                        let selected = params.with_untracked(|p| p.weight == d);
-                                        view! { <option value=d.name() selected=selected>{d.name()}</option> }
-                                    })
+                                    .map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())))
                                     .collect_view()
                             }}
                         </select>
@@ -315,7 +309,7 @@ pub fn Roofline(
                             inputmode="numeric"
                             size="8"
                             aria-label="contracting dimension D"
-                            prop:value=move || format!("{}", params.with(|p| p.d))
+                            value=move || format!("{}", params.with(|p| p.d)) prop:value=move || format!("{}", params.with(|p| p.d))
                             on:input=move |ev| set("d", event_target_value(&ev))
                         />
                     </label>
@@ -326,7 +320,7 @@ pub fn Roofline(
                             inputmode="numeric"
                             size="8"
                             aria-label="output features F"
-                            prop:value=move || format!("{}", params.with(|p| p.f))
+                            value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f))
                             on:input=move |ev| set("f", event_target_value(&ev))
                         />
                     </label>
@@ -372,7 +366,7 @@ pub fn Roofline(
                     max=STEPS
                     step="1"
                     aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX)
+                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX)
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         let b = slider_to_value(pos, STEPS, B_MIN, B_MAX).round();
@@ -385,7 +379,7 @@ pub fn Roofline(
                     size="9"
                     aria-label="batch B"
                     class="batch-text"
-                    prop:value=move || format!("{}", params.with(|p| p.b))
+                    value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
                     on:input=move |ev| set("b", event_target_value(&ev))
                 />
             </div>

@@ -16,7 +16,7 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{initial_args, write_url_state, WidgetParams};
+use super::common::{initial_args, option, write_url_state, WidgetParams};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -257,14 +257,17 @@ pub fn Serving(
 
     let model_options = MODELS
         .iter()
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
     let chip_options = CHIPS
         .iter()
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
-    let count_options =
-        CHIP_COUNTS.map(|n| view! { <option value=n.to_string()>{n.to_string()}</option> });
+    let count_options = CHIP_COUNTS.map(|n| {
+        option(n.to_string(), n.to_string(), move || {
+            params.with(|p| p.chips.to_string())
+        })
+    });
     let tp_options = move || {
         let p = params.get();
         CHIP_COUNTS
@@ -277,7 +280,7 @@ pub fn Serving(
             .collect_view()
     };
     let dtype_options = [Dtype::Bf16, Dtype::Int8, Dtype::Int4]
-        .map(|d| view! { <option value=d.name()>{d.name()}</option> });
+        .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
 
     view! {
         <figure class="widget serving" data-widget="serving">
@@ -302,26 +305,26 @@ pub fn Serving(
                 <label for="serving-seq">"Sequence length"</label>
                 <input id="serving-seq" class="seq" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
+                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
                     } />
                 <input type="text" inputmode="numeric" size="7" aria-label="sequence length" class="seq-text"
-                    prop:value=move || format!("{}", params.with(|p| p.seq))
+                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
                     on:input=move |ev| set("seq", event_target_value(&ev)) />
             </div>
             <div class="slider-row">
                 <label for="serving-batch">"Batch"</label>
                 <input id="serving-batch" class="batch" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
-                    prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max())
+                    value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max()) prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max())
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, batch_max()).round()));
                     } />
                 <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
-                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
                     on:input=move |ev| set("batch", event_target_value(&ev)) />
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>

@@ -8,7 +8,7 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
 
-use super::common::{initial_args, write_url_state};
+use super::common::{initial_args, option, write_url_state};
 use crate::input::short;
 
 /// The book's examples, one per case (and ReduceScatter for case 3).
@@ -182,7 +182,7 @@ pub fn Sharding(
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.link(ridgeline_core::hardware::Link::Ici).is_some())
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let preset_options = PRESETS
         .iter()
@@ -250,7 +250,7 @@ pub fn Sharding(
                         class="spec"
                         spellcheck="false"
                         aria-label="sharded matmul in the book's notation"
-                        prop:value=move || params.with(|p| p.spec.clone())
+                        value=move || params.with(|p| p.spec.clone()) prop:value=move || params.with(|p| p.spec.clone())
                         on:input=move |ev| set("spec", event_target_value(&ev))
                     />
                 </label>
@@ -261,7 +261,7 @@ pub fn Sharding(
                         class="mesh-text"
                         spellcheck="false"
                         aria-label="mesh axes and sizes"
-                        prop:value=move || params.with(|p| p.mesh.clone())
+                        value=move || params.with(|p| p.mesh.clone()) prop:value=move || params.with(|p| p.mesh.clone())
                         on:input=move |ev| set("mesh", event_target_value(&ev))
                     />
                 </label>
@@ -272,7 +272,7 @@ pub fn Sharding(
                         class="dims-text"
                         spellcheck="false"
                         aria-label="array dimension sizes"
-                        prop:value=move || params.with(|p| p.dims.clone())
+                        value=move || params.with(|p| p.dims.clone()) prop:value=move || params.with(|p| p.dims.clone())
                         on:input=move |ev| set("dims", event_target_value(&ev))
                     />
                 </label>

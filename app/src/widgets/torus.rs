@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
 use ridgeline_core::tpu::{Coord, Slice};
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::input::short;
 
 /// Most chips drawn.
@@ -138,7 +138,7 @@ pub fn Torus(
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.vendor == Vendor::Google)
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
 
     let grid = move || {
@@ -217,7 +217,7 @@ pub fn Torus(
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 <label>"Slice "
-                    <input type="text" size="9" aria-label="slice shape" prop:value=move || shape_text.get()
+                    <input type="text" size="9" aria-label="slice shape" value=move || shape_text.get() prop:value=move || shape_text.get()
                         on:change=move |ev| set("shape", event_target_value(&ev)) />
                 </label>
             </div>

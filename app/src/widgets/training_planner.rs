@@ -14,7 +14,7 @@ use ridgeline_core::training::{
 use ridgeline_core::transformer::params;
 use ridgeline_core::units::Seconds;
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
 
@@ -262,15 +262,19 @@ pub fn TrainingPlanner(
     let model_options = PLANNER_MODELS
         .iter()
         .filter_map(|id| model(id))
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let scheme_options = [PlanChoice::FsdpTp, PlanChoice::Fsdp, PlanChoice::Best]
-        .map(|c| view! { <option value=c.name()>{c.label()}</option> })
+        .map(|c| {
+            option(c.name(), c.label(), move || {
+                params.with(|p| p.choice.name())
+            })
+        })
         .collect_view();
     let text_input = move |key: &'static str,
                            aria: &'static str,
@@ -278,7 +282,7 @@ pub fn TrainingPlanner(
                            get: fn(&PlannerParams) -> String| {
         view! {
             <input type="text" inputmode="decimal" size=size class=format!("in-{key}") aria-label=aria
-                prop:value=move || params.with(get)
+                value=move || params.with(get) prop:value=move || params.with(get)
                 on:change=move |ev| set(key, event_target_value(&ev)) />
         }
     };

@@ -15,7 +15,7 @@ use ridgeline_core::training::{
     Parallelism, Scheme,
 };
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::svg;
 use crate::charts::training::{
     draw_memory, draw_operating_point, draw_roofline, CommsLine, TrainingModel,
@@ -422,15 +422,19 @@ pub fn TrainingRoofline(
     };
     let model_options = MODELS
         .iter()
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
     let chip_options = CHIPS
         .iter()
         .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| view! { <option value=c.id>{c.name}</option> })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
         .collect_view();
     let scheme_options = Choice::ALL
-        .map(|c| view! { <option value=c.name()>{c.scheme().label()}</option> })
+        .map(|c| {
+            option(c.name(), c.scheme().label(), move || {
+                params.with(|p| p.choice.name())
+            })
+        })
         .collect_view();
     let range = move || params.with(|p| p.batch_range());
     let rows = move || {
@@ -481,7 +485,7 @@ pub fn TrainingRoofline(
                 </label>
                 <label>"Mesh "
                     <input type="text" size="10" class="mesh-text" aria-label="mesh axis sizes, like 16x16x16"
-                        prop:value=move || params.with(|p| p.mesh.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("x"))
+                        value=move || params.with(|p| p.mesh.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("x")) prop:value=move || params.with(|p| p.mesh.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("x"))
                         on:change=move |ev| set("mesh", event_target_value(&ev)) />
                 </label>
                 <label>"Strategy "
@@ -497,14 +501,14 @@ pub fn TrainingRoofline(
                 <label for="training-roofline-b">"Global batch B"</label>
                 <input id="training-roofline-b" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
+                    value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) } prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         let (lo, hi) = range();
                         set("b", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
                     } />
                 <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
-                    prop:value=move || format!("{}", params.with(|p| p.batch))
+                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
                     on:change=move |ev| set("b", event_target_value(&ev)) />
             </div>
             <p class="verdict-line">

@@ -15,7 +15,7 @@ use ridgeline_core::transformer::{
     Pass,
 };
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::svg;
 use crate::charts::transformer::{
     billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
@@ -308,10 +308,18 @@ pub fn Transformer(
 
     let model_options = MODELS
         .iter()
-        .map(|m| view! { <option value=m.id>{m.name}</option> })
+        .map(|m| {
+            option(m.id, m.name, move || {
+                params.with(|p| p.preset.unwrap_or(""))
+            })
+        })
         .collect_view();
     let dtype_options = KV_DTYPES
-        .map(|d| view! { <option value=d.name()>{d.name()}</option> })
+        .map(|d| {
+            option(d.name(), d.name(), move || {
+                params.with(|p| p.kv_dtype.name())
+            })
+        })
         .collect_view();
     let dim = move |key: &'static str,
                     label: &'static str,
@@ -321,7 +329,7 @@ pub fn Transformer(
             <label>
                 {label}
                 <input type="text" inputmode="numeric" size="7" class=format!("dim-{key}") aria-label=aria
-                    prop:value=move || cfg.with(|c| get(c).to_string())
+                    value=move || cfg.with(|c| get(c).to_string()) prop:value=move || cfg.with(|c| get(c).to_string())
                     on:change=move |ev| set(key, event_target_value(&ev)) />
             </label>
         }
@@ -346,7 +354,7 @@ pub fn Transformer(
                 <label>"Model "
                     <select prop:value=move || params.with(|p| p.preset.unwrap_or(""))
                         on:change=move |ev| set("model", event_target_value(&ev))>
-                        <option value="" disabled=true>"custom shape"</option>
+                        <option value="" disabled=true selected=move || params.with(|p| p.preset.is_none())>"custom shape"</option>
                         {model_options}
                     </select>
                 </label>
@@ -380,7 +388,7 @@ pub fn Transformer(
                 <label for="transformer-seq">"Sequence length T"</label>
                 <input id="transformer-seq" type="range" min="0" max=STEPS step="1"
                     aria-valuetext=move || format!("T = {}", grouped(params.with(|p| p.seq)))
-                    prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1)
+                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1)
                     on:input=move |ev| {
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("seq", format!("{}", slider_to_value(pos, STEPS, T_RANGE.0, T_RANGE.1).round()));
