@@ -119,9 +119,9 @@ test('every page survives random and malicious URL parameters', async () => {
   assert.deepEqual(failures, []);
 });
 
-test('each widget argument given each bad value shows a notice and no panic', async () => {
-  // Every widget's every argument once, with a value drawn from the bad list,
-  // on the first page that holds the widget.
+test('every argument of every widget, given a bad value drawn from the list, shows a notice and no panic', async () => {
+  // Every widget's every argument once, with one value drawn at random from
+  // the bad list (a different draw each run), on the first page that holds it.
   const home = new Map();
   const failures = [];
   for (const slug of slugs) {
