@@ -262,7 +262,7 @@ pub enum StepKind {
     Slice,
     /// A collective permute: every device receives, from the nearest device
     /// holding it, only the part of its new block it does not already hold (see
-    /// [`permute_pieces`]). Used to move sharded axes between or within
+    /// [`permute_pieces`](super::permute::permute_pieces)). Used to move sharded axes between or within
     /// dimensions without gathering the whole array.
     Permute,
     /// The local matmul on every device.
