@@ -173,29 +173,39 @@ impl OverlapParams {
     }
 }
 
-/// The two timelines of the example on `p`'s mesh.
-pub fn overlap_timeline(p: &OverlapParams) -> Result<OverlapReport, String> {
-    let c = p.validate()?;
-    let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
+/// The roofline time of a `rows × k` by `k × cols` matmul on chip `c` in
+/// `dtype` (compute against HBM traffic, overlapped), or why the chip has no
+/// rate for that format.
+fn matmul_time(
+    c: &'static Chip,
+    dtype: Dtype,
+) -> Result<impl Fn(f64, f64, f64) -> Seconds, String> {
     let peak = c
-        .peak_or_wider(p.dtype)
+        .peak_or_wider(dtype)
         .map(|(_, r)| r)
-        .ok_or_else(|| format!("dtype: {} has no {} or wider peak", c.id, p.dtype))?;
-    let (b, d, f) = ((p.b / p.x) as f64, p.d as f64, (p.f / p.y) as f64);
-    let y = p.y as f64;
-    let dt = p.dtype;
-    let mm = |rows: f64, k: f64, cols: f64| {
+        .ok_or_else(|| format!("dtype: {} has no {} or wider peak", c.id, dtype))?;
+    Ok(move |rows: f64, k: f64, cols: f64| {
         Analysis::new(
             Flops(2.0 * rows * k * cols),
             peak,
             &[(
                 Link::Hbm,
-                dt.size_of(rows * k + k * cols + rows * cols),
+                dtype.size_of(rows * k + k * cols + rows * cols),
                 c.hbm_bw(),
             )],
         )
         .lower
-    };
+    })
+}
+
+/// The two timelines of the example on `p`'s mesh.
+pub fn overlap_timeline(p: &OverlapParams) -> Result<OverlapReport, String> {
+    let c = p.validate()?;
+    let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
+    let mm = matmul_time(c, p.dtype)?;
+    let (b, d, f) = ((p.b / p.x) as f64, p.d as f64, (p.f / p.y) as f64);
+    let y = p.y as f64;
+    let dt = p.dtype;
     let matmul_only = mm(b, d, f);
     let chunk_matmul = mm(b, d / y, f);
     let chunk_bytes: Bytes = dt.size_of(b * d / y);
@@ -306,25 +316,10 @@ pub struct FusedCost {
 pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), String> {
     let c = p.validate()?;
     let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
-    let peak = c
-        .peak_or_wider(p.dtype)
-        .map(|(_, r)| r)
-        .ok_or_else(|| format!("dtype: {} has no {} or wider peak", c.id, p.dtype))?;
+    let matmul = matmul_time(c, p.dtype)?;
+    let mm = |rows: f64, k: f64, cols: f64| matmul(rows, k, cols).0;
     let dt = p.dtype;
     let (b, d, f, y) = ((p.b / p.x) as f64, p.d as f64, p.f as f64, p.y as f64);
-    let mm = |rows: f64, k: f64, cols: f64| {
-        Analysis::new(
-            Flops(2.0 * rows * k * cols),
-            peak,
-            &[(
-                Link::Hbm,
-                dt.size_of(rows * k + k * cols + rows * cols),
-                c.hbm_bw(),
-            )],
-        )
-        .lower
-        .0
-    };
     let hop = |elems: f64| (dt.size_of(elems) / net.one_way).0.max(net.hop_latency.0);
     let coll = |kind, elems: f64| -> Result<f64, String> {
         if p.y == 1 {
