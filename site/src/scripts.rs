@@ -133,7 +133,8 @@ pub fn system_dark_rules(css: &str) -> String {
             _ => {}
         }
     }
-    format!("@media (prefers-color-scheme: dark) {{\n{out}}}\n")
+    // Print is always light: paper has no dark mode.
+    format!("@media screen and (prefers-color-scheme: dark) {{\n{out}}}\n")
 }
 
 /// Writes the stylesheet, scripts, search index and icon into `site`.

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { start, watchedPage, ready, ROOT } from './lib.mjs';
+import { start, watchedPage, ready, ROOT, pageSlugs } from './lib.mjs';
 
 const AXE = path.join(ROOT, 'tests/e2e/node_modules/axe-core/axe.min.js');
 
@@ -11,13 +11,7 @@ let env;
 let slugs;
 before(async () => {
   env = await start();
-  // Every part the home page links to, plus the two other pages.
-  const { page, context } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base);
-  await ready(page);
-  const parts = await page.locator('.parts a.part-title').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-  slugs = ['', 'progress', 'numbers', ...parts];
-  await context.close();
+  slugs = await pageSlugs(env);
 });
 after(async () => { await env.close(); });
 

@@ -8,6 +8,8 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::units::Bytes;
 
 use super::palette;
+use super::place::{legend_box, placer_for, text_box};
+use super::style::{font, Styled, NOTE, TICK};
 
 /// Message-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
@@ -97,13 +99,12 @@ pub fn draw<DB: DrawingBackend>(
         .y_desc("time")
         .x_label_formatter(&|x| si(*x, "B", 2))
         .y_label_formatter(&|y| seconds(*y))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
-    for (i, ((_, label), pts)) in kinds.iter().zip(series).enumerate() {
+    let lines: Vec<&[(f64, f64)]> = series.iter().map(Vec::as_slice).collect();
+    let mut placer = placer_for(&chart, &lines);
+    let labels: Vec<&str> = kinds.iter().map(|(_, l)| *l).collect();
+    for (i, ((_, label), pts)) in kinds.iter().zip(series.clone()).enumerate() {
         let colour = pal.series[i];
         chart
             .draw_series(LineSeries::new(pts, colour.stroke_width(3)))?
@@ -120,23 +121,26 @@ pub fn draw<DB: DrawingBackend>(
             4,
             pal.text.stroke_width(1),
         ))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("latency-bound below {}", si(knee, "B", 2)),
-            (knee * 1.15, y_max / 3.0),
-            ("sans-serif", 13).into_font().color(&pal.text),
-        )))?;
+        let knee_line = [(knee, y_min), (knee, y_max)].map(|p| chart.backend_coord(&p));
+        placer.avoid_line(&knee_line);
+        let text = format!("latency-bound below {}", si(knee, "B", 2));
+        let r = placer.place(
+            chart.backend_coord(&(knee, y_max / 3.0)),
+            text_box(&text, NOTE),
+            6,
+        );
+        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
     }
     let v = m.v.clamp(V_RANGE.0, V_RANGE.1);
     let t = m.time(Collective::AllGather, v);
     if t.is_finite() {
         chart.draw_series(std::iter::once(Circle::new((v, t), 7, pal.bad.filled())))?;
     }
+    let legend = placer.legend(legend_box(&labels, TICK));
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .position(legend)
+        .styled(&pal)
         .draw()?;
     Ok(())
 }

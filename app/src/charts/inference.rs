@@ -12,6 +12,7 @@ use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
 use super::roofline::{chart, RoofModel};
+use super::style::{font, TITLE};
 
 /// One component of a layer as a point on the roofline.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +87,7 @@ pub fn draw_components<DB: DrawingBackend>(
                 chart.draw_series(std::iter::once(Text::new(
                     p.label.clone(),
                     pos,
-                    ("sans-serif", 14).into_font().color(&colour).pos(anchor),
+                    font(TITLE, &colour).pos(anchor),
                 )))?;
             }
             Component::Attention => {
@@ -105,7 +106,7 @@ pub fn draw_components<DB: DrawingBackend>(
                 chart.draw_series(std::iter::once(Text::new(
                     p.label.clone(),
                     pos,
-                    ("sans-serif", 14).into_font().color(&colour).pos(anchor),
+                    font(TITLE, &colour).pos(anchor),
                 )))?;
             }
         }

@@ -12,8 +12,11 @@
 pub mod collective_size;
 pub mod inference;
 pub mod overlap;
+pub mod place;
 pub mod roofline;
 pub mod serving;
+pub mod size;
+pub mod style;
 pub mod trace;
 pub mod training;
 pub mod transformer;
@@ -55,7 +58,8 @@ fn hex(c: RGBColor) -> String {
 /// of the light palette, as plotters writes it into `fill` and `stroke`
 /// attributes, is mapped to its dark counterpart. They apply when the reader
 /// chose the dark theme (`data-theme="dark"` on the root) and when the system
-/// prefers dark and the reader made no choice, before any script runs.
+/// prefers dark and the reader made no choice, before any script runs; on
+/// screens only (print is light).
 pub fn dark_theme_css() -> String {
     let (light, dark) = (palette(false), palette(true));
     let mut pairs = vec![
@@ -78,9 +82,10 @@ pub fn dark_theme_css() -> String {
             ));
         }
     }
+    // Screens only: a printed page is always light.
     format!(
-        "/* Generated from app/src/charts/mod.rs: charts in the dark theme. */\n{}@media (prefers-color-scheme: dark) {{\n{}}}\n",
-        rules.replace("  SCOPE", ":root[data-theme=\"dark\"]"),
+        "/* Generated from app/src/charts/mod.rs: charts in the dark theme. */\n@media screen {{\n{}}}\n@media screen and (prefers-color-scheme: dark) {{\n{}}}\n",
+        rules.replace("SCOPE", ":root[data-theme=\"dark\"]"),
         rules.replace("SCOPE", ":root:not([data-theme=\"light\"])"),
     )
 }

@@ -9,6 +9,8 @@ use ridgeline_core::roofline::SplitContraction;
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
+use super::place::{legend_box, placer_for, text_box};
+use super::style::{font, Styled, NOTE, TICK};
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,17 +106,15 @@ pub fn draw_static<DB: DrawingBackend>(
         .y_desc("time per chip")
         .x_label_formatter(&|x| sci(*x, 2))
         .y_label_formatter(&|y| seconds(*y))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
 
     let line = |pick: fn(&(f64, f64, f64, f64)) -> f64| -> Vec<(f64, f64)> {
         series.iter().map(|(d, t)| (*d, pick(t))).collect()
     };
     let (c0, c1, c2) = (pal.series[0], pal.series[1], pal.text);
+    let lines = [line(|t| t.0), line(|t| t.1), line(|t| t.3), line(|t| t.2)];
+    let mut placer = placer_for(&chart, &lines.each_ref().map(|l| l.as_slice()));
     chart
         .draw_series(LineSeries::new(line(|t| t.0), c0.stroke_width(3)))?
         .label("T_math (compute)")
@@ -141,18 +141,25 @@ pub fn draw_static<DB: DrawingBackend>(
     if dx > m.d_range.0 && dx < m.d_range.1 {
         let (tm, _, _, _) = m.times(dx);
         chart.draw_series(std::iter::once(Circle::new((dx, tm), 6, pal.text.filled())))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("crossover D = {}", grouped(dx)),
-            (dx * 1.2, tm * 0.45),
-            ("sans-serif", 13).into_font().color(&pal.text),
-        )))?;
+        let text = format!("crossover D = {}", grouped(dx));
+        let at = chart.backend_coord(&(dx, tm));
+        placer.avoid_point(at, 7);
+        let r = placer.place(at, text_box(&text, NOTE), 6);
+        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
     }
+    let legend = placer.legend(legend_box(
+        &[
+            "T_math (compute)",
+            "T_comms (partial sums over the link)",
+            "no overlap: sum",
+            "perfect overlap: max",
+        ],
+        TICK,
+    ));
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .position(legend)
+        .styled(&pal)
         .draw()?;
     Ok(())
 }

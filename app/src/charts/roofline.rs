@@ -14,6 +14,8 @@ use ridgeline_core::roofline::{attainable, Verdict};
 use ridgeline_core::units::Intensity;
 
 use super::palette;
+use super::place::{legend_box, text_box, Placer, Rect};
+use super::style::{font, Styled, NOTE, TICK, TITLE};
 
 /// One bandwidth roof.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,11 +163,7 @@ pub fn draw_static<DB: DrawingBackend>(
         .y_desc(format!("attainable {} FLOPs/s", model.dtype))
         .x_label_formatter(&|x| sci(*x, 2))
         .y_label_formatter(&|y| sci(*y, 2))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
 
     // Bandwidth roofs: slanted until their ridge, HBM solid, the rest dashed.
@@ -214,34 +212,31 @@ pub fn draw_static<DB: DrawingBackend>(
             ],
             pal.text.stroke_width(3),
         ))?
-        .label(format!(
-            "{} peak {}",
-            model.dtype,
-            si(model.peak, "FLOPs/s", 3)
-        ))
+        .label(peak_label(model))
         .legend(move |(x, y)| {
             PathElement::new(vec![(x, y), (x + 18, y)], pal.text.stroke_width(3))
         });
 
     // The HBM ridge point, marked and labelled with its value.
+    let layout = Layout::of(&chart, model);
     if let Some(hbm) = model.hbm() {
         chart.draw_series(std::iter::once(Circle::new(
             (hbm.ridge, model.peak),
             6,
             pal.series[0].filled(),
         )))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("HBM ridge {} FLOPs/B", sci(hbm.ridge, 3)),
-            (hbm.ridge * 0.9, model.peak * 2.9),
-            ("sans-serif", 13).into_font().color(&pal.text),
-        )))?;
+    }
+    if let Some((text, r)) = &layout.ridge_label {
+        root.draw(&Text::new(
+            text.clone(),
+            (r.x0 + 2, r.y0),
+            font(NOTE, &pal.text),
+        ))?;
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .position(layout.legend)
+        .styled(&pal)
         .draw()?;
 
     let (xr, yr) = chart.plotting_area().get_pixel_range();
@@ -281,19 +276,77 @@ pub fn draw_point<DB: DrawingBackend>(
         9,
         pal.background.stroke_width(2),
     )))?;
-    // Below and to the right of the point, or to the left near the right edge.
-    let anchor_left = x > model.x.0 * (model.x.1 / model.x.0).powf(0.72);
-    let pos = if anchor_left {
-        (x / 60.0, y / 2.5)
-    } else {
-        (x * 1.35, y / 2.5)
-    };
-    chart.draw_series(std::iter::once(Text::new(
+    // Beside the point, where it covers no roof, the legend or the ridge label.
+    let mut placer = Layout::of(&chart, model).placer;
+    let at = chart.backend_coord(&(x, y));
+    let foot = chart.backend_coord(&(x, model.y.0));
+    placer.avoid_line(&[foot, at]);
+    placer.avoid_point(at, 11);
+    let r = placer.place(at, text_box(label, TITLE), 6);
+    root.draw(&Text::new(
         label.to_string(),
-        pos,
-        ("sans-serif", 14).into_font().color(&colour),
-    )))?;
+        (r.x0 + 2, r.y0),
+        font(TITLE, &colour),
+    ))?;
     Ok(())
+}
+
+/// The compute roof's legend entry.
+fn peak_label(model: &RoofModel) -> String {
+    format!("{} peak {}", model.dtype, si(model.peak, "FLOPs/s", 3))
+}
+
+/// Where the static layer's labels go, computed the same way by both layers
+/// so that the moving label avoids what the static layer drew.
+struct Layout {
+    /// Free space after the roofs, the ridge label and the legend.
+    placer: Placer,
+    /// The HBM ridge label and its box.
+    ridge_label: Option<(String, Rect)>,
+    /// The legend's position.
+    legend: SeriesLabelPosition,
+}
+
+impl Layout {
+    fn of<DB: DrawingBackend>(chart: &Chart<'_, DB>, model: &RoofModel) -> Layout {
+        let (xr, yr) = chart.plotting_area().get_pixel_range();
+        let mut placer = Placer::new(Rect::from_ranges(xr, yr));
+        let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        let mut labels: Vec<String> = Vec::new();
+        for roof in &model.roofs {
+            let x0 = model.x.0.max(model.y.0 / roof.bandwidth);
+            let ridge = roof.ridge.min(model.x.1);
+            placer.avoid_line(&[
+                px(x0, x0 * roof.bandwidth),
+                px(ridge, ridge * roof.bandwidth),
+            ]);
+            labels.push(roof.label.to_string());
+        }
+        let first_ridge = model
+            .roofs
+            .iter()
+            .map(|r| r.ridge)
+            .fold(f64::INFINITY, f64::min);
+        placer.avoid_line(&[
+            px(model.x.0.max(first_ridge), model.peak),
+            px(model.x.1, model.peak),
+        ]);
+        labels.push(peak_label(model));
+        let ridge_label = model.hbm().map(|hbm| {
+            let text = format!("HBM ridge {} FLOPs/B", sci(hbm.ridge, 3));
+            let at = px(hbm.ridge, model.peak);
+            placer.avoid_point(at, 7);
+            let r = placer.place(at, text_box(&text, NOTE), 6);
+            (text, r)
+        });
+        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let legend = placer.legend(legend_box(&names, TICK));
+        Layout {
+            placer,
+            ridge_label,
+            legend,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::inference::ParetoPoint;
 
 use super::palette;
+use super::style::{font, log_ticks, Styled, NOTE, TITLE};
 
 /// One stacked layer: legend label, its top edge, its colour.
 type Layer = (&'static str, Vec<(f64, f64)>, RGBColor);
@@ -55,8 +56,12 @@ pub fn draw_pareto<DB: DrawingBackend>(
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d(
-            (xs.0 / 1.3..xs.1 * 1.3).log_scale(),
-            (ys.0 / 1.5..ys.1 * 1.5).log_scale(),
+            (xs.0 / 1.3..xs.1 * 1.3)
+                .log_scale()
+                .with_key_points(log_ticks(xs.0 / 1.3, xs.1 * 1.3)),
+            (ys.0 / 1.5..ys.1 * 1.5)
+                .log_scale()
+                .with_key_points(log_ticks(ys.0 / 1.5, ys.1 * 1.5)),
         )?;
     chart
         .configure_mesh()
@@ -64,11 +69,7 @@ pub fn draw_pareto<DB: DrawingBackend>(
         .y_desc("throughput (tokens/s per chip)")
         .x_label_formatter(&|x| sci(*x, 2))
         .y_label_formatter(&|y| sci(*y, 2))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
     let colour = pal.series[0];
     chart
@@ -79,7 +80,7 @@ pub fn draw_pareto<DB: DrawingBackend>(
         xy.iter()
             .map(|&(x, y)| Circle::new((x, y), 3, colour.filled())),
     )?;
-    let font = ("sans-serif", 13).into_font().color(&pal.text);
+    let note = font(NOTE, &pal.text);
     if let (Some(first), Some(last)) = (points.first(), points.last()) {
         for p in [first, last] {
             chart.draw_series(std::iter::once(Text::new(
@@ -88,7 +89,7 @@ pub fn draw_pareto<DB: DrawingBackend>(
                     p.step.total.0 * 1e3 * 1.04,
                     p.tokens_per_sec_per_chip * 1.15,
                 ),
-                font.clone(),
+                note.clone(),
             )))?;
         }
     }
@@ -99,15 +100,13 @@ pub fn draw_pareto<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Text::new(
             format!("your batch: {}", grouped(m.batch)),
             (at.0 * 1.06, at.1 / 1.35),
-            ("sans-serif", 14).into_font().color(&c),
+            font(TITLE, &c),
         )))?;
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .styled(&pal)
         .draw()?;
     Ok(())
 }
@@ -145,11 +144,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
         .y_desc("latency per token (ms)")
         .x_label_formatter(&|x| sci(*x, 2))
         .y_label_formatter(&|y| sci(*y, 2))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
     // Shade the batches where the weight matmuls are compute-bound.
     if let Some(first) = points.iter().find(|p| p.step.flops >= p.step.param_load) {
@@ -160,7 +155,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Text::new(
             "MLP compute-bound",
             (first.batch * 1.05, top * 1.08),
-            ("sans-serif", 13).into_font().color(&pal.text),
+            font(NOTE, &pal.text),
         )))?;
     }
     let ms = |x: f64| x * 1e3;
@@ -199,9 +194,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .styled(&pal)
         .draw()?;
     Ok(())
 }

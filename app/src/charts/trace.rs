@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use ridgeline_core::format::seconds;
 use ridgeline_core::trace::{Lane, OpKind, Timeline};
 
+use super::style::{font, Styled, NOTE, TICK};
 use super::{palette, Palette};
 
 /// What the chart shows: a timeline, its budget and the time axis.
@@ -83,9 +84,7 @@ pub fn draw_trace<DB: DrawingBackend>(
         .x_desc("time in the step")
         .x_labels(8)
         .x_label_formatter(&|x| seconds(*x))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
+        .styled(&pal)
         .light_line_style(pal.grid.mix(0.3))
         .axis_style(pal.text)
         .draw()?;
@@ -94,7 +93,7 @@ pub fn draw_trace<DB: DrawingBackend>(
         let i = m.lanes.iter().position(|l| *l == lane)? as f64;
         Some(n - i - 1.0)
     };
-    let label_font = ("sans-serif", 13).into_font().color(&pal.text);
+    let label_font = font(NOTE, &pal.text);
     for (i, lane) in m.lanes.iter().enumerate() {
         let y = n - i as f64 - 0.5;
         let (px, py) = chart.backend_coord(&(0.0, y));
@@ -129,12 +128,12 @@ pub fn draw_trace<DB: DrawingBackend>(
     });
     chart.draw_series(edges)?;
     // Names of ops wide enough to hold them.
-    let small = ("sans-serif", 11).into_font().color(&pal.background);
+    let small = font(TICK, &pal.background);
     for s in &m.timeline.spans {
         let Some(y0) = band(s.lane) else { continue };
         let (x0, _) = chart.backend_coord(&(s.start.0, y0));
         let (x1, yc) = chart.backend_coord(&(s.end().0, y0 + 0.5));
-        if x1 - x0 > 6 * s.op.len() as i32 + 10 {
+        if x1 - x0 > 7 * s.op.len() as i32 + 10 {
             plot.draw(&Text::new(s.op.clone(), (x0 + 4, yc - 6), small.clone()))?;
         }
     }
@@ -156,11 +155,7 @@ pub fn draw_trace<DB: DrawingBackend>(
         } else {
             bx + 6
         };
-        plot.draw(&Text::new(
-            budget_text,
-            (tx, by + 2),
-            ("sans-serif", 12).into_font().color(&pal.text),
-        ))?;
+        plot.draw(&Text::new(budget_text, (tx, by + 2), font(TICK, &pal.text)))?;
     }
     let colour = if end > m.budget * (1.0 + 1e-9) {
         pal.bad
@@ -179,11 +174,7 @@ pub fn draw_trace<DB: DrawingBackend>(
     } else {
         ex + 6
     };
-    plot.draw(&Text::new(
-        end_text,
-        (ex, ey - 16),
-        ("sans-serif", 12).into_font().color(&colour),
-    ))?;
+    plot.draw(&Text::new(end_text, (ex, ey - 16), font(TICK, &colour)))?;
     // Legend: one swatch per kind present.
     let mut x = 10i32;
     for kind in OpKind::ALL {
@@ -195,7 +186,7 @@ pub fn draw_trace<DB: DrawingBackend>(
         legend.draw(&Text::new(
             kind.label(),
             (x + 19, 10),
-            ("sans-serif", 12).into_font().color(&pal.text),
+            font(TICK, &pal.text),
         ))?;
         x += 19 + 7 * kind.label().chars().count() as i32 + 16;
     }

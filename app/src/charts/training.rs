@@ -9,6 +9,8 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::transformer::TrainingMemory;
 
 use super::palette;
+use super::place::{legend_box, text_box, Placer, Rect};
+use super::style::{font, Styled, NOTE, TICK};
 
 /// One strategy's communication line.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +102,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
             chart.draw_series(std::iter::once(Text::new(
                 "communication-bound",
                 ((a * b).sqrt().max(a * 1.2), m.y.1 / 2.2),
-                ("sans-serif", 13).into_font().color(&pal.bad),
+                font(NOTE, &pal.bad),
             )))?;
         }
     }
@@ -110,11 +112,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
         .y_desc("time per layer (forward)")
         .x_label_formatter(&|x| si(*x, "", 2))
         .y_label_formatter(&|y| seconds(*y))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
     chart
         .draw_series(LineSeries::new(positive(&m.math), pal.text.stroke_width(3)))?
@@ -122,21 +120,48 @@ pub fn draw_roofline<DB: DrawingBackend>(
         .legend(move |(x, y)| {
             PathElement::new(vec![(x, y), (x + 18, y)], pal.text.stroke_width(3))
         });
-    for (i, line) in m.comms.iter().enumerate() {
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let mut placer = Placer::new(Rect::from_ranges(xr, yr));
+    placer.avoid_line(&pixels(&chart, &positive(&m.math)));
+    let mut labels = vec!["compute (every strategy)".to_string()];
+    // The selected line first, the dashed ones over it: a strategy whose line
+    // coincides with the selected one's (data parallelism and FSDP move the
+    // same bytes) stays visible, and its legend entry says so.
+    let mut order: Vec<usize> = (0..m.comms.len()).collect();
+    order.sort_by_key(|&i| i != m.selected);
+    for (k, &i) in order.iter().enumerate() {
+        let line = &m.comms[i];
         let colour = pal.series[i % pal.series.len()];
-        let width = if i == m.selected { 4 } else { 2 };
         let pts = positive(&line.points);
+        placer.avoid_line(&pixels(&chart, &pts));
+        let same = order[..k]
+            .iter()
+            .map(|&j| &m.comms[j])
+            .find(|o| same_curve(&o.points, &line.points));
+        let label = match (i == m.selected, same) {
+            (true, _) => format!("{} comms (selected)", line.label),
+            (false, Some(o)) => format!("{} comms (same as {})", line.label, o.label),
+            (false, None) => format!("{} comms", line.label),
+        };
+        labels.push(label.clone());
         if i == m.selected {
             chart
-                .draw_series(LineSeries::new(pts, colour.stroke_width(width)))?
-                .label(format!("{} comms (selected)", line.label))
+                .draw_series(LineSeries::new(pts, colour.stroke_width(4)))?
+                .label(label)
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(4))
                 });
         } else {
+            // Short dashes over a coinciding line, so that both colours show.
+            let (dash, gap) = if same.is_some() { (4, 8) } else { (6, 4) };
             chart
-                .draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(width)))?
-                .label(format!("{} comms", line.label))
+                .draw_series(DashedLineSeries::new(
+                    pts,
+                    dash,
+                    gap,
+                    colour.stroke_width(2),
+                ))?
+                .label(label)
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
                 });
@@ -156,21 +181,39 @@ pub fn draw_roofline<DB: DrawingBackend>(
             } else {
                 (*b / 40.0, m.y.0 * 2.0)
             };
+            let at = chart.backend_coord(&pos);
+            let (w, h) = text_box(label, NOTE);
+            placer.avoid_box(Rect::new(at.0, at.1, w, h));
             chart.draw_series(std::iter::once(Text::new(
                 label.clone(),
                 pos,
-                ("sans-serif", 13).into_font().color(&pal.text),
+                font(NOTE, &pal.text),
             )))?;
         }
     }
+    let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let legend = placer.legend(legend_box(&names, TICK));
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .position(legend)
+        .styled(&pal)
         .draw()?;
     Ok(())
+}
+
+/// A curve in pixels.
+fn pixels<DB: DrawingBackend>(chart: &Chart<'_, DB>, pts: &[(f64, f64)]) -> Vec<(i32, i32)> {
+    pts.iter().map(|p| chart.backend_coord(p)).collect()
+}
+
+/// Whether two curves are the same within 0.5 % at every point.
+fn same_curve(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
+    a.len() == b.len()
+        && !a.is_empty()
+        && a.iter().zip(b).all(|(p, q)| {
+            (p.0 - q.0).abs() <= 0.005 * p.0.abs().max(q.0.abs())
+                && (p.1 - q.1).abs() <= 0.005 * p.1.abs().max(q.1.abs())
+        })
 }
 
 /// Draws the operating point: the batch, and the selected strategy's two times.
@@ -228,13 +271,11 @@ pub fn draw_memory<DB: DrawingBackend>(
         .x_desc("memory per chip")
         .x_labels(6)
         .x_label_formatter(&|x| si(*x, "B", 2))
-        .axis_desc_style(("sans-serif", 13).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
     let kinds = ["parameters", "gradients", "optimizer", "activations"];
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let mut placer = Placer::new(Rect::from_ranges(xr, yr));
     for (i, (label, mem)) in bars.iter().enumerate() {
         let y = n - i as f64 - 1.0;
         let parts = [
@@ -255,11 +296,34 @@ pub fn draw_memory<DB: DrawingBackend>(
             x = end;
         }
         let total = mem.total().0;
+        if total > x_max {
+            // A break mark: the bar goes on past the axis; its label gives its size.
+            let (b0, b1, slant) = (x_max * 0.95, x_max * 0.97, x_max * 0.007);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(b0, y + 0.1), (b1, y + 0.65)],
+                pal.background.filled(),
+            )))?;
+            for b in [b0, b1] {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(b - slant, y + 0.08), (b + slant, y + 0.67)],
+                    pal.text.stroke_width(2),
+                )))?;
+            }
+        }
         let verdict = if total <= hbm { "fits" } else { "does not fit" };
+        let text = format!("{label}: {} ({verdict})", si(total, "B", 3));
+        let at = chart.backend_coord(&(x_max * 0.01, y + 0.95));
+        let (w, h) = text_box(&text, NOTE);
+        placer.avoid_box(Rect::new(at.0, at.1, w, h));
+        let (p0, p1) = (
+            chart.backend_coord(&(0.0, y + 0.6)),
+            chart.backend_coord(&(x, y + 0.15)),
+        );
+        placer.avoid_box(Rect::new(p0.0, p0.1, p1.0 - p0.0, p1.1 - p0.1));
         chart.draw_series(std::iter::once(Text::new(
-            format!("{label}: {} ({verdict})", si(total, "B", 3)),
+            text,
             (x_max * 0.01, y + 0.95),
-            ("sans-serif", 13).into_font().color(&pal.text),
+            font(NOTE, &pal.text),
         )))?;
     }
     if hbm < x_max {
@@ -272,7 +336,7 @@ pub fn draw_memory<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Text::new(
             format!("HBM {}", si(hbm, "B", 3)),
             (hbm * 1.01, 0.12),
-            ("sans-serif", 12).into_font().color(&pal.bad),
+            font(TICK, &pal.bad),
         )))?;
     }
     for (j, k) in kinds.iter().enumerate() {
@@ -285,12 +349,11 @@ pub fn draw_memory<DB: DrawingBackend>(
             .label(*k)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
     }
+    let legend = placer.legend(legend_box(&kinds, TICK));
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .position(legend)
+        .styled(&pal)
         .draw()?;
     Ok(())
 }

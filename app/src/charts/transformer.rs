@@ -11,6 +11,7 @@ use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 
 use super::palette;
+use super::style::{font, Styled, NOTE};
 
 /// Sequence-length axis of the fraction plot, tokens.
 pub const T_RANGE: (f64, f64) = (128.0, 4_194_304.0);
@@ -51,11 +52,7 @@ pub fn draw_params<DB: DrawingBackend>(
         .x_desc("parameters")
         .x_labels(5)
         .x_label_formatter(&|x| billions(*x))
-        .axis_desc_style(("sans-serif", 13).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
     for (i, (name, v)) in bars.iter().enumerate() {
         let y = n - i as f64 - 1.0;
@@ -73,7 +70,7 @@ pub fn draw_params<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Text::new(
             format!("{name}: {} ({share}%)", billions(*v)),
             (*v + max * 0.02, y + 0.62),
-            ("sans-serif", 13).into_font().color(&pal.text),
+            font(NOTE, &pal.text),
         )))?;
     }
     Ok(())
@@ -122,11 +119,7 @@ pub fn draw_fraction<DB: DrawingBackend>(
         .y_desc("share of layer FLOPs")
         .x_label_formatter(&|x| grouped(*x))
         .y_label_formatter(&|y| format!("{:.0}%", y * 100.0))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
     let attention = pal.series[1];
     let mlp = pal.series[0];
@@ -154,7 +147,7 @@ pub fn draw_fraction<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Text::new(
             format!("T = 8D = {}", grouped(m.eight_d)),
             (m.eight_d * 1.12, 0.93),
-            ("sans-serif", 13).into_font().color(&pal.text),
+            font(NOTE, &pal.text),
         )))?;
     }
     if in_range(m.crossover) {
@@ -166,15 +159,13 @@ pub fn draw_fraction<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Text::new(
             format!("50% at T ≈ {}", grouped(m.crossover)),
             (m.crossover / 9.0, 0.56),
-            ("sans-serif", 13).into_font().color(&pal.text),
+            font(NOTE, &pal.text),
         )))?;
     }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .styled(&pal)
         .draw()?;
     Ok(())
 }

@@ -9,13 +9,13 @@ use ridgeline_core::units::Bytes;
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 320.0;
 /// The chart's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 380;
+const SHAPE: Shape = Shape::new(760, 380, 300);
 
 /// The reader's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,9 +58,9 @@ impl SizeParams {
     }
 
     /// The chart as inline SVG (empty if the chip has no ICI model).
-    pub fn chart_svg(&self) -> String {
+    pub fn chart_svg(&self, size: Size) -> String {
         self.model()
-            .map(|m| svg(PLOT_W, PLOT_H, |root| draw(root, &m, false)).0)
+            .map(|m| svg(size.width, size.height, |root| draw(root, &m, false)).0)
             .unwrap_or_default()
     }
 }
@@ -108,7 +108,8 @@ pub fn CollectiveSize(
         state.set(key, &value);
     };
     // The whole chart moves with the marked size, so it is one layer.
-    let chart = move || params.with(SizeParams::chart_svg);
+    let frame = Frame::new(SHAPE);
+    let chart = move || params.with(|p| p.chart_svg(frame.get()));
     let at = Memo::new(move |_| {
         params.with(|p| {
             let m = p.model()?;
@@ -140,7 +141,7 @@ pub fn CollectiveSize(
                     " wraparound"
                 </label>
             </div>
-            <div class="plot"><div class="layer" inner_html=chart role="img" aria-label="collective time against array size"></div></div>
+            <div class="plot" node_ref=frame.node style=frame.style()><div class="layer" inner_html=chart role="img" aria-label="collective time against array size"></div></div>
             <div class="slider-row">
                 <label for="collective-size-v">"Array size V"</label>
                 <input id="collective-size-v" type="range" min="0" max=STEPS step="1"
@@ -176,7 +177,7 @@ mod tests {
     #[test]
     fn chart_is_scalable_svg_with_curves_knee_and_the_marked_size() {
         let p = SizeParams::default();
-        let s = p.chart_svg();
+        let s = p.chart_svg(SHAPE.design());
         assert!(s.starts_with(r#"<svg class="chart-svg""#), "{s}");
         assert!(s.contains(r#"viewBox="0 0 760 380""#), "{s}");
         assert!(s.contains("AllGather = ReduceScatter"));
@@ -186,6 +187,6 @@ mod tests {
         assert_eq!(s.matches(&bad).count(), 1, "{s}");
         let (q, n) = SizeParams::from_pairs(&pairs(&[("v", "1e9")]));
         assert!(n.is_empty(), "{n:?}");
-        assert_ne!(q.chart_svg(), s, "the marker did not move");
+        assert_ne!(q.chart_svg(SHAPE.design()), s, "the marker did not move");
     }
 }

@@ -16,6 +16,7 @@ use ridgeline_core::roofline::Verdict;
 use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -25,19 +26,21 @@ pub const B_RANGE: (f64, f64) = (1.0, 16_384.0);
 const STEPS: f64 = 280.0;
 /// Shortest context the reader may pick.
 pub const SEQ_MIN: f64 = 16.0;
-/// The chart's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 440;
+/// The chart's shape (see `charts::size`).
+const SHAPE: Shape = Shape::new(760, 440, 320);
 
 /// The static layer: the chip's roofs for the compute format.
-fn roof_svg(model: &RoofModel) -> String {
-    svg(PLOT_W, PLOT_H, |root| draw_static(root, model, false)).0
+fn roof_svg(model: &RoofModel, size: Size) -> String {
+    svg(size.width, size.height, |root| {
+        draw_static(root, model, false)
+    })
+    .0
 }
 
 /// The moving layer: one point per component of the layer.
-fn points_svg(model: &RoofModel, comps: &[ComponentRoofline]) -> String {
+fn points_svg(model: &RoofModel, comps: &[ComponentRoofline], size: Size) -> String {
     let points: Vec<ComponentPoint> = comps.iter().map(|c| ComponentPoint::of(c, model)).collect();
-    svg(PLOT_W, PLOT_H, |root| {
+    svg(size.width, size.height, |root| {
         draw_components(root, model, &points, false)
     })
     .0
@@ -195,13 +198,17 @@ pub fn InferenceRoofline(
 
     let roof = Memo::new(move |_| params.with(|p| RoofModel::new(p.chip, p.compute)));
     // The roofs only change with the chip or the compute format.
-    let base = Memo::new(move |_| roof.with(|m| m.as_ref().map(roof_svg).unwrap_or_default()));
+    let frame = Frame::new(SHAPE);
+    let base = Memo::new(move |_| {
+        let size = frame.get();
+        roof.with(|m| m.as_ref().map(|m| roof_svg(m, size)).unwrap_or_default())
+    });
     let rooflines = Memo::new(move |_| params.with(|p| p.rooflines().ok()));
     // The points move with every input event.
     let overlay = move || {
         roof.with(|m| {
             rooflines.with(|c| match (m, c) {
-                (Some(m), Some(c)) => points_svg(m, c),
+                (Some(m), Some(c)) => points_svg(m, c, frame.get()),
                 _ => String::new(),
             })
         })
@@ -301,7 +308,7 @@ pub fn InferenceRoofline(
                     </select>
                 </label>
             </div>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=move || base.get()></div>
                 <div
                     class="layer overlay"
@@ -375,7 +382,7 @@ mod tests {
     fn layers_are_svg_and_the_points_take_their_verdicts_colours() {
         let mut p = InferenceParams::default();
         let roof = RoofModel::new(p.chip, p.compute).unwrap();
-        let base = roof_svg(&roof);
+        let base = roof_svg(&roof, SHAPE.design());
         assert!(base.starts_with(r#"<svg class="chart-svg""#), "{base}");
         assert!(base.contains("HBM ridge"), "{base}");
         let (good, bad) = (
@@ -383,11 +390,11 @@ mod tests {
             format!(r#"fill="{}""#, svg_colour(palette(false).bad)),
         );
         // Decode at batch 16: both points are memory-bound.
-        let low = points_svg(&roof, &p.rooflines().unwrap());
+        let low = points_svg(&roof, &p.rooflines().unwrap(), SHAPE.design());
         assert!(low.contains(&bad) && !low.contains(&good), "{low}");
         // At batch 4096 the weight matmuls turn compute-bound; attention does not.
         p.apply("b", "4096").unwrap();
-        let high = points_svg(&roof, &p.rooflines().unwrap());
+        let high = points_svg(&roof, &p.rooflines().unwrap(), SHAPE.design());
         assert!(high.contains(&bad) && high.contains(&good), "{high}");
     }
 

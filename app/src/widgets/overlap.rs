@@ -10,6 +10,7 @@ use ridgeline_core::roofline::Verdict;
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -18,8 +19,7 @@ pub const D_RANGE: (f64, f64) = (256.0, 1_048_576.0);
 /// Slider positions.
 pub const STEPS: f64 = 300.0;
 /// The chart's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 380;
+const SHAPE: Shape = Shape::new(760, 380, 300);
 
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,16 +70,16 @@ impl OverlapParams {
     }
 
     /// The static layer as inline SVG: both times against D and the crossover.
-    pub fn curves_svg(&self) -> String {
+    pub fn curves_svg(&self, size: Size) -> String {
         self.model()
-            .map(|m| svg(PLOT_W, PLOT_H, |root| draw_static(root, &m, false)).0)
+            .map(|m| svg(size.width, size.height, |root| draw_static(root, &m, false)).0)
             .unwrap_or_default()
     }
 
     /// The moving layer as inline SVG: the marker at the reader's D.
-    pub fn marker_svg(&self) -> String {
+    pub fn marker_svg(&self, size: Size) -> String {
         self.model()
-            .map(|m| svg(PLOT_W, PLOT_H, |root| draw_marker(root, &m, false)).0)
+            .map(|m| svg(size.width, size.height, |root| draw_marker(root, &m, false)).0)
             .unwrap_or_default()
     }
 }
@@ -132,11 +132,13 @@ pub fn Overlap(
     let revealed = RwSignal::new(false);
     // Everything but the marker depends on the chip, B and F, not on D.
     let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.b.to_bits(), p.f.to_bits())));
+    let frame = Frame::new(SHAPE);
     let curves = Memo::new(move |_| {
         let _ = static_key.get();
-        params.with_untracked(OverlapParams::curves_svg)
+        let size = frame.get();
+        params.with_untracked(|p| p.curves_svg(size))
     });
-    let marker = move || params.with(OverlapParams::marker_svg);
+    let marker = move || params.with(|p| p.marker_svg(frame.get()));
 
     let times =
         Memo::new(move |_| params.with(|p| p.model().map(|m| (m.times(p.d), m.crossover()))));
@@ -197,7 +199,7 @@ pub fn Overlap(
                     {move || params.with(|p| link_of(p.chip).map(|(name, w)| format!("link: {name}, {} B/s", sci(w, 3))))}
                 </span>
             </div>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=move || curves.get()></div>
                 <div
                     class="layer overlay static"
@@ -258,7 +260,7 @@ mod tests {
     #[test]
     fn marker_turns_from_communication_to_compute_colour_at_the_crossover() {
         let mut p = OverlapParams::default();
-        let curves = p.curves_svg();
+        let curves = p.curves_svg(SHAPE.design());
         assert!(curves.starts_with(r#"<svg class="chart-svg""#), "{curves}");
         assert!(curves.contains("8,756"), "{curves}");
         let (good, bad) = (
@@ -266,13 +268,13 @@ mod tests {
             format!(r#"fill="{}""#, svg_colour(palette(false).bad)),
         );
         p.apply("d", "4096").unwrap();
-        let below = p.marker_svg();
+        let below = p.marker_svg(SHAPE.design());
         assert_eq!(below.matches(&bad).count(), 2, "{below}");
         p.apply("d", "65536").unwrap();
-        let above = p.marker_svg();
+        let above = p.marker_svg(SHAPE.design());
         assert_eq!(above.matches(&good).count(), 2, "{above}");
         // D moves the marker only: the static layer is the same for any D.
-        assert_eq!(p.curves_svg(), curves);
+        assert_eq!(p.curves_svg(SHAPE.design()), curves);
     }
 
     #[test]

@@ -17,6 +17,7 @@ use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
 
 use super::common::{option, WidgetParams, WidgetState};
 use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -26,8 +27,7 @@ pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
 /// Rows of the op table.
 pub const TOP_OPS: usize = 6;
 /// The trace's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 260;
+const SHAPE: Shape = Shape::new(760, 260, 240);
 /// Most layers the window may show (the trace stays readable).
 pub const MAX_LAYERS: u32 = 6;
 
@@ -175,9 +175,9 @@ impl ProfileParams {
     }
 
     /// The trace of the profiled window as inline SVG.
-    pub fn trace_svg(&self, p: &Profile) -> String {
+    pub fn trace_svg(&self, p: &Profile, size: Size) -> String {
         let m = self.trace_model(p);
-        svg(PLOT_W, PLOT_H, |root| draw_trace(root, &m, false)).0
+        svg(size.width, size.height, |root| draw_trace(root, &m, false)).0
     }
 
     /// The sentence on the whole step: its length, its budget and how they compare.
@@ -349,10 +349,11 @@ pub fn ProfileViewer(
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
     let choice = RwSignal::new(None::<Verdict>);
     let answered = RwSignal::new(None::<Verdict>);
+    let frame = Frame::new(SHAPE);
     let trace = move || {
         analysis.with(|a| {
             a.as_ref()
-                .map(|a| params.with(|p| p.trace_svg(a)))
+                .map(|a| params.with(|p| p.trace_svg(a, frame.get())))
                 .unwrap_or_default()
         })
     };
@@ -500,7 +501,7 @@ pub fn ProfileViewer(
                 <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span>
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=trace role="img"
                     aria-label=move || format!("trace of {} layers of one training step: TensorCore and ICI lanes, {}", params.with(|p| p.layers), params.with(|p| if p.overlap { "with overlap" } else { "without overlap" }))></div>
             </div>
@@ -540,13 +541,13 @@ mod tests {
     fn trace_svg_shows_the_lanes_and_follows_overlap() {
         let mut p = ProfileParams::default();
         let a = p.analyse().unwrap();
-        let on = p.trace_svg(&a);
+        let on = p.trace_svg(&a, SHAPE.design());
         assert!(on.starts_with(r#"<svg class="chart-svg""#), "{on}");
         assert!(on.contains(r#"viewBox="0 0 760 260""#), "{on}");
         assert!(on.contains("time in the step"), "{on}");
         assert!(on.contains("TensorCore"), "{on}");
         p.apply("overlap", "off").unwrap();
-        assert_ne!(p.trace_svg(&a), on);
+        assert_ne!(p.trace_svg(&a, SHAPE.design()), on);
     }
 
     #[test]

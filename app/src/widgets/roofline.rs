@@ -12,6 +12,7 @@ use ridgeline_core::roofline::Verdict;
 
 use super::common::{option, plot_x, WidgetParams, WidgetState};
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
+use crate::charts::size::{Frame, Shape};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -21,9 +22,8 @@ pub const B_MIN: f64 = 1.0;
 pub const B_MAX: f64 = 1_048_576.0;
 /// Slider positions.
 pub const STEPS: f64 = 400.0;
-/// The chart's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 440;
+/// The chart's shape (see `charts::size`).
+const SHAPE: Shape = Shape::new(760, 440, 320);
 
 /// Largest D or F a reader may enter.
 pub const DIM_MAX: f64 = 1_048_576.0;
@@ -184,14 +184,18 @@ pub fn Roofline(
     };
 
     let overlay_ref = NodeRef::<Div>::new();
+    let frame = Frame::new(SHAPE);
 
     // The static layer only changes with the chip or the compute format.
     let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.op().compute_dtype())));
     let base = Memo::new(move |_| {
         let _ = static_key.get();
-        params
-            .with_untracked(|p| p.model())
-            .map(|model| svg(PLOT_W, PLOT_H, |root| draw_static(root, &model, false).ok()))
+        let size = frame.get();
+        params.with_untracked(|p| p.model()).map(|model| {
+            svg(size.width, size.height, |root| {
+                draw_static(root, &model, false).ok()
+            })
+        })
     });
     let base_svg = move || base.with(|b| b.as_ref().map(|(s, _)| s.clone()).unwrap_or_default());
     // The point moves with every input event.
@@ -202,7 +206,8 @@ pub fn Roofline(
             };
             let point = OpPoint::of(&p.op(), &model);
             let label = format!("B = {}, I = {}", grouped(p.b), sci(point.intensity, 3));
-            svg(PLOT_W, PLOT_H, |root| {
+            let size = frame.get();
+            svg(size.width, size.height, |root| {
                 let _ = draw_point(root, &model, &point, &label, false);
             })
             .0
@@ -230,7 +235,7 @@ pub fn Roofline(
         let Some(a) = base.with_untracked(|b| b.as_ref().and_then(|(_, a)| *a)) else {
             return;
         };
-        let target = a.intensity_at(plot_x(&layer, client_x, PLOT_W));
+        let target = a.intensity_at(plot_x(&layer, client_x, frame.get_untracked().width));
         let op = params.get_untracked().op();
         let b = op
             .batch_for_intensity(target, B_MIN, B_MAX)
@@ -326,7 +331,7 @@ pub fn Roofline(
                     </label>
                 </Show>
             </div>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=base_svg></div>
                 <div
                     node_ref=overlay_ref

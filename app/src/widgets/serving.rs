@@ -18,6 +18,7 @@ use ridgeline_core::roofline::Verdict;
 
 use super::common::{initial_args, option, write_url_state, WidgetParams};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -28,12 +29,10 @@ pub const POINTS: usize = 48;
 pub const CHIP_COUNTS: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 /// Shortest context on the slider.
 pub const SEQ_MIN: f64 = 128.0;
-/// The charts' drawing width (SVG user units).
-const PLOT_W: u32 = 760;
-/// The Pareto chart's drawing height.
-const PARETO_H: u32 = 380;
-/// The latency breakdown's drawing height.
-const BREAKDOWN_H: u32 = 340;
+/// The Pareto chart's shape (see `charts::size`).
+const PARETO: Shape = Shape::new(760, 380, 320);
+/// The latency breakdown's shape.
+const BREAKDOWN: Shape = Shape::new(760, 340, 300);
 
 /// The reader's choices; always a configuration that can serve at least one sequence.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,8 +82,8 @@ pub struct ServingView {
 
 impl ServingView {
     /// The Pareto curve with the reader's batch marked, as inline SVG.
-    pub fn pareto_svg(&self) -> String {
-        svg(PLOT_W, PARETO_H, |root| {
+    pub fn pareto_svg(&self, size: Size) -> String {
+        svg(size.width, size.height, |root| {
             draw_pareto(root, &self.series, Some(&self.mark), false)
         })
         .0
@@ -93,8 +92,8 @@ impl ServingView {
 
 /// The per-token latency along a Pareto curve, split into its three parts, as
 /// inline SVG.
-pub fn breakdown_svg(series: &[ParetoPoint]) -> String {
-    svg(PLOT_W, BREAKDOWN_H, |root| {
+pub fn breakdown_svg(series: &[ParetoPoint], size: Size) -> String {
+    svg(size.width, size.height, |root| {
         draw_breakdown(root, series, false)
     })
     .0
@@ -236,11 +235,17 @@ pub fn Serving(
         }
     };
     let view_data = Memo::new(move |_| params.with(|p| p.compute().ok()));
-    let pareto_chart = move || view_data.with(|v| v.as_ref().map(ServingView::pareto_svg));
+    let pareto_frame = Frame::new(PARETO);
+    let breakdown_frame = Frame::new(BREAKDOWN);
+    let pareto_chart =
+        move || view_data.with(|v| v.as_ref().map(|v| v.pareto_svg(pareto_frame.get())));
     // The breakdown does not mark the reader's batch: it is redrawn only when
     // the curve changes.
     let series = Memo::new(move |_| view_data.with(|v| v.as_ref().map(|v| v.series.clone())));
-    let breakdown = Memo::new(move |_| series.with(|s| s.as_deref().map(breakdown_svg)));
+    let breakdown = Memo::new(move |_| {
+        let size = breakdown_frame.get();
+        series.with(|s| s.as_deref().map(|s| breakdown_svg(s, size)))
+    });
     let read = move |f: fn(&ServingView) -> String| {
         view_data.with(|v| v.as_ref().map(f).unwrap_or_default())
     };
@@ -328,7 +333,7 @@ pub fn Serving(
                     on:input=move |ev| set("batch", event_target_value(&ev)) />
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
-            <div class="plot">
+            <div class="plot" node_ref=pareto_frame.node style=pareto_frame.style()>
                 <div class="layer pareto" inner_html=move || pareto_chart().unwrap_or_default() role="img"
                     aria-label=move || params.with(|p| format!("Latency against throughput per chip for {} on {} {}", p.model.name, p.chips, p.chip.name))></div>
             </div>
@@ -355,7 +360,7 @@ pub fn Serving(
                 ))}
                 "."
             </p>
-            <div class="plot">
+            <div class="plot" node_ref=breakdown_frame.node style=breakdown_frame.style()>
                 <div class="layer breakdown" inner_html=move || breakdown.get().unwrap_or_default() role="img"
                     aria-label="Latency per token against batch, split into KV loading, weight loading and FLOPs"></div>
             </div>
@@ -372,7 +377,10 @@ mod tests {
     fn both_charts_are_svg_and_only_the_pareto_marks_the_batch() {
         let mut p = ServingParams::default();
         let v = p.compute().unwrap();
-        let (pareto, breakdown) = (v.pareto_svg(), breakdown_svg(&v.series));
+        let (pareto, breakdown) = (
+            v.pareto_svg(PARETO.design()),
+            breakdown_svg(&v.series, BREAKDOWN.design()),
+        );
         assert!(pareto.starts_with(r#"<svg class="chart-svg""#), "{pareto}");
         assert!(
             pareto.contains("throughput (tokens/s per chip)"),
@@ -386,7 +394,11 @@ mod tests {
         p.apply("batch", "2").unwrap();
         let w = p.compute().unwrap();
         assert_eq!(w.series, v.series, "the curve does not depend on the batch");
-        assert_ne!(w.pareto_svg(), pareto, "the mark did not move");
+        assert_ne!(
+            w.pareto_svg(PARETO.design()),
+            pareto,
+            "the mark did not move"
+        );
     }
 
     #[test]

@@ -13,26 +13,60 @@ fn cite(s: &Source) -> String {
     }
 }
 
-fn cell(text: String, source: Option<&Source>) -> impl IntoView {
-    let title = source.map(cite).unwrap_or_default();
-    view! { <td title=title>{text}</td> }
+/// The book's tables the shown numbers come from, numbered in order of first
+/// use: each cell carries its source's number as a link to the list under the
+/// table, so the citation is reachable by touch and keyboard, not only on hover.
+#[derive(Debug, Default)]
+struct Sources {
+    /// Prefix of the list items' ids (unique per table on a page).
+    prefix: String,
+    cites: Vec<String>,
 }
 
-fn peak_cell(c: &Chip, d: Dtype) -> impl IntoView {
-    let p = c.peaks.iter().find(|p| p.dtype == d);
-    cell(
-        p.map(|p| sci(p.rate.0, 3)).unwrap_or_else(|| "—".into()),
-        p.map(|p| &p.source),
-    )
-}
+impl Sources {
+    /// The footnote number of `source`, adding it if new.
+    fn number(&mut self, source: &Source) -> usize {
+        let c = cite(source);
+        match self.cites.iter().position(|x| *x == c) {
+            Some(i) => i + 1,
+            None => {
+                self.cites.push(c);
+                self.cites.len()
+            }
+        }
+    }
 
-fn link_cell(c: &Chip, l: Link) -> impl IntoView {
-    let spec = c.link(l);
-    cell(
-        spec.map(|s| sci(s.bandwidth.0, 3))
-            .unwrap_or_else(|| "—".into()),
-        spec.map(|s| &s.source),
-    )
+    /// A cell showing `text` with the number of its source, if any.
+    fn cell(&mut self, text: String, source: Option<&Source>) -> AnyView {
+        let Some(source) = source else {
+            return view! { <td>{text}</td> }.into_any();
+        };
+        let n = self.number(source);
+        let title = cite(source);
+        let href = format!("#{}-{n}", self.prefix);
+        let label = format!("source {n}: {title}");
+        view! {
+            <td title=title>{text}<sup><a class="cite" href=href aria-label=label>{n}</a></sup></td>
+        }
+        .into_any()
+    }
+
+    fn peak_cell(&mut self, c: &Chip, d: Dtype) -> AnyView {
+        let p = c.peaks.iter().find(|p| p.dtype == d);
+        self.cell(
+            p.map(|p| sci(p.rate.0, 3)).unwrap_or_else(|| "—".into()),
+            p.map(|p| &p.source),
+        )
+    }
+
+    fn link_cell(&mut self, c: &Chip, l: Link) -> AnyView {
+        let spec = c.link(l);
+        self.cell(
+            spec.map(|s| sci(s.bandwidth.0, 3))
+                .unwrap_or_else(|| "—".into()),
+            spec.map(|s| &s.source),
+        )
+    }
 }
 
 /// Which chips to list.
@@ -68,6 +102,14 @@ pub fn parse_family(args: &[(String, String)]) -> (Family, Option<String>) {
     }
 }
 
+fn family_name(f: Family) -> &'static str {
+    match f {
+        Family::Tpu => "tpu",
+        Family::Gpu => "gpu",
+        Family::All => "all",
+    }
+}
+
 /// The table.
 #[component]
 pub fn SpecTable(
@@ -78,7 +120,11 @@ pub fn SpecTable(
     let (args, url_notice) = super::common::initial_args("spec-table", &args);
     let (family, notice) = parse_family(&args);
     let notice = notice.or(url_notice);
-    let rows = CHIPS
+    let mut sources = Sources {
+        prefix: format!("spec-source-{}", family_name(family)),
+        ..Sources::default()
+    };
+    let rows: Vec<AnyView> = CHIPS
         .iter()
         .filter(|c| match family {
             Family::Tpu => c.vendor == Vendor::Google,
@@ -127,22 +173,32 @@ pub fn SpecTable(
             view! {
                 <tr data-chip=c.id>
                     <th scope="row">{c.name}</th>
-                    {peak_cell(c, Dtype::Bf16)}
-                    {peak_cell(c, Dtype::Int8)}
-                    {cell(si(c.hbm_capacity.value.0, "B", 3), Some(&c.hbm_capacity.source))}
-                    {link_cell(c, Link::Hbm)}
-                    {link_cell(c, chip_link)}
+                    {sources.peak_cell(c, Dtype::Bf16)}
+                    {sources.peak_cell(c, Dtype::Int8)}
+                    {sources.cell(si(c.hbm_capacity.value.0, "B", 3), Some(&c.hbm_capacity.source))}
+                    {sources.link_cell(c, Link::Hbm)}
+                    {sources.link_cell(c, chip_link)}
                     <td>{ridge}</td>
                     <td>{link_ridge}</td>
                     <td>{topo}</td>
                 </tr>
             }
+            .into_any()
+        })
+        .collect();
+    let source_list = sources
+        .cites
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let id = format!("{}-{}", sources.prefix, i + 1);
+            view! { <li id=id>{c.clone()}</li> }
         })
         .collect_view();
     view! {
         <figure class="widget spec-table" data-widget="spec-table">
             <p class="notice" role="status" data-notice="" hidden=notice.is_none()>{notice.clone().unwrap_or_default()}</p>
-            <div class="table-scroll" tabindex="0">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="chip specifications">
                 <table>
                     <thead>
                         <tr>
@@ -160,7 +216,11 @@ pub fn SpecTable(
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            <figcaption class="muted">"Hover a number for the book's table it comes from. ICI is per link, both directions; ridges are bf16 FLOPs per byte."</figcaption>
+            <figcaption class="muted">"Each number's superscript names the book's table it comes from. ICI is per link, both directions; ridges are bf16 FLOPs per byte."</figcaption>
+            <details class="sources">
+                <summary>"Sources"</summary>
+                <ol>{source_list}</ol>
+            </details>
         </figure>
     }
 }

@@ -16,6 +16,7 @@ use ridgeline_core::training::{
 };
 
 use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::training::{
     draw_memory, draw_operating_point, draw_roofline, CommsLine, TrainingModel,
@@ -24,12 +25,10 @@ use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Slider positions for the batch.
 pub const STEPS: f64 = 400.0;
-/// The charts' drawing width (SVG user units).
-const PLOT_W: u32 = 760;
-/// The roofline's drawing height.
-const ROOFLINE_H: u32 = 420;
-/// The memory bars' drawing height.
-const MEMORY_H: u32 = 260;
+/// The roofline's shape (see `charts::size`).
+const ROOFLINE: Shape = Shape::new(760, 420, 320);
+/// The memory bars' shape.
+const MEMORY: Shape = Shape::new(760, 260, 240);
 /// Largest global batch, tokens (2^30).
 pub const B_MAX: f64 = 1_073_741_824.0;
 /// Tokens per sequence.
@@ -170,9 +169,9 @@ pub struct Analysis {
 impl Analysis {
     /// The selected strategy's operating point over the roofline `m`, as inline
     /// SVG (the moving layer).
-    pub fn point_svg(&self, m: &TrainingModel) -> String {
+    pub fn point_svg(&self, m: &TrainingModel, size: Size) -> String {
         let l = &self.selected.layer;
-        svg(PLOT_W, ROOFLINE_H, |root| {
+        svg(size.width, size.height, |root| {
             draw_operating_point(
                 root,
                 m,
@@ -187,13 +186,13 @@ impl Analysis {
     }
 
     /// Memory per chip of every strategy that has an evaluation, as inline SVG bars.
-    pub fn memory_svg(&self) -> String {
+    pub fn memory_svg(&self, size: Size) -> String {
         let bars: Vec<(String, _)> = self
             .plans
             .iter()
             .filter_map(|(_, p, e)| Some((plan_label(p), e.as_ref()?.memory)))
             .collect();
-        svg(PLOT_W, MEMORY_H, |root| {
+        svg(size.width, size.height, |root| {
             draw_memory(root, &bars, self.selected.hbm.0, false)
         })
         .0
@@ -202,8 +201,11 @@ impl Analysis {
 
 /// Every strategy's compute and communication time against the batch, the
 /// shaded region and the boundary, as inline SVG (the static layer).
-pub fn roofline_svg(m: &TrainingModel) -> String {
-    svg(PLOT_W, ROOFLINE_H, |root| draw_roofline(root, m, false)).0
+pub fn roofline_svg(m: &TrainingModel, size: Size) -> String {
+    svg(size.width, size.height, |root| {
+        draw_roofline(root, m, false)
+    })
+    .0
 }
 
 fn choice_of(p: &Parallelism) -> Option<Choice> {
@@ -400,18 +402,31 @@ pub fn TrainingRoofline(
         Some(params.with_untracked(|p| p.chart_model(&a)))
     });
     // The curves are redrawn only when the sweep changes, not with every batch.
-    let base =
-        Memo::new(move |_| chart_model.with(|m| m.as_ref().map(roofline_svg).unwrap_or_default()));
+    let roofline_frame = Frame::new(ROOFLINE);
+    let memory_frame = Frame::new(MEMORY);
+    let base = Memo::new(move |_| {
+        let size = roofline_frame.get();
+        chart_model.with(|m| {
+            m.as_ref()
+                .map(|m| roofline_svg(m, size))
+                .unwrap_or_default()
+        })
+    });
     let point = move || {
         chart_model.with(|m| {
             analysis.with(|a| match (m, a) {
-                (Some(m), Some(a)) => a.point_svg(m),
+                (Some(m), Some(a)) => a.point_svg(m, roofline_frame.get()),
                 _ => String::new(),
             })
         })
     };
-    let memory =
-        move || analysis.with(|a| a.as_ref().map(Analysis::memory_svg).unwrap_or_default());
+    let memory = move || {
+        analysis.with(|a| {
+            a.as_ref()
+                .map(|a| a.memory_svg(memory_frame.get()))
+                .unwrap_or_default()
+        })
+    };
 
     let verdict = move || {
         analysis.with(|a| {
@@ -492,7 +507,7 @@ pub fn TrainingRoofline(
                     <select class="scheme" prop:value=move || params.with(|p| p.choice.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
                 </label>
             </div>
-            <div class="plot">
+            <div class="plot" node_ref=roofline_frame.node style=roofline_frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=move || base.get()></div>
                 <div class="layer overlay" inner_html=point role="img"
                     aria-label=move || format!("training roofline; at this batch the selected strategy is {}", verdict())></div>
@@ -529,7 +544,7 @@ pub fn TrainingRoofline(
                 </table>
             </div>
             <h4>"Memory per chip"</h4>
-            <div class="plot"><div class="layer" inner_html=memory role="img" aria-label="memory per chip by strategy"></div></div>
+            <div class="plot" node_ref=memory_frame.node style=memory_frame.style()><div class="layer" inner_html=memory role="img" aria-label="memory per chip by strategy"></div></div>
         </figure>
     }
 }
@@ -546,7 +561,7 @@ mod tests {
         let mut p = TrainingRooflineParams::default();
         let a = p.analyse().unwrap();
         let m = p.chart_model(&a);
-        let base = roofline_svg(&m);
+        let base = roofline_svg(&m, ROOFLINE.design());
         assert!(base.starts_with(r#"<svg class="chart-svg""#), "{base}");
         assert!(base.contains("global batch B (tokens)"), "{base}");
         assert!(base.contains("FSDP comms (selected)"), "{base}");
@@ -554,15 +569,15 @@ mod tests {
             format!(r#"fill="{}""#, svg_colour(palette(false).good)),
             format!(r#"fill="{}""#, svg_colour(palette(false).bad)),
         );
-        let point = a.point_svg(&m);
+        let point = a.point_svg(&m, ROOFLINE.design());
         assert_eq!(point.matches(&bad).count(), 2, "{point}");
         assert!(!point.contains(&good), "{point}");
-        let memory = a.memory_svg();
+        let memory = a.memory_svg(MEMORY.design());
         assert!(memory.contains(r#"viewBox="0 0 760 260""#), "{memory}");
         assert!(memory.contains("FSDP"), "{memory}");
         p.apply("b", "8388608").unwrap();
         let b = p.analyse().unwrap();
-        let point = b.point_svg(&p.chart_model(&b));
+        let point = b.point_svg(&p.chart_model(&b), ROOFLINE.design());
         assert_eq!(point.matches(&good).count(), 2, "{point}");
     }
 

@@ -16,6 +16,7 @@ use ridgeline_core::transformer::{
 };
 
 use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::transformer::{
     billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
@@ -24,12 +25,10 @@ use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Slider positions for the sequence length.
 pub const STEPS: f64 = 300.0;
-/// The charts' drawing width (SVG user units).
-const PLOT_W: u32 = 760;
-/// The parameter bars' drawing height.
-const BARS_H: u32 = 230;
-/// The FLOP-share plot's drawing height.
-const FRACTION_H: u32 = 360;
+/// The parameter bars' shape (see `charts::size`).
+const BARS: Shape = Shape::new(760, 230, 220);
+/// The FLOP-share plot's shape.
+const FRACTION: Shape = Shape::new(760, 360, 300);
 
 /// The formats a KV cache may be stored in.
 pub const KV_DTYPES: [Dtype; 4] = [Dtype::F32, Dtype::Bf16, Dtype::Int8, Dtype::Int4];
@@ -123,21 +122,27 @@ impl TransformerParams {
     }
 
     /// The parameter bars as inline SVG.
-    pub fn bars_svg(&self) -> String {
+    pub fn bars_svg(&self, size: Size) -> String {
         let (bars, _) = self.bars();
-        svg(PLOT_W, BARS_H, |root| draw_params(root, &bars, false)).0
+        svg(size.width, size.height, |root| {
+            draw_params(root, &bars, false)
+        })
+        .0
     }
 
     /// The attention share against the length, as inline SVG (the static layer).
-    pub fn fraction_svg(&self) -> String {
+    pub fn fraction_svg(&self, size: Size) -> String {
         let m = self.fraction_model();
-        svg(PLOT_W, FRACTION_H, |root| draw_fraction(root, &m, false)).0
+        svg(size.width, size.height, |root| {
+            draw_fraction(root, &m, false)
+        })
+        .0
     }
 
     /// The marker at the current length, as inline SVG (the moving layer).
-    pub fn marker_svg(&self) -> String {
+    pub fn marker_svg(&self, size: Size) -> String {
         let (_, _, att) = self.split();
-        svg(PLOT_W, FRACTION_H, |root| {
+        svg(size.width, size.height, |root| {
             draw_fraction_marker(root, self.seq, att, false)
         })
         .0
@@ -296,15 +301,19 @@ pub fn Transformer(
 
     let cfg = Memo::new(move |_| params.with(|p| p.cfg));
     // The bars and the curve depend on the shape alone, not on the length.
+    let bars_frame = Frame::new(BARS);
+    let fraction_frame = Frame::new(FRACTION);
     let bars = Memo::new(move |_| {
         let _ = cfg.get();
-        params.with_untracked(TransformerParams::bars_svg)
+        let size = bars_frame.get();
+        params.with_untracked(|p| p.bars_svg(size))
     });
     let fraction = Memo::new(move |_| {
         let _ = cfg.get();
-        params.with_untracked(TransformerParams::fraction_svg)
+        let size = fraction_frame.get();
+        params.with_untracked(|p| p.fraction_svg(size))
     });
-    let marker = move || params.with(TransformerParams::marker_svg);
+    let marker = move || params.with(|p| p.marker_svg(fraction_frame.get()));
 
     let model_options = MODELS
         .iter()
@@ -370,7 +379,7 @@ pub fn Transformer(
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
             <h4>"Where the parameters live"</h4>
-            <div class="plot"><div class="layer" inner_html=move || bars.get() role="img"
+            <div class="plot" node_ref=bars_frame.node style=bars_frame.style()><div class="layer" inner_html=move || bars.get() role="img"
                 aria-label=move || params.with(|p| format!("parameters by component, {} in total", billions(p.bars().1)))></div></div>
             <div class="table-scroll" tabindex="0">
                 <table class="params-table">
@@ -379,7 +388,7 @@ pub fn Transformer(
                 </table>
             </div>
             <h4>"FLOPs: MLP against attention"</h4>
-            <div class="plot">
+            <div class="plot" node_ref=fraction_frame.node style=fraction_frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=move || fraction.get()></div>
                 <div class="layer overlay" inner_html=marker role="img"
                     aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></div>
@@ -428,17 +437,21 @@ mod tests {
     #[test]
     fn charts_are_svg_with_names_and_a_marker_that_follows_t() {
         let mut p = TransformerParams::default();
-        let bars = p.bars_svg();
+        let bars = p.bars_svg(BARS.design());
         assert!(bars.starts_with(r#"<svg class="chart-svg""#), "{bars}");
         assert!(bars.contains(r#"viewBox="0 0 760 230""#), "{bars}");
         assert!(bars.contains("MLP") && bars.contains("56.4B"), "{bars}");
-        let fraction = p.fraction_svg();
+        let fraction = p.fraction_svg(FRACTION.design());
         assert!(fraction.contains(r#"viewBox="0 0 760 360""#), "{fraction}");
-        let marker = p.marker_svg();
+        let marker = p.marker_svg(FRACTION.design());
         assert_eq!(marker.matches("<circle").count(), 1, "{marker}");
         p.apply("seq", "65536").unwrap();
-        assert_ne!(p.marker_svg(), marker);
-        assert_eq!(p.fraction_svg(), fraction, "T moves the marker only");
+        assert_ne!(p.marker_svg(FRACTION.design()), marker);
+        assert_eq!(
+            p.fraction_svg(FRACTION.design()),
+            fraction,
+            "T moves the marker only"
+        );
     }
 
     #[test]

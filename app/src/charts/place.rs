@@ -1,0 +1,380 @@
+//! Placing labels and legends where they cover nothing: the one placement
+//! helper every chart uses for point labels and legend boxes.
+//!
+//! plotters draws text where it is told; it has no notion of free space, so
+//! this is ours. A [`Placer`] knows the plot area, the boxes already placed,
+//! and the lines and points drawn (in pixels); [`Placer::place`] tries the
+//! sides of an anchor at growing distances and takes the candidate that
+//! overlaps the least (nothing, when there is room), always inside the area.
+
+use plotters::chart::{ChartContext, SeriesLabelPosition};
+use plotters::coord::cartesian::Cartesian2d;
+use plotters::coord::ranged1d::Ranged;
+use plotters::prelude::DrawingBackend;
+
+/// A pixel rectangle, `x0 ≤ x1`, `y0 ≤ y1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rect {
+    /// Left.
+    pub x0: i32,
+    /// Top.
+    pub y0: i32,
+    /// Right.
+    pub x1: i32,
+    /// Bottom.
+    pub y1: i32,
+}
+
+impl Rect {
+    /// The rectangle with top-left `(x, y)` and size `w` × `h`.
+    pub fn new(x: i32, y: i32, w: i32, h: i32) -> Rect {
+        Rect {
+            x0: x,
+            y0: y,
+            x1: x + w.max(0),
+            y1: y + h.max(0),
+        }
+    }
+
+    /// From a plotters pixel range pair (`plotting_area().get_pixel_range()`).
+    pub fn from_ranges(x: std::ops::Range<i32>, y: std::ops::Range<i32>) -> Rect {
+        Rect {
+            x0: x.start.min(x.end),
+            y0: y.start.min(y.end),
+            x1: x.start.max(x.end),
+            y1: y.start.max(y.end),
+        }
+    }
+
+    /// Width.
+    pub fn w(&self) -> i32 {
+        self.x1 - self.x0
+    }
+
+    /// Height.
+    pub fn h(&self) -> i32 {
+        self.y1 - self.y0
+    }
+
+    /// The area shared with `o`, in square pixels.
+    pub fn overlap(&self, o: &Rect) -> i64 {
+        let w = (self.x1.min(o.x1) - self.x0.max(o.x0)).max(0);
+        let h = (self.y1.min(o.y1) - self.y0.max(o.y0)).max(0);
+        i64::from(w) * i64::from(h)
+    }
+
+    /// Whether `o` lies wholly inside.
+    pub fn contains(&self, o: &Rect) -> bool {
+        o.x0 >= self.x0 && o.x1 <= self.x1 && o.y0 >= self.y0 && o.y1 <= self.y1
+    }
+
+    /// The same size moved (the least) to lie inside `area`, where it fits.
+    fn inside(self, area: &Rect) -> Rect {
+        let dx = if self.x1 > area.x1 {
+            area.x1 - self.x1
+        } else {
+            0
+        };
+        let dx = if self.x0 + dx < area.x0 {
+            area.x0 - self.x0
+        } else {
+            dx
+        };
+        let dy = if self.y1 > area.y1 {
+            area.y1 - self.y1
+        } else {
+            0
+        };
+        let dy = if self.y0 + dy < area.y0 {
+            area.y0 - self.y0
+        } else {
+            dy
+        };
+        Rect::new(self.x0 + dx, self.y0 + dy, self.w(), self.h())
+    }
+
+    /// Whether the segment `a`–`b` passes through the rectangle.
+    pub fn crosses(&self, a: (i32, i32), b: (i32, i32)) -> bool {
+        // Liang–Barsky clipping of the segment against the rectangle.
+        let (x0, y0) = (f64::from(a.0), f64::from(a.1));
+        let (dx, dy) = (f64::from(b.0) - x0, f64::from(b.1) - y0);
+        let (mut t0, mut t1) = (0.0_f64, 1.0_f64);
+        for (p, q) in [
+            (-dx, x0 - f64::from(self.x0)),
+            (dx, f64::from(self.x1) - x0),
+            (-dy, y0 - f64::from(self.y0)),
+            (dy, f64::from(self.y1) - y0),
+        ] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return false;
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+                if t0 > t1 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The size in pixels of one line of text of `size` pixels, estimated from
+/// the average advance of a sans-serif face (0.6 em per character) with a
+/// little padding: the SVG backend cannot measure text (the browser lays it
+/// out), so placement must not depend on exact glyph widths.
+pub fn text_box(text: &str, size: u32) -> (i32, i32) {
+    let chars = text.chars().count() as f64;
+    let size = f64::from(size);
+    (
+        (chars * size * 0.6).ceil() as i32 + 4,
+        (size * 1.3).ceil() as i32,
+    )
+}
+
+/// Free-space bookkeeping for one plot.
+#[derive(Debug, Clone)]
+pub struct Placer {
+    area: Rect,
+    taken: Vec<Rect>,
+    segments: Vec<((i32, i32), (i32, i32))>,
+}
+
+/// Where a placed box may go relative to its anchor, in order of preference:
+/// right-above first (how charts usually label a point), then the other sides.
+const SIDES: [(i32, i32); 8] = [
+    (1, -1),
+    (1, 1),
+    (-1, -1),
+    (-1, 1),
+    (1, 0),
+    (-1, 0),
+    (0, -1),
+    (0, 1),
+];
+
+impl Placer {
+    /// A placer for the plot `area`.
+    pub fn new(area: Rect) -> Placer {
+        Placer {
+            area,
+            taken: Vec::new(),
+            segments: Vec::new(),
+        }
+    }
+
+    /// The boxes placed or reserved so far.
+    pub fn taken(&self) -> &[Rect] {
+        &self.taken
+    }
+
+    /// Keeps labels off a box (a drawn label, a legend).
+    pub fn avoid_box(&mut self, r: Rect) {
+        self.taken.push(r);
+    }
+
+    /// Keeps labels off a polyline (a series or a roof), in pixels.
+    pub fn avoid_line(&mut self, points: &[(i32, i32)]) {
+        self.segments
+            .extend(points.windows(2).map(|w| (w[0], w[1])));
+    }
+
+    /// Keeps labels off a point drawn with `radius` pixels.
+    pub fn avoid_point(&mut self, p: (i32, i32), radius: i32) {
+        self.taken.push(Rect::new(
+            p.0 - radius,
+            p.1 - radius,
+            2 * radius,
+            2 * radius,
+        ));
+    }
+
+    /// How badly `r` sits: overlapped area first, then lines crossed.
+    fn cost(&self, r: &Rect) -> i64 {
+        let covered: i64 = self.taken.iter().map(|t| t.overlap(r)).sum();
+        let crossed = self
+            .segments
+            .iter()
+            .filter(|(a, b)| r.crosses(*a, *b))
+            .count() as i64;
+        covered * 16 + crossed * 400
+    }
+
+    /// Places a `w` × `h` box beside `anchor` (at least `gap` pixels away) where
+    /// it covers nothing if it can, reserves it and returns it. The box is always
+    /// inside the plot area (or at its top-left, if larger than the area).
+    pub fn place(&mut self, anchor: (i32, i32), (w, h): (i32, i32), gap: i32) -> Rect {
+        let mut best: Option<(i64, Rect)> = None;
+        let reach = self.area.w().max(self.area.h()).max(1);
+        let mut d = gap.max(1);
+        while d <= reach {
+            for (sx, sy) in SIDES {
+                let x = match sx {
+                    1 => anchor.0 + d,
+                    -1 => anchor.0 - d - w,
+                    _ => anchor.0 - w / 2,
+                };
+                let y = match sy {
+                    1 => anchor.1 + d,
+                    -1 => anchor.1 - d - h,
+                    _ => anchor.1 - h / 2,
+                };
+                let r = Rect::new(x, y, w, h).inside(&self.area);
+                let cost = self.cost(&r);
+                if best.is_none_or(|(c, _)| cost < c) {
+                    best = Some((cost, r));
+                }
+                if cost == 0 {
+                    break;
+                }
+            }
+            if best.is_some_and(|(c, _)| c == 0) {
+                break;
+            }
+            d *= 2;
+        }
+        let r = best.map_or(Rect::new(self.area.x0, self.area.y0, w, h), |(_, r)| r);
+        self.taken.push(r);
+        r
+    }
+
+    /// Places a legend box of `w` × `h` in the corner of the plot it covers
+    /// least, reserves it and returns plotters' position for it (legends stay
+    /// inside the plot, a few pixels from its edges).
+    pub fn legend(&mut self, (w, h): (i32, i32)) -> SeriesLabelPosition {
+        let a = self.area;
+        let m = 6;
+        let corners = [
+            Rect::new(a.x1 - m - w, a.y1 - m - h, w, h),
+            Rect::new(a.x0 + m, a.y0 + m, w, h),
+            Rect::new(a.x1 - m - w, a.y0 + m, w, h),
+            Rect::new(a.x0 + m, a.y1 - m - h, w, h),
+        ];
+        let Some(best) = corners.into_iter().min_by_key(|r| self.cost(r)) else {
+            return SeriesLabelPosition::UpperLeft;
+        };
+        let best = best.inside(&a);
+        self.taken.push(best);
+        SeriesLabelPosition::Coordinate(best.x0 - a.x0, best.y0 - a.y0)
+    }
+}
+
+/// A placer for `chart`'s plotting area that keeps off `lines` (in data
+/// coordinates): the series drawn so far.
+pub fn placer_for<DB, X, Y>(
+    chart: &ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    lines: &[&[(X::ValueType, Y::ValueType)]],
+) -> Placer
+where
+    DB: DrawingBackend,
+    X: Ranged,
+    Y: Ranged,
+    X::ValueType: Clone,
+    Y::ValueType: Clone,
+{
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let mut placer = Placer::new(Rect::from_ranges(xr, yr));
+    for line in lines {
+        let px: Vec<(i32, i32)> = line
+            .iter()
+            .map(|(x, y)| chart.backend_coord(&(x.clone(), y.clone())))
+            .collect();
+        placer.avoid_line(&px);
+    }
+    placer
+}
+
+/// The size of a plotters legend box with these entries at `font` pixels
+/// (the swatch, margins and one row per entry).
+pub fn legend_box(labels: &[&str], font: u32) -> (i32, i32) {
+    let widest = labels
+        .iter()
+        .map(|l| text_box(l, font).0)
+        .max()
+        .unwrap_or(0);
+    let rows = labels.len() as i32;
+    (widest + 50, rows * (font as i32 + 6) + 20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AREA: Rect = Rect {
+        x0: 80,
+        y0: 14,
+        x1: 736,
+        y1: 396,
+    };
+
+    #[test]
+    fn a_label_avoids_a_line_through_its_first_choice() {
+        let mut p = Placer::new(AREA);
+        // A line rising through the space right-above the anchor.
+        p.avoid_line(&[(300, 300), (500, 100)]);
+        let r = p.place((400, 200), text_box("B = 64, I = 63", 13), 8);
+        assert!(!r.crosses((300, 300), (500, 100)), "{r:?}");
+        assert!(AREA.contains(&r));
+    }
+
+    #[test]
+    fn labels_near_the_edge_stay_inside() {
+        let mut p = Placer::new(AREA);
+        let r = p.place((AREA.x1 - 2, AREA.y0 + 2), (120, 18), 8);
+        assert!(AREA.contains(&r), "{r:?}");
+    }
+
+    #[test]
+    fn the_legend_takes_the_empty_corner() {
+        let mut p = Placer::new(AREA);
+        // A curve along the bottom: the upper corners are free; the preferred
+        // lower-right one is not.
+        p.avoid_line(&[(AREA.x0, AREA.y1 - 20), (AREA.x1, AREA.y1 - 30)]);
+        let size = legend_box(&["HBM", "ICI"], 12);
+        let pos = p.legend(size);
+        let SeriesLabelPosition::Coordinate(_, y) = pos else {
+            panic!("{pos:?}")
+        };
+        assert!(y < AREA.h() / 2, "legend at y = {y}");
+    }
+
+    #[test]
+    fn segments_cross_or_miss() {
+        let r = Rect::new(10, 10, 10, 10);
+        assert!(r.crosses((0, 0), (30, 30)));
+        assert!(r.crosses((15, 0), (15, 40)));
+        assert!(!r.crosses((0, 0), (30, 0)));
+        assert!(!r.crosses((0, 30), (5, 40)));
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        /// Up to eight labels around random anchors: every box inside the plot
+        /// area and no two boxes overlapping.
+        #[test]
+        fn placed_boxes_never_overlap_and_stay_inside(
+            anchors in proptest::collection::vec((90i32..720, 24i32..380), 1..8),
+            lens in proptest::collection::vec(4usize..22, 8),
+        ) {
+            let mut p = Placer::new(AREA);
+            let mut boxes = Vec::new();
+            for (i, a) in anchors.iter().enumerate() {
+                p.avoid_point(*a, 5);
+                let text = "x".repeat(lens[i]);
+                boxes.push(p.place(*a, text_box(&text, 13), 8));
+            }
+            for (i, b) in boxes.iter().enumerate() {
+                proptest::prop_assert!(AREA.contains(b), "{b:?} outside");
+                for c in &boxes[i + 1..] {
+                    proptest::prop_assert_eq!(b.overlap(c), 0, "{:?} overlaps {:?}", b, c);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! One sizing path for every chart: a chart is drawn at its container's CSS
+//! width, so one SVG unit is one CSS pixel and text drawn at 12 units reads as
+//! 12 CSS pixels on any screen (SVG is sharp at any pixel density, so there is
+//! no backing store to scale).
+//!
+//! A chart has a [`Shape`]: its design size on a wide screen and the smallest
+//! height that keeps its labels apart on a narrow one. The stylesheet reserves
+//! the box before any script runs, from the same numbers ([`Shape::style`]:
+//! `height = max(min, width × ratio)` in container units), so the static figure
+//! and the live one occupy the same box and redrawing at the measured size
+//! moves nothing. The live widget measures the box with a `ResizeObserver`
+//! ([`Frame`]) and redraws whenever its width changes (rotation, resize).
+
+use leptos::html::Div;
+use leptos::prelude::*;
+
+/// A drawing size in CSS pixels (SVG user units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Size {
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+}
+
+/// How a chart's size follows its container's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// The design width: the widest a chart is drawn (the `.plot` box's
+    /// `max-width`), and the size of the static figure.
+    pub width: u32,
+    /// The height at the design width; narrower charts keep the proportion...
+    pub height: u32,
+    /// ...down to this height, below which labels would collide.
+    pub min_height: u32,
+}
+
+/// The narrowest drawing: a 320 px phone less the page's and the widget's padding.
+pub const MIN_WIDTH: u32 = 240;
+
+impl Shape {
+    /// A chart `width` × `height` on wide screens, never shorter than `min_height`.
+    pub const fn new(width: u32, height: u32, min_height: u32) -> Shape {
+        Shape {
+            width,
+            height,
+            min_height,
+        }
+    }
+
+    /// The drawing size in a container `css_width` pixels wide (rounded down,
+    /// so the drawing never overflows its box). A width that is not a finite
+    /// positive number (an element not laid out yet) gives the design size.
+    pub fn at(self, css_width: f64) -> Size {
+        if !(css_width.is_finite() && css_width > 0.0) {
+            return self.design();
+        }
+        let width = (css_width.floor() as u32).clamp(MIN_WIDTH, self.width);
+        let scaled = u64::from(self.height) * u64::from(width) / u64::from(self.width.max(1));
+        Size {
+            width,
+            height: (scaled as u32).max(self.min_height),
+        }
+    }
+
+    /// The design size: what the static page draws.
+    pub fn design(self) -> Size {
+        Size {
+            width: self.width,
+            height: self.height,
+        }
+    }
+
+    /// The inline style of the chart's `.plot` box: the CSS variables from
+    /// which the stylesheet computes the height that [`Shape::at`] draws.
+    pub fn style(self) -> String {
+        format!(
+            "--chart-ratio: {}; --chart-min-h: {}px; max-width: {}px",
+            f64::from(self.height) / f64::from(self.width.max(1)),
+            self.min_height,
+            self.width
+        )
+    }
+}
+
+/// A chart box being measured: put `node` on the `.plot` element and
+/// `style` on it, and draw at `size`.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    /// The `.plot` element.
+    pub node: NodeRef<Div>,
+    /// The current drawing size.
+    pub size: RwSignal<Size>,
+    /// The chart's shape.
+    pub shape: Shape,
+}
+
+impl Frame {
+    /// A frame of `shape`, at its design size until measured. In the browser it
+    /// follows the element's width once mounted.
+    pub fn new(shape: Shape) -> Frame {
+        let frame = Frame {
+            node: NodeRef::new(),
+            size: RwSignal::new(shape.design()),
+            shape,
+        };
+        #[cfg(target_arch = "wasm32")]
+        frame.observe();
+        frame
+    }
+
+    /// The inline style for the `.plot` element.
+    pub fn style(self) -> String {
+        self.shape.style()
+    }
+
+    /// The current size, tracked.
+    pub fn get(self) -> Size {
+        self.size.get()
+    }
+
+    /// The current size, untracked (in event handlers).
+    pub fn get_untracked(self) -> Size {
+        self.size.get_untracked()
+    }
+
+    /// Watches the element's content width. Hand-written over `web-sys`
+    /// because one observer is all the app needs (leptos-use would bring a
+    /// large dependency tree for it).
+    #[cfg(target_arch = "wasm32")]
+    fn observe(self) {
+        use wasm_bindgen::closure::Closure;
+        use wasm_bindgen::JsCast;
+
+        let Frame { node, size, shape } = self;
+        Effect::new(move |done: Option<bool>| {
+            if done == Some(true) {
+                return true;
+            }
+            let Some(element) = node.get() else {
+                return false;
+            };
+            let measure = move |width: f64| {
+                let next = shape.at(width);
+                if next != size.get_untracked() {
+                    size.set(next);
+                }
+            };
+            measure(element.get_bounding_client_rect().width());
+            let callback =
+                Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                    for entry in entries.iter() {
+                        if let Ok(entry) = entry.dyn_into::<web_sys::ResizeObserverEntry>() {
+                            measure(entry.content_rect().width());
+                        }
+                    }
+                });
+            if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+                observer.observe(&element);
+            }
+            // The observer lives as long as the page: an island is never unmounted.
+            callback.forget();
+            true
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOF: Shape = Shape::new(760, 440, 300);
+
+    #[test]
+    fn wide_containers_get_the_design_size() {
+        assert_eq!(ROOF.at(760.0), ROOF.design());
+        assert_eq!(ROOF.at(1200.0), ROOF.design());
+        assert_eq!(ROOF.at(f64::NAN), ROOF.design());
+        assert_eq!(ROOF.at(0.0), ROOF.design());
+    }
+
+    #[test]
+    fn narrow_containers_keep_the_proportion_down_to_the_minimum_height() {
+        let s = ROOF.at(600.7);
+        assert_eq!(s.width, 600);
+        assert_eq!(s.height, 440 * 600 / 760);
+        let phone = ROOF.at(310.0);
+        assert_eq!(
+            phone,
+            Size {
+                width: 310,
+                height: 300
+            }
+        );
+        assert_eq!(ROOF.at(100.0).width, MIN_WIDTH);
+    }
+
+    #[test]
+    fn the_style_gives_the_stylesheet_the_same_numbers() {
+        let style = ROOF.style();
+        assert!(style.contains("--chart-min-h: 300px"), "{style}");
+        assert!(style.contains("max-width: 760px"), "{style}");
+        let ratio: f64 = style
+            .split("--chart-ratio: ")
+            .nth(1)
+            .and_then(|s| s.split(';').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap();
+        assert!((ratio * 600.0 - f64::from(ROOF.at(600.0).height)).abs() < 1.0);
+    }
+}

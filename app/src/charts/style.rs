@@ -1,0 +1,137 @@
+//! Chart styling in one place: text sizes, the axes and grid, the legend box.
+//! Every chart module draws its text with [`font`] and styles its mesh and
+//! legend with [`Styled::styled`], so a change of look is made here once.
+//!
+//! Sizes are CSS pixels: charts are drawn at their box's CSS width
+//! (`super::size`), so 12 units is 12 CSS pixels on every screen.
+
+use plotters::chart::{MeshStyle, SeriesLabelStyle};
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::coord::CoordTranslate;
+use plotters::prelude::*;
+use plotters::style::{RGBColor, TextStyle};
+
+use super::Palette;
+
+/// The font family of every chart.
+pub const FAMILY: &str = "sans-serif";
+/// Axis titles.
+pub const TITLE: u32 = 14;
+/// Annotations on the plot: ridge labels, values on bars, point labels.
+pub const NOTE: u32 = 13;
+/// Tick labels and legend entries; also the smallest text any chart draws.
+pub const TICK: u32 = 12;
+
+/// Text of `size` CSS pixels (never below [`TICK`]) in `colour`.
+pub fn font(size: u32, colour: &RGBColor) -> TextStyle<'static> {
+    (FAMILY, size.max(TICK)).into_font().color(colour)
+}
+
+/// The house style of a plotters style builder, given the palette.
+pub trait Styled {
+    /// Applies fonts, colours and lines from `pal`.
+    fn styled(&mut self, pal: &Palette) -> &mut Self;
+}
+
+impl<'a, 'b, X, Y, DB> Styled for MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+    DB: DrawingBackend,
+{
+    fn styled(&mut self, pal: &Palette) -> &mut Self {
+        self.axis_desc_style(font(TITLE, &pal.text))
+            .label_style(font(TICK, &pal.text))
+            .bold_line_style(pal.grid)
+            .light_line_style(pal.grid.mix(0.35))
+            .axis_style(pal.text)
+    }
+}
+
+impl<'a, 'b, DB, CT> Styled for SeriesLabelStyle<'a, 'b, DB, CT>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    fn styled(&mut self, pal: &Palette) -> &mut Self {
+        self.background_style(pal.background.mix(0.9))
+            .border_style(pal.grid)
+            .label_font(font(TICK, &pal.text))
+    }
+}
+
+/// Tick values for a log axis over `lo..hi`: the 1–2–5 steps of each decade,
+/// thinned to at most nine on long ranges and refined on short ones, so every
+/// log axis has labelled ticks over the whole range that holds data (plotters
+/// alone labels only whole decades, which leaves a range such as 3–40 ms with
+/// one tick). Empty if the range is not positive and finite.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > lo) {
+        return Vec::new();
+    }
+    let ticks = |steps: &[f64]| -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut decade = 10f64.powf(lo.log10().floor());
+        while decade <= hi {
+            for s in steps {
+                let v = decade * s;
+                // Step values like 0.3 come out as 0.30000000000000004; rounding
+                // to a few significant figures keeps the labels exact.
+                let v = format!("{v:.6e}").parse().unwrap_or(v);
+                if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                    out.push(v);
+                }
+            }
+            decade *= 10.0;
+        }
+        out
+    };
+    let choices: [&[f64]; 5] = [
+        &[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 3.0],
+        &[1.0],
+        &[1.0],
+    ];
+    for (i, steps) in choices.iter().enumerate() {
+        let t = ticks(steps);
+        if (t.len() >= 3 || i == 0) && t.len() <= 9 {
+            return t;
+        }
+    }
+    // Many decades: every other (or every n-th) decade.
+    let decades = ticks(&[1.0]);
+    let every = decades.len().div_ceil(8).max(1);
+    decades.into_iter().step_by(every).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_ticks_cover_short_and_long_ranges() {
+        // 3 ms to 40 ms: 5, 10, 20 (and 30, 40) rather than 10 alone.
+        let t = log_ticks(3.0, 40.0);
+        assert!(t.len() >= 3 && t.len() <= 9, "{t:?}");
+        assert!(
+            t.contains(&5.0) && t.contains(&10.0) && t.contains(&20.0),
+            "{t:?}"
+        );
+        assert!(t.iter().all(|v| (3.0..=40.0).contains(v)));
+        // Less than a factor of two still gets ticks.
+        let t = log_ticks(1.1, 1.9);
+        assert!(
+            t.len() >= 1 && t.iter().all(|v| (1.1..=1.9).contains(v)),
+            "{t:?}"
+        );
+        // Twelve decades: at most nine ticks, every one a power of ten.
+        let t = log_ticks(1e-3, 1e9);
+        assert!(t.len() <= 9 && t.len() >= 4, "{t:?}");
+        assert!(t
+            .iter()
+            .all(|v| (v.log10() - v.log10().round()).abs() < 1e-9));
+        assert_eq!(log_ticks(0.0, 10.0), Vec::<f64>::new());
+        assert_eq!(log_ticks(f64::NAN, 10.0), Vec::<f64>::new());
+    }
+}

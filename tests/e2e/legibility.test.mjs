@@ -1,0 +1,136 @@
+// Legibility matrix (issue #13): every page at 320, 390, 768 and 1280 px wide,
+// device pixel ratios 1 and 3, light and dark. On each, once the islands are
+// live: nothing overflows the page or a widget sideways, every chart is drawn
+// at its box's CSS width (one SVG unit per CSS pixel, so its text is as large
+// as drawn), no chart text is smaller than 11 CSS px, and every scrolling table
+// region can be reached by keyboard. Screenshots of each page go to
+// $RIDGELINE_ARTIFACTS (default tests/e2e/artifacts/legibility) to be looked at.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { start, watchedPage, ready, ROOT, pageSlugs } from './lib.mjs';
+
+const OUT = process.env.RIDGELINE_ARTIFACTS || path.join(ROOT, 'tests/e2e/artifacts/legibility');
+const WIDTHS = [320, 390, 768, 1280];
+const RATIOS = [1, 3];
+
+let env;
+let slugs;
+before(async () => {
+  env = await start();
+  slugs = await pageSlugs(env);
+  fs.mkdirSync(OUT, { recursive: true });
+});
+after(async () => { await env.close(); });
+
+// What the reader would be let down by on the page as it is now.
+function faults() {
+  const out = [];
+  const vw = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > vw + 1) {
+    out.push(`page is ${document.documentElement.scrollWidth}px wide in a ${vw}px viewport`);
+  }
+  for (const w of document.querySelectorAll('[data-widget]')) {
+    const name = w.dataset.widget;
+    if (w.scrollWidth > w.clientWidth + 1) out.push(`${name}: content ${w.scrollWidth}px overflows ${w.clientWidth}px`);
+    const r = w.getBoundingClientRect();
+    if (r.right > vw + 1 || r.left < -1) out.push(`${name}: box ${Math.round(r.left)}–${Math.round(r.right)} leaves the ${vw}px viewport`);
+  }
+  for (const svg of document.querySelectorAll('.plot .layer svg')) {
+    const name = svg.closest('[data-widget]')?.dataset.widget ?? '?';
+    const box = svg.getBoundingClientRect();
+    const vb = svg.viewBox.baseVal;
+    if (!vb || box.width === 0) continue;
+    if (Math.abs(vb.width - box.width) > 1.5) out.push(`${name}: chart drawn ${vb.width} wide in a ${box.width.toFixed(1)}px box`);
+    const scale = Math.min(box.width / vb.width, box.height / vb.height);
+    for (const t of svg.querySelectorAll('text')) {
+      if (!t.textContent.trim()) continue;
+      const size = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (size < 11) { out.push(`${name}: text “${t.textContent.trim().slice(0, 30)}” at ${size.toFixed(1)}px`); break; }
+    }
+  }
+  for (const region of document.querySelectorAll('.table-scroll')) {
+    if (region.scrollWidth > region.clientWidth + 1 && region.tabIndex < 0) {
+      out.push(`a scrolling table region is not keyboard-reachable`);
+    }
+  }
+  return out;
+}
+
+for (const width of WIDTHS) {
+  for (const ratio of RATIOS) {
+    test(`every page at ${width} px, ratio ${ratio}: no overflow, charts at CSS size, text ≥ 11 px`, async () => {
+      const failures = [];
+      const { page, context, problems } = await watchedPage(env.browser, env.base, {
+        viewport: { width, height: 900 },
+        deviceScaleFactor: ratio,
+      });
+      for (const slug of slugs) {
+        await page.goto(env.base + slug);
+        await ready(page);
+        // Charts redraw at their measured width once mounted; let that land.
+        await page.waitForFunction(() => [...document.querySelectorAll('.plot .layer svg')]
+          .every((s) => !s.viewBox.baseVal || Math.abs(s.viewBox.baseVal.width - s.getBoundingClientRect().width) <= 1.5),
+        null, { timeout: 5000 }).catch(() => {});
+        for (const theme of ['light', 'dark']) {
+          await page.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
+          for (const f of await page.evaluate(faults)) failures.push(`/${slug} ${theme}: ${f}`);
+          // Ratio 3 at phone width and ratio 1 on the desktop are the pictures to look at.
+          if ((ratio === 3 && width === 390) || (ratio === 1 && width === 1280)) {
+            const name = `${slug || 'home'}-${width}x${ratio}-${theme}.png`;
+            await page.screenshot({ path: path.join(OUT, name), fullPage: ratio === 1 });
+          }
+        }
+      }
+      assert.deepEqual(problems, []);
+      await context.close();
+      assert.equal(failures.length, 0, `legibility faults:\n${failures.join('\n')}`);
+    });
+  }
+}
+
+test('on a phone, dragging the roofline point maps to the data under the finger', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base, {
+    viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, hasTouch: true,
+  });
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const widget = page.locator('[data-widget="roofline"]').first();
+  const overlay = widget.locator('.layer.overlay');
+  const box = await overlay.boundingBox();
+  const svg = widget.locator('.layer.overlay svg');
+  // The chart is drawn at the box's CSS width (not scaled from 760).
+  assert.ok(Math.abs(await svg.evaluate((s) => s.viewBox.baseVal.width) - box.width) <= 1.5);
+  const verdict = widget.locator('[data-verdict]').first();
+  const field = widget.locator('input.batch-text, input[aria-label="batch"]').first();
+  await page.mouse.click(box.x + box.width * 0.97, box.y + box.height * 0.5);
+  assert.equal((await verdict.textContent()).trim(), 'compute-bound');
+  const high = Number(await field.inputValue());
+  await page.mouse.click(box.x + box.width * 0.35, box.y + box.height * 0.5);
+  assert.equal((await verdict.textContent()).trim(), 'memory-bound');
+  const low = Number(await field.inputValue());
+  assert.ok(low < high, `B ${low} at 35 % of the width, ${high} at 97 %`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a spec table number names its source by a link that works by keyboard and touch', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const table = page.locator('[data-widget="spec-table"]');
+  const cite = table.locator('tr[data-chip="v5e"] sup a.cite').first();
+  await cite.focus();
+  await page.keyboard.press('Enter');
+  const target = table.locator('details.sources li:target');
+  assert.match(await target.textContent(), /^Part \d+/);
+  assert.equal(await table.locator('details.sources').evaluate((d) => d.open), true);
+  // At 1280 px the whole table shows: its region does not need to scroll.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const region = table.locator('.table-scroll');
+  const [scroll, client] = await region.evaluate((r) => [r.scrollWidth, r.clientWidth]);
+  assert.ok(scroll <= client + 1, `table ${scroll}px in a ${client}px region`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
