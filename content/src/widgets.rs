@@ -63,6 +63,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "one HLO op line taken apart: layout, tiles and padding, operands, bytes, FLOPs and roofline time",
     },
     WidgetSpec {
+        name: "kv-sharding",
+        args: &["chip", "batch", "seq", "y", "z", "step"],
+        doc: "the KV cache sharded over heads and batch: the twelve steps of attention with both AllToAlls, per-chip shapes and times",
+    },
+    WidgetSpec {
         name: "overlap",
         args: &["chip", "b", "d", "f"],
         doc: "compute vs communication time of a matmul split over two chips, with and without overlap",

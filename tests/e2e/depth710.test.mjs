@@ -107,3 +107,29 @@ test('Part 10: the collective matmul timelines follow the mesh', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 7: the KV cache sharded over batch shrinks per chip as Z grows', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'inference');
+  await ready(page);
+  const w = page.locator('[data-widget="kv-sharding"]');
+  await w.scrollIntoViewIfNeeded();
+  assert.equal(await w.locator('tbody tr').count(), 12);
+  assert.equal(await w.locator('tbody tr[data-kind="AllToAll over Z"]').count(), 2);
+  assert.equal(await w.locator('[data-kv-per-chip]').textContent(), '33.6 MB');
+  assert.equal(await w.locator('[data-ratio]').textContent(), '4×');
+  const z = w.locator('input[aria-label="mesh axis Z, sharding the batch"]');
+  await z.fill('8');
+  assert.equal(await w.locator('[data-kv-per-chip]').textContent(), '16.8 MB');
+  assert.equal(await w.locator('[data-ratio]').textContent(), '8×');
+  // Z must divide the batch and the query heads per KV head.
+  await z.fill('3');
+  assert.match(await w.locator('[data-notice]').textContent(), /does not divide/);
+  assert.equal(await w.locator('[data-kv-per-chip]').textContent(), '16.8 MB');
+  // Stepping moves the highlighted row.
+  await w.locator('#kv-sharding-step').focus();
+  await page.keyboard.press('End');
+  assert.equal(await w.locator('tbody tr.current td').first().textContent(), '12');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -15,6 +15,7 @@ pub mod gpu;
 pub mod inference_roofline;
 pub mod jax_code;
 pub mod kv_cache;
+pub mod kv_sharding;
 pub mod link_roofline;
 pub mod min_topology;
 pub mod overlap;
@@ -62,6 +63,7 @@ pub const NAMES: &[&str] = &[
     "speculative",
     "overlap-timeline",
     "xla-op",
+    "kv-sharding",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -125,6 +127,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "overlap-timeline" => view! { <overlap_timeline::OverlapTimeline args=args /> }.into_any(),
         #[cfg(widget = "xla-op")]
         "xla-op" => view! { <xla_op::XlaOp args=args /> }.into_any(),
+        #[cfg(widget = "kv-sharding")]
+        "kv-sharding" => view! { <kv_sharding::KvSharding args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
