@@ -43,6 +43,31 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "log-log roofline of one chip with an operation whose batch the reader drags",
     },
     WidgetSpec {
+        name: "serving-engine",
+        args: &["layout", "batching", "rate", "requests", "output", "cache", "seed"],
+        doc: "a seeded serving simulation: each replica's prefills and decode steps over time, time to first token, gaps between tokens and throughput",
+    },
+    WidgetSpec {
+        name: "speculative",
+        args: &["draft", "accept", "cost"],
+        doc: "speculative sampling: tokens per target step and speedup against the draft length, with a seeded check",
+    },
+    WidgetSpec {
+        name: "overlap-timeline",
+        args: &["chip", "x", "y", "b", "d", "f", "dtype"],
+        doc: "the collective matmul as two timelines, a blocking AllGather against a ppermute loop, with the book's measured times",
+    },
+    WidgetSpec {
+        name: "xla-op",
+        args: &["op", "chip", "compute"],
+        doc: "one HLO op line taken apart: layout, tiles and padding, operands, bytes, FLOPs and roofline time",
+    },
+    WidgetSpec {
+        name: "kv-sharding",
+        args: &["chip", "batch", "seq", "y", "z", "step"],
+        doc: "the KV cache sharded over heads and batch: the twelve steps of attention with both AllToAlls, per-chip shapes and times",
+    },
+    WidgetSpec {
         name: "overlap",
         args: &["chip", "b", "d", "f"],
         doc: "compute vs communication time of a matmul split over two chips, with and without overlap",

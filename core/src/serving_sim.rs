@@ -45,6 +45,10 @@ pub const MAX_REPLICAS: u64 = 64;
 pub const MAX_PREFIXES: u32 = 64;
 /// Samples kept of KV-cache occupancy over time.
 pub const OCCUPANCY_SAMPLES: usize = 240;
+/// The timeline window lasts this many full-batch decode steps.
+pub const TIMELINE_STEPS: f64 = 48.0;
+/// The most spans the timeline keeps.
+pub const MAX_SPANS: usize = 4000;
 
 /// Where prefill runs relative to generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +78,35 @@ impl Layout {
     }
 }
 
+/// How a generate replica fills its decode slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Batching {
+    /// A slot is refilled the moment its sequence finishes.
+    Continuous,
+    /// A batch is admitted only when the previous one has finished entirely
+    /// (interleaved: prefills run only while the replica's batch is empty).
+    Static,
+}
+
+impl Batching {
+    /// The URL/picker name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Batching::Continuous => "continuous",
+            Batching::Static => "static",
+        }
+    }
+
+    /// Parses [`Batching::name`].
+    pub fn parse(text: &str) -> Option<Batching> {
+        match text.trim() {
+            "continuous" => Some(Batching::Continuous),
+            "static" => Some(Batching::Static),
+            _ => None,
+        }
+    }
+}
+
 /// Everything a serving simulation depends on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimParams {
@@ -85,6 +118,8 @@ pub struct SimParams {
     pub precision: Precision,
     /// Interleaved or disaggregated.
     pub layout: Layout,
+    /// Continuous or static batching.
+    pub batching: Batching,
     /// Chips per generate replica (its tensor-parallel degree); in the
     /// interleaved layout, chips per replica.
     pub decode_tp: u64,
@@ -134,6 +169,7 @@ impl Default for SimParams {
             chip: "v5e".into(),
             precision: Precision::BF16,
             layout: Layout::Disaggregated,
+            batching: Batching::Continuous,
             decode_tp: 4,
             decode_replicas: 1,
             prefill_tp: 4,
@@ -180,6 +216,46 @@ pub struct Occupancy {
     pub reserved: f64,
 }
 
+/// What one replica of the engine is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Prefill and generate on the same chips (interleaved).
+    Both,
+    /// A prefill server (disaggregated).
+    Prefill,
+    /// A generate server (disaggregated).
+    Decode,
+}
+
+/// One busy interval of one replica.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// Index of the replica in [`Timeline::lanes`].
+    pub lane: u32,
+    /// A prefill (true) or a decode step (false).
+    pub prefill: bool,
+    /// Start, from the first arrival.
+    pub start: Seconds,
+    /// Duration.
+    pub duration: Seconds,
+    /// Prompt tokens computed (prefill) or sequences in the batch (decode).
+    pub size: u64,
+}
+
+/// What every replica did during a window in the middle of the run: the
+/// figure of the engine's steps.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Timeline {
+    /// Start of the window, from the first arrival.
+    pub from: Seconds,
+    /// End of the window.
+    pub to: Seconds,
+    /// Each replica's role, in lane order (prefill pool first).
+    pub lanes: Vec<Role>,
+    /// Busy intervals that overlap the window, in the order they ended.
+    pub spans: Vec<Span>,
+}
+
 /// What a simulation produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimReport {
@@ -216,6 +292,8 @@ pub struct SimReport {
     pub mean_transfer: Seconds,
     /// Occupancy of the generate pool's KV space over time.
     pub occupancy: Vec<Occupancy>,
+    /// Every replica's steps in a window of the run.
+    pub timeline: Timeline,
 }
 
 fn field_err(field: &str, msg: impl std::fmt::Display) -> String {
@@ -644,17 +722,10 @@ fn draw_requests(p: &SimParams) -> Vec<Request> {
         .collect()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Both,
-    Prefill,
-    Decode,
-}
-
 #[derive(Debug, Clone, Copy)]
 enum Busy {
     Idle,
-    Prefill(u32),
+    Prefill { id: u32, start: f64, tokens: u64 },
     Decode { tokens: u64, start: f64 },
 }
 
@@ -670,6 +741,8 @@ struct Server {
     busy: Busy,
     active: Vec<Seq>,
     context: u64,
+    // Static batching: the replica is admitting a new batch.
+    filling: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -794,6 +867,8 @@ struct Engine<'a> {
     next_record: f64,
     record_every: f64,
     last_t: f64,
+    window: (f64, f64),
+    spans: Vec<Span>,
 }
 
 impl Engine<'_> {
@@ -816,7 +891,11 @@ impl Engine<'_> {
 
     fn start(&mut self, s: usize, now: f64) -> Result<(), String> {
         let role = self.servers[s].role;
-        if role == Role::Decode {
+        let stat = self.p.batching == Batching::Static;
+        if self.servers[s].active.is_empty() {
+            self.servers[s].filling = true;
+        }
+        if role == Role::Decode && (!stat || self.servers[s].active.is_empty()) {
             while slots_free(&self.servers[s], self.p.max_batch) {
                 let Some(id) = self.decode_q.pop_front() else {
                     break;
@@ -833,7 +912,9 @@ impl Engine<'_> {
             }
         }
         let can_prefill = role == Role::Prefill
-            || (role == Role::Both && slots_free(&self.servers[s], self.p.max_batch));
+            || (role == Role::Both
+                && slots_free(&self.servers[s], self.p.max_batch)
+                && (!stat || self.servers[s].filling));
         if can_prefill {
             if let Some(id) = self.prefill_q.pop_front() {
                 let req = self.reqs[id as usize];
@@ -852,7 +933,11 @@ impl Engine<'_> {
                 let d = self
                     .r
                     .prefill_time(self.p.precision, computed, self.p.prefill_mfu)?;
-                self.servers[s].busy = Busy::Prefill(id);
+                self.servers[s].busy = Busy::Prefill {
+                    id,
+                    start: now,
+                    tokens: computed,
+                };
                 self.push(now + d.0, Kind::Free(s as u32));
                 return Ok(());
             }
@@ -865,6 +950,7 @@ impl Engine<'_> {
                 tokens: b,
                 start: now,
             };
+            self.servers[s].filling = false;
             self.push(now + d, Kind::Free(s as u32));
             return Ok(());
         }
@@ -905,11 +991,25 @@ impl Engine<'_> {
         self.trace.push((now, used, held));
     }
 
+    fn keep_span(&mut self, s: usize, prefill: bool, start: f64, now: f64, size: u64) {
+        let (from, to) = self.window;
+        if now > from && start < to && self.spans.len() < MAX_SPANS {
+            self.spans.push(Span {
+                lane: s as u32,
+                prefill,
+                start: Seconds(start),
+                duration: Seconds(now - start),
+                size,
+            });
+        }
+    }
+
     fn finish(&mut self, s: usize, now: f64) -> Result<(), String> {
         self.last_t = self.last_t.max(now);
         match self.servers[s].busy {
             Busy::Idle => {}
-            Busy::Prefill(id) => {
+            Busy::Prefill { id, start, tokens } => {
+                self.keep_span(s, true, start, now, tokens);
                 let req = self.reqs[id as usize];
                 self.ttft.push(now - req.arrival);
                 self.first[id as usize] = now;
@@ -933,6 +1033,7 @@ impl Engine<'_> {
                 }
             }
             Busy::Decode { tokens, start } => {
+                self.keep_span(s, false, start, now, tokens);
                 self.decode_steps += 1;
                 self.batch_sum += tokens;
                 self.steps.push((start, now - start, tokens));
@@ -996,6 +1097,7 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
         busy: Busy::Idle,
         active: Vec::new(),
         context: 0,
+        filling: true,
     };
     match params.layout {
         Layout::Interleaved => {
@@ -1021,9 +1123,15 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
     let kv_capacity_tokens = r.kv_capacity / r.kv_per_token * params.decode_replicas as f64;
     let max_context = r.max_context;
     let n = reqs.len();
+    // The timeline's window starts halfway through the arrivals and lasts
+    // TIMELINE_STEPS decode steps of a full batch at half the longest context.
+    let cost = r.step_cost(params.precision)?;
+    let arrivals = reqs.last().map_or(0.0, |q| q.arrival);
+    let full = cost.step(params.max_batch, params.max_batch * max_context / 2);
+    let window = (arrivals / 2.0, arrivals / 2.0 + TIMELINE_STEPS * full);
     let mut e = Engine {
         p: params,
-        cost: r.step_cost(params.precision)?,
+        cost,
         r,
         reqs,
         servers,
@@ -1048,6 +1156,8 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
         next_record: 0.0,
         record_every: 0.0,
         last_t: 0.0,
+        window,
+        spans: Vec::new(),
     };
     // The run lasts at least until the last arrival.
     e.record_every = e.reqs.last().map_or(0.0, |q| q.arrival) / (8 * OCCUPANCY_SAMPLES) as f64;
@@ -1096,6 +1206,18 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
         0.0
     };
     let occupancy = downsample(&e.trace, first, makespan, kv_capacity_tokens, max_context);
+    let timeline = Timeline {
+        from: Seconds(window.0 - first),
+        to: Seconds(window.1 - first),
+        lanes: e.servers.iter().map(|s| s.role).collect(),
+        spans: std::mem::take(&mut e.spans)
+            .into_iter()
+            .map(|sp| Span {
+                start: Seconds(sp.start.0 - first),
+                ..sp
+            })
+            .collect(),
+    };
     Ok(SimReport {
         completed: e.completed,
         prompt_tokens,
@@ -1121,6 +1243,7 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
             0.0
         }),
         occupancy,
+        timeline,
     })
 }
 
@@ -1178,8 +1301,17 @@ mod tests {
 
     #[test]
     fn conserves_requests_and_tokens() {
-        for layout in [Layout::Interleaved, Layout::Disaggregated] {
-            let p = SimParams { layout, ..small() };
+        for (layout, batching) in [
+            (Layout::Interleaved, Batching::Continuous),
+            (Layout::Disaggregated, Batching::Continuous),
+            (Layout::Interleaved, Batching::Static),
+            (Layout::Disaggregated, Batching::Static),
+        ] {
+            let p = SimParams {
+                layout,
+                batching,
+                ..small()
+            };
             let r = simulate(&p).unwrap();
             let reqs = draw_requests(&p);
             assert_eq!(r.completed, p.requests);
@@ -1269,6 +1401,77 @@ mod tests {
         })
         .unwrap();
         assert!(tiny.prefix_hit_rate > 0.0 && tiny.prefix_hit_rate < on.prefix_hit_rate);
+    }
+
+    #[test]
+    fn static_batching_leaves_slots_empty_and_requests_waiting() {
+        for layout in [Layout::Interleaved, Layout::Disaggregated] {
+            let cont = SimParams {
+                layout,
+                requests: 600,
+                arrival_rate: 15.0,
+                ..SimParams::default()
+            };
+            let stat = SimParams {
+                batching: Batching::Static,
+                ..cont.clone()
+            };
+            let (c, s) = (simulate(&cont).unwrap(), simulate(&stat).unwrap());
+            assert_eq!(s.completed, c.completed);
+            assert_eq!(s.generated_tokens, c.generated_tokens);
+            // A static batch decodes on while its slots empty, and newcomers
+            // wait for the whole batch to finish: interleaved, before their
+            // prefill (the first token); disaggregated, after it (the second).
+            let (slow, fast) = match layout {
+                Layout::Interleaved => (s.ttft, c.ttft),
+                Layout::Disaggregated => (s.itl, c.itl),
+            };
+            assert!(slow.p95 > fast.p95, "{layout:?}: {slow:?} vs {fast:?}");
+            assert!(s.makespan > c.makespan, "{layout:?}");
+            assert!(
+                s.tokens_per_sec_per_chip < c.tokens_per_sec_per_chip,
+                "{layout:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn timeline_shows_each_replica_busy_without_overlap_in_the_window() {
+        for layout in [Layout::Interleaved, Layout::Disaggregated] {
+            let p = SimParams {
+                layout,
+                decode_replicas: 2,
+                ..small()
+            };
+            let r = simulate(&p).unwrap();
+            let t = &r.timeline;
+            let lanes = match layout {
+                Layout::Interleaved => vec![Role::Both; 2],
+                Layout::Disaggregated => vec![Role::Prefill, Role::Decode, Role::Decode],
+            };
+            assert_eq!(t.lanes, lanes);
+            assert!(t.from.0 > 0.0 && t.to > t.from);
+            assert!(t.spans.iter().any(|s| s.prefill) && t.spans.iter().any(|s| !s.prefill));
+            for s in &t.spans {
+                // Each span overlaps the window and runs on a replica that may run it.
+                assert!(s.start.0 < t.to.0 && s.start.0 + s.duration.0 > t.from.0);
+                let role = t.lanes[s.lane as usize];
+                assert!(s.duration.0 > 0.0 && s.size >= 1);
+                if s.prefill {
+                    assert_ne!(role, Role::Decode);
+                } else {
+                    assert_ne!(role, Role::Prefill);
+                    assert!(s.size <= p.max_batch);
+                }
+            }
+            for lane in 0..t.lanes.len() as u32 {
+                let mut mine: Vec<_> = t.spans.iter().filter(|s| s.lane == lane).collect();
+                mine.sort_by(|a, b| a.start.0.total_cmp(&b.start.0));
+                for w in mine.windows(2) {
+                    assert!(w[0].start.0 + w[0].duration.0 <= w[1].start.0 + 1e-12);
+                }
+            }
+        }
     }
 
     #[test]

@@ -15,19 +15,24 @@ pub mod gpu;
 pub mod inference_roofline;
 pub mod jax_code;
 pub mod kv_cache;
+pub mod kv_sharding;
 pub mod link_roofline;
 pub mod min_topology;
 pub mod overlap;
+pub mod overlap_timeline;
 pub mod predict;
 pub mod profile;
 pub mod roofline;
 pub mod serving;
+pub mod serving_engine;
 pub mod sharding;
 pub mod spec_table;
+pub mod speculative;
 pub mod torus;
 pub mod training_planner;
 pub mod training_roofline;
 pub mod transformer;
+pub mod xla_op;
 
 use leptos::prelude::*;
 
@@ -54,6 +59,11 @@ pub const NAMES: &[&str] = &[
     "training-roofline",
     "training-planner",
     "profile",
+    "serving-engine",
+    "speculative",
+    "overlap-timeline",
+    "xla-op",
+    "kv-sharding",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -109,6 +119,16 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
         #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
+        #[cfg(widget = "serving-engine")]
+        "serving-engine" => view! { <serving_engine::ServingEngine args=args /> }.into_any(),
+        #[cfg(widget = "speculative")]
+        "speculative" => view! { <speculative::SpeculativeWidget args=args /> }.into_any(),
+        #[cfg(widget = "overlap-timeline")]
+        "overlap-timeline" => view! { <overlap_timeline::OverlapTimeline args=args /> }.into_any(),
+        #[cfg(widget = "xla-op")]
+        "xla-op" => view! { <xla_op::XlaOp args=args /> }.into_any(),
+        #[cfg(widget = "kv-sharding")]
+        "kv-sharding" => view! { <kv_sharding::KvSharding args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);

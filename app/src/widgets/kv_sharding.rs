@@ -1,0 +1,277 @@
+//! Sharding the KV cache over heads and batch (`data-widget="kv-sharding"`,
+//! Part 7): the book's twelve steps of attention with `KV[2, B_Z, S, K_Y, H]`
+//! on a `Y × Z` mesh, from `ridgeline_core::kv_sharding`. Each row gives a
+//! step's per-chip shape, FLOPs, bytes and time; a slider steps through them,
+//! and the totals compare the cache each chip holds with head sharding alone.
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::CHIPS;
+use ridgeline_core::kv_sharding::{kv_sharding, KvShardingParams, KvShardingReport, StepKind};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::input::{parse_count, short};
+
+/// The reader's settings; always a valid mesh for the shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KvParams {
+    /// The mesh, shape and batch.
+    pub p: KvShardingParams,
+    /// The step shown in detail (0-based).
+    pub step: usize,
+}
+
+impl Default for KvParams {
+    /// LLaMA 3-70B's attention shape on an 8 × 4 TPU v5e mesh, batch 32 at 8k.
+    fn default() -> Self {
+        KvParams {
+            p: KvShardingParams::default(),
+            step: 0,
+        }
+    }
+}
+
+impl KvParams {
+    /// The twelve steps and totals.
+    pub fn report(&self) -> Result<KvShardingReport, String> {
+        kv_sharding(&self.p)
+    }
+}
+
+impl WidgetParams for KvParams {
+    const NAME: &'static str = "kv-sharding";
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip", "batch"], &["y", "z"]];
+
+    /// Sets one parameter from text, or explains why not (the mesh axes must
+    /// divide the KV heads, the batch and the query heads per KV head).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.clone();
+        let count = |what: &str, max: f64| -> Result<u64, String> {
+            Ok(parse_count(value, what, 1.0, max)?.round() as u64)
+        };
+        match key {
+            "chip" => {
+                next.p.chip = ridgeline_core::hardware::chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                    .id
+                    .to_string()
+            }
+            "batch" => next.p.batch = count("batch B", f64::from(1u32 << 20))?,
+            "seq" => next.p.seq = count("cache length S", f64::from(1u32 << 22))?,
+            "y" => next.p.y = count("Y", 4096.0)?,
+            "z" => next.p.z = count("Z", 4096.0)?,
+            "step" => next.step = (count("step", 12.0)? - 1) as usize,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        let r = next.report()?;
+        next.step = next.step.min(r.steps.len().saturating_sub(1));
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.p.chip.clone()),
+            ("batch".into(), format!("{}", self.p.batch)),
+            ("seq".into(), format!("{}", self.p.seq)),
+            ("y".into(), format!("{}", self.p.y)),
+            ("z".into(), format!("{}", self.p.z)),
+            ("step".into(), format!("{}", self.step + 1)),
+        ]
+    }
+}
+
+fn kind_name(k: StepKind) -> &'static str {
+    match k {
+        StepKind::Given => "given",
+        StepKind::Matmul => "matmul",
+        StepKind::Local => "local",
+        StepKind::AllToAll => "AllToAll over Z",
+        StepKind::AllReduce => "AllReduce",
+    }
+}
+
+/// The kv-sharding widget.
+#[component]
+pub fn KvSharding(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<KvParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        if !state.set(key, &value) {
+            state.refresh();
+        }
+    };
+    let report = Memo::new(move |_| params.with(|p| p.report().ok()));
+    let shown = move |f: fn(&KvShardingReport) -> String| {
+        move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
+    let current = move || params.with(|p| p.step);
+    let rows = move || {
+        report.with(|r| {
+            r.as_ref()
+                .map(|r| {
+                    r.steps
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| {
+                            let shape: Vec<String> = s.local_shape.iter().map(|d| d.to_string()).collect();
+                            let kind = kind_name(s.kind);
+                            view! {
+                                <tr data-kind=kind class:current=move || current() == i aria-current=move || (current() == i).then_some("step")>
+                                    <td>{i + 1}</td>
+                                    <td><code>{s.text.clone()}</code></td>
+                                    <td>{kind}</td>
+                                    <td>{format!("[{}]", shape.join(","))}</td>
+                                    <td>{if s.flops.0 > 0.0 { sci(s.flops.0, 3) } else { "—".into() }}</td>
+                                    <td>{if s.bytes.0 > 0.0 { si(s.bytes.0, "B", 3) } else { "—".into() }}</td>
+                                    <td>{if s.time.0 > 0.0 { seconds(s.time.0) } else { "—".into() }}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()
+                })
+        })
+    };
+    let chip_options = CHIPS
+        .iter()
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.p.chip.clone())))
+        .collect_view();
+    type Size = (
+        &'static str,
+        &'static str,
+        &'static str,
+        fn(&KvShardingParams) -> u64,
+    );
+    let size_fields: [Size; 4] = [
+        (
+            "y",
+            "Y (KV heads) ",
+            "mesh axis Y, sharding the KV heads",
+            |p| p.y,
+        ),
+        ("z", "Z (batch) ", "mesh axis Z, sharding the batch", |p| {
+            p.z
+        }),
+        ("batch", "Batch ", "batch B", |p| p.batch),
+        ("seq", "Cache length ", "cache length S in tokens", |p| {
+            p.seq
+        }),
+    ];
+    let sizes = size_fields
+        .into_iter()
+        .map(|(key, label, aria, get)| {
+            let text = move || format!("{}", params.with(|p| get(&p.p)));
+            view! {
+                <label>{label}
+                    <input type="text" inputmode="numeric" size="6" aria-label=aria
+                        value=text prop:value=text
+                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                </label>
+            }
+        })
+        .collect_view();
+    let step_text = move || format!("{}", current() + 1);
+    let detail = move || {
+        report.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.steps.get(current()))
+                .map(|s| format!("Step {}: {} ({})", current() + 1, s.text, kind_name(s.kind)))
+        })
+    };
+
+    view! {
+        <figure class="widget kv-sharding" data-widget="kv-sharding">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.p.chip.clone())
+                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                {sizes}
+            </div>
+            <div class="slider-row">
+                <label for="kv-sharding-step">"Step"</label>
+                <input id="kv-sharding-step" type="range" min="1" max="12" step="1"
+                    aria-valuetext=move || detail().unwrap_or_default()
+                    value=step_text prop:value=step_text
+                    on:input=move |ev| set("step", event_target_value(&ev)) />
+                <output data-step="">{move || detail().unwrap_or_default()}</output>
+            </div>
+            <div class="table-scroll" tabindex="0">
+                <table>
+                    <thead><tr>
+                        <th scope="col">"#"</th><th scope="col">"step"</th><th scope="col">"kind"</th>
+                        <th scope="col">"per-chip shape"</th><th scope="col">"FLOPs"</th>
+                        <th scope="col">"bytes"</th><th scope="col">"time"</th>
+                    </tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <p class="verdict-line">
+                "Each chip holds " <strong data-kv-per-chip="">{shown(|r| si(r.kv_per_chip.0, "B", 3))}</strong>
+                " of cache, against " <span data-kv-heads-only="">{shown(|r| si(r.kv_per_chip_heads_only.0, "B", 3))}</span>
+                " with heads sharded over Y alone (" <span data-ratio="">{shown(|r| format!("{}×", grouped(r.kv_per_chip_heads_only.0 / r.kv_per_chip.0)))}</span>
+                " less). The two AllToAlls take " <strong data-all-to-all="">{shown(|r| seconds(r.all_to_all.0))}</strong>
+                " of the layer's " <span data-total="">{shown(|r| seconds(r.total.0))}</span> "."
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn book_mesh_splits_the_cache_z_ways_more() {
+        let r = KvParams::default().report().unwrap();
+        assert_eq!(r.steps.len(), 12);
+        assert_eq!(
+            r.steps
+                .iter()
+                .filter(|s| s.kind == StepKind::AllToAll)
+                .count(),
+            2
+        );
+        // Batch over Z = 4 on top of heads over Y: four times less cache per chip.
+        assert!((r.kv_per_chip_heads_only.0 / r.kv_per_chip.0 - 4.0).abs() < 1e-12);
+        // 2 · 32 · 8192 · 8 · 128 bf16 bytes over 32 chips.
+        assert_eq!(
+            r.kv_per_chip.0,
+            2.0 * 32.0 * 8192.0 * 8.0 * 128.0 * 2.0 / 32.0
+        );
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = KvParams::default();
+        for (k, v) in [
+            ("y", "3"),
+            ("z", "5"),
+            ("step", "13"),
+            ("chip", "v99"),
+            ("batch", "x"),
+            ("q", "1"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+        }
+        assert_eq!(p, KvParams::default());
+        let (q, refused) = KvParams::from_pairs(&pairs(&[
+            ("y", "4"),
+            ("z", "8"),
+            ("batch", "64"),
+            ("step", "5"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!((q.p.y, q.p.z, q.step), (4, 8, 4));
+        assert_eq!(KvParams::from_pairs(&q.to_pairs()).0, q);
+    }
+}

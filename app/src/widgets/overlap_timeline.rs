@@ -1,0 +1,379 @@
+//! The collective matmul as two timelines (`data-widget="overlap-timeline"`,
+//! Part 10): `A[B_X, D_Y] · W[D, F_Y]` computed after a blocking AllGather of
+//! `A`, or as a loop of `Y` chunk matmuls while `ppermute` passes the next
+//! chunk along the ring. Both timelines are drawn on one time axis from
+//! `ridgeline_core::overlap`, with each version's step time and the times the
+//! book measured beside them.
+
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, seconds};
+use ridgeline_core::hardware::{chip, CHIPS};
+use ridgeline_core::overlap::{overlap_timeline, OverlapParams, OverlapReport, Work, BOOK_TIMES};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::{palette, svg};
+use crate::input::{parse_count, short};
+
+/// Mesh axis sizes offered for `Y`.
+pub const Y_CHOICES: [u64; 6] = [1, 2, 4, 8, 16, 32];
+/// Formats offered.
+pub const DTYPES: [Dtype; 3] = [Dtype::Bf16, Dtype::Int8, Dtype::F32];
+/// The chart's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const PLOT_H: u32 = 280;
+
+/// The reader's settings; always valid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelineParams {
+    /// The example's inputs.
+    pub p: OverlapParams,
+}
+
+impl Default for TimelineParams {
+    /// The book's example on a TPU v5e 2 × 4 mesh.
+    fn default() -> Self {
+        TimelineParams {
+            p: OverlapParams::default(),
+        }
+    }
+}
+
+impl TimelineParams {
+    /// Both timelines.
+    pub fn report(&self) -> Result<OverlapReport, String> {
+        overlap_timeline(&self.p)
+    }
+
+    /// The chart as inline SVG.
+    pub fn chart_svg(&self) -> String {
+        self.report()
+            .ok()
+            .map(|r| svg(PLOT_W, PLOT_H, |root| draw(root, &r)).0)
+            .unwrap_or_default()
+    }
+}
+
+impl WidgetParams for TimelineParams {
+    const NAME: &'static str = "overlap-timeline";
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["x", "y"]];
+
+    /// Sets one parameter from text, or explains why not (sizes must divide
+    /// over the mesh, the chip must have ICI and a rate for the format).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.p.clone();
+        let count = |what: &str| -> Result<u64, String> {
+            Ok(parse_count(value, what, 1.0, f64::from(1u32 << 24))?.round() as u64)
+        };
+        match key {
+            "chip" => {
+                next.chip = chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                    .id
+                    .to_string()
+            }
+            "x" => next.x = count("X")?,
+            "y" => next.y = count("Y")?,
+            "b" => next.b = count("B")?,
+            "d" => next.d = count("D")?,
+            "f" => next.f = count("F")?,
+            "dtype" => {
+                next.dtype = Dtype::parse(value)
+                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        overlap_timeline(&next).map_err(|e| {
+            if key == "chip" {
+                format!("chip “{}”: {e}", short(value))
+            } else {
+                e
+            }
+        })?;
+        self.p = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let p = &self.p;
+        vec![
+            ("chip".into(), p.chip.clone()),
+            ("x".into(), format!("{}", p.x)),
+            ("y".into(), format!("{}", p.y)),
+            ("b".into(), format!("{}", p.b)),
+            ("d".into(), format!("{}", p.d)),
+            ("f".into(), format!("{}", p.f)),
+            ("dtype".into(), p.dtype.name().into()),
+        ]
+    }
+}
+
+/// The lanes, top to bottom.
+const LANES: [&str; 4] = [
+    "blocking: comms",
+    "blocking: matmul",
+    "overlapped: comms",
+    "overlapped: matmul",
+];
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &OverlapReport) -> Option<()> {
+    let pal = palette(false);
+    root.fill(&pal.background).ok()?;
+    let us = |s: f64| s * 1e6;
+    let end = us(r.blocking.total.0.max(r.overlapped.total.0)) * 1.04;
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(140)
+        .build_cartesian_2d(0.0..end.max(1e-3), 0.0..4.0)
+        .ok()?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(9)
+        .y_label_formatter(&|y: &f64| {
+            let i = (y - 0.5).round();
+            if (y - 0.5 - i).abs() < 1e-6 && (0.0..4.0).contains(&i) {
+                LANES[3 - i as usize].to_string()
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("time (µs)")
+        .x_label_formatter(&|x| grouped(*x))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .axis_style(pal.text)
+        .light_line_style(pal.background)
+        .bold_line_style(pal.grid)
+        .draw()
+        .ok()?;
+    let lane_of = |blocking: bool, w: Work| -> f64 {
+        let top = if blocking { 3.0 } else { 1.0 };
+        if w == Work::Matmul {
+            top - 1.0
+        } else {
+            top
+        }
+    };
+    let colour = |w: Work| match w {
+        Work::Matmul => pal.series[0],
+        Work::AllGather => pal.bad,
+        Work::Ppermute => pal.series[1],
+    };
+    let spans = r
+        .blocking
+        .spans
+        .iter()
+        .map(|s| (true, s))
+        .chain(r.overlapped.spans.iter().map(|s| (false, s)));
+    chart
+        .draw_series(spans.map(|(blocking, s)| {
+            let lane = lane_of(blocking, s.work);
+            Rectangle::new(
+                [(us(s.start.0), lane + 0.15), (us(s.end.0), lane + 0.85)],
+                ShapeStyle::from(colour(s.work)).filled(),
+            )
+        }))
+        .ok()?;
+    // Separators between consecutive loop steps.
+    chart
+        .draw_series(r.overlapped.spans.iter().map(|s| {
+            let lane = lane_of(false, s.work);
+            PathElement::new(
+                vec![(us(s.start.0), lane + 0.15), (us(s.start.0), lane + 0.85)],
+                pal.background.stroke_width(2),
+            )
+        }))
+        .ok()?;
+    // Each version's end.
+    for (t, lane) in [(r.blocking.total.0, 2.0), (r.overlapped.total.0, 0.0)] {
+        chart
+            .draw_series([PathElement::new(
+                vec![(us(t), lane), (us(t), lane + 2.0)],
+                pal.text.stroke_width(2),
+            )])
+            .ok()?;
+    }
+    Some(())
+}
+
+/// The overlap-timeline widget.
+#[component]
+pub fn OverlapTimeline(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<TimelineParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        if !state.set(key, &value) {
+            state.refresh();
+        }
+    };
+    let report = Memo::new(move |_| params.with(TimelineParams::report).ok());
+    let chart = move || params.with(TimelineParams::chart_svg);
+    let shown = move |f: fn(&OverlapReport) -> String| {
+        move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| {
+            overlap_timeline(&OverlapParams {
+                chip: c.id.into(),
+                ..OverlapParams::default()
+            })
+            .is_ok()
+        })
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.p.chip.clone())))
+        .collect_view();
+    let y_options = Y_CHOICES
+        .iter()
+        .map(|&y| {
+            option(format!("{y}"), format!("{y}"), move || {
+                params.with(|p| format!("{}", p.p.y))
+            })
+        })
+        .collect_view();
+    let dtype_options = DTYPES
+        .iter()
+        .map(|&d| {
+            option(d.name(), d.name(), move || {
+                params.with(|p| p.p.dtype.name().to_string())
+            })
+        })
+        .collect_view();
+    type Size = (
+        &'static str,
+        &'static str,
+        &'static str,
+        fn(&OverlapParams) -> u64,
+    );
+    let size_fields: [Size; 4] = [
+        ("x", "X ", "mesh axis X, sharding the batch", |p| p.x),
+        ("b", "B ", "batch B", |p| p.b),
+        ("d", "D ", "contracting dimension D", |p| p.d),
+        ("f", "F ", "output dimension F", |p| p.f),
+    ];
+    let sizes = size_fields
+        .into_iter()
+        .map(|(key, label, aria, get)| {
+            let text = move || format!("{}", params.with(|p| get(&p.p)));
+            view! {
+                <label>{label}
+                    <input type="text" inputmode="numeric" size="7" aria-label=aria
+                        value=text prop:value=text
+                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                </label>
+            }
+        })
+        .collect_view();
+    let book = |i: usize| format!("{} µs", grouped(BOOK_TIMES[i].micros));
+
+    view! {
+        <figure class="widget overlap-timeline" data-widget="overlap-timeline">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.p.chip.clone())
+                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Y "
+                    <select prop:value=move || params.with(|p| format!("{}", p.p.y))
+                        on:change=move |ev| set("y", event_target_value(&ev))>{y_options}</select>
+                </label>
+                <label>"Format "
+                    <select prop:value=move || params.with(|p| p.p.dtype.name().to_string())
+                        on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
+                </label>
+                {sizes}
+            </div>
+            <div class="plot">
+                <div class="layer" inner_html=chart role="img"
+                    aria-label=move || format!("two timelines on one axis: the blocking version ends at {}, the overlapped loop at {}", shown(|r| seconds(r.blocking.total.0))(), shown(|r| seconds(r.overlapped.total.0))())></div>
+            </div>
+            <div class="table-scroll" tabindex="0">
+                <table>
+                    <thead><tr><th scope="col">"version"</th><th scope="col">"step time (core)"</th><th scope="col">"the book measured"</th></tr></thead>
+                    <tbody>
+                        <tr><th scope="row">"AllGather, then matmul"</th><td data-blocking="">{shown(|r| seconds(r.blocking.total.0))}</td><td>{book(0)}</td></tr>
+                        <tr><th scope="row">"loop with ppermute"</th><td data-overlapped="">{shown(|r| seconds(r.overlapped.total.0))}</td><td>{book(1)}</td></tr>
+                        <tr><th scope="row">"matmul alone"</th><td data-matmul="">{shown(|r| seconds(r.matmul_only.0))}</td><td>{book(2)}</td></tr>
+                    </tbody>
+                </table>
+            </div>
+            <p class="caption">
+                "One chunk's matmul takes " <span data-chunk-matmul="">{shown(|r| seconds(r.chunk_matmul.0))}</span>
+                {shown(|r| if r.overlapped.spans.iter().any(|s| s.work == Work::Ppermute) {
+                    format!(" and passing a chunk to the neighbour {}; the loop runs at the slower of the two.", seconds(r.chunk_permute.0))
+                } else {
+                    " and with Y = 1 there is nothing to pass.".to_string()
+                })}
+                " The book's times are for int32 arrays on a TPU v5e 2 × 4."
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn book_example_overlaps_and_draws_both_timelines() {
+        let p = TimelineParams::default();
+        let r = p.report().unwrap();
+        assert!(r.overlapped.total < r.blocking.total);
+        assert!(r.overlapped.total >= r.matmul_only);
+        // Y = 4: four chunk matmuls and three permutes in the loop.
+        let n = |w: Work| r.overlapped.spans.iter().filter(|s| s.work == w).count();
+        assert_eq!((n(Work::Matmul), n(Work::Ppermute)), (4, 3));
+        let svg = p.chart_svg();
+        assert!(
+            svg.contains("overlapped: matmul") && svg.contains("blocking: comms"),
+            "{svg}"
+        );
+        assert_eq!(BOOK_TIMES.map(|b| b.micros), [311.0, 244.0, 224.0]);
+    }
+
+    #[test]
+    fn one_chip_on_y_has_nothing_to_gather() {
+        let mut p = TimelineParams::default();
+        p.apply("y", "1").unwrap();
+        let r = p.report().unwrap();
+        assert_eq!(r.all_gather.0, 0.0);
+        assert_eq!(r.blocking.total, r.matmul_only);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = TimelineParams::default();
+        for (k, v) in [
+            ("d", "2047"),
+            ("x", "0"),
+            ("chip", "v99"),
+            ("dtype", "f13"),
+            ("b", "x"),
+            ("z", "1"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+        }
+        assert_eq!(p, TimelineParams::default());
+        let (q, refused) = TimelineParams::from_pairs(&pairs(&[
+            ("chip", "v4p"),
+            ("y", "8"),
+            ("d", "4096"),
+            ("dtype", "int8"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(q.p.y, 8);
+        assert_eq!(TimelineParams::from_pairs(&q.to_pairs()).0, q);
+    }
+}

@@ -1,0 +1,439 @@
+//! The serving engine (`data-widget="serving-engine"`, Part 7): the seeded
+//! discrete-event simulation of `ridgeline_core::serving_sim` run live. The
+//! reader picks where prefill runs (interleaved with decode on the same chips,
+//! or on a separate pool), continuous or static batching, the arrival rate,
+//! the number of requests, the longest answer and the prefix cache; the widget
+//! draws what every replica did in a window of the run (prefills, and decode
+//! steps whose height is the batch they carried) and reports time to first
+//! token, the gaps between tokens and the throughput per chip.
+
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::serving_sim::{simulate, Batching, Layout, Role, SimParams, SimReport};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::{palette, svg};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// The arrival-rate slider's range, requests per second.
+pub const RATE_RANGE: (f64, f64) = (0.5, 200.0);
+/// The most requests the reader may simulate (a redraw stays quick).
+pub const MAX_REQUESTS: f64 = 5000.0;
+/// Slider positions.
+const STEPS: f64 = 200.0;
+/// The timeline's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const LANE_H: u32 = 46;
+
+/// The reader's settings: a valid simulation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineParams {
+    /// The simulation's inputs.
+    pub sim: SimParams,
+}
+
+impl Default for EngineParams {
+    /// The core's default engine (LLaMA 3-8B on TPU v5e, one 4-chip prefill
+    /// replica feeding one 4-chip generate replica) with 400 requests, few
+    /// enough to redraw at once.
+    fn default() -> Self {
+        EngineParams {
+            sim: SimParams {
+                requests: 400,
+                ..SimParams::default()
+            },
+        }
+    }
+}
+
+impl EngineParams {
+    /// Runs the simulation.
+    pub fn run(&self) -> Result<SimReport, String> {
+        simulate(&self.sim)
+    }
+}
+
+impl WidgetParams for EngineParams {
+    const NAME: &'static str = "serving-engine";
+
+    /// Sets one parameter from text, or explains why not; the result must
+    /// resolve (weights and slots fit, lengths within the model's context).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.sim.clone();
+        match key {
+            "layout" => {
+                next.layout = Layout::parse(value).ok_or_else(|| {
+                    format!(
+                        "layout: “{}” is not interleaved or disaggregated",
+                        short(value)
+                    )
+                })?
+            }
+            "batching" => {
+                next.batching = Batching::parse(value).ok_or_else(|| {
+                    format!("batching: “{}” is not continuous or static", short(value))
+                })?
+            }
+            "rate" => {
+                next.arrival_rate = parse_count(value, "arrival rate", RATE_RANGE.0, RATE_RANGE.1)?
+            }
+            "requests" => {
+                next.requests = parse_count(value, "requests", 10.0, MAX_REQUESTS)?.round() as u32
+            }
+            "output" => {
+                next.output_max = parse_count(
+                    value,
+                    "longest answer",
+                    next.output_min as f64,
+                    f64::from(1u32 << 20),
+                )?
+                .round() as u32
+            }
+            "cache" => {
+                next.prefix_cache_tokens =
+                    parse_count(value, "prefix cache", 0.0, 1e7)?.round() as u64
+            }
+            "seed" => next.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.resolve().map_err(|e| friendly(&e))?;
+        self.sim = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let s = &self.sim;
+        vec![
+            ("layout".into(), s.layout.name().into()),
+            ("batching".into(), s.batching.name().into()),
+            ("rate".into(), format!("{}", s.arrival_rate)),
+            ("requests".into(), format!("{}", s.requests)),
+            ("output".into(), format!("{}", s.output_max)),
+            ("cache".into(), format!("{}", s.prefix_cache_tokens)),
+            ("seed".into(), format!("{}", s.seed)),
+        ]
+    }
+}
+
+/// A core error with the simulation's field names replaced by the widget's.
+fn friendly(e: &str) -> String {
+    e.replacen("output_max:", "longest answer:", 1)
+        .replacen("max_batch:", "decode slots:", 1)
+        .replacen("prefix_cache_tokens:", "prefix cache:", 1)
+}
+
+/// A lane's label: its role and number within its pool.
+fn lane_labels(lanes: &[Role]) -> Vec<String> {
+    let mut seen = [0u32; 3];
+    lanes
+        .iter()
+        .map(|r| {
+            let (i, name) = match r {
+                Role::Both => (0, "replica"),
+                Role::Prefill => (1, "prefill"),
+                Role::Decode => (2, "generate"),
+            };
+            seen[i] += 1;
+            format!("{name} {}", seen[i])
+        })
+        .collect()
+}
+
+/// The timeline as inline SVG: one lane per replica over the report's window,
+/// prefills full height, decode steps as tall as their batch is full.
+pub fn timeline_svg(report: &SimReport, max_batch: u64) -> String {
+    let t = &report.timeline;
+    let lanes = t.lanes.len().max(1) as u32;
+    let height = 70 + LANE_H * lanes;
+    svg(PLOT_W, height, |root| {
+        draw_timeline(root, report, max_batch)
+    })
+    .0
+    .to_string()
+}
+
+fn draw_timeline<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    report: &SimReport,
+    max_batch: u64,
+) -> Option<()> {
+    let pal = palette(false);
+    root.fill(&pal.background).ok()?;
+    let t = &report.timeline;
+    let ms = |s: f64| s * 1e3;
+    let (x0, x1) = (ms(t.from.0), ms(t.to.0));
+    let n = t.lanes.len().max(1);
+    let labels = lane_labels(&t.lanes);
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(96)
+        .build_cartesian_2d(x0..x1, 0.0..n as f64)
+        .ok()?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(n * 2 + 1)
+        .y_label_formatter(&|y: &f64| {
+            // Label each lane at its middle.
+            let i = (y - 0.5).round();
+            if (y - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
+                labels[n - 1 - i as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("time in the run (ms)")
+        .x_label_formatter(&|x| grouped(x.round()))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .axis_style(pal.text)
+        .light_line_style(pal.grid)
+        .bold_line_style(pal.grid)
+        .draw()
+        .ok()?;
+    let (prefill, decode) = (pal.series[1], pal.series[0]);
+    let boxes = t.spans.iter().map(|s| {
+        let lane = (n - 1 - s.lane as usize) as f64;
+        let (a, b) = (ms(s.start.0).max(x0), ms(s.start.0 + s.duration.0).min(x1));
+        let fill = if s.prefill {
+            0.84
+        } else {
+            0.84 * (s.size as f64 / max_batch.max(1) as f64).min(1.0)
+        };
+        let colour = if s.prefill { prefill } else { decode };
+        Rectangle::new(
+            [(a, lane + 0.08), (b, lane + 0.08 + fill.max(0.04))],
+            ShapeStyle::from(colour).filled(),
+        )
+    });
+    chart.draw_series(boxes).ok()?;
+    // Thin separators so consecutive steps stay distinct.
+    let edges = t.spans.iter().map(|s| {
+        let lane = (n - 1 - s.lane as usize) as f64;
+        let a = ms(s.start.0).max(x0);
+        PathElement::new(vec![(a, lane + 0.08), (a, lane + 0.92)], pal.background)
+    });
+    chart.draw_series(edges).ok()?;
+    Some(())
+}
+
+/// The serving-engine widget.
+#[component]
+pub fn ServingEngine(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<EngineParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        state.set(key, &value);
+    };
+    let report = Memo::new(move |_| params.with(EngineParams::run).ok());
+    let chart = move || {
+        report.with(|r| {
+            r.as_ref()
+                .map(|r| timeline_svg(r, params.with_untracked(|p| p.sim.max_batch)))
+                .unwrap_or_default()
+        })
+    };
+    let value = move |f: fn(&SimReport) -> String| {
+        move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
+    let window = value(|r| {
+        format!(
+            "{} to {} ms",
+            grouped((r.timeline.from.0 * 1e3).round()),
+            grouped((r.timeline.to.0 * 1e3).round())
+        )
+    });
+    let layout_options = [Layout::Disaggregated, Layout::Interleaved]
+        .into_iter()
+        .map(|l| {
+            option(l.name(), l.name(), move || {
+                params.with(|p| p.sim.layout.name())
+            })
+        })
+        .collect_view();
+    let batching_options = [Batching::Continuous, Batching::Static]
+        .into_iter()
+        .map(|b| {
+            option(b.name(), b.name(), move || {
+                params.with(|p| p.sim.batching.name())
+            })
+        })
+        .collect_view();
+    let rate_pos = move || {
+        value_to_slider(
+            params.with(|p| p.sim.arrival_rate),
+            STEPS,
+            RATE_RANGE.0,
+            RATE_RANGE.1,
+        )
+    };
+    let rate_text = move || format!("{} requests/s", sci(params.with(|p| p.sim.arrival_rate), 3));
+    let text = move |f: fn(&SimParams) -> String| move || params.with(|p| f(&p.sim));
+
+    view! {
+        <figure class="widget serving-engine" data-widget="serving-engine">
+            <div class="controls">
+                <label>"Prefill runs "
+                    <select prop:value=move || params.with(|p| p.sim.layout.name())
+                        on:change=move |ev| set("layout", event_target_value(&ev))>{layout_options}</select>
+                </label>
+                <label>"Batching "
+                    <select prop:value=move || params.with(|p| p.sim.batching.name())
+                        on:change=move |ev| set("batching", event_target_value(&ev))>{batching_options}</select>
+                </label>
+                <label>"Requests "
+                    <input type="text" inputmode="numeric" size="6" aria-label="requests simulated"
+                        value=text(|s| format!("{}", s.requests)) prop:value=text(|s| format!("{}", s.requests))
+                        on:input=move |ev| set("requests", event_target_value(&ev)) />
+                </label>
+                <label>"Longest answer "
+                    <input type="text" inputmode="numeric" size="6" aria-label="longest answer in tokens"
+                        value=text(|s| format!("{}", s.output_max)) prop:value=text(|s| format!("{}", s.output_max))
+                        on:input=move |ev| set("output", event_target_value(&ev)) />
+                </label>
+                <label>"Prefix cache (tokens) "
+                    <input type="text" inputmode="numeric" size="8" aria-label="prefix cache in tokens, 0 for none"
+                        value=text(|s| format!("{}", s.prefix_cache_tokens)) prop:value=text(|s| format!("{}", s.prefix_cache_tokens))
+                        on:input=move |ev| set("cache", event_target_value(&ev)) />
+                </label>
+            </div>
+            <div class="slider-row">
+                <label for="serving-engine-rate">"Arrival rate"</label>
+                <input id="serving-engine-rate" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=rate_text
+                    value=rate_pos prop:value=rate_pos
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        let r = slider_to_value(pos, STEPS, RATE_RANGE.0, RATE_RANGE.1);
+                        set("rate", sci(r, 3));
+                    } />
+                <output data-rate="">{rate_text}</output>
+            </div>
+            <div class="plot">
+                <div class="layer" inner_html=chart role="img"
+                    aria-label=move || format!("what each replica did from {}: prefills in orange, decode steps in blue as tall as their batch is full", window())></div>
+            </div>
+            <p class="caption">"Each replica from " {window} " of the run: "
+                <span class="key prefill">"prefill"</span> " and "
+                <span class="key decode">"decode steps"</span> ", each as tall as its batch is full ("
+                {text(|s| grouped(s.max_batch as f64))} " slots)."</p>
+            <dl class="engine-results">
+                <div><dt>"Time to first token, p50 / p95"</dt>
+                    <dd data-ttft-p50="">{value(|r| si(r.ttft.p50.0, "s", 3))}</dd>
+                    <dd data-ttft-p95="">{value(|r| si(r.ttft.p95.0, "s", 3))}</dd></div>
+                <div><dt>"Gap between tokens, p50 / p95"</dt>
+                    <dd data-itl-p50="">{value(|r| si(r.itl.p50.0, "s", 3))}</dd>
+                    <dd data-itl-p95="">{value(|r| si(r.itl.p95.0, "s", 3))}</dd></div>
+                <div><dt>"Tokens per second per chip"</dt>
+                    <dd data-throughput="">{value(|r| grouped(r.tokens_per_sec_per_chip.round()))}</dd>
+                    <dd>{value(|r| format!("over {}", ridgeline_core::format::count(r.chips, "chip", "chips")))}</dd></div>
+                <div><dt>"Mean decode batch"</dt>
+                    <dd data-mean-batch="">{value(|r| format!("{:.1}", r.mean_batch))}</dd></div>
+                <div><dt>"Prompt tokens from the prefix cache"</dt>
+                    <dd data-hit-rate="">{value(|r| format!("{:.0} %", r.prefix_hit_rate * 100.0))}</dd></div>
+                <div><dt>"Whole run"</dt>
+                    <dd data-makespan="">{value(|r| si(r.makespan.0, "s", 3))}</dd>
+                    <dd>{value(|r| format!("{} requests", grouped(r.completed as f64)))}</dd></div>
+            </dl>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn default_run_completes_and_draws_every_lane() {
+        let p = EngineParams::default();
+        let r = p.run().unwrap();
+        assert_eq!(r.completed, 400);
+        assert_eq!(r.chips, 8);
+        let svg = timeline_svg(&r, p.sim.max_batch);
+        assert!(svg.starts_with(r#"<svg class="chart-svg""#), "{svg}");
+        assert!(
+            svg.contains("prefill 1") && svg.contains("generate 1"),
+            "{svg}"
+        );
+        assert!(svg.matches("<rect").count() > r.timeline.spans.len());
+    }
+
+    #[test]
+    fn interleaving_slows_the_slow_tokens_and_static_batching_the_first() {
+        // The chapter's claim, at the widget's settings: prefills pause an
+        // interleaved batch, so its 95th-percentile gap is longer.
+        let dis = EngineParams::default().run().unwrap();
+        let mut p = EngineParams::default();
+        p.apply("layout", "interleaved").unwrap();
+        let inter = p.run().unwrap();
+        assert!(inter.itl.p95 > dis.itl.p95, "{:?} {:?}", inter.itl, dis.itl);
+        assert_eq!(lane_labels(&inter.timeline.lanes), ["replica 1"]);
+        // Static batching: a finished prefill waits for the whole generate
+        // batch to drain, so slots stay empty and fewer tokens come out.
+        let mut s = EngineParams::default();
+        s.apply("batching", "static").unwrap();
+        let stat = s.run().unwrap();
+        assert!(
+            stat.mean_batch < dis.mean_batch - 5.0,
+            "{} {}",
+            stat.mean_batch,
+            dis.mean_batch
+        );
+        assert!(stat.tokens_per_sec_per_chip < dis.tokens_per_sec_per_chip);
+        // No prefix cache: every prompt token is computed.
+        let mut off = EngineParams::default();
+        off.apply("cache", "0").unwrap();
+        assert_eq!(off.run().unwrap().prefix_hit_rate, 0.0);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_last_valid_run() {
+        let mut p = EngineParams::default();
+        for (k, v) in [
+            ("layout", "sideways"),
+            ("batching", "lumpy"),
+            ("rate", "0"),
+            ("rate", "abc"),
+            ("requests", "1e6"),
+            ("output", "100000"),
+            ("cache", "1e7"),
+            ("colour", "red"),
+        ] {
+            let e = p.apply(k, v).unwrap_err();
+            assert!(!e.is_empty(), "{k}");
+        }
+        assert_eq!(p, EngineParams::default());
+        // The model's context bounds the answer length, in the widget's words.
+        let e = p.apply("output", "100000").unwrap_err();
+        assert!(e.starts_with("longest answer"), "{e}");
+    }
+
+    #[test]
+    fn pairs_round_trip() {
+        let (p, refused) = EngineParams::from_pairs(&pairs(&[
+            ("layout", "interleaved"),
+            ("batching", "static"),
+            ("rate", "35"),
+            ("requests", "250"),
+            ("output", "300"),
+            ("cache", "0"),
+            ("seed", "7"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p.sim.requests, 250);
+        let (q, _) = EngineParams::from_pairs(&p.to_pairs());
+        assert_eq!(p, q);
+    }
+}

@@ -1,0 +1,320 @@
+//! Speculative sampling (`data-widget="speculative"`, Part 7, Appendix D): a
+//! small model drafts `k` tokens, the large one checks them in one step. The
+//! reader sets the draft length, the chance each drafted token is accepted and
+//! a draft step's cost relative to a target step; the widget shows the
+//! expected tokens per target step, the speedup over plain decoding, the best
+//! draft length, both against `k` in a chart, and a seeded run of many rounds
+//! that checks the expectation.
+
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::serving::{
+    best_draft, simulate_speculative, speculative, Speculative, SpeculativeParams,
+};
+
+use super::common::{WidgetParams, WidgetState};
+use crate::charts::{palette, svg};
+use crate::input::{parse_count, short};
+
+/// The longest draft on the slider and the chart.
+pub const MAX_DRAFT: u32 = 16;
+/// Rounds of the seeded check.
+pub const ROUNDS: u32 = 4000;
+/// The chart's drawing size (SVG user units).
+const PLOT_W: u32 = 760;
+const PLOT_H: u32 = 340;
+
+/// The reader's settings; always valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpecParams {
+    /// Draft length, acceptance and draft cost.
+    pub spec: SpeculativeParams,
+}
+
+impl Default for SpecParams {
+    /// The chapter's example: four drafted tokens, 80 % accepted, a draft step
+    /// costing a twentieth of a target step.
+    fn default() -> Self {
+        SpecParams {
+            spec: SpeculativeParams {
+                draft: 4,
+                accept: 0.8,
+                draft_cost: 0.05,
+            },
+        }
+    }
+}
+
+/// Everything the widget shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecView {
+    /// At the reader's draft length.
+    pub at: Speculative,
+    /// The best draft length and what it gives.
+    pub best: (u32, Speculative),
+    /// Tokens per target step in a seeded run of [`ROUNDS`] rounds.
+    pub simulated: f64,
+    /// `(k, tokens per step, speedup)` for k = 0 to [`MAX_DRAFT`].
+    pub curve: Vec<(u32, f64, f64)>,
+}
+
+impl SpecParams {
+    /// Computes the view.
+    pub fn view(&self) -> Result<SpecView, String> {
+        let s = self.spec;
+        let curve = (0..=MAX_DRAFT)
+            .map(|k| {
+                speculative(&SpeculativeParams { draft: k, ..s })
+                    .map(|r| (k, r.tokens_per_step, r.speedup))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(SpecView {
+            at: speculative(&s)?,
+            best: best_draft(s.accept, s.draft_cost)?,
+            simulated: simulate_speculative(&s, ROUNDS, 1)?,
+            curve,
+        })
+    }
+
+    /// The chart as inline SVG.
+    pub fn chart_svg(&self) -> String {
+        self.view()
+            .ok()
+            .map(|v| svg(PLOT_W, PLOT_H, |root| draw(root, self, &v)).0)
+            .unwrap_or_default()
+    }
+}
+
+impl WidgetParams for SpecParams {
+    const NAME: &'static str = "speculative";
+
+    /// Sets one parameter from text, or explains why not.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.spec;
+        match key {
+            "draft" => {
+                next.draft =
+                    parse_count(value, "draft length", 0.0, MAX_DRAFT as f64)?.round() as u32
+            }
+            "accept" => next.accept = parse_count(value, "acceptance", 0.0, 1.0)?,
+            "cost" => next.draft_cost = parse_count(value, "draft cost", 0.0, 1.0)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.validate()?;
+        self.spec = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("draft".into(), format!("{}", self.spec.draft)),
+            ("accept".into(), format!("{}", self.spec.accept)),
+            ("cost".into(), format!("{}", self.spec.draft_cost)),
+        ]
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    p: &SpecParams,
+    v: &SpecView,
+) -> Option<()> {
+    let pal = palette(false);
+    root.fill(&pal.background).ok()?;
+    let top = v
+        .curve
+        .iter()
+        .map(|&(_, t, s)| t.max(s))
+        .fold(1.0, f64::max)
+        * 1.1;
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .x_label_area_size(46)
+        .y_label_area_size(56)
+        .build_cartesian_2d(-0.5..(MAX_DRAFT as f64 + 0.5), 0.0..top)
+        .ok()?;
+    chart
+        .configure_mesh()
+        .x_desc("tokens drafted per round, k")
+        .y_desc("per target step / speedup")
+        .x_labels(MAX_DRAFT as usize + 1)
+        .x_label_formatter(&|x| format!("{}", x.round()))
+        .y_label_formatter(&|y| format!("{y:.1}"))
+        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
+        .label_style(("sans-serif", 12).into_font().color(&pal.text))
+        .axis_style(pal.text)
+        .light_line_style(pal.background)
+        .bold_line_style(pal.grid)
+        .draw()
+        .ok()?;
+    let (tok, speed) = (pal.series[0], pal.series[2]);
+    chart
+        .draw_series(LineSeries::new(
+            v.curve.iter().map(|&(k, t, _)| (k as f64, t)),
+            tok.stroke_width(3),
+        ))
+        .ok()?
+        .label("tokens per target step")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], tok.stroke_width(3)));
+    chart
+        .draw_series(LineSeries::new(
+            v.curve.iter().map(|&(k, _, s)| (k as f64, s)),
+            speed.stroke_width(3),
+        ))
+        .ok()?
+        .label("speedup")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], speed.stroke_width(3)));
+    let k = p.spec.draft as f64;
+    chart
+        .draw_series([
+            Circle::new((k, v.at.tokens_per_step), 7, tok.filled()),
+            Circle::new((k, v.at.speedup), 7, speed.filled()),
+        ])
+        .ok()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(pal.background)
+        .border_style(pal.grid)
+        .label_font(("sans-serif", 13).into_font().color(&pal.text))
+        .draw()
+        .ok()?;
+    Some(())
+}
+
+/// The speculative-sampling widget.
+#[component]
+pub fn SpeculativeWidget(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<SpecParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        state.set(key, &value);
+    };
+    let view_ = Memo::new(move |_| params.with(SpecParams::view).ok());
+    let chart = move || params.with(SpecParams::chart_svg);
+    let shown = move |f: fn(&SpecView) -> String| {
+        move || view_.with(|v| v.as_ref().map(f).unwrap_or_default())
+    };
+    let draft = move || format!("{}", params.with(|p| p.spec.draft));
+    let accept = move || format!("{}", params.with(|p| p.spec.accept));
+    let cost = move || format!("{}", params.with(|p| p.spec.draft_cost));
+    let pct = |x: f64| format!("{:.0} %", x * 100.0);
+
+    view! {
+        <figure class="widget speculative" data-widget="speculative">
+            <div class="slider-row">
+                <label for="speculative-draft">"Tokens drafted per round k"</label>
+                <input id="speculative-draft" type="range" min="0" max=MAX_DRAFT step="1"
+                    aria-valuetext=move || format!("k = {}", draft())
+                    value=draft prop:value=draft
+                    on:input=move |ev| set("draft", event_target_value(&ev)) />
+                <output data-draft="">{move || format!("k = {}", draft())}</output>
+            </div>
+            <div class="slider-row">
+                <label for="speculative-accept">"Chance a drafted token is accepted"</label>
+                <input id="speculative-accept" type="range" min="0" max="1" step="0.01"
+                    aria-valuetext=move || pct(params.with(|p| p.spec.accept))
+                    value=accept prop:value=accept
+                    on:input=move |ev| set("accept", event_target_value(&ev)) />
+                <output data-accept="">{move || pct(params.with(|p| p.spec.accept))}</output>
+            </div>
+            <div class="slider-row">
+                <label for="speculative-cost">"Draft step cost, in target steps"</label>
+                <input id="speculative-cost" type="range" min="0" max="0.5" step="0.01"
+                    aria-valuetext=cost
+                    value=cost prop:value=cost
+                    on:input=move |ev| set("cost", event_target_value(&ev)) />
+                <output data-cost="">{cost}</output>
+            </div>
+            <div class="plot">
+                <div class="layer" inner_html=chart role="img"
+                    aria-label=move || format!("tokens per target step and speedup against the draft length; the marker is at k = {}", draft())></div>
+            </div>
+            <p class="verdict-line">
+                "Each round yields " <strong data-tokens="">{shown(|v| format!("{:.2}", v.at.tokens_per_step))}</strong>
+                " tokens per target step on average and costs "
+                <span data-round="">{shown(|v| format!("{:.2}", v.at.round_cost))}</span>
+                " target steps, a speedup of " <strong data-speedup="">{shown(|v| format!("{:.2}×", v.at.speedup))}</strong>
+                ". The best draft length here is " <strong data-best="">{shown(|v| format!("{}", v.best.0))}</strong>
+                " (" {shown(|v| format!("{:.2}×", v.best.1.speedup))} ")."
+            </p>
+            <p class="caption">
+                "A seeded run of " {ridgeline_core::format::grouped(ROUNDS as f64)} " rounds at these settings averaged "
+                <span data-simulated="">{shown(|v| format!("{:.2}", v.simulated))}</span> " tokens per target step."
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn chapter_example_and_the_seeded_check_agree() {
+        let v = SpecParams::default().view().unwrap();
+        // (1 − 0.8⁵) / 0.2 = 3.3616 tokens, over a round of 1 + 4 · 0.05 = 1.2 steps.
+        assert!((v.at.tokens_per_step - 3.3616).abs() < 1e-9);
+        assert!((v.at.round_cost - 1.2).abs() < 1e-12);
+        assert!((v.at.speedup - 3.3616 / 1.2).abs() < 1e-9);
+        assert!(
+            (v.simulated - v.at.tokens_per_step).abs() < 0.1,
+            "{}",
+            v.simulated
+        );
+        assert!(v.best.1.speedup >= v.at.speedup);
+        assert_eq!(v.curve.len(), MAX_DRAFT as usize + 1);
+        // No draft: one token per step and no speedup.
+        assert_eq!(v.curve[0].1, 1.0);
+        let svg = SpecParams::default().chart_svg();
+        assert!(svg.contains("speedup") && svg.contains("<circle"), "{svg}");
+    }
+
+    #[test]
+    fn longer_drafts_pay_off_only_when_accepted() {
+        let mut p = SpecParams::default();
+        p.apply("accept", "0.3").unwrap();
+        let low = p.view().unwrap();
+        p.apply("accept", "0.95").unwrap();
+        let high = p.view().unwrap();
+        assert!(
+            high.best.0 > low.best.0,
+            "{} vs {}",
+            high.best.0,
+            low.best.0
+        );
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = SpecParams::default();
+        for (k, v) in [
+            ("draft", "17"),
+            ("accept", "1.5"),
+            ("cost", "-1"),
+            ("cost", "x"),
+            ("k", "2"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+        }
+        assert_eq!(p, SpecParams::default());
+        let (q, refused) = SpecParams::from_pairs(&pairs(&[
+            ("draft", "7"),
+            ("accept", "0.6"),
+            ("cost", "0.1"),
+        ]));
+        assert!(refused.is_empty());
+        assert_eq!(q.spec.draft, 7);
+        assert_eq!(SpecParams::from_pairs(&q.to_pairs()).0, q);
+    }
+}
