@@ -12,6 +12,7 @@ pub mod collective_size;
 pub mod common;
 pub mod exercise;
 pub mod gpu;
+pub mod gpu_collectives;
 pub mod inference_roofline;
 pub mod jax_code;
 pub mod kv_cache;
@@ -50,6 +51,7 @@ pub const NAMES: &[&str] = &[
     "serving",
     "min-topology",
     "gpu",
+    "gpu-collectives",
     "transformer",
     "training-roofline",
     "training-planner",
@@ -107,6 +109,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "min-topology" => view! { <min_topology::MinTopology args=args /> }.into_any(),
         #[cfg(widget = "gpu")]
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
+        #[cfg(widget = "gpu-collectives")]
+        "gpu-collectives" => view! { <gpu_collectives::GpuCollectives args=args /> }.into_any(),
         #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         other => {
