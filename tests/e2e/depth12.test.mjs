@@ -55,3 +55,40 @@ test('Part 12: GPU collectives follow SHARP, scope and array size', async () => 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 12: the NVLink node follows the chosen GPU', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'gpus');
+  await ready(page);
+  const widget = page.locator('[data-widget="nvlink-node"]');
+  await widget.scrollIntoViewIfNeeded();
+  // 8 x H100: 18 links of 25 GB/s per GPU, split 5 + 4 + 4 + 5 over 4 NVSwitches.
+  assert.equal(await widget.locator('svg rect.nvswitch').count(), 4);
+  assert.equal(await widget.locator('svg rect.gpu-box').count(), 8);
+  assert.deepEqual(await widget.locator('svg text.link-count').allTextContents(), ['5', '4', '4', '5']);
+  assert.match(await widget.locator('[data-per-gpu]').textContent(), /^450 GB\/s = 18 × 25 GB\/s/);
+  assert.equal(await widget.locator('[data-bisection]').textContent(), '3.6 TB/s');
+  assert.equal(await widget.locator('[data-ratio]').textContent(), '9×');
+  // The NVL72 rack: 72 GPUs under 18 switches, 64.8 TB/s inside and 50 GB/s per GPU out.
+  await widget.locator('select').selectOption('gb200');
+  assert.equal(await widget.locator('svg rect.gpu-box').count(), 72);
+  assert.equal(await widget.locator('svg rect.nvswitch').count(), 18);
+  assert.equal(await widget.locator('[data-bisection]').textContent(), '64.8 TB/s');
+  assert.match(await widget.locator('[data-scale-out]').textContent(), /3\.6 TB\/s \(50 GB\/s per GPU\)/);
+  assert.equal(await widget.locator('[data-ratio]').textContent(), '18×');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 12: the rooflines table shows all its columns at 1280 px', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(env.base + 'gpus');
+  await ready(page);
+  const scroll = page.locator('[data-widget="gpu"] table.compare').locator('xpath=..');
+  const { scrollWidth, clientWidth } = await scroll.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
+  assert.ok(scrollWidth <= clientWidth, `the table needs ${scrollWidth} px but has ${clientWidth}`);
+  assert.match(await page.locator('[data-widget="gpu"] [data-facts]').textContent(), /128 nodes of 8.*4 Scalable Units/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

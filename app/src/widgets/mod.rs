@@ -18,6 +18,7 @@ pub mod jax_code;
 pub mod kv_cache;
 pub mod link_roofline;
 pub mod min_topology;
+pub mod nvlink_node;
 pub mod overlap;
 pub mod predict;
 pub mod profile;
@@ -52,6 +53,7 @@ pub const NAMES: &[&str] = &[
     "min-topology",
     "gpu",
     "gpu-collectives",
+    "nvlink-node",
     "transformer",
     "training-roofline",
     "training-planner",
@@ -111,6 +113,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
         #[cfg(widget = "gpu-collectives")]
         "gpu-collectives" => view! { <gpu_collectives::GpuCollectives args=args /> }.into_any(),
+        #[cfg(widget = "nvlink-node")]
+        "nvlink-node" => view! { <nvlink_node::NvlinkNodeView args=args /> }.into_any(),
         #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         other => {
