@@ -70,6 +70,15 @@ pub fn gpu_ids() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The id of the GPU the reader named, if it is one of [`gpu_ids`].
+pub fn find_gpu(value: &str) -> Result<&'static str, String> {
+    gpu_ids()
+        .into_iter()
+        .map(|(id, _)| id)
+        .find(|id| *id == value.trim())
+        .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))
+}
+
 impl GpuParams {
     /// Everything computed, or why not.
     pub fn compute(&self) -> Result<GpuView, String> {
@@ -108,11 +117,7 @@ impl WidgetParams for GpuParams {
         let mut next = *self;
         match key {
             "gpu" | "chip" => {
-                next.gpu = gpu_ids()
-                    .into_iter()
-                    .map(|(id, _)| id)
-                    .find(|id| *id == value.trim())
-                    .ok_or_else(|| format!("unknown GPU “{}”", short(value)))?;
+                next.gpu = find_gpu(value)?;
                 // Keep whole nodes of the new GPU (an NVL72 rack holds 72).
                 if next.compute().is_err() {
                     if let Ok(sys) = GpuSystem::from_id(next.gpu, Dtype::Bf16) {

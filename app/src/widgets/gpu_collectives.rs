@@ -20,7 +20,7 @@ use ridgeline_core::gpu::{GpuSystem, Scope};
 use ridgeline_core::units::Bytes;
 
 use super::common::{option, WidgetParams, WidgetState};
-use super::gpu::gpu_ids;
+use super::gpu::{find_gpu, gpu_ids};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::svg;
 use crate::input::{parse_count, parse_flag, short, slider_to_value, value_to_slider};
@@ -218,11 +218,7 @@ impl WidgetParams for GpuCollectivesParams {
         let mut next = *self;
         match key {
             "gpu" => {
-                let id = gpu_ids()
-                    .into_iter()
-                    .map(|(id, _)| id)
-                    .find(|id| *id == value.trim())
-                    .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))?;
+                let id = find_gpu(value)?;
                 let old = system_of(self.gpu)?;
                 let new = system_of(id)?;
                 let (old_per, new_per) =

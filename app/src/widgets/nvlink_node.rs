@@ -12,7 +12,7 @@ use ridgeline_core::gpu::node::{
 use ridgeline_core::gpu::superpod::plural;
 
 use super::common::{option, WidgetParams, WidgetState};
-use super::gpu::gpu_ids;
+use super::gpu::{find_gpu, gpu_ids};
 use crate::input::short;
 
 /// Width of the node drawing (SVG user units; text stays ≥ 12 px on a phone).
@@ -49,11 +49,7 @@ impl WidgetParams for NvlinkNodeParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "gpu" => {
-                let id = gpu_ids()
-                    .into_iter()
-                    .map(|(id, _)| id)
-                    .find(|id| *id == value.trim())
-                    .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))?;
+                let id = find_gpu(value)?;
                 NvlinkNodeParams { gpu: id }.compute()?;
                 self.gpu = id;
                 Ok(())
