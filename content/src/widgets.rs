@@ -143,6 +143,16 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "GPU cluster layout, collective cost inside and across NVLink domains, GPU and TPU rooflines",
     },
     WidgetSpec {
+        name: "gpu-collectives",
+        args: &["gpu", "op", "gpus", "bytes", "sharp", "k"],
+        doc: "GPU collectives against array size inside and across nodes, SHARP on or off, beside the book's NCCL and TPU measurements",
+    },
+    WidgetSpec {
+        name: "nvlink-node",
+        args: &["gpu"],
+        doc: "an NVLink node's GPUs, NVSwitches and links, with per-GPU, node, bisection and scale-out bandwidths",
+    },
+    WidgetSpec {
         name: "profile",
         args: &["model", "chip", "slice", "scheme", "tp", "batch", "overlap", "layers"],
         doc: "a synthetic trace of one training step: TensorCore and ICI lanes, overlap, budget, top ops, find the bottleneck",

@@ -7,6 +7,7 @@ use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::compare::{roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{Collective, CollectiveCost, CollectiveOptions, Layout};
+use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Topology, CHIPS};
 use ridgeline_core::units::Bytes;
@@ -69,6 +70,15 @@ pub fn gpu_ids() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The id of the GPU the reader named, if it is one of [`gpu_ids`].
+pub fn find_gpu(value: &str) -> Result<&'static str, String> {
+    gpu_ids()
+        .into_iter()
+        .map(|(id, _)| id)
+        .find(|id| *id == value.trim())
+        .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))
+}
+
 impl GpuParams {
     /// Everything computed, or why not.
     pub fn compute(&self) -> Result<GpuView, String> {
@@ -107,11 +117,7 @@ impl WidgetParams for GpuParams {
         let mut next = *self;
         match key {
             "gpu" | "chip" => {
-                next.gpu = gpu_ids()
-                    .into_iter()
-                    .map(|(id, _)| id)
-                    .find(|id| *id == value.trim())
-                    .ok_or_else(|| format!("unknown GPU “{}”", short(value)))?;
+                next.gpu = find_gpu(value)?;
                 // Keep whole nodes of the new GPU (an NVL72 rack holds 72).
                 if next.compute().is_err() {
                     if let Ok(sys) = GpuSystem::from_id(next.gpu, Dtype::Bf16) {
@@ -159,22 +165,35 @@ pub fn compared_rows() -> Vec<RooflineRow> {
 fn facts(v: &GpuView) -> String {
     let l = &v.layout;
     let mut s = format!(
-        "{} GPUs fill {} node(s) of {}",
-        grouped(l.gpus as f64),
-        grouped(l.nodes as f64),
+        "{} {} {} of {}",
+        plural(l.gpus, "GPU", "GPUs"),
+        if l.gpus == 1 { "fills" } else { "fill" },
+        plural(l.nodes, "node", "nodes"),
         l.gpus_per_node
     );
     if let Some(n) = l.nvswitches {
-        s.push_str(&format!(" ({} NVSwitches in all)", grouped(n as f64)));
+        s.push_str(&format!(
+            " ({} in all)",
+            plural(n, "NVSwitch", "NVSwitches")
+        ));
     }
     if let Some(su) = l.sus {
-        s.push_str(&format!(", {} Scalable Unit(s)", grouped(su as f64)));
+        s.push_str(&format!(
+            ", {}",
+            plural(su, "Scalable Unit", "Scalable Units")
+        ));
     }
     if let Some(leaf) = l.leaf_switches {
-        s.push_str(&format!(", {} leaf switches", grouped(leaf as f64)));
+        s.push_str(&format!(
+            ", {}",
+            plural(leaf, "leaf switch", "leaf switches")
+        ));
     }
     match l.spine_switches {
-        Some(sp) => s.push_str(&format!(" and {} spine switches", grouped(sp as f64))),
+        Some(sp) => s.push_str(&format!(
+            " and {}",
+            plural(sp, "spine switch", "spine switches")
+        )),
         None if l.needs_core_layer => {
             s.push_str("; a two-tier tree of 64-port switches runs out of ports here")
         }
@@ -231,20 +250,21 @@ pub fn Gpu(
                 let more = (nodes > shown).then(|| format!("+{}", nodes - shown));
                 view! {
                     <div class="su" data-su=g.to_string()>
-                        <div class="su-name">{format!("{group_name} {} · {} node(s)", g + 1, nodes)}</div>
+                        <div class="su-name">{format!("{group_name} {} · {}", g + 1, plural(nodes, "node", "nodes"))}</div>
                         <div class="nodes">{boxes}{more}</div>
                     </div>
                 }
             })
             .collect_view();
         let rest = (groups > drawn).then(|| {
-            format!(
-                "… and {} more {group_name}s",
-                grouped((groups - drawn) as f64)
-            )
+            let more = groups - drawn;
+            let noun = if more == 1 { "" } else { "s" };
+            format!("… and {} more {group_name}{noun}", grouped(more as f64))
         });
         let top = match (l.spine_switches, l.sus) {
-            (Some(s), Some(_)) if s > 0 => format!("spine: {} switches", grouped(s as f64)),
+            (Some(s), Some(_)) if s > 0 => {
+                format!("spine: {}", plural(s, "switch", "switches"))
+            }
             (_, Some(_)) => "one SU: no spine needed".to_string(),
             _ => "scale-out network".to_string(),
         };
@@ -378,7 +398,12 @@ mod tests {
         assert_eq!(v.layout.sus, Some(4));
         let across = v.across.unwrap();
         assert!(across.total > v.in_node.total, "crossing nodes costs more");
-        assert!(facts(&GpuParams::default().compute().unwrap()).contains("128 node(s) of 8"));
+        assert!(facts(&GpuParams::default().compute().unwrap()).contains("128 nodes of 8"));
+        let mut one = GpuParams::default();
+        one.apply("gpus", "1").unwrap();
+        let text = facts(&one.compute().unwrap());
+        assert!(text.starts_with("1 GPU fills 1 node of 8"), "{text}");
+        assert!(text.contains(", 1 Scalable Unit,"), "{text}");
     }
 
     #[test]

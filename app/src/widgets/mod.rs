@@ -12,12 +12,14 @@ pub mod collective_size;
 pub mod common;
 pub mod exercise;
 pub mod gpu;
+pub mod gpu_collectives;
 pub mod inference_roofline;
 pub mod jax_code;
 pub mod kv_cache;
 pub mod kv_sharding;
 pub mod link_roofline;
 pub mod min_topology;
+pub mod nvlink_node;
 pub mod overlap;
 pub mod overlap_timeline;
 pub mod predict;
@@ -55,6 +57,8 @@ pub const NAMES: &[&str] = &[
     "serving",
     "min-topology",
     "gpu",
+    "gpu-collectives",
+    "nvlink-node",
     "transformer",
     "training-roofline",
     "training-planner",
@@ -117,6 +121,10 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "min-topology" => view! { <min_topology::MinTopology args=args /> }.into_any(),
         #[cfg(widget = "gpu")]
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
+        #[cfg(widget = "gpu-collectives")]
+        "gpu-collectives" => view! { <gpu_collectives::GpuCollectives args=args /> }.into_any(),
+        #[cfg(widget = "nvlink-node")]
+        "nvlink-node" => view! { <nvlink_node::NvlinkNodeView args=args /> }.into_any(),
         #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         #[cfg(widget = "serving-engine")]

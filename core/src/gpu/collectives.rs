@@ -164,6 +164,9 @@ pub struct CurvePoint {
     pub total: Seconds,
     /// `bytes / total`.
     pub algo_bandwidth: BytesPerSec,
+    /// NCCL's bus bandwidth: the bytes each GPU sends in a ring (SHARP off),
+    /// over `total`, the quantity the book's measured curves plot.
+    pub bus_bandwidth: BytesPerSec,
     /// Which term dominates.
     pub regime: Regime,
 }
@@ -188,6 +191,9 @@ pub struct CollectiveReport {
     pub cost: CollectiveCost,
     /// Bytes each GPU sends, were the whole collective one flat ring.
     pub bytes_per_gpu: Bytes,
+    /// NCCL's bus bandwidth at this size: the ring's bytes per GPU (SHARP off)
+    /// over the total time, comparable with the book's measured curves.
+    pub bus_bandwidth: BytesPerSec,
     /// Start-up cost used.
     pub latency: Seconds,
     /// Start-up plus the tree's transfer time.
@@ -239,19 +245,7 @@ pub fn collective_report(p: &CollectiveParams) -> Result<CollectiveReport, Strin
     };
     // Transfer time is linear in bytes, so the crossover is latency × bytes/time.
     let rate = p.bytes.0 / cost.total.0.max(f64::MIN_POSITIVE);
-    let mut curve = Vec::new();
-    for e in 3..=11 {
-        let b = Bytes(10f64.powi(e));
-        let transfer = tree_time(&tree, p, b, p.sharp)?.total;
-        let total = latency + transfer;
-        curve.push(CurvePoint {
-            bytes: b,
-            transfer,
-            total,
-            algo_bandwidth: b / total,
-            regime: regime(transfer),
-        });
-    }
+    let curve = cost_curve(p, (3, 11), 1)?;
     let one_h100_node = p.system.chip.id == "h100" && p.gpus == 8;
     let measured = if one_h100_node && p.kind == Collective::AllReduce {
         NCCL_ALLREDUCE_POINTS
@@ -271,8 +265,10 @@ pub fn collective_report(p: &CollectiveParams) -> Result<CollectiveReport, Strin
         .filter(|c| c.collective == p.kind.name())
         .filter(|c| one_h100_node || !c.key.starts_with("h100"))
         .collect();
+    let ring_bytes = bytes_per_gpu(p.kind, p.bytes, n, false)?;
     Ok(CollectiveReport {
         figure_curves,
+        bus_bandwidth: ring_bytes / (latency + cost.total),
         total: latency + cost.total,
         regime: regime(cost.total),
         crossover: Bytes(latency.0 * rate),
@@ -283,6 +279,55 @@ pub fn collective_report(p: &CollectiveParams) -> Result<CollectiveReport, Strin
         curve,
         measured,
     })
+}
+
+/// The model's cost at `per_decade` sizes in each decade from `10^from` to
+/// `10^to` bytes (both included), with the parameters' collective, GPUs, SHARP
+/// setting and start-up cost.
+pub fn cost_curve(
+    p: &CollectiveParams,
+    (from, to): (i32, i32),
+    per_decade: u32,
+) -> Result<Vec<CurvePoint>, String> {
+    p.validate()?;
+    if !(0..=15).contains(&from) || !(from..=15).contains(&to) {
+        return Err(format!(
+            "sizes: decades must satisfy 0 <= from <= to <= 15 (got {from} to {to})"
+        ));
+    }
+    if !(1..=64).contains(&per_decade) {
+        return Err(format!(
+            "sizes: 1 to 64 points per decade (got {per_decade})"
+        ));
+    }
+    let tree = p.system.fat_tree().map_err(|e| format!("gpu: {e}"))?;
+    let latency = p.latency.unwrap_or(nccl_fit().latency);
+    let n = u32::try_from(p.gpus).map_err(|_| "gpus: too many".to_string())?;
+    let steps = (to - from) as u32 * per_decade;
+    let mut curve = Vec::with_capacity(steps as usize + 1);
+    for i in 0..=steps {
+        let b = if i % per_decade == 0 {
+            Bytes(10f64.powi(from + (i / per_decade) as i32))
+        } else {
+            Bytes(10f64.powf(f64::from(from) + f64::from(i) / f64::from(per_decade)))
+        };
+        let transfer = tree_time(&tree, p, b, p.sharp)?.total;
+        let total = latency + transfer;
+        let ring_bytes = bytes_per_gpu(p.kind, b, n, false)?;
+        curve.push(CurvePoint {
+            bytes: b,
+            transfer,
+            total,
+            algo_bandwidth: b / total,
+            bus_bandwidth: ring_bytes / total,
+            regime: if latency > transfer {
+                Regime::Latency
+            } else {
+                Regime::Bandwidth
+            },
+        });
+    }
+    Ok(curve)
 }
 
 /// SHARP's bandwidth gain: `(predicted, measured)` fractions, and the measured
@@ -390,6 +435,42 @@ mod tests {
         );
         let bad = CollectiveParams::parse("h100", "allgather", 12, 1e9, false).unwrap();
         assert!(collective_report(&bad).unwrap_err().starts_with("gpus:"));
+    }
+
+    #[test]
+    fn fine_curve_meets_the_report_and_the_measurement() {
+        let p = CollectiveParams::parse("h100", "allreduce", 8, 1e9, false).unwrap();
+        let coarse = collective_report(&p).unwrap().curve;
+        let fine = cost_curve(&p, (3, 11), 4).unwrap();
+        assert_eq!(fine.len(), 33);
+        // Every fourth point of the fine curve is a point of the report's curve.
+        for (c, f) in coarse.iter().zip(fine.iter().step_by(4)) {
+            assert_eq!(c, f);
+        }
+        assert!(fine.windows(2).all(|w| w[0].bytes < w[1].bytes));
+        // The model moves bytes at NVLink's claimed 450 GB/s after the fitted
+        // start-up, so at 10 GB it lies between NCCL's measured 370 GB/s and the claim.
+        let at_10gb = cost_curve(&p, (10, 10), 1).unwrap()[0];
+        let q = CollectiveParams {
+            bytes: Bytes(1e10),
+            ..p
+        };
+        assert_eq!(
+            collective_report(&q).unwrap().bus_bandwidth,
+            at_10gb.bus_bandwidth
+        );
+        let bus = at_10gb.bus_bandwidth.0;
+        assert!(
+            bus > MEASURED.nccl_allreduce_bus.value.0 && bus < 450e9,
+            "{bus}"
+        );
+        // With SHARP on, the same bytes take less time, so the bus bandwidth rises.
+        let sharp = CollectiveParams { sharp: true, ..p };
+        let on = cost_curve(&sharp, (10, 10), 1).unwrap()[0];
+        assert!(on.bus_bandwidth > at_10gb.bus_bandwidth);
+        assert!(cost_curve(&p, (5, 4), 1).is_err());
+        assert!(cost_curve(&p, (3, 11), 0).is_err());
+        assert!(cost_curve(&p, (-1, 11), 1).is_err());
     }
 
     #[test]

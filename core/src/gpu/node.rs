@@ -108,6 +108,23 @@ pub fn nvlink_node(params: &NodeParams) -> Result<NvlinkNode, String> {
     })
 }
 
+/// How a GPU's `links` NVLink ports spread over `switches` NVSwitches: as evenly
+/// as possible, the extra links going to the outermost switches first (the
+/// book's 5 + 4 + 4 + 5 for an H100's 18 links over 4 switches).
+pub fn links_to_switches(links: u32, switches: u32) -> Vec<u32> {
+    if switches == 0 {
+        return Vec::new();
+    }
+    let mut out = vec![links / switches; switches as usize];
+    let last = out.len() - 1;
+    for i in 0..(links % switches) as usize {
+        // Alternate ends: 0, last, 1, last − 1, ...
+        let at = if i % 2 == 0 { i / 2 } else { last - i / 2 };
+        out[at] += 1;
+    }
+    out
+}
+
 /// The three nodes of Part 12's egress table.
 pub fn node_table() -> Result<Vec<NvlinkNode>, String> {
     NODE_IDS
@@ -137,5 +154,18 @@ mod tests {
         assert!(a100.scale_out.is_none());
         assert_eq!(a100.switches, Some(6));
         assert!(NodeParams::parse("v5e").unwrap_err().starts_with("gpu:"));
+    }
+
+    #[test]
+    fn links_spread_over_switches() {
+        assert_eq!(links_to_switches(18, 4), [5, 4, 4, 5]);
+        assert_eq!(links_to_switches(18, 2), [9, 9]);
+        assert_eq!(links_to_switches(18, 18), [1; 18]);
+        assert_eq!(links_to_switches(12, 6), [2; 6]);
+        assert_eq!(links_to_switches(7, 4), [2, 2, 1, 2]);
+        assert!(links_to_switches(18, 0).is_empty());
+        for (l, s) in [(18, 4), (7, 3), (100, 7), (3, 5)] {
+            assert_eq!(links_to_switches(l, s).iter().sum::<u32>(), l);
+        }
     }
 }
