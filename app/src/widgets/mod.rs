@@ -11,13 +11,17 @@ pub mod collective;
 pub mod collective_size;
 pub mod common;
 pub mod exercise;
+pub mod flops_counter;
 pub mod gpu;
 pub mod inference_roofline;
 pub mod jax_code;
 pub mod kv_cache;
+pub mod layer_diagram;
 pub mod link_roofline;
 pub mod min_topology;
 pub mod overlap;
+pub mod parallelism_layout;
+pub mod pipeline;
 pub mod predict;
 pub mod profile;
 pub mod roofline;
@@ -54,6 +58,10 @@ pub const NAMES: &[&str] = &[
     "training-roofline",
     "training-planner",
     "profile",
+    "parallelism-layout",
+    "layer-diagram",
+    "flops-counter",
+    "pipeline",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -109,6 +117,16 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
         #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
+        #[cfg(widget = "parallelism-layout")]
+        "parallelism-layout" => {
+            view! { <parallelism_layout::ParallelismLayout args=args /> }.into_any()
+        }
+        #[cfg(widget = "layer-diagram")]
+        "layer-diagram" => view! { <layer_diagram::LayerDiagram args=args /> }.into_any(),
+        #[cfg(widget = "flops-counter")]
+        "flops-counter" => view! { <flops_counter::FlopsCounter args=args /> }.into_any(),
+        #[cfg(widget = "pipeline")]
+        "pipeline" => view! { <pipeline::Pipeline args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
