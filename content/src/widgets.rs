@@ -142,6 +142,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["schedule", "stages", "microbatches", "chunks"],
         doc: "a pipeline schedule (GPipe, 1F1B, interleaved, bidirectional) as a timeline with its bubble and activations in flight",
     },
+    WidgetSpec {
+        name: "moe",
+        args: &["model", "chip", "e", "k", "ff", "tokens", "weight", "ep"],
+        doc: "a Mixture-of-Experts layer: parameters stored and used, the compute-bound batch, weights per chip and the routing AllToAlls",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -1,5 +1,5 @@
-// End-to-end tests of the Parts 4-6 depth widgets: the FLOPs counter and the
-// layer diagram (Part 4), the parallelism layout and the pipeline timeline
+// End-to-end tests of the Parts 4-6 depth widgets: the FLOPs counter, the
+// layer diagram and the MoE layer (Part 4), the parallelism layout and the pipeline timeline
 // (Part 5), and the training planner's refused choices (Part 6).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,6 +65,32 @@ test('Part 4: the layer diagram shows the chosen matmul for the chosen context',
   await widget.locator('input.in-seq').fill('8192');
   await widget.locator('input.in-seq').press('Enter');
   near(num(await detail.locator('[data-flops]').textContent()), 2 * 8192 * 8192 * 8192, 'W_Q FLOPs at 8k');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 4: the MoE widget turns compute-bound with the batch and scales with E/k', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'transformers');
+  await ready(page);
+  const widget = page.locator('[data-widget="moe"]');
+  await widget.scrollIntoViewIfNeeded();
+  const critical = widget.locator('[data-critical]');
+  const before = num(await critical.textContent());
+  await widget.locator('#moe-tokens').focus();
+  await page.keyboard.press('Home');
+  assert.equal(await verdictOf(page, 'moe'), 'memory-bound');
+  await page.keyboard.press('End');
+  assert.equal(await verdictOf(page, 'moe'), 'compute-bound');
+  // A quarter of the experts at the same k: a quarter of the critical batch.
+  await widget.locator('input.in-e').fill('64');
+  await widget.locator('input.in-e').press('Enter');
+  near(num(await critical.textContent()), before / 4, 'critical batch with E = 64');
+  // More active experts than experts: refused, and the field is put back.
+  await widget.locator('input.in-k').fill('100');
+  await widget.locator('input.in-k').press('Enter');
+  assert.match(await widget.locator('[data-notice]').textContent(), /between 1 and E/);
+  assert.equal(await widget.locator('input.in-k').inputValue(), '8');
   assert.deepEqual(problems, []);
   await context.close();
 });

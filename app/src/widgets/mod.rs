@@ -19,6 +19,7 @@ pub mod kv_cache;
 pub mod layer_diagram;
 pub mod link_roofline;
 pub mod min_topology;
+pub mod moe;
 pub mod overlap;
 pub mod parallelism_layout;
 pub mod pipeline;
@@ -62,6 +63,7 @@ pub const NAMES: &[&str] = &[
     "layer-diagram",
     "flops-counter",
     "pipeline",
+    "moe",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -127,6 +129,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "flops-counter" => view! { <flops_counter::FlopsCounter args=args /> }.into_any(),
         #[cfg(widget = "pipeline")]
         "pipeline" => view! { <pipeline::Pipeline args=args /> }.into_any(),
+        #[cfg(widget = "moe")]
+        "moe" => view! { <moe::Moe args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
