@@ -147,6 +147,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["model", "chip", "e", "k", "ff", "tokens", "weight", "ep"],
         doc: "a Mixture-of-Experts layer: parameters stored and used, the compute-bound batch, weights per chip and the routing AllToAlls",
     },
+    WidgetSpec {
+        name: "flash-attention",
+        args: &["queries", "keys", "h", "block", "seed"],
+        doc: "the online softmax stepped block by block with real numbers, ending equal to ordinary attention",
+    },
 ];
 
 /// Looks a widget up by name.

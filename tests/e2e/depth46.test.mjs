@@ -1,5 +1,5 @@
 // End-to-end tests of the Parts 4-6 depth widgets: the FLOPs counter, the
-// layer diagram and the MoE layer (Part 4), the parallelism layout and the pipeline timeline
+// layer diagram, the MoE layer and flash attention (Part 4), the parallelism layout and the pipeline timeline
 // (Part 5), and the training planner's refused choices (Part 6).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -91,6 +91,26 @@ test('Part 4: the MoE widget turns compute-bound with the batch and scales with 
   await widget.locator('input.in-k').press('Enter');
   assert.match(await widget.locator('[data-notice]').textContent(), /between 1 and E/);
   assert.equal(await widget.locator('input.in-k').inputValue(), '8');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 4: flash attention steps block by block and ends equal to ordinary attention', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'transformers');
+  await ready(page);
+  const widget = page.locator('[data-widget="flash-attention"]');
+  await widget.scrollIntoViewIfNeeded();
+  const status = widget.locator('[data-block-status]');
+  assert.match(await status.textContent(), /^Block 4 of 4 .*done/);
+  await widget.locator('button[aria-label="previous block"]').click();
+  assert.match(await status.textContent(), /^Block 3 of 4 .*covers 24 of 32 keys/);
+  // 4·T·S·H FLOPs: twice the keys, twice the FLOPs.
+  const costs = widget.locator('[data-costs]');
+  assert.match(await costs.textContent(), /do 4,096 FLOPs/);
+  await widget.locator('input.in-keys').fill('64');
+  await widget.locator('input.in-keys').press('Enter');
+  assert.match(await costs.textContent(), /do 8,192 FLOPs/);
   assert.deepEqual(problems, []);
   await context.close();
 });

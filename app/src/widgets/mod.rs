@@ -11,6 +11,7 @@ pub mod collective;
 pub mod collective_size;
 pub mod common;
 pub mod exercise;
+pub mod flash_attention;
 pub mod flops_counter;
 pub mod gpu;
 pub mod inference_roofline;
@@ -64,6 +65,7 @@ pub const NAMES: &[&str] = &[
     "flops-counter",
     "pipeline",
     "moe",
+    "flash-attention",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -131,6 +133,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "pipeline" => view! { <pipeline::Pipeline args=args /> }.into_any(),
         #[cfg(widget = "moe")]
         "moe" => view! { <moe::Moe args=args /> }.into_any(),
+        #[cfg(widget = "flash-attention")]
+        "flash-attention" => view! { <flash_attention::FlashAttention args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
