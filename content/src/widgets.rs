@@ -157,6 +157,36 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["model", "chip", "slice", "scheme", "tp", "batch", "overlap", "layers"],
         doc: "a synthetic trace of one training step: TensorCore and ICI lanes, overlap, budget, top ops, find the bottleneck",
     },
+    WidgetSpec {
+        name: "parallelism-layout",
+        args: &["scheme", "model", "chip", "chips", "tp", "b"],
+        doc: "how DP, FSDP, tensor parallelism and their mix cut an MLP block's arrays, and each collective of both passes with bytes and time",
+    },
+    WidgetSpec {
+        name: "layer-diagram",
+        args: &["model", "batch", "seq", "dtype", "causal", "op"],
+        doc: "one Transformer layer operation by operation: shapes, parameters, FLOPs and bytes of each block",
+    },
+    WidgetSpec {
+        name: "flops-counter",
+        args: &["expr", "sizes"],
+        doc: "the FLOPs of a contraction the reader writes, forward and both gradients, with a caret under bad input",
+    },
+    WidgetSpec {
+        name: "pipeline",
+        args: &["schedule", "stages", "microbatches", "chunks"],
+        doc: "a pipeline schedule (GPipe, 1F1B, interleaved, bidirectional) as a timeline with its bubble and activations in flight",
+    },
+    WidgetSpec {
+        name: "moe",
+        args: &["model", "chip", "e", "k", "ff", "tokens", "weight", "ep"],
+        doc: "a Mixture-of-Experts layer: parameters stored and used, the compute-bound batch, weights per chip and the routing AllToAlls",
+    },
+    WidgetSpec {
+        name: "flash-attention",
+        args: &["queries", "keys", "h", "block", "seed"],
+        doc: "the online softmax stepped block by block with real numbers, ending equal to ordinary attention",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -29,6 +29,7 @@
 use crate::collectives::{self, Collective, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::hardware::Chip;
+use crate::roofline::Verdict;
 use crate::units::{Bytes, Flops, Seconds};
 
 /// The four strategies of Part 5.
@@ -186,6 +187,8 @@ pub struct CollectiveStep {
     pub axis: char,
     /// The book's `V`: the gathered (or unreduced) array's bytes.
     pub bytes: Bytes,
+    /// Bytes each device sends: `V (n - 1) / n`, twice that for an AllReduce.
+    pub sent: Bytes,
     /// Its time on the chip's ICI.
     pub time: Seconds,
 }
@@ -231,6 +234,30 @@ impl Layout {
     /// Collective time of both passes, not overlapped.
     pub fn comms_time(&self) -> Seconds {
         Layout::sum(&self.forward, true) + Layout::sum(&self.backward, true)
+    }
+
+    /// Matmul and collective time of one pass (`backward` picks which).
+    pub fn pass_times(&self, backward: bool) -> (Seconds, Seconds) {
+        let steps = if backward {
+            &self.backward
+        } else {
+            &self.forward
+        };
+        (Layout::sum(steps, false), Layout::sum(steps, true))
+    }
+
+    /// Whether each pass's matmuls take longer than its collectives (the book's
+    /// comparison, pass by pass, with the collectives overlapped with the matmuls).
+    pub fn verdict(&self) -> Verdict {
+        let bound = |backward| {
+            let (compute, comms) = self.pass_times(backward);
+            compute.0 >= comms.0
+        };
+        if bound(false) && bound(true) {
+            Verdict::ComputeBound
+        } else {
+            Verdict::CommunicationBound
+        }
     }
 
     /// Bytes of all collectives' `V`.
@@ -287,6 +314,7 @@ pub fn layout(p: &LayoutParams) -> Result<Layout, String> {
                     kind,
                     axis,
                     bytes: c.bytes,
+                    sent: c.bytes_per_device,
                     time: c.time,
                 }),
                 flops: Flops(0.0),
@@ -518,6 +546,34 @@ mod tests {
             .any(|t| t.starts_with("ReduceScatter_X dW_in[D, F_Y]{U_X} → dW_in[D_X, F_Y]")));
         assert_eq!(l.arrays[1].spec, "W_in[D_X, F_Y]");
         assert_eq!(l.arrays[1].local, [128.0, 7168.0]);
+    }
+
+    #[test]
+    fn data_parallelism_turns_compute_bound_at_the_books_alpha() {
+        // Part 5: DP and FSDP are compute-bound once each chip holds more than
+        // α = C / W_ici tokens (one axis).
+        let v5p = chip("v5p").unwrap();
+        let alpha = crate::training::ici_intensity(v5p, Dtype::Bf16).unwrap().0;
+        for s in [Strategy::Dp, Strategy::Fsdp] {
+            let at = |f: f64| {
+                layout(&LayoutParams {
+                    batch: (alpha * f * 256.0).round(),
+                    ..p(s, 256, 1)
+                })
+                .unwrap()
+                .verdict()
+            };
+            assert_eq!(at(0.9), Verdict::CommunicationBound, "{s:?}");
+            assert_eq!(at(1.1), Verdict::ComputeBound, "{s:?}");
+        }
+        let dp = layout(&p(Strategy::Dp, 256, 1)).unwrap();
+        let ar = dp
+            .backward
+            .iter()
+            .find_map(|s| s.collective.clone())
+            .unwrap();
+        assert_eq!(ar.sent.0, 2.0 * ar.bytes.0 * 255.0 / 256.0);
+        assert_eq!(dp.pass_times(false).1 .0, 0.0);
     }
 
     #[test]

@@ -11,17 +11,23 @@ pub mod collective;
 pub mod collective_size;
 pub mod common;
 pub mod exercise;
+pub mod flash_attention;
+pub mod flops_counter;
 pub mod gpu;
 pub mod gpu_collectives;
 pub mod inference_roofline;
 pub mod jax_code;
 pub mod kv_cache;
 pub mod kv_sharding;
+pub mod layer_diagram;
 pub mod link_roofline;
 pub mod min_topology;
+pub mod moe;
 pub mod nvlink_node;
 pub mod overlap;
 pub mod overlap_timeline;
+pub mod parallelism_layout;
+pub mod pipeline;
 pub mod predict;
 pub mod profile;
 pub mod roofline;
@@ -68,6 +74,12 @@ pub const NAMES: &[&str] = &[
     "overlap-timeline",
     "xla-op",
     "kv-sharding",
+    "parallelism-layout",
+    "layer-diagram",
+    "flops-counter",
+    "pipeline",
+    "moe",
+    "flash-attention",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -137,6 +149,20 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "xla-op" => view! { <xla_op::XlaOp args=args /> }.into_any(),
         #[cfg(widget = "kv-sharding")]
         "kv-sharding" => view! { <kv_sharding::KvSharding args=args /> }.into_any(),
+        #[cfg(widget = "parallelism-layout")]
+        "parallelism-layout" => {
+            view! { <parallelism_layout::ParallelismLayout args=args /> }.into_any()
+        }
+        #[cfg(widget = "layer-diagram")]
+        "layer-diagram" => view! { <layer_diagram::LayerDiagram args=args /> }.into_any(),
+        #[cfg(widget = "flops-counter")]
+        "flops-counter" => view! { <flops_counter::FlopsCounter args=args /> }.into_any(),
+        #[cfg(widget = "pipeline")]
+        "pipeline" => view! { <pipeline::Pipeline args=args /> }.into_any(),
+        #[cfg(widget = "moe")]
+        "moe" => view! { <moe::Moe args=args /> }.into_any(),
+        #[cfg(widget = "flash-attention")]
+        "flash-attention" => view! { <flash_attention::FlashAttention args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);

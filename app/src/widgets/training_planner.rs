@@ -237,6 +237,13 @@ impl WidgetParams for PlannerParams {
     }
 }
 
+/// Whether a refused value of `key` is put back in its control: the selects
+/// and the tensor degree, whose refused value would otherwise stay on show
+/// beside a plan computed from the last valid one.
+pub fn resets_on_refusal(key: &str) -> bool {
+    matches!(key, "model" | "chip" | "scheme" | "tp")
+}
+
 /// The training planner.
 #[component]
 pub fn TrainingPlanner(
@@ -247,7 +254,11 @@ pub fn TrainingPlanner(
     let state = WidgetState::<PlannerParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        // Put a refused choice (a plan or tensor degree the slice cannot take)
+        // back to the last valid one, so the control shows what is planned.
+        if !state.set(key, &value) && resets_on_refusal(key) {
+            state.refresh();
+        }
     };
     let outcome = Memo::new(move |_| params.with(|p| p.outcome().ok()));
     let show = move |f: fn(&Outcome, &PlannerParams) -> String| {
@@ -389,6 +400,15 @@ mod tests {
         let mut q = p;
         let e = q.apply("slice", "9000").unwrap_err();
         assert!(e.contains("8960"), "{e}");
+        // A tensor plan the slice cannot take is refused, and its control is
+        // put back: on a 4-chip slice 4-way tensor parallelism leaves no FSDP.
+        let (mut small, n) =
+            PlannerParams::from_pairs(&pairs(&[("slice", "4"), ("scheme", "fsdp")]));
+        assert!(n.is_empty(), "{n:?}");
+        assert!(small.apply("scheme", "fsdp-tp").is_err());
+        assert_eq!(small.choice, PlanChoice::Fsdp);
+        assert!(resets_on_refusal("scheme") && resets_on_refusal("tp"));
+        assert!(!resets_on_refusal("batch"));
     }
 
     #[test]

@@ -1,0 +1,328 @@
+//! A Mixture-of-Experts layer (`data-widget="moe"`, Part 4, "Sparsity and
+//! Mixture-of-Experts"): a preset's experts `E`, active experts `k` and expert
+//! width, a batch and an expert-parallel degree; out come the parameters stored
+//! and used, FLOPs per token, the batch at which the expert matmuls turn
+//! compute-bound, the weights per chip and the two AllToAlls that route tokens
+//! against the expert matmuls' time, all from [`ridgeline_core::moe::analyse`].
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::{chip, Link, CHIPS};
+use ridgeline_core::models::MODELS;
+use ridgeline_core::moe::{analyse, presets, MoeAnalysis, MoeParams};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// Range of the batch slider, in tokens.
+pub const TOKENS_RANGE: (f64, f64) = (16.0, 16_777_216.0);
+/// Slider positions.
+const STEPS: f64 = 300.0;
+/// The weight formats offered.
+pub const WEIGHTS: [Dtype; 3] = [Dtype::Bf16, Dtype::Int8, Dtype::Int4];
+
+/// The reader's choices; always analysable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MoeChoice {
+    /// The preset the shape started from.
+    pub preset: &'static str,
+    /// The core's parameters (the preset with the reader's overrides).
+    pub params: MoeParams,
+}
+
+impl Default for MoeChoice {
+    fn default() -> Self {
+        let v5e = chip("v5e").unwrap_or(&CHIPS[0]);
+        // DeepSeek-V3 is in the registry; were it not, the widget would show its
+        // notice-free empty state rather than panic.
+        let params = MoeParams::preset("deepseek-v3", v5e).unwrap_or(MoeParams {
+            model: MODELS[0].config,
+            tokens: 8192.0,
+            chip: v5e,
+            weight: Dtype::Bf16,
+            expert_parallel: 1,
+        });
+        MoeChoice {
+            preset: "deepseek-v3",
+            params,
+        }
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl MoeChoice {
+    /// The analysis of the current settings.
+    pub fn analysis(&self) -> Result<MoeAnalysis, String> {
+        analyse(&self.params)
+    }
+
+    fn moe_field(&self, f: fn(&ridgeline_core::models::Moe) -> u64) -> u64 {
+        self.params.model.moe.as_ref().map_or(0, f)
+    }
+
+    /// Routed experts `E`.
+    pub fn experts(&self) -> u64 {
+        self.moe_field(|m| m.experts)
+    }
+
+    /// Active experts `k`.
+    pub fn active(&self) -> u64 {
+        self.moe_field(|m| m.active)
+    }
+
+    /// One expert's hidden width.
+    pub fn expert_ff(&self) -> u64 {
+        self.moe_field(|m| m.expert_ff)
+    }
+}
+
+impl WidgetParams for MoeChoice {
+    const NAME: &'static str = "moe";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model"], &["e"]];
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    /// A new `E` keeps the expert-parallel degree only as far as it divides `E`.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        let p = &mut next.params;
+        match key {
+            "model" => {
+                let m = presets().find(|m| m.id == value.trim()).ok_or_else(|| {
+                    format!("“{}” is not a Mixture-of-Experts preset", short(value))
+                })?;
+                let fresh = MoeParams::preset(m.id, p.chip)?;
+                *p = MoeParams {
+                    tokens: p.tokens,
+                    weight: p.weight,
+                    ..fresh
+                };
+                next.preset = m.id;
+            }
+            "chip" => {
+                p.chip = chip(value)
+                    .filter(|c| c.link(Link::Ici).is_some())
+                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
+            }
+            "e" => {
+                let e = parse_count(value, "experts E", 1.0, 4096.0)?.round() as u64;
+                let (k, ff) = (self.active().min(e), self.expert_ff());
+                *p = p.with_experts(e, k, ff);
+                p.expert_parallel = gcd(e, p.expert_parallel as u64).max(1) as u32;
+            }
+            "k" => {
+                let k = parse_count(value, "active experts k", 1.0, 4096.0)?.round() as u64;
+                *p = p.with_experts(self.experts(), k, self.expert_ff());
+            }
+            "ff" => {
+                let ff = parse_count(value, "expert width", 1.0, 1e6)?.round() as u64;
+                *p = p.with_experts(self.experts(), self.active(), ff);
+            }
+            "tokens" => {
+                p.tokens =
+                    parse_count(value, "batch (tokens)", TOKENS_RANGE.0, TOKENS_RANGE.1)?.round()
+            }
+            "weight" => {
+                p.weight = Dtype::parse(value)
+                    .filter(|d| WEIGHTS.contains(d))
+                    .ok_or_else(|| {
+                        format!("weights in bf16, int8 or int4, not “{}”", short(value))
+                    })?
+            }
+            "ep" => {
+                p.expert_parallel =
+                    parse_count(value, "expert-parallel degree", 1.0, 4096.0)?.round() as u32
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.analysis()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let p = &self.params;
+        vec![
+            ("model".into(), self.preset.into()),
+            ("chip".into(), p.chip.id.into()),
+            ("e".into(), self.experts().to_string()),
+            ("k".into(), self.active().to_string()),
+            ("ff".into(), self.expert_ff().to_string()),
+            ("tokens".into(), format!("{}", p.tokens)),
+            ("weight".into(), p.weight.name().into()),
+            ("ep".into(), p.expert_parallel.to_string()),
+        ]
+    }
+}
+
+/// The Mixture-of-Experts widget.
+#[component]
+pub fn Moe(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<MoeChoice>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        if !state.set(key, &value) && key != "tokens" {
+            state.refresh();
+        }
+    };
+    let result = Memo::new(move |_| params.with(|p| p.analysis().ok()));
+    let show = move |f: fn(&MoeAnalysis) -> String| {
+        move || result.with(|a| a.as_ref().map(f).unwrap_or_default())
+    };
+    let model_options = presets()
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.preset)))
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.link(Link::Ici).is_some())
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.params.chip.id)))
+        .collect_view();
+    let weight_options = WEIGHTS
+        .map(|d| {
+            option(d.name(), d.name(), move || {
+                params.with(|p| p.params.weight.name())
+            })
+        })
+        .collect_view();
+    let field = move |key: &'static str, aria: &'static str, get: fn(&MoeChoice) -> u64| {
+        view! {
+            <input type="text" inputmode="numeric" size="6" class=format!("in-{key}") aria-label=aria
+                value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
+                on:change=move |ev| set(key, event_target_value(&ev)) />
+        }
+    };
+    let tokens_pos = move || {
+        value_to_slider(
+            params.with(|p| p.params.tokens),
+            STEPS,
+            TOKENS_RANGE.0,
+            TOKENS_RANGE.1,
+        )
+    };
+    let verdict = move || result.with(|a| a.as_ref().map(|a| a.verdict.text()).unwrap_or(""));
+    let controls = view! {
+        <div class="controls">
+            <label>"Model "
+                <select prop:value=move || params.with(|p| p.preset) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+            </label>
+            <label>"Chip "
+                <select prop:value=move || params.with(|p| p.params.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+            </label>
+            <label>"Weights "
+                <select prop:value=move || params.with(|p| p.params.weight.name()) on:change=move |ev| set("weight", event_target_value(&ev))>{weight_options}</select>
+            </label>
+        </div>
+        <div class="controls">
+            <label>"Experts E " {field("e", "routed experts E", MoeChoice::experts)}</label>
+            <label>"Active k " {field("k", "active experts per token k", MoeChoice::active)}</label>
+            <label>"Expert width " {field("ff", "hidden width of one expert", MoeChoice::expert_ff)}</label>
+            <label>"Expert-parallel chips " {field("ep", "chips the experts are spread over", |p| p.params.expert_parallel as u64)}</label>
+        </div>
+    }
+    .into_any();
+
+    view! {
+        <figure class="widget moe" data-widget="moe">
+            {controls}
+            <div class="slider-row">
+                <label for="moe-tokens">"Tokens in the batch B"</label>
+                <input id="moe-tokens" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.params.tokens)))
+                    value=tokens_pos prop:value=tokens_pos
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("tokens", format!("{}", slider_to_value(pos, STEPS, TOKENS_RANGE.0, TOKENS_RANGE.1).round()));
+                    } />
+                <output>{move || format!("B = {}", grouped(params.with(|p| p.params.tokens)))}</output>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <dl class="times moe-results">
+                <div><dt>"parameters stored"</dt><dd data-total="">{show(|a| si(a.total_params, "", 3))}</dd></div>
+                <div><dt>"parameters a token uses"</dt><dd data-active="">{show(|a| si(a.active_params, "", 3))}</dd></div>
+                <div><dt>"FLOPs per token, forward / training"</dt><dd>{show(|a| format!("{} / {}", sci(a.forward_flops_per_token.0, 3), sci(a.training_flops_per_token.0, 3)))}</dd></div>
+                <div><dt>"tokens per expert, B·k/E"</dt><dd data-per-expert="">{show(|a| sci(a.tokens_per_expert, 3))}</dd></div>
+                <div><dt>"compute-bound above"</dt><dd data-critical="">{show(|a| format!("{} tokens", grouped(a.critical_batch)))}</dd></div>
+                <div><dt>"weights per chip"</dt><dd data-weights="">{show(|a| format!("{}{}", si(a.weight_bytes_per_chip.0, "B", 3), if a.fits { "" } else { " — does not fit in HBM" }))}</dd></div>
+                <div><dt>"AllToAll, dispatch + combine"</dt><dd data-all-to-all="">{show(|a| format!("{} each, {} in all", si(a.all_to_all_bytes.0, "B", 3), seconds(a.all_to_all_time.0)))}</dd></div>
+                <div><dt>"expert matmuls, forward"</dt><dd>{show(|a| seconds(a.expert_time.0))}</dd></div>
+            </dl>
+            <p class="verdict-line">
+                "At this batch the expert matmuls are "
+                <strong class=move || format!("verdict {}", verdict()) data-verdict=verdict>{verdict}</strong>
+                "."
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+    use ridgeline_core::roofline::Verdict;
+
+    #[test]
+    fn deepseek_v3_stores_671b_and_uses_37b() {
+        let c = MoeChoice::default();
+        assert_eq!(c.preset, "deepseek-v3");
+        let a = c.analysis().unwrap();
+        // Part 4: DeepSeek-V3 holds about 671B parameters and a token uses about 37B.
+        assert!(
+            (a.total_params / 671e9 - 1.0).abs() < 0.01,
+            "{}",
+            a.total_params
+        );
+        assert!(
+            (a.active_params / 37e9 - 1.0).abs() < 0.03,
+            "{}",
+            a.active_params
+        );
+        // The critical batch is the ridge times E/k: 240 · 256/8 on a v5e.
+        let v5e = chip("v5e").unwrap();
+        let ridge = v5e.peak(Dtype::Bf16).unwrap() / v5e.hbm_bw();
+        assert!((a.critical_batch / (ridge.0 * 256.0 / 8.0) - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_verdict_follows_the_batch_and_bad_input_keeps_the_state() {
+        let mut c = MoeChoice::default();
+        c.apply("tokens", "1024").unwrap();
+        assert_eq!(c.analysis().unwrap().verdict, Verdict::MemoryBound);
+        c.apply("tokens", "1000000").unwrap();
+        assert_eq!(c.analysis().unwrap().verdict, Verdict::ComputeBound);
+        let before = c;
+        for (k, v) in [
+            ("k", "999"),
+            ("ep", "3"),
+            ("model", "llama3-70b"),
+            ("weight", "fp32"),
+            ("chip", "h100"),
+            ("tokens", "1"),
+            ("colour", "red"),
+        ] {
+            assert!(c.apply(k, v).is_err(), "{k}={v}");
+            assert_eq!(c, before, "{k}={v}");
+        }
+        // Fewer experts keep as much expert parallelism as divides them.
+        c.apply("e", "64").unwrap();
+        assert_eq!(c.params.expert_parallel, 64);
+        let (d, refused) = MoeChoice::from_pairs(&c.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(c, d);
+        let (m, refused) = MoeChoice::from_pairs(&pairs(&[("model", "mixtral-8x7b"), ("k", "1")]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!((m.experts(), m.active()), (8, 1));
+    }
+}

@@ -1,0 +1,323 @@
+//! A pipeline schedule as a timeline (`data-widget="pipeline"`, Part 5,
+//! "Pipelining", and the DeepSeek-style schedule of Part 6): stages down the
+//! side, time along the bottom, one box per forward or backward pass of a
+//! microbatch, and the bubble fraction, step time and activations in flight,
+//! all from [`ridgeline_core::pipeline::simulate`].
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, sci};
+use ridgeline_core::pipeline::{
+    gpipe_bubble, simulate, Pass, PipelineParams, Schedule, Slot, Timeline,
+};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::input::{parse_count, short};
+
+/// Most stages the widget draws (each is a row of the timeline).
+pub const MAX_STAGES: u32 = 16;
+/// Most microbatches the widget draws.
+pub const MAX_MICROBATCHES: u32 = 64;
+/// Most chunks per device.
+pub const MAX_CHUNKS: u32 = 4;
+/// Height of one stage's row, in CSS pixels.
+const ROW: f64 = 28.0;
+/// Room on the left for the stage labels.
+const LABEL_W: f64 = 64.0;
+/// Most drawing width of the timeline, in CSS pixels; wider steps are compressed.
+const MAX_W: f64 = 1400.0;
+/// Width of one forward-pass unit when the step is short.
+const UNIT_W: f64 = 26.0;
+/// Narrowest box that carries its microbatch's number.
+const LABELLED_W: f64 = 16.0;
+
+/// What the reader sets; always a schedule the simulator takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PipelineChoice {
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Stages, `S`.
+    pub stages: u32,
+    /// Microbatches, `M`.
+    pub microbatches: u32,
+    /// Chunks per device, for the interleaved schedule.
+    pub chunks: u32,
+}
+
+impl Default for PipelineChoice {
+    fn default() -> Self {
+        PipelineChoice {
+            schedule: Schedule::OneFOneB,
+            stages: 4,
+            microbatches: 8,
+            chunks: 2,
+        }
+    }
+}
+
+/// What the reader sees for each schedule.
+pub fn schedule_label(s: Schedule) -> &'static str {
+    match s {
+        Schedule::GPipe => "GPipe",
+        Schedule::OneFOneB => "1F1B",
+        Schedule::Interleaved => "interleaved 1F1B",
+        Schedule::Bidirectional => "bidirectional (DualPipe-like)",
+    }
+}
+
+impl PipelineChoice {
+    /// The core's parameters (unit forward time, twice that backward).
+    pub fn core(&self) -> PipelineParams {
+        let mut p = PipelineParams::new(self.stages, self.microbatches, self.schedule);
+        if self.schedule == Schedule::Interleaved {
+            p.chunks = self.chunks;
+        }
+        p
+    }
+
+    /// The simulated step.
+    pub fn timeline(&self) -> Result<Timeline, String> {
+        simulate(&self.core())
+    }
+}
+
+impl WidgetParams for PipelineChoice {
+    const NAME: &'static str = "pipeline";
+    const ORDER: &'static [&'static [&'static str]] = &[&["schedule"]];
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "schedule" => next.schedule = Schedule::parse(value)?,
+            "stages" => {
+                next.stages = parse_count(value, "stages", 1.0, MAX_STAGES as f64)?.round() as u32
+            }
+            "microbatches" => {
+                next.microbatches =
+                    parse_count(value, "microbatches", 1.0, MAX_MICROBATCHES as f64)?.round() as u32
+            }
+            "chunks" => {
+                next.chunks = parse_count(value, "chunks", 1.0, MAX_CHUNKS as f64)?.round() as u32
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.timeline()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("schedule".into(), self.schedule.name().into()),
+            ("stages".into(), self.stages.to_string()),
+            ("microbatches".into(), self.microbatches.to_string()),
+            ("chunks".into(), self.chunks.to_string()),
+        ]
+    }
+}
+
+/// Pixels per unit of time for a step of `step` units.
+pub fn scale(step: f64) -> f64 {
+    if step > 0.0 {
+        UNIT_W.min((MAX_W - LABEL_W) / step)
+    } else {
+        UNIT_W
+    }
+}
+
+fn slot_view(s: &Slot, px: f64, stream_b: bool) -> impl IntoView {
+    let x = LABEL_W + s.start.0 * px;
+    let w = ((s.end.0 - s.start.0) * px - 1.0).max(1.0);
+    let y = s.device as f64 * ROW + 2.0;
+    let pass = if s.pass == Pass::Forward {
+        "fwd"
+    } else {
+        "bwd"
+    };
+    let class = format!("slot {pass}{}", if stream_b { " stream-b" } else { "" });
+    let label = (w >= LABELLED_W).then(|| {
+        view! {
+            <text x=x + w / 2.0 y=y + ROW / 2.0 + 1.0 text-anchor="middle" dominant-baseline="middle">{s.microbatch.to_string()}</text>
+        }
+    });
+    view! {
+        <g class=class>
+            <rect x=x y=y width=w height=ROW - 4.0 rx="2"></rect>
+            {label}
+        </g>
+    }
+}
+
+/// The pipeline widget.
+#[component]
+pub fn Pipeline(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<PipelineChoice>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        if !state.set(key, &value) {
+            state.refresh();
+        }
+    };
+    let result = Memo::new(move |_| params.with(|p| p.timeline().ok()));
+    let schedule_options = Schedule::ALL
+        .map(|s| {
+            option(s.name(), schedule_label(s), move || {
+                params.with(|p| p.schedule.name())
+            })
+        })
+        .collect_view();
+
+    let drawing = move || {
+        let (stages, bidirectional) =
+            params.with(|p| (p.stages, p.schedule == Schedule::Bidirectional));
+        result.with(|t| {
+            t.as_ref().map(|t| {
+                let px = scale(t.step.0);
+                let width = LABEL_W + t.step.0 * px + 4.0;
+                let height = stages as f64 * ROW + 22.0;
+                let rows = (0..stages)
+                    .map(|d| {
+                        let y = d as f64 * ROW + ROW / 2.0 + 2.0;
+                        view! { <text class="stage" x="2" y=y dominant-baseline="middle">{format!("stage {d}")}</text> }
+                    })
+                    .collect_view();
+                let slots = t
+                    .slots
+                    .iter()
+                    .map(|s| slot_view(s, px, bidirectional && s.microbatch % 2 == 1))
+                    .collect_view();
+                let end_y = stages as f64 * ROW + 16.0;
+                view! {
+                    <svg class="pipeline-timeline" width=width height=height viewBox=format!("0 0 {width} {height}")
+                        role="img" aria-label=format!("timeline of {} stages; the step takes {} forward-pass units", stages, sci(t.step.0, 3))>
+                        {rows}
+                        {slots}
+                        <text class="axis" x=LABEL_W y=end_y>"0"</text>
+                        <text class="axis" x=width - 4.0 y=end_y text-anchor="end">{format!("{} units", sci(t.step.0, 3))}</text>
+                    </svg>
+                }
+            })
+        })
+    };
+    let stat = move |f: fn(&Timeline, &PipelineChoice) -> String| {
+        move || {
+            result.with(|t| {
+                t.as_ref()
+                    .map(|t| params.with(|p| f(t, p)))
+                    .unwrap_or_default()
+            })
+        }
+    };
+    let number_input = move |key: &'static str,
+                             aria: &'static str,
+                             get: fn(&PipelineChoice) -> u32| {
+        view! {
+            <input type="number" min="1" size="4" class=format!("in-{key}") aria-label=aria
+                value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
+                on:change=move |ev| set(key, event_target_value(&ev)) />
+        }
+    };
+
+    view! {
+        <figure class="widget pipeline" data-widget="pipeline">
+            <div class="controls">
+                <label>"Schedule "
+                    <select prop:value=move || params.with(|p| p.schedule.name()) on:change=move |ev| set("schedule", event_target_value(&ev))>{schedule_options}</select>
+                </label>
+                <label>"Stages S " {number_input("stages", "pipeline stages", |p| p.stages)}</label>
+                <label>"Microbatches M " {number_input("microbatches", "microbatches", |p| p.microbatches)}</label>
+                <label>"Chunks v (interleaved) " {number_input("chunks", "chunks per device", |p| p.chunks)}</label>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <div class="table-scroll" tabindex="0">{drawing}</div>
+            <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units); the number is the microbatch."</p>
+            <dl class="times pipeline-results">
+                <div><dt>"bubble (idle share of device time)"</dt><dd data-bubble="">{stat(|t, _| format!("{}%", sci(100.0 * t.bubble, 3)))}</dd></div>
+                <div><dt>"GPipe's (S − 1)/(M + S − 1)"</dt><dd>{stat(|_, p| format!("{}%", sci(100.0 * gpipe_bubble(p.stages as f64, p.microbatches as f64), 3)))}</dd></div>
+                <div><dt>"step time"</dt><dd data-step-time="">{stat(|t, _| format!("{} forward units", sci(t.step.0, 3)))}</dd></div>
+                <div><dt>"most activations held by one device"</dt><dd data-in-flight="">{stat(|t, _| format!("{} microbatch-stages", sci(t.peak_in_flight, 3)))}</dd></div>
+                <div><dt>"copies of each stage's weights"</dt><dd>{stat(|t, _| grouped(t.weight_copies as f64))}</dd></div>
+            </dl>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn the_books_bubbles_for_four_stages_and_eight_microbatches() {
+        // Part 5: GPipe and 1F1B idle (S − 1)/(M + S − 1) = 3/11 of the time;
+        // interleaving two chunks makes it 3/19.
+        for (schedule, bubble) in [
+            ("gpipe", 3.0 / 11.0),
+            ("1f1b", 3.0 / 11.0),
+            ("interleaved", 3.0 / 19.0),
+        ] {
+            let (p, refused) = PipelineChoice::from_pairs(&pairs(&[("schedule", schedule)]));
+            assert!(refused.is_empty(), "{refused:?}");
+            let t = p.timeline().unwrap();
+            assert!((t.bubble - bubble).abs() < 1e-9, "{schedule}: {}", t.bubble);
+            assert_eq!(t.slots.len(), 2 * 4 * 8 * p.core().chunks as usize);
+        }
+        // GPipe holds every microbatch at the turn; 1F1B at most S on the first stage.
+        let gpipe = PipelineChoice::from_pairs(&pairs(&[("schedule", "gpipe")])).0;
+        assert_eq!(gpipe.timeline().unwrap().peak_in_flight, 8.0);
+        assert_eq!(
+            PipelineChoice::default().timeline().unwrap().peak_in_flight,
+            4.0
+        );
+        let bi = PipelineChoice::from_pairs(&pairs(&[("schedule", "bidirectional")])).0;
+        assert_eq!(bi.timeline().unwrap().weight_copies, 2);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_schedule_and_pairs_round_trip() {
+        let mut p = PipelineChoice::default();
+        let before = p;
+        for (k, v) in [
+            ("stages", "0"),
+            ("stages", "65"),
+            ("microbatches", "1000"),
+            ("schedule", "zigzag"),
+            ("chunks", "9"),
+            ("colour", "red"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+            assert_eq!(p, before, "{k}={v}");
+        }
+        p.apply("schedule", "interleaved").unwrap();
+        // Interleaving needs M to be a multiple of S: 8 microbatches on 3 stages is refused.
+        assert!(p
+            .apply("stages", "3")
+            .unwrap_err()
+            .starts_with("microbatches"));
+        p.apply("chunks", "4").unwrap();
+        let (q, refused) = PipelineChoice::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn the_timeline_fits_the_drawing_and_labels_wide_boxes() {
+        let owner = Owner::new();
+        let html = owner.with(|| view! { <Pipeline args=pairs(&[]) /> }.to_html());
+        assert_eq!(html.matches("<rect").count(), 2 * 4 * 8, "{html}");
+        assert!(html.contains("stage 3"), "{html}");
+        // The largest schedule is compressed into the drawing width.
+        let big = PipelineChoice {
+            stages: MAX_STAGES,
+            microbatches: MAX_MICROBATCHES,
+            ..PipelineChoice::default()
+        };
+        let t = big.timeline().unwrap();
+        assert!(LABEL_W + t.step.0 * scale(t.step.0) <= MAX_W + 1e-9);
+    }
+}
