@@ -122,6 +122,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["model", "chip", "slice", "scheme", "tp", "batch", "overlap", "layers"],
         doc: "a synthetic trace of one training step: TensorCore and ICI lanes, overlap, budget, top ops, find the bottleneck",
     },
+    WidgetSpec {
+        name: "systolic",
+        args: &["k", "n", "m", "blocks", "pipelined"],
+        doc: "the MXU's weight-stationary systolic array stepped cycle by cycle, with its cycles and utilisation",
+    },
 ];
 
 /// Looks a widget up by name.

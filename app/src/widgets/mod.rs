@@ -18,12 +18,14 @@ pub mod kv_cache;
 pub mod link_roofline;
 pub mod min_topology;
 pub mod overlap;
+pub mod player;
 pub mod predict;
 pub mod profile;
 pub mod roofline;
 pub mod serving;
 pub mod sharding;
 pub mod spec_table;
+pub mod systolic;
 pub mod torus;
 pub mod training_planner;
 pub mod training_roofline;
@@ -54,6 +56,7 @@ pub const NAMES: &[&str] = &[
     "training-roofline",
     "training-planner",
     "profile",
+    "systolic",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -109,6 +112,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
         #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
+        #[cfg(widget = "systolic")]
+        "systolic" => view! { <systolic::Systolic args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
