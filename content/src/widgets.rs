@@ -127,6 +127,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["k", "n", "m", "blocks", "pipelined"],
         doc: "the MXU's weight-stationary systolic array stepped cycle by cycle, with its cycles and utilisation",
     },
+    WidgetSpec {
+        name: "chip-map",
+        args: &["chip", "part", "bytes"],
+        doc: "a TPU chip's parts with their counts, capacities, rates and bandwidths, and the time to move an array over each path",
+    },
 ];
 
 /// Looks a widget up by name.

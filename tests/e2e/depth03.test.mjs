@@ -46,3 +46,39 @@ test('Part 2: the systolic array steps cycle by cycle and counts its cycles', as
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 2: the chip map shows the chosen part and the time over each path', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const w = page.locator('[data-widget="chip-map"]');
+  await w.scrollIntoViewIfNeeded();
+  const info = w.locator('[data-part-info]');
+  assert.equal(await info.getAttribute('data-part-info'), 'hbm');
+  assert.match(await info.textContent(), /holds96 GB/);
+  // Five paths, fastest first; HBM's time is 1 GB over its bandwidth.
+  assert.equal(await w.locator('tr[data-path]').count(), 5);
+  const hbm = w.locator('tr[data-path="hbm"] [data-time]');
+  const before = await hbm.textContent();
+  await w.locator('input[type="text"]').fill('1e10');
+  const after = await hbm.textContent();
+  assert.notEqual(before, after);
+  // Ten times the bytes, ten times the time.
+  const secs = (t) => {
+    const m = t.match(/^([\d.]+) (p|n|µ|m|)s$/);
+    assert.ok(m, t);
+    return Number(m[1]) * { p: 1e-12, n: 1e-9, 'µ': 1e-6, m: 1e-3, '': 1 }[m[2]];
+  };
+  assert.ok(Math.abs(secs(after) / secs(before) - 10) < 0.05, `${before} -> ${after}`);
+  // Choosing a part with the keyboard shows its figures.
+  await w.locator('button[data-part="ici"]').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await info.getAttribute('data-part-info'), 'ici');
+  assert.match(await info.textContent(), /links per chip6/);
+  await w.locator('select').selectOption('v5e');
+  assert.match(await info.textContent(), /links per chip4/);
+  await w.locator('input[type="text"]').fill('zero');
+  assert.match(await w.locator('[data-notice]').textContent(), /array size/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

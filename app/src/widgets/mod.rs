@@ -7,6 +7,7 @@
 //! `build.rs`), so a per-part bundle carries only its own widgets.
 
 pub mod book_links;
+pub mod chip_map;
 pub mod collective;
 pub mod collective_size;
 pub mod common;
@@ -57,6 +58,7 @@ pub const NAMES: &[&str] = &[
     "training-planner",
     "profile",
     "systolic",
+    "chip-map",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -114,6 +116,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         #[cfg(widget = "systolic")]
         "systolic" => view! { <systolic::Systolic args=args /> }.into_any(),
+        #[cfg(widget = "chip-map")]
+        "chip-map" => view! { <chip_map::ChipMapWidget args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
