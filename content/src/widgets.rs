@@ -132,6 +132,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["chip", "part", "bytes"],
         doc: "a TPU chip's parts with their counts, capacities, rates and bandwidths, and the time to move an array over each path",
     },
+    WidgetSpec {
+        name: "streaming",
+        args: &["chip", "op", "elements", "b", "d", "f", "chunk", "hbm", "compute", "resident"],
+        doc: "an elementwise product or a matmul streamed chunk by chunk through HBM, VMEM, registers and the VPU or MXU, with the stage that sets the pace",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -82,3 +82,31 @@ test('Part 2: the chip map shows the chosen part and the time over each path', a
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 2: streaming shows which stage sets the pace', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const w = page.locator('[data-widget="streaming"]');
+  await w.scrollIntoViewIfNeeded();
+  const verdict = w.locator('[data-verdict]');
+  assert.equal(await verdict.textContent(), 'bandwidth-bound (HBM)');
+  assert.equal(await w.locator('[data-chunks]').textContent(), '16');
+  assert.equal(await w.locator('.lane.bottleneck').getAttribute('data-stage'), '0');
+  // Stepping fills in the chunks that have left.
+  assert.equal(await w.locator('.chunk.done').count(), 0);
+  await w.locator('button[aria-label="next step"]').click();
+  assert.equal(await w.locator('.chunk.done').count(), 3);
+  // A small-batch matmul waits on HBM until its weights sit in VMEM.
+  await w.locator('select').nth(1).selectOption('matmul');
+  assert.equal(await verdict.textContent(), 'bandwidth-bound (HBM)');
+  const streamed = await w.locator('[data-total]').textContent();
+  await w.locator('input[type="checkbox"]').check();
+  assert.equal(await verdict.textContent(), 'compute-bound');
+  assert.notEqual(await w.locator('[data-total]').textContent(), streamed);
+  await w.locator('input[aria-label="Chunk (bytes) "]').fill('1');
+  assert.match(await w.locator('[data-notice]').textContent(), /chunk size/);
+  assert.equal(await verdict.textContent(), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -26,6 +26,7 @@ pub mod roofline;
 pub mod serving;
 pub mod sharding;
 pub mod spec_table;
+pub mod streaming;
 pub mod systolic;
 pub mod torus;
 pub mod training_planner;
@@ -59,6 +60,7 @@ pub const NAMES: &[&str] = &[
     "profile",
     "systolic",
     "chip-map",
+    "streaming",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -118,6 +120,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "systolic" => view! { <systolic::Systolic args=args /> }.into_any(),
         #[cfg(widget = "chip-map")]
         "chip-map" => view! { <chip_map::ChipMapWidget args=args /> }.into_any(),
+        #[cfg(widget = "streaming")]
+        "streaming" => view! { <streaming::Streaming args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
