@@ -137,6 +137,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["chip", "op", "elements", "b", "d", "f", "chunk", "hbm", "compute", "resident"],
         doc: "an elementwise product or a matmul streamed chunk by chunk through HBM, VMEM, registers and the VPU or MXU, with the stage that sets the pace",
     },
+    WidgetSpec {
+        name: "strong-scaling",
+        args: &["chip", "params", "tokens", "chips"],
+        doc: "a fixed training step over 1 to 65,536 chips: compute, gradient AllReduce, step time and the efficiency at the chosen count",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -110,3 +110,27 @@ test('Part 2: streaming shows which stage sets the pace', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 0: strong scaling loses efficiency as chips are added', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'introduction');
+  await ready(page);
+  const w = page.locator('[data-widget="strong-scaling"]');
+  await w.scrollIntoViewIfNeeded();
+  const eff = w.locator('[data-efficiency]');
+  const at16 = await eff.textContent();
+  const compute16 = await w.locator('[data-compute]').textContent();
+  const chart = w.locator('.plot');
+  const before = await chart.screenshot();
+  // The slider counts powers of two: End is 65,536 chips.
+  await w.locator('input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await w.locator('[data-chips]').textContent(), '65,536');
+  assert.notEqual(await w.locator('[data-compute]').textContent(), compute16);
+  assert.ok(parseFloat(await eff.textContent()) < parseFloat(at16), `${at16} -> ${await eff.textContent()}`);
+  assert.ok(!before.equals(await chart.screenshot()), 'the chart did not change');
+  await w.locator('input[aria-label="parameters"]').fill('-5');
+  assert.match(await w.locator('[data-notice]').textContent(), /parameter count/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -14,6 +14,7 @@ pub mod inference;
 pub mod overlap;
 pub mod roofline;
 pub mod serving;
+pub mod strong_scaling;
 pub mod trace;
 pub mod training;
 pub mod transformer;

@@ -27,6 +27,7 @@ pub mod serving;
 pub mod sharding;
 pub mod spec_table;
 pub mod streaming;
+pub mod strong_scaling;
 pub mod systolic;
 pub mod torus;
 pub mod training_planner;
@@ -61,6 +62,7 @@ pub const NAMES: &[&str] = &[
     "systolic",
     "chip-map",
     "streaming",
+    "strong-scaling",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -122,6 +124,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "chip-map" => view! { <chip_map::ChipMapWidget args=args /> }.into_any(),
         #[cfg(widget = "streaming")]
         "streaming" => view! { <streaming::Streaming args=args /> }.into_any(),
+        #[cfg(widget = "strong-scaling")]
+        "strong-scaling" => view! { <strong_scaling::StrongScaling args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
