@@ -187,6 +187,26 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["queries", "keys", "h", "block", "seed"],
         doc: "the online softmax stepped block by block with real numbers, ending equal to ordinary attention",
     },
+    WidgetSpec {
+        name: "systolic",
+        args: &["k", "n", "m", "blocks", "pipelined"],
+        doc: "the MXU's weight-stationary systolic array stepped cycle by cycle, with its cycles and utilisation",
+    },
+    WidgetSpec {
+        name: "chip-map",
+        args: &["chip", "part", "bytes"],
+        doc: "a TPU chip's parts with their counts, capacities, rates and bandwidths, and the time to move an array over each path",
+    },
+    WidgetSpec {
+        name: "streaming",
+        args: &["chip", "op", "elements", "b", "d", "f", "chunk", "hbm", "compute", "resident"],
+        doc: "an elementwise product or a matmul streamed chunk by chunk through HBM, VMEM, registers and the VPU or MXU, with the stage that sets the pace",
+    },
+    WidgetSpec {
+        name: "strong-scaling",
+        args: &["chip", "params", "tokens", "chips"],
+        doc: "a fixed training step over 1 to 65,536 chips: compute, gradient AllReduce, step time and the efficiency at the chosen count",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -21,7 +21,7 @@
 use crate::dtype::Dtype;
 use crate::hardware::{tensor_core, Chip, Link, Topology, VMEM_CAPACITY};
 use crate::tpu::{core_mxu_rate, cores_per_chip, vmem_bandwidth, vpu_rate, vreg_bytes};
-use crate::units::{Bytes, BytesPerSec, FlopsPerSec};
+use crate::units::{Bytes, BytesPerSec, FlopsPerSec, Seconds};
 
 /// The parts of a TPU chip the book names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,6 +125,13 @@ pub struct Path {
     /// `log10` of the bandwidth relative to the slowest path, over the same for
     /// the fastest: 0 for the slowest path, 1 for the fastest.
     pub log: f64,
+}
+
+impl Path {
+    /// The time to move `bytes` over this path at its full bandwidth.
+    pub fn time(&self, bytes: Bytes) -> Seconds {
+        bytes / self.bandwidth
+    }
 }
 
 /// A chip's map.
@@ -302,6 +309,13 @@ mod tests {
             Some(Bytes(262_144.0))
         );
         assert!(m.steps_down().iter().all(|s| s.2 >= 1.0));
+        // Moving 1 GB: the time over each path is the size over its bandwidth,
+        // so the slower path takes longer by the bandwidth ratio.
+        let gb = Bytes(1e9);
+        let (hbm, pcie) = (m.path(Part::Hbm).unwrap(), m.path(Part::Pcie).unwrap());
+        assert!((hbm.time(gb).0 - 1e9 / chip("v5p").unwrap().hbm_bw().0).abs() < 1e-15);
+        let ratio = pcie.time(gb).0 / hbm.time(gb).0;
+        assert!((ratio - hbm.bandwidth.0 / pcie.bandwidth.0).abs() < 1e-9);
         assert_eq!(Part::parse("VMEM"), Ok(Part::Vmem));
         assert!(Part::parse("cache").unwrap_err().contains("hbm"));
     }

@@ -73,6 +73,24 @@ impl SystolicParams {
         }
         Ok(())
     }
+
+    /// Cycles until the last result leaves, without running the array: the
+    /// last row enters at `M · blocks − 1` when pipelined (each block a full
+    /// `M + K + N − 2` apart otherwise) and needs `K + N − 1` more cycles.
+    pub fn cycles(&self) -> u64 {
+        let (k, n, m, blocks) = (
+            self.k as u64,
+            self.n as u64,
+            self.m as u64,
+            self.blocks as u64,
+        );
+        let last_entry = if self.pipelined {
+            m * blocks
+        } else {
+            blocks.saturating_sub(1) * (m + k + n).saturating_sub(2) + m
+        };
+        (last_entry + k + n).saturating_sub(2)
+    }
 }
 
 /// Which phase a cycle belongs to.
@@ -299,6 +317,7 @@ mod tests {
             let p = SystolicParams { k, n, m, blocks, pipelined, seed };
             let r = run(&p).unwrap();
             prop_assert_eq!(&r.result, &r.expected);
+            prop_assert_eq!(p.cycles(), r.cycles as u64);
             // Each result leaves exactly once.
             let outs: usize = r.frames.iter().map(|f| f.out.len()).sum();
             prop_assert_eq!(outs, (m * blocks * n) as usize);

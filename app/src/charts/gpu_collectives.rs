@@ -3,6 +3,7 @@
 //! the book's measured NCCL and TPU curves beside it, and a marker at the
 //! reader's size.
 
+use crate::charts::style::Styled;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::si;
@@ -66,11 +67,7 @@ pub fn draw<DB: DrawingBackend>(
         .y_desc("bus bandwidth per GPU")
         .x_label_formatter(&|x| si(*x, "B", 2))
         .y_label_formatter(&|y| si(*y, "B/s", 2))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.grid.mix(0.35))
-        .axis_style(pal.text)
+        .styled(&pal)
         .draw()?;
     let keep = |pts: &[(f64, f64)]| -> Vec<(f64, f64)> {
         pts.iter()
@@ -119,9 +116,7 @@ pub fn draw<DB: DrawingBackend>(
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .background_style(pal.background.mix(0.9))
-        .border_style(pal.grid)
-        .label_font(("sans-serif", 12).into_font().color(&pal.text))
+        .styled(&pal)
         .draw()?;
     Ok(())
 }

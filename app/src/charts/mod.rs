@@ -17,6 +17,7 @@ pub mod place;
 pub mod roofline;
 pub mod serving;
 pub mod size;
+pub mod strong_scaling;
 pub mod style;
 pub mod trace;
 pub mod training;

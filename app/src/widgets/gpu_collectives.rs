@@ -22,6 +22,7 @@ use ridgeline_core::units::Bytes;
 use super::common::{option, WidgetParams, WidgetState};
 use super::gpu::{find_gpu, gpu_ids};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, parse_flag, short, slider_to_value, value_to_slider};
 
@@ -36,8 +37,7 @@ const MAX_Y: u32 = 256;
 /// Shard counts in the ragged AllToAll table.
 const SHARDS: [u32; 6] = [8, 16, 32, 64, 128, 256];
 /// The chart's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 400;
+const SHAPE: Shape = Shape::new(760, 400, 320);
 
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -318,9 +318,9 @@ pub fn chart_of(p: &GpuCollectivesParams, v: &CollectivesView) -> CollectivesCha
 }
 
 /// The chart as inline SVG.
-pub fn chart_svg(p: &GpuCollectivesParams, v: &CollectivesView) -> String {
+pub fn chart_svg(p: &GpuCollectivesParams, v: &CollectivesView, size: Size) -> String {
     let m = chart_of(p, v);
-    svg(PLOT_W, PLOT_H, |root| {
+    svg(size.width, size.height, |root| {
         let _ = draw(root, &m, false);
     })
     .0
@@ -354,10 +354,11 @@ pub fn GpuCollectives(
         data.with(|v| v.as_ref().map(f).unwrap_or_default())
     };
     let has = move |f: &dyn Fn(&CollectivesView) -> bool| data.with(|v| v.as_ref().is_some_and(f));
+    let frame = Frame::new(SHAPE);
     let chart = move || {
         data.with(|v| {
             v.as_ref()
-                .map(|v| params.with(|p| chart_svg(p, v)))
+                .map(|v| params.with(|p| chart_svg(p, v, frame.get())))
                 .unwrap_or_default()
         })
     };
@@ -527,7 +528,7 @@ pub fn GpuCollectives(
                     on:input=move |ev| set("bytes", event_target_value(&ev)) />
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || params.with(|p| format!("bus bandwidth of {} against array size, the model beside the book's measurements; the marker is at {}", p.kind.label(), si(p.bytes, "B", 3)))></div>
             </div>
@@ -643,7 +644,7 @@ mod tests {
         let h100 = v.measured_here[0].1;
         assert!(h100 > 330e9 && h100 < 360e9, "{h100}");
         assert_eq!(v.curve.len(), 8 * 8 + 1);
-        let svg = chart_svg(&p, &v);
+        let svg = chart_svg(&p, &v, SHAPE.design());
         assert_eq!(svg.matches("the book&apos;s measurement").count(), 2);
         assert!(svg.contains("SHARP on"));
     }

@@ -7,6 +7,7 @@
 //! `build.rs`), so a per-part bundle carries only its own widgets.
 
 pub mod book_links;
+pub mod chip_map;
 pub mod collective;
 pub mod collective_size;
 pub mod common;
@@ -28,6 +29,7 @@ pub mod overlap;
 pub mod overlap_timeline;
 pub mod parallelism_layout;
 pub mod pipeline;
+pub mod player;
 pub mod predict;
 pub mod profile;
 pub mod roofline;
@@ -36,6 +38,9 @@ pub mod serving_engine;
 pub mod sharding;
 pub mod spec_table;
 pub mod speculative;
+pub mod streaming;
+pub mod strong_scaling;
+pub mod systolic;
 pub mod torus;
 pub mod training_planner;
 pub mod training_roofline;
@@ -80,6 +85,10 @@ pub const NAMES: &[&str] = &[
     "pipeline",
     "moe",
     "flash-attention",
+    "systolic",
+    "chip-map",
+    "streaming",
+    "strong-scaling",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -163,6 +172,14 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "moe" => view! { <moe::Moe args=args /> }.into_any(),
         #[cfg(widget = "flash-attention")]
         "flash-attention" => view! { <flash_attention::FlashAttention args=args /> }.into_any(),
+        #[cfg(widget = "systolic")]
+        "systolic" => view! { <systolic::Systolic args=args /> }.into_any(),
+        #[cfg(widget = "chip-map")]
+        "chip-map" => view! { <chip_map::ChipMapWidget args=args /> }.into_any(),
+        #[cfg(widget = "streaming")]
+        "streaming" => view! { <streaming::Streaming args=args /> }.into_any(),
+        #[cfg(widget = "strong-scaling")]
+        "strong-scaling" => view! { <strong_scaling::StrongScaling args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);

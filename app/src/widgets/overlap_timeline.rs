@@ -5,6 +5,7 @@
 //! `ridgeline_core::overlap`, with each version's step time and the times the
 //! book measured beside them.
 
+use crate::charts::style::Styled;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -14,6 +15,7 @@ use ridgeline_core::hardware::{chip, CHIPS};
 use ridgeline_core::overlap::{overlap_timeline, OverlapParams, OverlapReport, Work, BOOK_TIMES};
 
 use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short};
 
@@ -22,8 +24,7 @@ pub const Y_CHOICES: [u64; 6] = [1, 2, 4, 8, 16, 32];
 /// Formats offered.
 pub const DTYPES: [Dtype; 3] = [Dtype::Bf16, Dtype::Int8, Dtype::F32];
 /// The chart's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 280;
+const SHAPE: Shape = Shape::new(760, 280, 260);
 
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,10 +49,10 @@ impl TimelineParams {
     }
 
     /// The chart as inline SVG.
-    pub fn chart_svg(&self) -> String {
+    pub fn chart_svg(&self, size: Size) -> String {
         self.report()
             .ok()
-            .map(|r| svg(PLOT_W, PLOT_H, |root| draw(root, &r)).0)
+            .map(|r| svg(size.width, size.height, |root| draw(root, &r)).0)
             .unwrap_or_default()
     }
 }
@@ -144,11 +145,8 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &OverlapReport) ->
         })
         .x_desc("time (µs)")
         .x_label_formatter(&|x| grouped(*x))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .axis_style(pal.text)
+        .styled(&pal)
         .light_line_style(pal.background)
-        .bold_line_style(pal.grid)
         .draw()
         .ok()?;
     let lane_of = |blocking: bool, w: Work| -> f64 {
@@ -216,7 +214,8 @@ pub fn OverlapTimeline(
         }
     };
     let report = Memo::new(move |_| params.with(TimelineParams::report).ok());
-    let chart = move || params.with(TimelineParams::chart_svg);
+    let frame = Frame::new(SHAPE);
+    let chart = move || params.with(|p| p.chart_svg(frame.get()));
     let shown = move |f: fn(&OverlapReport) -> String| {
         move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
@@ -291,7 +290,7 @@ pub fn OverlapTimeline(
                 </label>
                 {sizes}
             </div>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("two timelines on one axis: the blocking version ends at {}, the overlapped loop at {}", shown(|r| seconds(r.blocking.total.0))(), shown(|r| seconds(r.overlapped.total.0))())></div>
             </div>
@@ -335,7 +334,7 @@ mod tests {
         // Y = 4: four chunk matmuls and three permutes in the loop.
         let n = |w: Work| r.overlapped.spans.iter().filter(|s| s.work == w).count();
         assert_eq!((n(Work::Matmul), n(Work::Ppermute)), (4, 3));
-        let svg = p.chart_svg();
+        let svg = p.chart_svg(SHAPE.design());
         assert!(
             svg.contains("overlapped: matmul") && svg.contains("blocking: comms"),
             "{svg}"

@@ -7,6 +7,7 @@
 //! steps whose height is the batch they carried) and reports time to first
 //! token, the gaps between tokens and the throughput per chip.
 
+use crate::charts::style::Styled;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -14,6 +15,7 @@ use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::serving_sim::{simulate, Batching, Layout, Role, SimParams, SimReport};
 
 use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::size::{Frame, Shape};
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -24,7 +26,9 @@ pub const MAX_REQUESTS: f64 = 5000.0;
 /// Slider positions.
 const STEPS: f64 = 200.0;
 /// The timeline's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
+/// The timeline's width follows its box (`charts::size`); its height
+/// follows the number of replicas, so the box takes the drawing's height.
+const SHAPE: Shape = Shape::new(760, 0, 0);
 const LANE_H: u32 = 46;
 
 /// The reader's settings: a valid simulation.
@@ -144,15 +148,13 @@ fn lane_labels(lanes: &[Role]) -> Vec<String> {
 
 /// The timeline as inline SVG: one lane per replica over the report's window,
 /// prefills full height, decode steps as tall as their batch is full.
-pub fn timeline_svg(report: &SimReport, max_batch: u64) -> String {
+pub fn timeline_svg(report: &SimReport, max_batch: u64, width: u32) -> String {
     let t = &report.timeline;
     let lanes = t.lanes.len().max(1) as u32;
     let height = 70 + LANE_H * lanes;
-    svg(PLOT_W, height, |root| {
-        draw_timeline(root, report, max_batch)
-    })
-    .0
-    .to_string()
+    svg(width, height, |root| draw_timeline(root, report, max_batch))
+        .0
+        .to_string()
 }
 
 fn draw_timeline<DB: DrawingBackend>(
@@ -188,11 +190,8 @@ fn draw_timeline<DB: DrawingBackend>(
         })
         .x_desc("time in the run (ms)")
         .x_label_formatter(&|x| grouped(x.round()))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .axis_style(pal.text)
+        .styled(&pal)
         .light_line_style(pal.grid)
-        .bold_line_style(pal.grid)
         .draw()
         .ok()?;
     let (prefill, decode) = (pal.series[1], pal.series[0]);
@@ -234,10 +233,12 @@ pub fn ServingEngine(
         state.set(key, &value);
     };
     let report = Memo::new(move |_| params.with(EngineParams::run).ok());
+    let frame = Frame::new(SHAPE);
     let chart = move || {
+        let width = frame.get().width;
         report.with(|r| {
             r.as_ref()
-                .map(|r| timeline_svg(r, params.with_untracked(|p| p.sim.max_batch)))
+                .map(|r| timeline_svg(r, params.with_untracked(|p| p.sim.max_batch), width))
                 .unwrap_or_default()
         })
     };
@@ -317,7 +318,7 @@ pub fn ServingEngine(
                     } />
                 <output data-rate="">{rate_text}</output>
             </div>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("what each replica did from {}: prefills in orange, decode steps in blue as tall as their batch is full", window())></div>
             </div>
@@ -361,7 +362,7 @@ mod tests {
         let r = p.run().unwrap();
         assert_eq!(r.completed, 400);
         assert_eq!(r.chips, 8);
-        let svg = timeline_svg(&r, p.sim.max_batch);
+        let svg = timeline_svg(&r, p.sim.max_batch, SHAPE.width);
         assert!(svg.starts_with(r#"<svg class="chart-svg""#), "{svg}");
         assert!(
             svg.contains("prefill 1") && svg.contains("generate 1"),

@@ -6,6 +6,7 @@
 //! draft length, both against `k` in a chart, and a seeded run of many rounds
 //! that checks the expectation.
 
+use crate::charts::style::{font, Styled, NOTE};
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -14,6 +15,7 @@ use ridgeline_core::serving::{
 };
 
 use super::common::{WidgetParams, WidgetState};
+use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short};
 
@@ -22,8 +24,7 @@ pub const MAX_DRAFT: u32 = 16;
 /// Rounds of the seeded check.
 pub const ROUNDS: u32 = 4000;
 /// The chart's drawing size (SVG user units).
-const PLOT_W: u32 = 760;
-const PLOT_H: u32 = 340;
+const SHAPE: Shape = Shape::new(760, 340, 300);
 
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,10 +79,10 @@ impl SpecParams {
     }
 
     /// The chart as inline SVG.
-    pub fn chart_svg(&self) -> String {
+    pub fn chart_svg(&self, size: Size) -> String {
         self.view()
             .ok()
-            .map(|v| svg(PLOT_W, PLOT_H, |root| draw(root, self, &v)).0)
+            .map(|v| svg(size.width, size.height, |root| draw(root, self, &v)).0)
             .unwrap_or_default()
     }
 }
@@ -142,11 +143,8 @@ fn draw<DB: DrawingBackend>(
         .x_labels(MAX_DRAFT as usize + 1)
         .x_label_formatter(&|x| format!("{}", x.round()))
         .y_label_formatter(&|y| format!("{y:.1}"))
-        .axis_desc_style(("sans-serif", 14).into_font().color(&pal.text))
-        .label_style(("sans-serif", 12).into_font().color(&pal.text))
-        .axis_style(pal.text)
+        .styled(&pal)
         .light_line_style(pal.background)
-        .bold_line_style(pal.grid)
         .draw()
         .ok()?;
     let (tok, speed) = (pal.series[0], pal.series[2]);
@@ -178,7 +176,7 @@ fn draw<DB: DrawingBackend>(
         .position(SeriesLabelPosition::UpperLeft)
         .background_style(pal.background)
         .border_style(pal.grid)
-        .label_font(("sans-serif", 13).into_font().color(&pal.text))
+        .label_font(font(NOTE, &pal.text))
         .draw()
         .ok()?;
     Some(())
@@ -197,7 +195,8 @@ pub fn SpeculativeWidget(
         state.set(key, &value);
     };
     let view_ = Memo::new(move |_| params.with(SpecParams::view).ok());
-    let chart = move || params.with(SpecParams::chart_svg);
+    let frame = Frame::new(SHAPE);
+    let chart = move || params.with(|p| p.chart_svg(frame.get()));
     let shown = move |f: fn(&SpecView) -> String| {
         move || view_.with(|v| v.as_ref().map(f).unwrap_or_default())
     };
@@ -232,7 +231,7 @@ pub fn SpeculativeWidget(
                     on:input=move |ev| set("cost", event_target_value(&ev)) />
                 <output data-cost="">{cost}</output>
             </div>
-            <div class="plot">
+            <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("tokens per target step and speedup against the draft length; the marker is at k = {}", draft())></div>
             </div>
@@ -276,7 +275,7 @@ mod tests {
         assert_eq!(v.curve.len(), MAX_DRAFT as usize + 1);
         // No draft: one token per step and no speedup.
         assert_eq!(v.curve[0].1, 1.0);
-        let svg = SpecParams::default().chart_svg();
+        let svg = SpecParams::default().chart_svg(SHAPE.design());
         assert!(svg.contains("speedup") && svg.contains("<circle"), "{svg}");
     }
 

@@ -1,0 +1,86 @@
+//! Step time against chip count for a fixed training step (Part 0, "Why
+//! should you care?"): compute falls as one over the chips, the gradient
+//! AllReduce does not, and the step is the larger of the two.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::format::{grouped, seconds};
+use ridgeline_core::strong_scaling::ScalingRow;
+
+use super::palette;
+use super::style::Styled;
+
+/// One line of the chart: its legend, the time it draws for a row, its colour.
+type Line = (&'static str, fn(&ScalingRow) -> f64, RGBColor);
+
+/// Compute, communication and step time of each row, and the chosen row marked.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    rows: &[ScalingRow],
+    chosen: u32,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let times = rows
+        .iter()
+        .flat_map(|r| [r.compute.0, r.comms.0, r.step.0])
+        .filter(|t| t.is_finite() && *t > 0.0);
+    let (lo, hi) = times.fold((f64::INFINITY, 0.0f64), |(a, b), t| (a.min(t), b.max(t)));
+    let (y_min, y_max) = if lo.is_finite() && hi > lo {
+        (lo * 0.5, hi * 2.0)
+    } else {
+        (1e-3, 1.0)
+    };
+    let x_max = rows.last().map_or(2.0, |r| f64::from(r.chips.max(2)));
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d((1.0..x_max).log_scale(), (y_min..y_max).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("chips")
+        .y_desc("time per step")
+        .x_label_formatter(&|x| grouped(*x))
+        .y_label_formatter(&|y| seconds(*y))
+        .styled(&pal)
+        .draw()?;
+    let lines: [Line; 3] = [
+        ("compute per chip", |r| r.compute.0, pal.series[0]),
+        ("gradient AllReduce", |r| r.comms.0, pal.series[1]),
+        ("step = the larger", |r| r.step.0, pal.text),
+    ];
+    for (label, get, colour) in lines {
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .map(|r| (f64::from(r.chips), get(r)))
+            .filter(|(_, t)| t.is_finite() && *t > 0.0)
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts, colour.stroke_width(3)))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
+            });
+    }
+    if let Some(r) = rows.iter().find(|r| r.chips == chosen) {
+        let colour = if r.efficiency >= 0.999 {
+            pal.good
+        } else {
+            pal.bad
+        };
+        chart.draw_series(std::iter::once(Circle::new(
+            (f64::from(r.chips), r.step.0),
+            7,
+            colour.filled(),
+        )))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .styled(&pal)
+        .draw()?;
+    Ok(())
+}

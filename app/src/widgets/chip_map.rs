@@ -1,0 +1,326 @@
+//! A map of one TPU chip (`data-widget="chip-map"`, Part 2, "What Is a TPU?"):
+//! its parts as buttons laid out the way the book draws them (a TensorCore with
+//! its MXUs, VPU, registers, scalar core and VMEM; HBM beside it; ICI, PCIe and
+//! DCN leaving the chip), the chosen part's counts, capacity, rate and
+//! bandwidth, and every data path drawn to scale with the time it takes to move
+//! an array of the reader's size, all from [`ridgeline_core::chip_map`].
+
+use leptos::prelude::*;
+use ridgeline_core::chip_map::{chip_map, ChipMap, Part};
+use ridgeline_core::format::{grouped, seconds, si};
+use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
+use ridgeline_core::units::Bytes;
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::input::{parse_count, short};
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChipMapParams {
+    /// The chip (a TPU).
+    pub chip: &'static Chip,
+    /// The part selected.
+    pub part: Part,
+    /// Bytes of the array moved over each path.
+    pub bytes: f64,
+}
+
+impl Default for ChipMapParams {
+    fn default() -> Self {
+        ChipMapParams {
+            chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            part: Part::Hbm,
+            bytes: 1e9,
+        }
+    }
+}
+
+impl ChipMapParams {
+    /// The chip's map.
+    pub fn map(&self) -> Result<ChipMap, String> {
+        chip_map(self.chip)
+    }
+}
+
+/// Whether a chip is a TPU (the map draws TPUs only).
+fn is_tpu(c: &Chip) -> bool {
+    matches!(c.topology, Topology::Torus { .. })
+}
+
+impl WidgetParams for ChipMapParams {
+    const NAME: &'static str = "chip-map";
+
+    /// Sets one parameter from text.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "part" => next.part = Part::parse(value)?,
+            "bytes" => next.bytes = parse_count(value, "array size", 1.0, 1e15)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.map()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("part".into(), self.part.name().into()),
+            ("bytes".into(), format!("{}", self.bytes)),
+        ]
+    }
+}
+
+/// A part's name as the reader sees it.
+pub fn part_label(part: Part) -> &'static str {
+    match part {
+        Part::TensorCore => "TensorCore",
+        Part::Mxu => "MXU",
+        Part::Vpu => "VPU",
+        Part::Vmem => "VMEM",
+        Part::Vregs => "vector registers",
+        Part::ScalarCore => "scalar core",
+        Part::Hbm => "HBM",
+        Part::Ici => "ICI",
+        Part::Pcie => "PCIe",
+        Part::Dcn => "DCN",
+    }
+}
+
+/// The facts shown for a part, as `(what, value)` lines.
+pub fn part_facts(map: &ChipMap, part: Part) -> Vec<(&'static str, String)> {
+    let Some(info) = map.part(part) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    if let Some(n) = info.count {
+        let what = match part {
+            Part::TensorCore => "per chip",
+            Part::Mxu | Part::Vregs => "per TensorCore",
+            Part::Ici => "links per chip",
+            _ => "count",
+        };
+        lines.push((what, grouped(f64::from(n))));
+    }
+    if let Some(c) = info.capacity {
+        lines.push(("holds", si(c.0, "B", 3)));
+    }
+    if let Some(r) = info.rate {
+        let what = match part {
+            Part::TensorCore => "bf16 peak of the chip",
+            Part::Mxu => "bf16 per TensorCore, all MXUs",
+            _ => "FLOPs/s per TensorCore",
+        };
+        lines.push((what, si(r.0, "FLOP/s", 3)));
+    }
+    if let Some(b) = info.bandwidth {
+        let what = match part {
+            Part::Ici => "all links, both ways",
+            Part::Mxu => "fed from VMEM at",
+            _ => "bandwidth",
+        };
+        lines.push((what, si(b.0, "B/s", 3)));
+    }
+    if lines.is_empty() {
+        lines.push(("figures", "the book gives none for this chip".into()));
+    }
+    lines
+}
+
+/// The widget.
+#[component]
+pub fn ChipMapWidget(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<ChipMapParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        state.set(key, &value);
+    };
+    let map = Memo::new(move |_| params.with(|p| p.map()).ok());
+    let part_button = move |part: Part, extra: &'static str| {
+        let count = move || {
+            map.with(|m| {
+                m.as_ref()
+                    .and_then(|m| m.part(part))
+                    .and_then(|i| i.count)
+                    .filter(|&n| n > 1)
+                    .map(|n| format!(" ×{n}"))
+                    .unwrap_or_default()
+            })
+        };
+        view! {
+            <button type="button" class=format!("part {extra}") data-part=part.name()
+                aria-pressed=move || (params.with(|p| p.part) == part).to_string()
+                on:click=move |_| set("part", part.name().to_string())>
+                {part_label(part)}{count}
+            </button>
+        }
+    };
+    let facts = move || {
+        map.with(|m| {
+            let Some(m) = m.as_ref() else {
+                return ().into_any();
+            };
+            let part = params.with(|p| p.part);
+            part_facts(m, part)
+                .into_iter()
+                .map(|(what, value)| view! { <div><dt>{what}</dt><dd>{value}</dd></div> })
+                .collect_view()
+                .into_any()
+        })
+    };
+    let paths = move || {
+        let (bytes, chosen) = params.with(|p| (Bytes(p.bytes), p.part));
+        map.with(|m| {
+            let Some(m) = m.as_ref() else {
+                return ().into_any();
+            };
+            let steps = m.steps_down();
+            m.paths
+                .iter()
+                .enumerate()
+                .map(|(i, path)| {
+                    let width = format!("width: {:.1}%", 4.0 + 96.0 * path.log);
+                    let slower = i
+                        .checked_sub(1)
+                        .and_then(|j| steps.get(j))
+                        .map(|s| format!("{:.1}× slower than the path above", s.2))
+                        .unwrap_or_else(|| "the fastest path".into());
+                    view! {
+                        <tr data-path=path.part.name() class:chosen=path.part == chosen>
+                            <th scope="row">{path.label}</th>
+                            <td class="bar-cell"><span class="bar" style=width></span></td>
+                            <td>{si(path.bandwidth.0, "B/s", 3)}</td>
+                            <td data-time="">{seconds(path.time(bytes).0)}</td>
+                            <td class="muted">{slower}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+                .into_any()
+        })
+    };
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| is_tpu(c))
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
+        .collect_view();
+    let chip_name = move || params.with(|p| p.chip.name);
+    let bytes_text = move || format!("{}", params.with(|p| p.bytes));
+    view! {
+        <figure class="widget chip-map" data-widget="chip-map">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Array to move (bytes) "
+                    <input type="text" inputmode="decimal" size="8" aria-label="array size in bytes"
+                        value=bytes_text prop:value=bytes_text
+                        on:input=move |ev| set("bytes", event_target_value(&ev)) />
+                </label>
+            </div>
+            <div class="chip-diagram" role="group" aria-label="the parts of the chip; choose one to see its figures">
+                <div class="chip-box">
+                    <p class="box-title">{chip_name}" chip"</p>
+                    <div class="core-box">
+                        {part_button(Part::TensorCore, "title")}
+                        <div class="core-parts">
+                            {part_button(Part::Mxu, "compute")}
+                            {part_button(Part::Vpu, "compute")}
+                            {part_button(Part::Vregs, "memory")}
+                            {part_button(Part::ScalarCore, "compute")}
+                            {part_button(Part::Vmem, "memory wide")}
+                        </div>
+                    </div>
+                    {part_button(Part::Hbm, "memory wide")}
+                </div>
+                <div class="links">
+                    {part_button(Part::Ici, "link")}
+                    {part_button(Part::Pcie, "link")}
+                    {part_button(Part::Dcn, "link")}
+                </div>
+            </div>
+            <dl class="times" data-part-info=move || params.with(|p| p.part.name())>
+                <div><dt>"part"</dt><dd>{move || part_label(params.with(|p| p.part))}</dd></div>
+                {facts}
+            </dl>
+            <div class="table-scroll" tabindex="0">
+                <table class="paths">
+                    <caption>{move || format!("Every path of the {}, fastest first; bars on a log scale. The last column but one is the time to move {}.", chip_name(), si(params.with(|p| p.bytes), "B", 3))}</caption>
+                    <thead><tr><th scope="col">"path"</th><th scope="col">"to scale"</th><th scope="col">"bandwidth"</th><th scope="col">"time"</th><th scope="col">"step down"</th></tr></thead>
+                    <tbody>{paths}</tbody>
+                </table>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+    use ridgeline_core::hardware::Link;
+
+    #[test]
+    fn moving_a_gigabyte_on_a_v5p_follows_the_registry() {
+        let p = ChipMapParams::default();
+        let m = p.map().unwrap();
+        let c = chip("v5p").unwrap();
+        let hbm = m.path(Part::Hbm).unwrap();
+        assert_eq!(hbm.bandwidth, c.hbm_bw());
+        assert_eq!(seconds(hbm.time(Bytes(1e9)).0), seconds(1e9 / c.hbm_bw().0));
+        // ICI counts all six links of the 3D torus, both ways.
+        let ici = m.path(Part::Ici).unwrap();
+        assert_eq!(ici.bandwidth.0, 6.0 * c.bandwidth(Link::Ici).unwrap().0);
+        let facts = part_facts(&m, Part::Ici);
+        assert!(facts.contains(&("links per chip", "6".into())), "{facts:?}");
+        let hbm_facts = part_facts(&m, Part::Hbm);
+        assert!(
+            hbm_facts.contains(&("holds", "96 GB".into())),
+            "{hbm_facts:?}"
+        );
+        let vregs = part_facts(&m, Part::Vregs);
+        assert!(vregs.contains(&("holds", "262 kB".into())), "{vregs:?}");
+    }
+
+    #[test]
+    fn every_tpu_draws_and_gpus_are_refused() {
+        for c in CHIPS.iter().filter(|c| is_tpu(c)) {
+            let mut p = ChipMapParams::default();
+            p.apply("chip", c.id).unwrap();
+            for part in Part::ALL {
+                assert!(!part_facts(&p.map().unwrap(), part).is_empty());
+            }
+        }
+        let mut p = ChipMapParams::default();
+        assert!(p.apply("chip", "h100").unwrap_err().contains("not a TPU"));
+        assert!(p.apply("bytes", "0").is_err());
+        assert!(p.apply("part", "cache").is_err());
+        assert!(p.apply("colour", "red").is_err());
+        assert_eq!(p, ChipMapParams::default());
+    }
+
+    #[test]
+    fn pairs_round_trip() {
+        let (p, refused) = ChipMapParams::from_pairs(&pairs(&[
+            ("chip", "v5e"),
+            ("part", "vmem"),
+            ("bytes", "2.5e8"),
+        ]));
+        assert!(refused.is_empty());
+        assert_eq!(p.part, Part::Vmem);
+        let vmem = part_facts(&p.map().unwrap(), Part::Vmem);
+        assert!(vmem.iter().any(|(w, _)| *w == "holds"), "{vmem:?}");
+        let (q, _) = ChipMapParams::from_pairs(&p.to_pairs());
+        assert_eq!(p, q);
+    }
+}

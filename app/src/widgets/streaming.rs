@@ -1,0 +1,416 @@
+//! Streaming an operation through a TPU (`data-widget="streaming"`, Part 2,
+//! the `pointwise-product` animation): chunks cross HBM → VMEM → vector
+//! registers → VPU or MXU, stepped chunk by chunk on a timeline of the three
+//! stages, with the stage that sets the pace, the total time and the verdict,
+//! all from [`ridgeline_core::streaming::simulate`].
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, seconds, si};
+use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
+use ridgeline_core::streaming::{simulate, Stage, StreamOp, StreamParams, StreamRun};
+use ridgeline_core::units::{Bytes, BytesPerSec, FlopsPerSec};
+
+use super::common::{option, WidgetParams, WidgetState};
+use super::player::Player;
+use crate::input::{parse_count, parse_flag, short};
+
+/// Most chunks the timeline draws (the totals cover all of them).
+pub const SHOWN_CHUNKS: usize = 12;
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamingParams {
+    /// The chip whose rates are the defaults.
+    pub chip: &'static Chip,
+    /// A matmul (`true`) or an elementwise product.
+    pub matmul: bool,
+    /// Elements of each array of the elementwise product.
+    pub elements: u64,
+    /// The matmul's batch, contracting and output sizes.
+    pub bdf: [u64; 3],
+    /// Bytes per chunk.
+    pub chunk: f64,
+    /// The HBM bandwidth, if the reader overrode the chip's.
+    pub hbm: Option<f64>,
+    /// The compute rate, if the reader overrode the chip's.
+    pub compute: Option<f64>,
+    /// Matmul only: the weights already sit in VMEM.
+    pub resident: bool,
+}
+
+impl Default for StreamingParams {
+    fn default() -> Self {
+        StreamingParams {
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            matmul: false,
+            elements: 1 << 24,
+            bdf: [128, 4096, 4096],
+            chunk: 4.0 * 1024.0 * 1024.0,
+            hbm: None,
+            compute: None,
+            resident: false,
+        }
+    }
+}
+
+impl StreamingParams {
+    /// The model's parameters.
+    pub fn model(&self) -> StreamParams {
+        let op = if self.matmul {
+            let [b, d, f] = self.bdf;
+            StreamOp::Matmul { b, d, f }
+        } else {
+            StreamOp::Elementwise {
+                elements: self.elements,
+            }
+        };
+        let mut p = StreamParams::new(self.chip, op);
+        p.chunk = Bytes(self.chunk);
+        if let Some(h) = self.hbm {
+            p.hbm = BytesPerSec(h);
+        }
+        if let Some(c) = self.compute {
+            p.compute = FlopsPerSec(c);
+        }
+        p.weights_in_vmem = self.matmul && self.resident;
+        p
+    }
+
+    /// The run.
+    pub fn run(&self) -> Result<StreamRun, String> {
+        simulate(&self.model())
+    }
+}
+
+impl WidgetParams for StreamingParams {
+    const NAME: &'static str = "streaming";
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["op"]];
+
+    /// Sets one parameter from text.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        let count = |what: &str, max: f64| parse_count(value, what, 1.0, max).map(|v| v as u64);
+        let rate = |what: &str| -> Result<Option<f64>, String> {
+            if value.trim().is_empty() || value.trim() == "chip" {
+                Ok(None)
+            } else {
+                parse_count(value, what, 1.0, 1e18).map(Some)
+            }
+        };
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if !matches!(c.topology, Topology::Torus { .. }) {
+                    return Err(format!("{} is not a TPU", c.name));
+                }
+                next.chip = c;
+            }
+            "op" => {
+                next.matmul = match value {
+                    "elementwise" => false,
+                    "matmul" => true,
+                    o => return Err(format!("op “{}” is not elementwise or matmul", short(o))),
+                }
+            }
+            "elements" => next.elements = count("the element count", 1e12)?,
+            "b" => next.bdf[0] = count("B", 1e7)?,
+            "d" => next.bdf[1] = count("D", 1e6)?,
+            "f" => next.bdf[2] = count("F", 1e6)?,
+            "chunk" => next.chunk = parse_count(value, "the chunk size", 512.0, 1e10)?,
+            "hbm" => next.hbm = rate("the HBM bandwidth")?,
+            "compute" => next.compute = rate("the compute rate")?,
+            "resident" => next.resident = parse_flag(value, "weights in VMEM")?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.run()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let [b, d, f] = self.bdf;
+        let mut out = vec![
+            ("chip".into(), self.chip.id.into()),
+            (
+                "op".into(),
+                if self.matmul { "matmul" } else { "elementwise" }.into(),
+            ),
+            ("elements".into(), self.elements.to_string()),
+            ("b".into(), b.to_string()),
+            ("d".into(), d.to_string()),
+            ("f".into(), f.to_string()),
+            ("chunk".into(), format!("{}", self.chunk)),
+            (
+                "resident".into(),
+                if self.resident { "1" } else { "0" }.into(),
+            ),
+        ];
+        if let Some(h) = self.hbm {
+            out.push(("hbm".into(), format!("{h}")));
+        }
+        if let Some(c) = self.compute {
+            out.push(("compute".into(), format!("{c}")));
+        }
+        out
+    }
+}
+
+/// What sets the pace, as the reader reads it.
+pub fn verdict(run: &StreamRun) -> &'static str {
+    match run.bottleneck {
+        Stage::HbmToVmem => "bandwidth-bound (HBM)",
+        Stage::VmemToVregs => "bandwidth-bound (VMEM)",
+        Stage::Compute => "compute-bound",
+    }
+}
+
+/// The time on the timeline after `step` chunks have left the last stage.
+pub fn time_after(run: &StreamRun, step: usize) -> f64 {
+    step.checked_sub(1)
+        .and_then(|c| run.timeline.get(c * 3 + 2))
+        .map_or(0.0, |s| s.end.0)
+}
+
+/// The widget.
+#[component]
+pub fn Streaming(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<StreamingParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let result = Memo::new(move |_| {
+        params
+            .with(|p| p.run())
+            .or_else(|_| StreamingParams::default().run())
+            .ok()
+    });
+    let shown = Signal::derive(move || {
+        result.with(|r| {
+            r.as_ref()
+                .map_or(0, |r| (r.chunks as usize).min(SHOWN_CHUNKS))
+        })
+    });
+    let player = Player::new(shown, 700);
+    let set = move |key: &'static str, value: String| {
+        if state.set(key, &value) {
+            player.reset();
+        }
+    };
+    let step = player.step;
+    let at = move |f: &dyn Fn(&StreamRun) -> String| {
+        result.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
+    let lanes = move || {
+        let s = step.get();
+        result.with(|r| {
+            let Some(r) = r.as_ref() else {
+                return ().into_any();
+            };
+            let n = (r.chunks as usize).min(SHOWN_CHUNKS);
+            let end = time_after(r, n).max(f64::MIN_POSITIVE);
+            let now = time_after(r, s);
+            let pct = |t: f64| 100.0 * t / end;
+            Stage::ALL
+                .iter()
+                .enumerate()
+                .map(|(i, stage)| {
+                    let boxes = r
+                        .timeline
+                        .iter()
+                        .filter(|sp| sp.stage == *stage && (sp.chunk as usize) < n)
+                        .map(|sp| {
+                            let style = format!(
+                                "left: {:.2}%; width: {:.2}%",
+                                pct(sp.start.0),
+                                pct(sp.end.0 - sp.start.0).max(0.3)
+                            );
+                            view! {
+                                <span class="chunk" class:done=sp.end.0 <= now style=style
+                                    title=format!("chunk {}", sp.chunk)></span>
+                            }
+                        })
+                        .collect_view();
+                    let bottleneck = r.bottleneck == *stage;
+                    view! {
+                        <div class="lane" class:bottleneck=bottleneck data-stage=i>
+                            <span class="lane-label">{stage.label()}{if bottleneck { " (sets the pace)" } else { "" }}</span>
+                            <div class="track">
+                                {boxes}
+                                <span class="now" style=format!("left: {:.2}%", pct(now))></span>
+                            </div>
+                        </div>
+                    }
+                })
+                .collect_view()
+                .into_any()
+        })
+    };
+    let stage_times = move || {
+        result.with(|r| {
+            let Some(r) = r.as_ref() else {
+                return ().into_any();
+            };
+            Stage::ALL
+                .iter()
+                .zip(r.stage_time.iter().zip(r.busy))
+                .map(|(stage, (t, busy))| {
+                    view! {
+                        <div><dt>{stage.label()}</dt><dd>{format!("{} per chunk, busy {:.0} %", seconds(t.0), 100.0 * busy)}</dd></div>
+                    }
+                })
+                .collect_view()
+                .into_any()
+        })
+    };
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| matches!(c.topology, Topology::Torus { .. }))
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
+        .collect_view();
+    let op_options = [("elementwise", "elementwise product"), ("matmul", "matmul")]
+        .into_iter()
+        .map(|(v, l)| {
+            option(v, l, move || {
+                if params.with(|p| p.matmul) {
+                    "matmul"
+                } else {
+                    "elementwise"
+                }
+            })
+        })
+        .collect_view();
+    let field =
+        move |key: &'static str, label: &'static str, get: fn(&StreamingParams) -> String| {
+            view! {
+                <label>{label}
+                    <input type="text" inputmode="decimal" size="8" aria-label=label
+                        value=move || params.with(get) prop:value=move || params.with(get)
+                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                </label>
+            }
+        };
+    let rate_default = move |which: usize| {
+        params.with(|p| {
+            let base = StreamingParams {
+                hbm: None,
+                compute: None,
+                ..*p
+            }
+            .model();
+            if which == 0 {
+                si(base.hbm.0, "B/s", 3)
+            } else {
+                si(base.compute.0, "FLOP/s", 3)
+            }
+        })
+    };
+    let is_matmul = move || params.with(|p| p.matmul);
+    view! {
+        <figure class="widget streaming" data-widget="streaming">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Operation "
+                    <select prop:value=move || if is_matmul() { "matmul" } else { "elementwise" } on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
+                </label>
+                <span hidden=is_matmul>{field("elements", "Elements ", |p| p.elements.to_string())}</span>
+                <span hidden=move || !is_matmul()>
+                    {field("b", "B ", |p| p.bdf[0].to_string())}
+                    {field("d", "D ", |p| p.bdf[1].to_string())}
+                    {field("f", "F ", |p| p.bdf[2].to_string())}
+                    <label>
+                        <input type="checkbox" checked=move || params.with(|p| p.resident) prop:checked=move || params.with(|p| p.resident)
+                            on:change=move |ev| set("resident", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
+                        " weights already in VMEM"
+                    </label>
+                </span>
+                {field("chunk", "Chunk (bytes) ", |p| format!("{}", p.chunk))}
+                {field("hbm", "HBM bandwidth (B/s) ", |p| p.hbm.map(|h| format!("{h}")).unwrap_or_else(|| "chip".into()))}
+                {field("compute", "Compute rate (FLOP/s) ", |p| p.compute.map(|c| format!("{c}")).unwrap_or_else(|| "chip".into()))}
+            </div>
+            <p class="muted">{move || format!("“chip” uses the registry's rates: HBM {}, compute {}.", rate_default(0), rate_default(1))}</p>
+            {player.controls("chunks", |s, t| format!("chunk {s} / {t} shown"))}
+            <div class="stream-lanes" role="img" data-step=move || step.get()
+                aria-label=move || format!("timeline of the first {} chunks through three stages", shown.get())>
+                {lanes}
+            </div>
+            <dl class="times">
+                <div><dt>"verdict"</dt><dd data-verdict="">{move || at(&|r| verdict(r).into())}</dd></div>
+                <div><dt>"chunks"</dt><dd data-chunks="">{move || at(&|r| grouped(r.chunks as f64))}</dd></div>
+                {stage_times}
+                <div><dt>"total, overlapped"</dt><dd data-total="">{move || at(&|r| seconds(r.total.0))}</dd></div>
+                <div><dt>"one stage at a time"</dt><dd>{move || at(&|r| seconds(r.serial.0))}</dd></div>
+                <div><dt>"compute busy"</dt><dd data-utilisation="">{move || at(&|r| format!("{:.1} %", 100.0 * r.utilisation))}</dd></div>
+                <div><dt>"HBM bytes per chunk"</dt><dd>{move || at(&|r| si(r.per_chunk.0 .0, "B", 3))}</dd></div>
+            </dl>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn an_elementwise_product_waits_on_hbm_and_its_total_is_fill_plus_slowest() {
+        let r = StreamingParams::default().run().unwrap();
+        assert_eq!(verdict(&r), "bandwidth-bound (HBM)");
+        // 2^24 bf16 elements in two inputs, 4 MiB chunks: 16 chunks.
+        assert_eq!(r.chunks, 16);
+        let sum: f64 = r.stage_time.iter().map(|t| t.0).sum();
+        let max = r.stage_time.iter().map(|t| t.0).fold(0.0, f64::max);
+        assert!((r.total.0 - (sum + 15.0 * max)).abs() < 1e-12 * r.total.0);
+        assert!((time_after(&r, 16) - r.total.0).abs() < 1e-12 * r.total.0);
+        assert_eq!(time_after(&r, 0), 0.0);
+    }
+
+    #[test]
+    fn weights_in_vmem_make_a_small_batch_matmul_compute_bound() {
+        let (mut p, refused) = StreamingParams::from_pairs(&pairs(&[
+            ("op", "matmul"),
+            ("b", "128"),
+            ("d", "4096"),
+            ("f", "4096"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        let streamed = p.run().unwrap();
+        assert_eq!(verdict(&streamed), "bandwidth-bound (HBM)");
+        p.apply("resident", "1").unwrap();
+        let resident = p.run().unwrap();
+        assert_eq!(verdict(&resident), "compute-bound");
+        assert!(resident.total.0 < streamed.total.0);
+        // A slower HBM the reader types slows the streamed matmul in proportion.
+        p.apply("resident", "0").unwrap();
+        p.apply("hbm", "4.1e11").unwrap();
+        let slow = p.run().unwrap();
+        assert!(slow.total.0 > 1.9 * streamed.total.0);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = StreamingParams::default();
+        assert!(p.apply("chip", "h100").is_err());
+        assert!(p.apply("op", "conv").is_err());
+        assert!(p.apply("chunk", "1").is_err());
+        assert!(p.apply("hbm", "-3").is_err());
+        assert!(p.apply("elements", "0").is_err());
+        assert!(p.apply("colour", "red").is_err());
+        assert_eq!(p, StreamingParams::default());
+        // Weights too large for VMEM are refused with the model's reason.
+        p.apply("op", "matmul").unwrap();
+        p.apply("d", "65536").unwrap();
+        assert!(p.apply("resident", "1").unwrap_err().contains("VMEM"));
+        p.apply("compute", "1e14").unwrap();
+        let (q, refused) = StreamingParams::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p, q);
+        p.apply("compute", "chip").unwrap();
+        assert_eq!(p.compute, None);
+    }
+}

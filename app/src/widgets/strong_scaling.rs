@@ -1,0 +1,225 @@
+//! Strong scaling (`data-widget="strong-scaling"`, Part 0, "Why should you
+//! care?"): a fixed training step spread over 1 to 65,536 chips, with compute,
+//! the gradient AllReduce and the step time drawn against the chip count and
+//! the efficiency at the chosen count, all from
+//! [`ridgeline_core::strong_scaling`].
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, seconds};
+use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
+use ridgeline_core::strong_scaling::{strong_scaling, ScalingRow, StrongScalingParams};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::size::{Frame, Shape};
+use crate::charts::strong_scaling::draw;
+use crate::charts::svg;
+use crate::input::{parse_count, short};
+
+const SHAPE: Shape = Shape::new(760, 380, 300);
+/// The chip counts drawn: every power of two up to 2^16.
+const MAX_LOG2: u32 = 16;
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScalingParams {
+    /// The chip.
+    pub chip: &'static Chip,
+    /// Parameters of the model.
+    pub params: f64,
+    /// Tokens per step.
+    pub tokens: f64,
+    /// The chip count marked, a power of two.
+    pub chips: u32,
+}
+
+impl Default for ScalingParams {
+    fn default() -> Self {
+        ScalingParams {
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            params: 8e9,
+            tokens: 1_048_576.0,
+            chips: 16,
+        }
+    }
+}
+
+impl ScalingParams {
+    /// One row per power of two, 1 to 2^16 chips.
+    pub fn rows(&self) -> Result<Vec<ScalingRow>, String> {
+        let counts: Vec<u32> = (0..=MAX_LOG2).map(|i| 1u32 << i).collect();
+        strong_scaling(
+            &StrongScalingParams::new(self.chip, self.params, self.tokens),
+            &counts,
+        )
+    }
+}
+
+impl WidgetParams for ScalingParams {
+    const NAME: &'static str = "strong-scaling";
+
+    /// Sets one parameter from text.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if !matches!(c.topology, Topology::Torus { .. }) {
+                    return Err(format!("{} is not a TPU", c.name));
+                }
+                next.chip = c;
+            }
+            "params" => next.params = parse_count(value, "the parameter count", 1e6, 1e13)?,
+            "tokens" => next.tokens = parse_count(value, "the tokens per step", 1.0, 1e9)?,
+            "chips" => {
+                let n = parse_count(value, "the chip count", 1.0, f64::from(1u32 << MAX_LOG2))?;
+                if n.fract() != 0.0 || !(n as u32).is_power_of_two() {
+                    return Err("the chip count must be a power of two".into());
+                }
+                next.chips = n as u32;
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.rows()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("params".into(), format!("{}", self.params)),
+            ("tokens".into(), format!("{}", self.tokens)),
+            ("chips".into(), self.chips.to_string()),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn StrongScaling(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<ScalingParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        state.set(key, &value);
+    };
+    let rows = Memo::new(move |_| params.with(|p| p.rows()).unwrap_or_default());
+    let frame = Frame::new(SHAPE);
+    let chart = move || {
+        let chosen = params.with(|p| p.chips);
+        let size = frame.get();
+        rows.with(|r| svg(size.width, size.height, |root| draw(root, r, chosen, false)).0)
+    };
+    let row = move || {
+        let chosen = params.with(|p| p.chips);
+        rows.with(|r| r.iter().find(|r| r.chips == chosen).copied())
+    };
+    let show = move |f: fn(&ScalingRow) -> String| move || row().map(|r| f(&r)).unwrap_or_default();
+    let log2 = move || params.with(|p| p.chips.trailing_zeros()).to_string();
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| matches!(c.topology, Topology::Torus { .. }))
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
+        .collect_view();
+    let text = move |get: fn(&ScalingParams) -> f64| move || format!("{}", params.with(get));
+    view! {
+        <figure class="widget strong-scaling" data-widget="strong-scaling">
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Parameters "
+                    <input type="text" inputmode="decimal" size="7" aria-label="parameters"
+                        value=text(|p| p.params) prop:value=text(|p| p.params)
+                        on:input=move |ev| set("params", event_target_value(&ev)) />
+                </label>
+                <label>"Tokens per step "
+                    <input type="text" inputmode="decimal" size="8" aria-label="tokens per step"
+                        value=text(|p| p.tokens) prop:value=text(|p| p.tokens)
+                        on:input=move |ev| set("tokens", event_target_value(&ev)) />
+                </label>
+                <label>"Chips "
+                    <input type="range" min="0" max=MAX_LOG2.to_string() step="1" aria-label="chips, as a power of two"
+                        value=log2 prop:value=log2
+                        on:input=move |ev| {
+                            let k = event_target_value(&ev).parse::<u32>().unwrap_or(0).min(MAX_LOG2);
+                            set("chips", (1u32 << k).to_string());
+                        } />
+                    <output data-chips="">{move || grouped(f64::from(params.with(|p| p.chips)))}</output>
+                </label>
+            </div>
+            <div class="plot" node_ref=frame.node style=frame.style()><div class="layer" role="img" inner_html=chart
+                aria-label="step time, compute and gradient AllReduce against the number of chips, both axes logarithmic"></div></div>
+            <dl class="times">
+                <div><dt>"compute per chip"</dt><dd data-compute="">{show(|r| seconds(r.compute.0))}</dd></div>
+                <div><dt>"gradient AllReduce"</dt><dd data-comms="">{show(|r| seconds(r.comms.0))}</dd></div>
+                <div><dt>"step"</dt><dd data-step="">{show(|r| seconds(r.step.0))}</dd></div>
+                <div><dt>"chips busy"</dt><dd data-efficiency="">{show(|r| format!("{:.0}%", 100.0 * r.efficiency))}</dd></div>
+                <div><dt>"speed-up over one chip"</dt><dd data-speedup="">{show(|r| format!("{}×", grouped(r.speedup.round())))}</dd></div>
+            </dl>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    /// The chosen row, as the widget shows it.
+    fn chosen(p: &ScalingParams) -> ScalingRow {
+        let rows = p.rows().unwrap();
+        *rows.iter().find(|r| r.chips == p.chips).unwrap()
+    }
+
+    #[test]
+    fn the_introductions_example_matches_the_core_model() {
+        // Part 0: 8e9 parameters, 2^20 tokens per step on v5e; efficiency falls
+        // from 16 chips to 4096.
+        let p = ScalingParams::default();
+        let at16 = chosen(&p);
+        let direct = strong_scaling(
+            &StrongScalingParams::new(chip("v5e").unwrap(), 8e9, 1_048_576.0),
+            &[16, 4096],
+        )
+        .unwrap();
+        assert_eq!(
+            at16,
+            ScalingRow {
+                speedup: at16.speedup,
+                ..direct[0]
+            }
+        );
+        let (q, refused) = ScalingParams::from_pairs(&pairs(&[("chips", "4096")]));
+        assert!(refused.is_empty());
+        let at4096 = chosen(&q);
+        assert_eq!(at4096.efficiency, direct[1].efficiency);
+        assert!(at4096.efficiency < at16.efficiency);
+        let html = svg(SHAPE.width, SHAPE.height, |root| {
+            draw(root, &q.rows().unwrap(), 4096, false)
+        })
+        .0;
+        assert!(html.contains("gradient AllReduce"));
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = ScalingParams::default();
+        assert!(p.apply("chips", "48").is_err());
+        assert!(p.apply("chips", "0").is_err());
+        assert!(p.apply("chip", "h100").is_err());
+        assert!(p.apply("params", "-1").is_err());
+        assert!(p.apply("colour", "red").is_err());
+        assert_eq!(p, ScalingParams::default());
+        p.apply("chip", "v5p").unwrap();
+        p.apply("tokens", "4e6").unwrap();
+        let (q, refused) = ScalingParams::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty());
+        assert_eq!(p, q);
+    }
+}

@@ -1,0 +1,136 @@
+// End-to-end tests of the in-depth widgets of Parts 0–3: the systolic array,
+// the chip map, streaming, strong scaling and the collective matmul.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, watchedPage, ready } from './lib.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+test('Part 2: the systolic array steps cycle by cycle and counts its cycles', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const w = page.locator('[data-widget="systolic"]');
+  await w.scrollIntoViewIfNeeded();
+  // 4×4 array, two blocks of four rows back to back: 2·4 + 4 + 4 − 2 = 14 cycles.
+  assert.equal(await w.locator('[data-cycles]').textContent(), '14');
+  assert.equal(await w.locator('[data-phase]').textContent(), 'not started');
+  assert.equal(await w.locator('td.busy').count(), 0);
+  await w.locator('button[aria-label="next step"]').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await w.locator('table.systolic-grid').getAttribute('data-step'), '1');
+  assert.equal(await w.locator('[data-phase]').textContent(), 'filling');
+  assert.equal(await w.locator('td.busy').count(), 1);
+  // Scrub to the end: every result has left and equals X·W.
+  await w.locator('.player input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await w.locator('[data-results]').textContent(), '32 / 32');
+  assert.equal(await w.locator('[data-phase]').textContent(), 'draining');
+  assert.equal(await w.locator('[data-check]').textContent(), 'yes');
+  // Each block waiting for the last to drain: 2·(4 + 4 + 4 − 2) = 20 cycles.
+  await w.locator('input[type="checkbox"]').uncheck();
+  assert.equal(await w.locator('[data-cycles]').textContent(), '20');
+  assert.match(await w.locator('.player output').textContent(), /^cycle 0 \/ 20$/);
+  // The bad case: one row on an 8×8 array keeps 1/15 of the cells busy.
+  const sliders = w.locator('.controls input[type="range"]');
+  for (const [i, v] of [[0, '8'], [1, '8'], [2, '1'], [3, '1']]) {
+    await sliders.nth(i).fill(v);
+  }
+  assert.equal(await w.locator('[data-cycles]').textContent(), '15');
+  assert.equal(await w.locator('[data-utilisation]').textContent(), '6.7 %');
+  await w.locator('button.play').click();
+  await page.waitForFunction(() => document.querySelector('[data-widget="systolic"] table.systolic-grid').getAttribute('data-step') !== '0');
+  await w.locator('button.play').click();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 2: the chip map shows the chosen part and the time over each path', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const w = page.locator('[data-widget="chip-map"]');
+  await w.scrollIntoViewIfNeeded();
+  const info = w.locator('[data-part-info]');
+  assert.equal(await info.getAttribute('data-part-info'), 'hbm');
+  assert.match(await info.textContent(), /holds96 GB/);
+  // Five paths, fastest first; HBM's time is 1 GB over its bandwidth.
+  assert.equal(await w.locator('tr[data-path]').count(), 5);
+  const hbm = w.locator('tr[data-path="hbm"] [data-time]');
+  const before = await hbm.textContent();
+  await w.locator('input[type="text"]').fill('1e10');
+  const after = await hbm.textContent();
+  assert.notEqual(before, after);
+  // Ten times the bytes, ten times the time.
+  const secs = (t) => {
+    const m = t.match(/^([\d.]+) (p|n|µ|m|)s$/);
+    assert.ok(m, t);
+    return Number(m[1]) * { p: 1e-12, n: 1e-9, 'µ': 1e-6, m: 1e-3, '': 1 }[m[2]];
+  };
+  assert.ok(Math.abs(secs(after) / secs(before) - 10) < 0.05, `${before} -> ${after}`);
+  // Choosing a part with the keyboard shows its figures.
+  await w.locator('button[data-part="ici"]').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await info.getAttribute('data-part-info'), 'ici');
+  assert.match(await info.textContent(), /links per chip6/);
+  await w.locator('select').selectOption('v5e');
+  assert.match(await info.textContent(), /links per chip4/);
+  await w.locator('input[type="text"]').fill('zero');
+  assert.match(await w.locator('[data-notice]').textContent(), /array size/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 2: streaming shows which stage sets the pace', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const w = page.locator('[data-widget="streaming"]');
+  await w.scrollIntoViewIfNeeded();
+  const verdict = w.locator('[data-verdict]');
+  assert.equal(await verdict.textContent(), 'bandwidth-bound (HBM)');
+  assert.equal(await w.locator('[data-chunks]').textContent(), '16');
+  assert.equal(await w.locator('.lane.bottleneck').getAttribute('data-stage'), '0');
+  // Stepping fills in the chunks that have left.
+  assert.equal(await w.locator('.chunk.done').count(), 0);
+  await w.locator('button[aria-label="next step"]').click();
+  assert.equal(await w.locator('.chunk.done').count(), 3);
+  // A small-batch matmul waits on HBM until its weights sit in VMEM.
+  await w.locator('select').nth(1).selectOption('matmul');
+  assert.equal(await verdict.textContent(), 'bandwidth-bound (HBM)');
+  const streamed = await w.locator('[data-total]').textContent();
+  await w.locator('input[type="checkbox"]').check();
+  assert.equal(await verdict.textContent(), 'compute-bound');
+  assert.notEqual(await w.locator('[data-total]').textContent(), streamed);
+  await w.locator('input[aria-label="Chunk (bytes) "]').fill('1');
+  assert.match(await w.locator('[data-notice]').textContent(), /chunk size/);
+  assert.equal(await verdict.textContent(), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 0: strong scaling loses efficiency as chips are added', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'introduction');
+  await ready(page);
+  const w = page.locator('[data-widget="strong-scaling"]');
+  await w.scrollIntoViewIfNeeded();
+  const eff = w.locator('[data-efficiency]');
+  const at16 = await eff.textContent();
+  const compute16 = await w.locator('[data-compute]').textContent();
+  const chart = w.locator('.plot');
+  const before = await chart.screenshot();
+  // The slider counts powers of two: End is 65,536 chips.
+  await w.locator('input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await w.locator('[data-chips]').textContent(), '65,536');
+  assert.notEqual(await w.locator('[data-compute]').textContent(), compute16);
+  assert.ok(parseFloat(await eff.textContent()) < parseFloat(at16), `${at16} -> ${await eff.textContent()}`);
+  assert.ok(!before.equals(await chart.screenshot()), 'the chart did not change');
+  await w.locator('input[aria-label="parameters"]').fill('-5');
+  assert.match(await w.locator('[data-notice]').textContent(), /parameter count/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
