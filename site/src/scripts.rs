@@ -288,7 +288,7 @@ mod tests {
         let css = "/* c */ :root { --bg: #fff; }\n[data-theme=\"dark\"] {\n  --bg: #000;\n}\n.a { x: 1 }\n[data-theme=\"dark\"] .v, .w { color: #111; }\n@media print { .a { y: 2 } }\n";
         let out = system_dark_rules(&strip_comments(css));
         assert!(
-            out.starts_with("@media (prefers-color-scheme: dark)"),
+            out.starts_with("@media screen and (prefers-color-scheme: dark)"),
             "{out}"
         );
         assert!(
