@@ -123,6 +123,7 @@ pub const SYMBOLS: &[Symbol] = &[
     // Bandwidths, and the weight matrices that share the letter.
     sym("W_hbm", r"W_\text{hbm}", "HBM bandwidth of one chip", "bytes/s", Some("W"), 1),
     sym("W_ici", r"W_\text{ici}", "inter-chip (ICI) bandwidth of one chip", "bytes/s", Some("W"), 2),
+    sym("W_vmem", r"W_\text{vmem}", "VMEM bandwidth of one TensorCore (about 22 times HBM's)", "bytes/s", Some("W"), 2),
     sym("W_dcn", r"W_\text{dcn}", "data-centre network bandwidth of one chip", "bytes/s", Some("W"), 2),
     sym("W_pcie", r"W_\text{pcie}", "PCIe bandwidth between host and chip", "bytes/s", Some("W"), 2),
     sym("W_link", r"W_\text{link}", "bandwidth of one link of the network", "bytes/s", Some("W"), 12),

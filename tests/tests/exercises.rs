@@ -462,7 +462,7 @@ fn symbolic_and_structural_answers() {
         let v = q7a.grade(text);
         assert_eq!(v.label(), "invalid", "{text}: {v:?}");
         assert!(
-            v.message().unwrap().contains("W_ici, W_dcn"),
+            v.message().unwrap().contains("W_ici, W_vmem, W_dcn"),
             "{text}: {v:?}"
         );
     }

@@ -870,7 +870,7 @@ mod tests {
         assert_eq!(
             banana.reason,
             "'W_banana' is not one of the book's symbols; write W or one of the \
-             book's forms of it: W_hbm, W_ici, W_dcn, W_pcie, W_link, W_gpu, W_node, W_collective"
+             book's forms of it: W_hbm, W_ici, W_vmem, W_dcn, W_pcie, W_link, W_gpu, W_node, W_collective"
         );
         let weights = parse_expr("W_in", &names).unwrap_err();
         assert!(weights.reason.contains("weight matrix"), "{weights}");
