@@ -50,6 +50,7 @@ pub mod serving_sim;
 pub mod sharding;
 pub mod streaming;
 pub mod strong_scaling;
+pub mod symbols;
 pub mod systolic;
 pub mod tpu;
 pub mod trace;

@@ -452,8 +452,19 @@ fn symbolic_and_structural_answers() {
         "11.3*B*D/(sqrt(N)*W_ici)",
         "√128*B*D/(√N*W_ici)",
         "T_2D = sqrt(128)*B*D/(sqrt(N)*W_link)",
+        r"11.3*B*D/(sqrt(N)*W_\text{ici})",
+        "11.3*B*D/(sqrt(N)*W_{ICI})",
     ] {
         assert_eq!(q7a.grade(text), Verdict::Correct, "{text}");
+    }
+    // Only the forms the symbol table says specialise W stand for it.
+    for text in ["11.3*B*D/(sqrt(N)*W_banana)", "11.3*B*D/(sqrt(N)*W_in)"] {
+        let v = q7a.grade(text);
+        assert_eq!(v.label(), "invalid", "{text}: {v:?}");
+        assert!(
+            v.message().unwrap().contains("W_ici, W_vmem, W_dcn"),
+            "{text}: {v:?}"
+        );
     }
     assert_eq!(q7a.grade("12*B*D/(sqrt(N)*W)").label(), "incorrect");
     assert_eq!(q10a.grade("N²(1-1/D)"), Verdict::Correct);

@@ -1,10 +1,12 @@
 //! "About the numbers": every hardware and model constant in the registry with
-//! the place in the book it comes from, generated from `core`.
+//! the place in the book it comes from, and the book's notation (the symbol
+//! table the chapters and the grader share), generated from `core`.
 
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{Source, Topology, CHIPS, PRICES};
 use ridgeline_core::models::MODELS;
+use ridgeline_core::symbols::SYMBOLS;
 
 fn cite(s: &Source) -> String {
     match s.note {
@@ -176,6 +178,27 @@ pub fn NumbersPage() -> impl IntoView {
             }
         })
         .collect_view();
+    let symbol_rows = SYMBOLS
+        .iter()
+        .map(|s| {
+            let (base, sub) = s.display();
+            let unit = if s.unit.is_empty() { "—" } else { s.unit };
+            let symbol = if sub.is_empty() {
+                view! { <th scope="row">{base}</th> }.into_any()
+            } else {
+                view! { <th scope="row">{base}<sub>{sub}</sub></th> }.into_any()
+            };
+            view! {
+                <tr>
+                    {symbol}
+                    <td><code>{s.name}</code></td>
+                    <td>{s.meaning}</td>
+                    <td>{unit}</td>
+                    <td class="num">{s.part}</td>
+                </tr>
+            }
+        })
+        .collect_view();
     view! {
         <section class="page numbers" data-page="numbers">
             <h1>"About the numbers"</h1>
@@ -198,6 +221,52 @@ pub fn NumbersPage() -> impl IntoView {
                     <tbody>{model_rows}</tbody>
                 </table>
             </div>
+            <h2 id="notation">"Notation"</h2>
+            <p>
+                "The book's symbols, as the chapters write them and as an exercise answer may type them (a subscript also as "
+                <code>"W_{ici}"</code>
+                "). A subscripted symbol may stand for its bare letter in an answer only where it is a case of it: "
+                <code>"W_ici"</code>
+                " for "
+                <code>"W"</code>
+                ", but not the weight matrix "
+                <code>"W_in"</code>
+                "."
+            </p>
+            <div class="table-scroll" tabindex="0">
+                <table class="registry">
+                    <thead><tr><th scope="col">"symbol"</th><th scope="col">"typed as"</th><th scope="col">"meaning"</th><th scope="col">"unit"</th><th scope="col">"part"</th></tr></thead>
+                    <tbody>{symbol_rows}</tbody>
+                </table>
+            </div>
         </section>
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_notation_table_lists_every_symbol() {
+        let owner = Owner::new();
+        let html = owner.with(|| view! { <NumbersPage /> }.into_view().to_html());
+        let notation = &html[html.find("id=\"notation\"").expect("a notation section")..];
+        for s in SYMBOLS {
+            let (base, sub) = s.display();
+            let symbol = if sub.is_empty() {
+                base
+            } else {
+                format!("{base}<sub>{sub}</sub>")
+            };
+            let row = format!("{symbol}</th><td><code>{}</code>", s.name);
+            assert!(notation.contains(&row), "{row} missing in {notation}");
+        }
+        assert!(notation.contains("T<sub>AG or RS</sub>"));
+        assert_eq!(
+            notation.matches("<tr>").count(),
+            SYMBOLS.len() + 1,
+            "one row per symbol and the header"
+        );
     }
 }

@@ -12,8 +12,10 @@
 //! `W_{ici}`), `+ - * / ^` (also `·`, `×`, `**`), parentheses, `sqrt`, `max`,
 //! `min`, and implicit multiplication (`2BDF` is `2·B·D·F` when B, D and F are
 //! declared one-letter variables; `N^2(1-1/D)`). The book's notation is read
-//! too: Unicode superscripts (`N²`), the root sign (`√128`, `√N`), subscripted
-//! symbols for a declared bare one (`W_ici` or `W_link` for `W`), a left side
+//! too: Unicode superscripts (`N²`), the root sign (`√128`, `√N`), TeX subscripts
+//! (`W_\text{ici}`), a subscripted symbol for a declared bare one when the
+//! book's symbol table ([`crate::symbols`]) says it specialises it (`W_ici` or
+//! `W_link` for `W`; `W_banana` and the weight matrix `W_in` are refused), a left side
 //! naming the quantity asked for (`T_math = …`; any other word is refused), and
 //! a lower bound (`B > 120E/k`, graded on its right side; `B < …` is refused).
 //!
@@ -32,6 +34,8 @@
 //! ```
 
 use std::fmt;
+
+use crate::symbols;
 
 /// Names a formula's left side may have: the quantity asked for (`T = …`,
 /// `T_math = …`, `FLOPs = …`). Any `T_…`, `t_…` or `B_…` subscript is also read.
@@ -122,7 +126,7 @@ fn check_left_side(lhs: &str, rel: char) -> Result<(), ExprError> {
         && lhs.chars().next().is_some_and(char::is_alphabetic)
         && lhs
             .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '{' | '}'));
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '{' | '}' | '\\'));
     if !symbol {
         return Err(err(
             format!(
@@ -138,10 +142,15 @@ fn check_left_side(lhs: &str, rel: char) -> Result<(), ExprError> {
             Some(0),
         ));
     }
-    let known = LEFT_SIDES.contains(&lhs)
+    // `T_\text{math}` and `T_{math}` are `T_math`, as the symbol table reads them.
+    let name = match symbols::key(lhs) {
+        (base, sub) if sub.is_empty() => base,
+        (base, sub) => format!("{base}_{sub}"),
+    };
+    let known = LEFT_SIDES.contains(&name.as_str())
         || ["T_", "t_", "B_", "N_", "C_"]
             .iter()
-            .any(|p| lhs.starts_with(p) && lhs.len() > 2);
+            .any(|p| name.starts_with(p) && name.len() > 2);
     if rel == '=' && !known {
         return Err(err(
             format!(
@@ -347,18 +356,40 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
             if chars.get(i) == Some(&'_') {
                 s.push('_');
                 i += 1;
-                if chars.get(i) == Some(&'{') {
-                    i += 1;
-                    while i < chars.len() && chars[i] != '}' {
-                        if !chars[i].is_whitespace() {
-                            s.push(chars[i]);
-                        }
+                // A braced or TeX subscript: `W_{ici}`, `W_\text{ici}`,
+                // `W_{\text{ici}}`, read as the symbol table reads it.
+                if matches!(chars.get(i), Some('{' | '\\')) {
+                    let from = i;
+                    if chars[i] == '\\' {
+                        // A TeX command (`\text`), then its braced argument.
                         i += 1;
+                        while chars.get(i).is_some_and(char::is_ascii_alphabetic) {
+                            i += 1;
+                        }
+                        if chars.get(i) != Some(&'{') {
+                            return Err(err(
+                                "a TeX subscript needs braces, as in W_\\text{ici}",
+                                Some(start),
+                            ));
+                        }
                     }
-                    if i >= chars.len() {
+                    let mut depth = 0usize;
+                    while let Some(&c) = chars.get(i) {
+                        i += 1;
+                        match c {
+                            '{' => depth += 1,
+                            '}' => depth -= 1,
+                            _ => {}
+                        }
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    if depth > 0 {
                         return Err(err("unclosed '{' in a subscript", Some(start)));
                     }
-                    i += 1;
+                    let raw: String = chars[from..i].iter().collect();
+                    s.push_str(&symbols::subscript(&raw));
                 } else {
                     while i < chars.len() && chars[i].is_alphanumeric() {
                         s.push(chars[i]);
@@ -507,13 +538,23 @@ impl Parser<'_> {
         if let Some(i) = self.vars.iter().position(|v| *v == name) {
             return Ok(Expr::Var(i));
         }
+        // Another spelling of a declared symbol (`W_ICI` for `W_ici`).
+        if let Some(s) = symbols::lookup(name) {
+            if let Some(i) = self.vars.iter().position(|v| *v == s.name) {
+                return Ok(Expr::Var(i));
+            }
+        }
         // The book's subscripted symbols (`W_ici`, `W_link`) for a declared
-        // bare one (`W`), where no declared variable carries a subscript.
+        // bare one (`W`), where no declared variable carries a subscript: only
+        // those the symbol table says specialise it.
         if let Some((base, _)) = name.split_once('_') {
             let subscripted = self.vars.iter().any(|v| v.starts_with(&format!("{base}_")));
             if !subscripted {
                 if let Some(i) = self.vars.iter().position(|v| *v == base) {
-                    return Ok(Expr::Var(i));
+                    return match symbols::refusal(name, base) {
+                        None => Ok(Expr::Var(i)),
+                        Some(why) => Err(err(why, at)),
+                    };
                 }
             }
         }
@@ -780,6 +821,15 @@ mod tests {
         );
         assert_eq!(check("4BD/W_ici", "4*B*D/W_{ici}"), Equivalence::Equal);
         assert_eq!(
+            check(r"4BD/W_\text{ici}", r"4*B*D/W_{\text{ ici }}"),
+            Equivalence::Equal
+        );
+        assert_eq!(check("4BD/W_ICI", "4*B*D/W_ici"), Equivalence::Equal);
+        assert_eq!(
+            check(r"T_\text{math} = 2BDF", "2*B*D*F"),
+            Equivalence::Equal
+        );
+        assert_eq!(
             check("max(B, D) + sqrt(F^2)", "max(D,B)+F"),
             Equivalence::Equal
         );
@@ -804,5 +854,30 @@ mod tests {
         let deep = "(".repeat(200) + "B" + &")".repeat(200);
         assert!(parse_expr(&deep, &names).is_err());
         assert!(parse_expr("B $ D", &names).is_err());
+        assert!(parse_expr(r"B_\text{crit", &names).is_err());
+        assert!(parse_expr(r"B_\text crit", &names).is_err());
+        assert!(parse_expr("W_{}", &names).is_err());
+    }
+
+    #[test]
+    fn subscripts_stand_for_a_bare_symbol_as_the_table_says() {
+        let names = ["B", "D", "W"];
+        let w = Expr::Var(2);
+        for text in ["W_ici", "W_{link}", r"W_\text{hbm}", "W_gpu"] {
+            assert_eq!(parse_expr(text, &names), Ok(w.clone()), "{text}");
+        }
+        let banana = parse_expr("2BD/W_banana", &names).unwrap_err();
+        assert_eq!(
+            banana.reason,
+            "'W_banana' is not one of the book's symbols; write W or one of the \
+             book's forms of it: W_hbm, W_ici, W_vmem, W_dcn, W_pcie, W_link, W_gpu, W_node, W_collective"
+        );
+        let weights = parse_expr("W_in", &names).unwrap_err();
+        assert!(weights.reason.contains("weight matrix"), "{weights}");
+        // A time is not a bandwidth, nor a batch size a width.
+        assert!(parse_expr("B*D/T_math", &["B", "D", "T"]).is_ok());
+        assert!(parse_expr("B*D_node", &names).is_err());
+        // Where a subscripted variable is declared, the others are its own.
+        assert!(parse_expr("W_hbm", &["W", "W_ici"]).is_err());
     }
 }

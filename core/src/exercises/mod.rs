@@ -48,6 +48,11 @@
 //! - **Notes come after an attempt.** [`Exercise::check`] returns the verdict,
 //!   the note on the book's answer and, once the answer is correct, the
 //!   derivation; a page shows none of them before the first check.
+//! - **Symbols are the book's** ([`crate::symbols`]): a formula may write a
+//!   subscripted symbol for a declared bare one only where the book's symbol
+//!   table says it is a case of it (`W_ici` or `W_link` for `W`, in any of
+//!   `W_ici`, `W_{ici}`, `W_\text{ici}`); any other subscript (`W_banana`, the
+//!   weight matrix `W_in`) is refused with the forms the book knows.
 //! - Formulas are graded by evaluation at random points ([`expr`]); shardings
 //!   by structure ([`sharding_answer`]); multiple choice accepts the letter,
 //!   `(b)`, `b)`, `option b` or the option's text, and asks for the letter when
