@@ -98,6 +98,7 @@ test('on a phone, dragging the roofline point maps to the data under the finger'
   await ready(page);
   const widget = page.locator('[data-widget="roofline"]').first();
   const overlay = widget.locator('.layer.overlay');
+  await overlay.scrollIntoViewIfNeeded();
   const box = await overlay.boundingBox();
   const svg = widget.locator('.layer.overlay svg');
   // The chart is drawn at the box's CSS width (not scaled from 760).
@@ -115,17 +116,22 @@ test('on a phone, dragging the roofline point maps to the data under the finger'
   await context.close();
 });
 
-test('a spec table number names its source by a link that works by keyboard and touch', async () => {
+test('a spec table number names its source in a disclosure reachable by keyboard and touch', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'tpus');
   await ready(page);
   const table = page.locator('[data-widget="spec-table"]');
-  const cite = table.locator('tr[data-chip="v5e"] sup a.cite').first();
-  await cite.focus();
+  const cell = table.locator('tr[data-chip="v5e"] td').first();
+  const n = await cell.locator('sup.cite').textContent();
+  const sources = table.locator('details.sources');
+  assert.equal(await sources.evaluate((d) => d.open), false);
+  await sources.locator('summary').focus();
   await page.keyboard.press('Enter');
-  const target = table.locator('details.sources li:target');
-  assert.match(await target.textContent(), /^Part \d+/);
-  assert.equal(await table.locator('details.sources').evaluate((d) => d.open), true);
+  assert.equal(await sources.evaluate((d) => d.open), true);
+  // The numbered source is the cell's citation (also its hover title).
+  const item = sources.locator(`li[data-source="${n}"]`);
+  assert.equal(await item.textContent(), await cell.getAttribute('title'));
+  assert.match(await item.textContent(), /^Part \d+/);
   // At 1280 px the whole table shows: its region does not need to scroll.
   await page.setViewportSize({ width: 1280, height: 900 });
   const region = table.locator('.table-scroll');

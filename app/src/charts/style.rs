@@ -22,9 +22,16 @@ pub const NOTE: u32 = 13;
 /// Tick labels and legend entries; also the smallest text any chart draws.
 pub const TICK: u32 = 12;
 
+/// plotters' SVG backend writes a font of size `s` as `font-size = s / 1.24`
+/// (its point-to-pixel guess); sizes here are CSS pixels, so they are scaled
+/// up by the same factor before plotters sees them.
+const SVG_FONT_SCALE: f64 = 1.24;
+
 /// Text of `size` CSS pixels (never below [`TICK`]) in `colour`.
 pub fn font(size: u32, colour: &RGBColor) -> TextStyle<'static> {
-    (FAMILY, size.max(TICK)).into_font().color(colour)
+    (FAMILY, f64::from(size.max(TICK)) * SVG_FONT_SCALE)
+        .into_font()
+        .color(colour)
 }
 
 /// The house style of a plotters style builder, given the palette.
@@ -108,6 +115,18 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn svg_text_is_as_large_as_asked() {
+        let (svg, _) = crate::charts::svg(200, 100, |root| {
+            let _ = root.draw(&plotters::element::Text::new(
+                "x",
+                (10, 10),
+                font(TICK, &RGBColor(0, 0, 0)),
+            ));
+        });
+        assert!(svg.contains(r#"font-size="12""#), "{svg}");
+    }
 
     #[test]
     fn log_ticks_cover_short_and_long_ranges() {

@@ -521,7 +521,7 @@ pub fn ProfileViewer(
                     ". " {show(|p, a| p.explanation(a))}
                 </p>
             </Show>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="ops that take the most time">
                 <table class="top-ops">
                     <caption>"Ops that take the most time in the whole step"</caption>
                     <thead><tr><th scope="col">"op"</th><th scope="col">"lane"</th><th scope="col">"count"</th><th scope="col">"total"</th><th scope="col">"of the step"</th></tr></thead>

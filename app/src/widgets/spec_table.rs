@@ -14,12 +14,12 @@ fn cite(s: &Source) -> String {
 }
 
 /// The book's tables the shown numbers come from, numbered in order of first
-/// use: each cell carries its source's number as a link to the list under the
-/// table, so the citation is reachable by touch and keyboard, not only on hover.
+/// use: each cell carries its source's number, and the numbered list sits in
+/// a disclosure under the table, so a citation is reachable by touch and
+/// keyboard, not only on hover. (Not fragment links: the pages set a `<base>`,
+/// against which `#…` would leave the page.)
 #[derive(Debug, Default)]
 struct Sources {
-    /// Prefix of the list items' ids (unique per table on a page).
-    prefix: String,
     cites: Vec<String>,
 }
 
@@ -43,10 +43,8 @@ impl Sources {
         };
         let n = self.number(source);
         let title = cite(source);
-        let href = format!("#{}-{n}", self.prefix);
-        let label = format!("source {n}: {title}");
         view! {
-            <td title=title>{text}<sup><a class="cite" href=href aria-label=label>{n}</a></sup></td>
+            <td title=title>{text}<sup class="cite" data-source=n>{n}</sup></td>
         }
         .into_any()
     }
@@ -102,14 +100,6 @@ pub fn parse_family(args: &[(String, String)]) -> (Family, Option<String>) {
     }
 }
 
-fn family_name(f: Family) -> &'static str {
-    match f {
-        Family::Tpu => "tpu",
-        Family::Gpu => "gpu",
-        Family::All => "all",
-    }
-}
-
 /// The table.
 #[component]
 pub fn SpecTable(
@@ -120,10 +110,7 @@ pub fn SpecTable(
     let (args, url_notice) = super::common::initial_args("spec-table", &args);
     let (family, notice) = parse_family(&args);
     let notice = notice.or(url_notice);
-    let mut sources = Sources {
-        prefix: format!("spec-source-{}", family_name(family)),
-        ..Sources::default()
-    };
+    let mut sources = Sources::default();
     let rows: Vec<AnyView> = CHIPS
         .iter()
         .filter(|c| match family {
@@ -190,10 +177,7 @@ pub fn SpecTable(
         .cites
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            let id = format!("{}-{}", sources.prefix, i + 1);
-            view! { <li id=id>{c.clone()}</li> }
-        })
+        .map(|(i, c)| view! { <li data-source=i + 1>{c.clone()}</li> })
         .collect_view();
     view! {
         <figure class="widget spec-table" data-widget="spec-table">
@@ -218,7 +202,7 @@ pub fn SpecTable(
             </div>
             <figcaption class="muted">"Each number's superscript names the book's table it comes from. ICI is per link, both directions; ridges are bf16 FLOPs per byte."</figcaption>
             <details class="sources">
-                <summary>"Sources"</summary>
+                <summary>"Sources: the book's tables behind each numbered cell"</summary>
                 <ol>{source_list}</ol>
             </details>
         </figure>
