@@ -15,7 +15,9 @@ use ridgeline_core::units::Intensity;
 
 use super::palette;
 use super::place::{legend_box, text_box, Placer, Rect};
-use super::style::{font, Styled, NOTE, TICK, TITLE};
+use super::style::{
+    draw_legend_below, font, legend_below_height, Entry, Styled, NARROW, NOTE, TICK, TITLE,
+};
 
 /// One bandwidth roof.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,12 +134,43 @@ impl PlotArea {
 
 pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
+/// Whether the chart is drawn narrow: its legend then goes under the plot.
+fn narrow<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>) -> bool {
+    root.dim_in_pixel().0 < NARROW
+}
+
+/// The legend's entries: each bandwidth roof (HBM solid), then the compute roof.
+fn entries(model: &RoofModel, pal: &super::Palette) -> Vec<Entry> {
+    let mut e: Vec<Entry> = model
+        .roofs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Entry {
+            label: r.label.to_string(),
+            colour: pal.series[i % pal.series.len()],
+            dashed: r.link != Link::Hbm,
+        })
+        .collect();
+    e.push(Entry {
+        label: peak_label(model),
+        colour: pal.text,
+        dashed: false,
+    });
+    e
+}
+
 pub(crate) fn chart<'a, DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     model: &RoofModel,
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let below = if narrow(root) {
+        legend_below_height(model.roofs.len() + 1)
+    } else {
+        0
+    };
     ChartBuilder::on(root)
         .margin(14)
+        .margin_bottom(14 + below)
         .margin_right(24)
         .x_label_area_size(44)
         .y_label_area_size(74)
@@ -160,6 +193,7 @@ pub fn draw_static<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("arithmetic intensity (FLOPs per byte)")
+        .x_labels(if narrow(root) { 5 } else { 10 })
         .y_desc(format!("attainable {} FLOPs/s", model.dtype))
         .x_label_formatter(&|x| sci(*x, 2))
         .y_label_formatter(&|y| sci(*y, 2))
@@ -218,7 +252,7 @@ pub fn draw_static<DB: DrawingBackend>(
         });
 
     // The HBM ridge point, marked and labelled with its value.
-    let layout = Layout::of(&chart, model);
+    let layout = Layout::of(&chart, model, narrow(root));
     if let Some(hbm) = model.hbm() {
         chart.draw_series(std::iter::once(Circle::new(
             (hbm.ridge, model.peak),
@@ -233,11 +267,19 @@ pub fn draw_static<DB: DrawingBackend>(
             font(NOTE, &pal.text),
         ))?;
     }
-    chart
-        .configure_series_labels()
-        .position(layout.legend)
-        .styled(&pal)
-        .draw()?;
+    match layout.legend {
+        Some(position) => chart
+            .configure_series_labels()
+            .position(position)
+            .styled(&pal)
+            .draw()?,
+        None => {
+            let list = entries(model, &pal);
+            let height = root.dim_in_pixel().1 as i32;
+            let top = height - legend_below_height(list.len()) as i32 - 4;
+            draw_legend_below(root, &list, (14, top), &pal)?;
+        }
+    }
 
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     Ok(PlotArea {
@@ -277,7 +319,7 @@ pub fn draw_point<DB: DrawingBackend>(
         pal.background.stroke_width(2),
     )))?;
     // Beside the point, where it covers no roof, the legend or the ridge label.
-    let mut placer = Layout::of(&chart, model).placer;
+    let mut placer = Layout::of(&chart, model, narrow(root)).placer;
     let at = chart.backend_coord(&(x, y));
     let foot = chart.backend_coord(&(x, model.y.0));
     placer.avoid_line(&[foot, at]);
@@ -303,12 +345,12 @@ struct Layout {
     placer: Placer,
     /// The HBM ridge label and its box.
     ridge_label: Option<(String, Rect)>,
-    /// The legend's position.
-    legend: SeriesLabelPosition,
+    /// The legend's position in the plot, or `None` when it goes under it.
+    legend: Option<SeriesLabelPosition>,
 }
 
 impl Layout {
-    fn of<DB: DrawingBackend>(chart: &Chart<'_, DB>, model: &RoofModel) -> Layout {
+    fn of<DB: DrawingBackend>(chart: &Chart<'_, DB>, model: &RoofModel, narrow: bool) -> Layout {
         let (xr, yr) = chart.plotting_area().get_pixel_range();
         let mut placer = Placer::new(Rect::from_ranges(xr, yr));
         let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
@@ -340,7 +382,7 @@ impl Layout {
             (text, r)
         });
         let names: Vec<&str> = labels.iter().map(String::as_str).collect();
-        let legend = placer.legend(legend_box(&names, TICK));
+        let legend = (!narrow).then(|| placer.legend(legend_box(&names, TICK)));
         Layout {
             placer,
             ridge_label,

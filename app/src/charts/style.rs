@@ -67,6 +67,56 @@ where
     }
 }
 
+/// Charts narrower than this draw their legend under the plot rather than in
+/// it: on a phone a legend box would cover much of a small plotting area.
+pub const NARROW: u32 = 560;
+
+/// One entry of a legend drawn by [`draw_legend_below`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The text.
+    pub label: String,
+    /// The line's colour.
+    pub colour: RGBColor,
+    /// Whether the line is dashed.
+    pub dashed: bool,
+}
+
+/// The height a legend of `entries` rows takes under a plot.
+pub fn legend_below_height(entries: usize) -> u32 {
+    entries as u32 * (TICK + 7) + 6
+}
+
+/// Draws a legend under the plot, one entry per row, from pixel `(x, y)` of
+/// `root`. plotters' own legend is drawn inside the plotting area (it clamps
+/// to it), so a legend outside the plot is drawn here from its parts.
+pub fn draw_legend_below<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[Entry],
+    (x, y): (i32, i32),
+    pal: &Palette,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let row = (TICK + 7) as i32;
+    for (i, e) in entries.iter().enumerate() {
+        let cy = y + 6 + i as i32 * row + row / 2;
+        let style = e.colour.stroke_width(if e.dashed { 2 } else { 3 });
+        if e.dashed {
+            for k in 0..3 {
+                let x0 = x + k * 7;
+                root.draw(&PathElement::new(vec![(x0, cy), (x0 + 4, cy)], style))?;
+            }
+        } else {
+            root.draw(&PathElement::new(vec![(x, cy), (x + 18, cy)], style))?;
+        }
+        root.draw(&Text::new(
+            e.label.clone(),
+            (x + 26, cy - (TICK as i32) / 2 - 1),
+            font(TICK, &pal.text),
+        ))?;
+    }
+    Ok(())
+}
+
 /// Tick values for a log axis over `lo..hi`: the 1–2–5 steps of each decade,
 /// thinned to at most nine on long ranges and refined on short ones, so every
 /// log axis has labelled ticks over the whole range that holds data (plotters

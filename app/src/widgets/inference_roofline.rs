@@ -27,7 +27,7 @@ const STEPS: f64 = 280.0;
 /// Shortest context the reader may pick.
 pub const SEQ_MIN: f64 = 16.0;
 /// The chart's shape (see `charts::size`).
-const SHAPE: Shape = Shape::new(760, 440, 320);
+const SHAPE: Shape = Shape::new(760, 440, 420);
 
 /// The static layer: the chip's roofs for the compute format.
 fn roof_svg(model: &RoofModel, size: Size) -> String {

@@ -23,7 +23,7 @@ pub const B_MAX: f64 = 1_048_576.0;
 /// Slider positions.
 pub const STEPS: f64 = 400.0;
 /// The chart's shape (see `charts::size`).
-const SHAPE: Shape = Shape::new(760, 440, 320);
+const SHAPE: Shape = Shape::new(760, 440, 420);
 
 /// Largest D or F a reader may enter.
 pub const DIM_MAX: f64 = 1_048_576.0;
