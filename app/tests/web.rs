@@ -526,7 +526,7 @@ async fn gpu_widget_prices_cross_node_collectives_above_in_node_ones() {
             .unwrap()
     };
     assert!(secs("network") > secs("node"));
-    assert!(text_of(&host, "[data-facts]").contains("128 node(s)"));
+    assert!(text_of(&host, "[data-facts]").contains("128 nodes"));
 }
 
 #[wasm_bindgen_test]
