@@ -8,8 +8,8 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::units::Bytes;
 
 use super::palette;
-use super::place::{legend_box, placer_for, text_box};
-use super::style::{font, Styled, NOTE, TICK};
+use super::place::{placer_for, text_box};
+use super::style::{font, legend_on, Entry, Mark, Styled, NOTE};
 
 /// Message-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
@@ -103,15 +103,11 @@ pub fn draw<DB: DrawingBackend>(
         .draw()?;
     let lines: Vec<&[(f64, f64)]> = series.iter().map(Vec::as_slice).collect();
     let mut placer = placer_for(&chart, &lines);
-    let labels: Vec<&str> = kinds.iter().map(|(_, l)| *l).collect();
+    let mut legend = Vec::new();
     for (i, ((_, label), pts)) in kinds.iter().zip(series.clone()).enumerate() {
         let colour = pal.series[i];
-        chart
-            .draw_series(LineSeries::new(pts, colour.stroke_width(3)))?
-            .label(*label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
-            });
+        chart.draw_series(LineSeries::new(pts, colour.stroke_width(3)))?;
+        legend.push(Entry::new(*label, colour, Mark::Line(3)));
     }
     let knee = m.knee();
     if knee > V_RANGE.0 && knee < V_RANGE.1 {
@@ -136,12 +132,8 @@ pub fn draw<DB: DrawingBackend>(
     if t.is_finite() {
         chart.draw_series(std::iter::once(Circle::new((v, t), 7, pal.bad.filled())))?;
     }
-    let legend = placer.legend(legend_box(&labels, TICK));
-    chart
-        .configure_series_labels()
-        .position(legend)
-        .styled(&pal)
-        .draw()?;
+    let position = placer.legend_for(&legend);
+    legend_on(&chart, &legend, position, &pal)?;
     Ok(())
 }
 

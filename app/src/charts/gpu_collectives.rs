@@ -9,6 +9,7 @@ use plotters::prelude::*;
 use ridgeline_core::format::si;
 
 use super::palette;
+use super::style::{legend_on, Entry, Mark};
 
 /// Array-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
@@ -76,48 +77,36 @@ pub fn draw<DB: DrawingBackend>(
             .collect()
     };
     let colour = pal.series[0];
-    chart
-        .draw_series(LineSeries::new(
-            keep(&m.model.points),
-            colour.stroke_width(3),
-        ))?
-        .label(m.model.label.clone())
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
+    chart.draw_series(LineSeries::new(
+        keep(&m.model.points),
+        colour.stroke_width(3),
+    ))?;
+    let mut legend = vec![Entry::new(m.model.label.clone(), colour, Mark::Line(3))];
     if let Some(other) = &m.other {
         let colour = pal.series[2];
-        chart
-            .draw_series(DashedLineSeries::new(
-                keep(&other.points),
-                8,
-                5,
-                colour.stroke_width(2),
-            ))?
-            .label(other.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
-            });
+        chart.draw_series(DashedLineSeries::new(
+            keep(&other.points),
+            8,
+            5,
+            colour.stroke_width(2),
+        ))?;
+        legend.push(Entry::new(other.label.clone(), colour, Mark::Dashed));
     }
     for (i, c) in m.measured.iter().enumerate() {
         let colour = pal.series[MEASURED_COLOURS[i % MEASURED_COLOURS.len()]];
         let pts = keep(&c.points);
         chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(1)))?;
-        chart
-            .draw_series(
-                pts.into_iter()
-                    .map(move |p| Circle::new(p, 4, colour.filled())),
-            )?
-            .label(c.label.clone())
-            .legend(move |(x, y)| Circle::new((x + 9, y), 4, colour.filled()));
+        chart.draw_series(
+            pts.into_iter()
+                .map(move |p| Circle::new(p, 4, colour.filled())),
+        )?;
+        legend.push(Entry::new(c.label.clone(), colour, Mark::Dot));
     }
     let (v, bw) = m.marker;
     if v >= V_RANGE.0 && v <= V_RANGE.1 && bw.is_finite() {
         chart.draw_series(std::iter::once(Circle::new((v, bw), 7, pal.bad.filled())))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .styled(&pal)
-        .draw()?;
+    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
     Ok(())
 }
 

@@ -9,6 +9,7 @@
 //! recolours them in CSS ([`dark_theme_css`]), so switching themes needs no
 //! redraw and a static figure follows the reader's theme before any script runs.
 
+pub mod backend;
 pub mod collective_size;
 pub mod gpu_collectives;
 pub mod inference;
@@ -28,18 +29,21 @@ use plotters::prelude::{DrawingArea, IntoDrawingArea};
 use plotters::style::RGBColor;
 use plotters_svg::SVGBackend;
 
+use backend::Svg;
+
 /// Draws with `draw` into a `width` × `height` SVG, returned as markup that
 /// scales to its container's width (its `viewBox` keeps the proportions),
 /// together with what `draw` returned (a plot area used to map pointer
-/// positions back to data, for instance).
+/// positions back to data, for instance). Text is measured by estimate, the
+/// same natively and in wasm ([`backend`]).
 pub fn svg<T>(
     width: u32,
     height: u32,
-    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> T,
+    draw: impl FnOnce(&DrawingArea<Svg<'_>, Shift>) -> T,
 ) -> (String, T) {
     let mut out = String::new();
     let result = {
-        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        let root = Svg(SVGBackend::with_string(&mut out, (width, height))).into_drawing_area();
         let result = draw(&root);
         // Presenting a string backend only flushes the closing tag; it cannot fail.
         let _ = root.present();

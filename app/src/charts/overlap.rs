@@ -9,8 +9,8 @@ use ridgeline_core::roofline::SplitContraction;
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
-use super::place::{legend_box, placer_for, text_box};
-use super::style::{font, Styled, NOTE, TICK};
+use super::place::{placer_for, text_box};
+use super::style::{font, legend_on, Entry, Mark, Styled, NOTE};
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -115,27 +115,21 @@ pub fn draw_static<DB: DrawingBackend>(
     let (c0, c1, c2) = (pal.series[0], pal.series[1], pal.text);
     let lines = [line(|t| t.0), line(|t| t.1), line(|t| t.3), line(|t| t.2)];
     let mut placer = placer_for(&chart, &lines.each_ref().map(|l| l.as_slice()));
-    chart
-        .draw_series(LineSeries::new(line(|t| t.0), c0.stroke_width(3)))?
-        .label("T_math (compute)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c0.stroke_width(3)));
-    chart
-        .draw_series(LineSeries::new(line(|t| t.1), c1.stroke_width(3)))?
-        .label("T_comms (partial sums over the link)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c1.stroke_width(3)));
-    chart
-        .draw_series(DashedLineSeries::new(
-            line(|t| t.3),
-            6,
-            4,
-            c2.stroke_width(1),
-        ))?
-        .label("no overlap: sum")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c2.stroke_width(1)));
-    chart
-        .draw_series(LineSeries::new(line(|t| t.2), c2.stroke_width(1)))?
-        .label("perfect overlap: max")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c2.stroke_width(1)));
+    chart.draw_series(LineSeries::new(line(|t| t.0), c0.stroke_width(3)))?;
+    chart.draw_series(LineSeries::new(line(|t| t.1), c1.stroke_width(3)))?;
+    chart.draw_series(DashedLineSeries::new(
+        line(|t| t.3),
+        6,
+        4,
+        c2.stroke_width(1),
+    ))?;
+    chart.draw_series(LineSeries::new(line(|t| t.2), c2.stroke_width(1)))?;
+    let legend = [
+        Entry::new("T_math (compute)", c0, Mark::Line(3)),
+        Entry::new("T_comms (partial sums over the link)", c1, Mark::Line(3)),
+        Entry::new("no overlap: sum", c2, Mark::Dashed),
+        Entry::new("perfect overlap: max", c2, Mark::Line(1)),
+    ];
 
     let dx = m.crossover();
     if dx > m.d_range.0 && dx < m.d_range.1 {
@@ -147,20 +141,8 @@ pub fn draw_static<DB: DrawingBackend>(
         let r = placer.place(at, text_box(&text, NOTE), 6);
         root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
     }
-    let legend = placer.legend(legend_box(
-        &[
-            "T_math (compute)",
-            "T_comms (partial sums over the link)",
-            "no overlap: sum",
-            "perfect overlap: max",
-        ],
-        TICK,
-    ));
-    chart
-        .configure_series_labels()
-        .position(legend)
-        .styled(&pal)
-        .draw()?;
+    let position = placer.legend_for(&legend);
+    legend_on(&chart, &legend, position, &pal)?;
     Ok(())
 }
 

@@ -263,6 +263,12 @@ impl Placer {
         self.taken.push(best);
         SeriesLabelPosition::Coordinate(best.x0 - a.x0, best.y0 - a.y0)
     }
+
+    /// Places a legend of `entries` ([`legend_box`]'s size) as [`Placer::legend`] does.
+    pub fn legend_for(&mut self, entries: &[super::style::Entry]) -> SeriesLabelPosition {
+        let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
+        self.legend(legend_box(&labels, super::style::TICK))
+    }
 }
 
 /// A placer for `chart`'s plotting area that keeps off `lines` (in data

@@ -16,7 +16,8 @@ use ridgeline_core::units::Intensity;
 use super::palette;
 use super::place::{legend_box, text_box, Placer, Rect};
 use super::style::{
-    draw_legend_below, font, legend_below_height, Entry, Styled, NARROW, NOTE, TICK, TITLE,
+    draw_legend, draw_legend_below, font, legend_below_height, Entry, Mark, Styled, NARROW, NOTE,
+    TICK, TITLE,
 };
 
 /// One bandwidth roof.
@@ -145,17 +146,16 @@ fn entries(model: &RoofModel, pal: &super::Palette) -> Vec<Entry> {
         .roofs
         .iter()
         .enumerate()
-        .map(|(i, r)| Entry {
-            label: r.label.to_string(),
-            colour: pal.series[i % pal.series.len()],
-            dashed: r.link != Link::Hbm,
+        .map(|(i, r)| {
+            let mark = if r.link == Link::Hbm {
+                Mark::Line(3)
+            } else {
+                Mark::Dashed
+            };
+            Entry::new(r.label, pal.series[i % pal.series.len()], mark)
         })
         .collect();
-    e.push(Entry {
-        label: peak_label(model),
-        colour: pal.text,
-        dashed: false,
-    });
+    e.push(Entry::new(peak_label(model), pal.text, Mark::Line(3)));
     e
 }
 
@@ -208,48 +208,33 @@ pub fn draw_static<DB: DrawingBackend>(
         let points = vec![(x0, x0 * roof.bandwidth), (ridge, ridge * roof.bandwidth)];
         let width = if roof.link == Link::Hbm { 3 } else { 2 };
         if roof.link == Link::Hbm {
-            chart
-                .draw_series(LineSeries::new(points, colour.stroke_width(width)))?
-                .label(roof.label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
-                });
+            chart.draw_series(LineSeries::new(points, colour.stroke_width(width)))?;
         } else {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    points,
-                    6,
-                    4,
-                    colour.stroke_width(width),
-                ))?
-                .label(roof.label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
-                });
+            chart.draw_series(DashedLineSeries::new(
+                points,
+                6,
+                4,
+                colour.stroke_width(width),
+            ))?;
         }
     }
     // The compute roof.
-    chart
-        .draw_series(LineSeries::new(
-            vec![
-                (
-                    model.x.0.max(
-                        model
-                            .roofs
-                            .iter()
-                            .map(|r| r.ridge)
-                            .fold(f64::INFINITY, f64::min),
-                    ),
-                    model.peak,
+    chart.draw_series(LineSeries::new(
+        vec![
+            (
+                model.x.0.max(
+                    model
+                        .roofs
+                        .iter()
+                        .map(|r| r.ridge)
+                        .fold(f64::INFINITY, f64::min),
                 ),
-                (model.x.1, model.peak),
-            ],
-            pal.text.stroke_width(3),
-        ))?
-        .label(peak_label(model))
-        .legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 18, y)], pal.text.stroke_width(3))
-        });
+                model.peak,
+            ),
+            (model.x.1, model.peak),
+        ],
+        pal.text.stroke_width(3),
+    ))?;
 
     // The HBM ridge point, marked and labelled with its value.
     let layout = Layout::of(&chart, model, narrow(root));
@@ -267,14 +252,15 @@ pub fn draw_static<DB: DrawingBackend>(
             font(NOTE, &pal.text),
         ))?;
     }
+    let list = entries(model, &pal);
     match layout.legend {
-        Some(position) => chart
-            .configure_series_labels()
-            .position(position)
-            .styled(&pal)
-            .draw()?,
+        Some(position) => draw_legend(
+            &chart.plotting_area().strip_coord_spec(),
+            &list,
+            position,
+            &pal,
+        )?,
         None => {
-            let list = entries(model, &pal);
             let height = root.dim_in_pixel().1 as i32;
             let top = height - legend_below_height(list.len()) as i32 - 4;
             draw_legend_below(root, &list, (14, top), &pal)?;

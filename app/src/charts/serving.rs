@@ -8,7 +8,7 @@ use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::inference::ParetoPoint;
 
 use super::palette;
-use super::style::{font, log_ticks, Styled, NOTE, TITLE};
+use super::style::{font, legend_on, log_ticks, Entry, Mark, Styled, NOTE, TITLE};
 
 /// One stacked layer: legend label, its top edge, its colour.
 type Layer = (&'static str, Vec<(f64, f64)>, RGBColor);
@@ -72,10 +72,7 @@ pub fn draw_pareto<DB: DrawingBackend>(
         .styled(&pal)
         .draw()?;
     let colour = pal.series[0];
-    chart
-        .draw_series(LineSeries::new(xy.clone(), colour.stroke_width(3)))?
-        .label("Pareto frontier (batch 1 → largest that fits)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3)));
+    chart.draw_series(LineSeries::new(xy.clone(), colour.stroke_width(3)))?;
     chart.draw_series(
         xy.iter()
             .map(|&(x, y)| Circle::new((x, y), 3, colour.filled())),
@@ -103,11 +100,12 @@ pub fn draw_pareto<DB: DrawingBackend>(
             font(TITLE, &c),
         )))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .styled(&pal)
-        .draw()?;
+    let legend = [Entry::new(
+        "Pareto frontier (batch 1 → largest that fits)",
+        colour,
+        Mark::Line(3),
+    )];
+    legend_on(&chart, &legend, SeriesLabelPosition::LowerRight, &pal)?;
     Ok(())
 }
 
@@ -185,17 +183,12 @@ pub fn draw_breakdown<DB: DrawingBackend>(
             pal.series[1],
         ),
     ];
+    let mut legend = Vec::new();
     for (label, data, colour) in layers {
-        chart
-            .draw_series(AreaSeries::new(data, 0.0, colour.mix(0.85)).border_style(colour))?
-            .label(label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], colour.filled()));
+        chart.draw_series(AreaSeries::new(data, 0.0, colour.mix(0.85)).border_style(colour))?;
+        legend.push(Entry::new(label, colour, Mark::Swatch));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .styled(&pal)
-        .draw()?;
+    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
     Ok(())
 }
 

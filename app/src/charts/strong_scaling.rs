@@ -8,7 +8,7 @@ use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::strong_scaling::ScalingRow;
 
 use super::palette;
-use super::style::Styled;
+use super::style::{legend_on, Entry, Mark, Styled};
 
 /// One line of the chart: its legend, the time it draws for a row, its colour.
 type Line = (&'static str, fn(&ScalingRow) -> f64, RGBColor);
@@ -52,18 +52,15 @@ pub fn draw<DB: DrawingBackend>(
         ("gradient AllReduce", |r| r.comms.0, pal.series[1]),
         ("step = the larger", |r| r.step.0, pal.text),
     ];
+    let mut legend = Vec::new();
     for (label, get, colour) in lines {
         let pts: Vec<(f64, f64)> = rows
             .iter()
             .map(|r| (f64::from(r.chips), get(r)))
             .filter(|(_, t)| t.is_finite() && *t > 0.0)
             .collect();
-        chart
-            .draw_series(LineSeries::new(pts, colour.stroke_width(3)))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
-            });
+        chart.draw_series(LineSeries::new(pts, colour.stroke_width(3)))?;
+        legend.push(Entry::new(label, colour, Mark::Line(3)));
     }
     if let Some(r) = rows.iter().find(|r| r.chips == chosen) {
         let colour = if r.efficiency >= 0.999 {
@@ -77,10 +74,6 @@ pub fn draw<DB: DrawingBackend>(
             colour.filled(),
         )))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .styled(&pal)
-        .draw()?;
+    legend_on(&chart, &legend, SeriesLabelPosition::UpperRight, &pal)?;
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! Chart styling in one place: text sizes, the axes and grid, the legend box.
-//! Every chart module draws its text with [`font`] and styles its mesh and
-//! legend with [`Styled::styled`], so a change of look is made here once.
+//! Every chart module draws its text with [`font`], styles its mesh with
+//! [`Styled::styled`] and draws its legend with [`draw_legend`], so a change of
+//! look is made here once.
 //!
 //! Sizes are CSS pixels: charts are drawn at their box's CSS width
 //! (`super::size`), so 12 units is 12 CSS pixels on every screen.
 
-use plotters::chart::{MeshStyle, SeriesLabelStyle};
+use plotters::chart::{MeshStyle, SeriesLabelPosition};
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
@@ -55,31 +56,156 @@ where
     }
 }
 
-impl<'a, 'b, DB, CT> Styled for SeriesLabelStyle<'a, 'b, DB, CT>
-where
-    DB: DrawingBackend + 'a,
-    CT: CoordTranslate,
-{
-    fn styled(&mut self, pal: &Palette) -> &mut Self {
-        self.background_style(pal.background.mix(0.9))
-            .border_style(pal.grid)
-            .label_font(font(TICK, &pal.text))
-    }
-}
-
 /// Charts narrower than this draw their legend under the plot rather than in
 /// it: on a phone a legend box would cover much of a small plotting area.
 pub const NARROW: u32 = 560;
 
-/// One entry of a legend drawn by [`draw_legend_below`].
+/// How a legend entry shows its series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A solid line this many pixels wide.
+    Line(u32),
+    /// A dashed line.
+    Dashed,
+    /// A filled swatch, for bars and areas.
+    Swatch,
+    /// A filled dot, for measured points.
+    Dot,
+    /// A light swatch, for a faintly filled area.
+    Tint,
+}
+
+/// One entry of a legend drawn by [`draw_legend`] or [`draw_legend_below`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// The text.
     pub label: String,
-    /// The line's colour.
+    /// The series' colour.
     pub colour: RGBColor,
-    /// Whether the line is dashed.
-    pub dashed: bool,
+    /// How the series is shown.
+    pub mark: Mark,
+}
+
+impl Entry {
+    /// An entry for a series of `colour` shown as `mark`.
+    pub fn new(label: impl Into<String>, colour: RGBColor, mark: Mark) -> Entry {
+        Entry {
+            label: label.into(),
+            colour,
+            mark,
+        }
+    }
+
+    /// Draws the entry's mark from `(x, cy)` (its left end, vertically centred)
+    /// and its label after it.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, plotters::coord::Shift>,
+        (x, cy): (i32, i32),
+        pal: &Palette,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        match self.mark {
+            Mark::Line(w) => {
+                area.draw(&PathElement::new(
+                    vec![(x, cy), (x + 18, cy)],
+                    self.colour.stroke_width(w),
+                ))?;
+            }
+            Mark::Dashed => {
+                for k in 0..3 {
+                    let x0 = x + k * 7;
+                    area.draw(&PathElement::new(
+                        vec![(x0, cy), (x0 + 4, cy)],
+                        self.colour.stroke_width(2),
+                    ))?;
+                }
+            }
+            Mark::Dot => {
+                area.draw(&Circle::new((x + 9, cy), 4, self.colour.filled()))?;
+            }
+            Mark::Tint => {
+                area.draw(&Rectangle::new(
+                    [(x, cy - 5), (x + 16, cy + 5)],
+                    self.colour.mix(0.5).filled(),
+                ))?;
+            }
+            Mark::Swatch => {
+                area.draw(&Rectangle::new(
+                    [(x, cy - 5), (x + 16, cy + 5)],
+                    self.colour.filled(),
+                ))?;
+            }
+        }
+        area.draw(&Text::new(
+            self.label.clone(),
+            (x + 26, cy - (TICK as i32) / 2 - 1),
+            font(TICK, &pal.text),
+        ))
+    }
+}
+
+/// Draws a boxed legend of `entries` in `chart`'s plotting area at
+/// `position` (see [`draw_legend`]).
+pub fn legend_on<DB: DrawingBackend, CT: CoordTranslate>(
+    chart: &ChartContext<'_, DB, CT>,
+    entries: &[Entry],
+    position: SeriesLabelPosition,
+    pal: &Palette,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_legend(
+        &chart.plotting_area().strip_coord_spec(),
+        entries,
+        position,
+        pal,
+    )
+}
+
+/// Draws a boxed legend of `entries` in `area` (normally the chart's plotting
+/// area), at `position`: a corner, or the pixel offset that
+/// [`Placer::legend`](super::place::Placer::legend) chose. Its size is
+/// [`legend_box`](super::place::legend_box)'s, so a placed legend fills the
+/// box that was kept free for it.
+///
+/// plotters' own legend measures each label's text, which on wasm32 inserts a
+/// `<span>` into the page and forces a layout per label (see
+/// [`super::backend`]); this one sizes its box from the same estimate as the
+/// placement helper, so a redraw never reads the DOM.
+pub fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[Entry],
+    position: SeriesLabelPosition,
+    pal: &Palette,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
+    let (w, h) = super::place::legend_box(&labels, TICK);
+    let (aw, ah) = area.dim_in_pixel();
+    let (aw, ah) = (aw as i32, ah as i32);
+    let m = 6;
+    let (x, y) = match position {
+        SeriesLabelPosition::Coordinate(x, y) => (x, y),
+        SeriesLabelPosition::UpperRight => (aw - m - w, m),
+        SeriesLabelPosition::LowerLeft => (m, ah - m - h),
+        SeriesLabelPosition::LowerRight => (aw - m - w, ah - m - h),
+        SeriesLabelPosition::UpperMiddle => ((aw - w) / 2, m),
+        SeriesLabelPosition::MiddleLeft => (m, (ah - h) / 2),
+        SeriesLabelPosition::MiddleRight => (aw - m - w, (ah - h) / 2),
+        SeriesLabelPosition::MiddleMiddle => ((aw - w) / 2, (ah - h) / 2),
+        SeriesLabelPosition::LowerMiddle => ((aw - w) / 2, ah - m - h),
+        SeriesLabelPosition::UpperLeft => (m, m),
+    };
+    area.draw(&Rectangle::new(
+        [(x, y), (x + w, y + h)],
+        pal.background.mix(0.9).filled(),
+    ))?;
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], pal.grid))?;
+    let row = TICK as i32 + 6;
+    for (i, e) in entries.iter().enumerate() {
+        e.draw(area, (x + 10, y + 10 + i as i32 * row + row / 2), pal)?;
+    }
+    Ok(())
 }
 
 /// The height a legend of `entries` rows takes under a plot.
@@ -98,21 +224,7 @@ pub fn draw_legend_below<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let row = (TICK + 7) as i32;
     for (i, e) in entries.iter().enumerate() {
-        let cy = y + 6 + i as i32 * row + row / 2;
-        let style = e.colour.stroke_width(if e.dashed { 2 } else { 3 });
-        if e.dashed {
-            for k in 0..3 {
-                let x0 = x + k * 7;
-                root.draw(&PathElement::new(vec![(x0, cy), (x0 + 4, cy)], style))?;
-            }
-        } else {
-            root.draw(&PathElement::new(vec![(x, cy), (x + 18, cy)], style))?;
-        }
-        root.draw(&Text::new(
-            e.label.clone(),
-            (x + 26, cy - (TICK as i32) / 2 - 1),
-            font(TICK, &pal.text),
-        ))?;
+        e.draw(root, (x, y + 6 + i as i32 * row + row / 2), pal)?;
     }
     Ok(())
 }

@@ -9,8 +9,8 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::transformer::TrainingMemory;
 
 use super::palette;
-use super::place::{legend_box, text_box, Placer, Rect};
-use super::style::{font, Styled, NOTE, TICK};
+use super::place::{text_box, Placer, Rect};
+use super::style::{font, legend_on, Entry, Mark, Styled, NOTE, TICK};
 
 /// One strategy's communication line.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,16 +114,15 @@ pub fn draw_roofline<DB: DrawingBackend>(
         .y_label_formatter(&|y| seconds(*y))
         .styled(&pal)
         .draw()?;
-    chart
-        .draw_series(LineSeries::new(positive(&m.math), pal.text.stroke_width(3)))?
-        .label("compute (every strategy)")
-        .legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 18, y)], pal.text.stroke_width(3))
-        });
+    chart.draw_series(LineSeries::new(positive(&m.math), pal.text.stroke_width(3)))?;
+    let mut legend = vec![Entry::new(
+        "compute (every strategy)",
+        pal.text,
+        Mark::Line(3),
+    )];
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let mut placer = Placer::new(Rect::from_ranges(xr, yr));
     placer.avoid_line(&pixels(&chart, &positive(&m.math)));
-    let mut labels = vec!["compute (every strategy)".to_string()];
     // The selected line first, the dashed ones over it: a strategy whose line
     // coincides with the selected one's (data parallelism and FSDP move the
     // same bytes) stays visible, and its legend entry says so.
@@ -143,28 +142,19 @@ pub fn draw_roofline<DB: DrawingBackend>(
             (false, Some(o)) => format!("{} comms (same as {})", line.label, o.label),
             (false, None) => format!("{} comms", line.label),
         };
-        labels.push(label.clone());
         if i == m.selected {
-            chart
-                .draw_series(LineSeries::new(pts, colour.stroke_width(4)))?
-                .label(label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(4))
-                });
+            chart.draw_series(LineSeries::new(pts, colour.stroke_width(4)))?;
+            legend.push(Entry::new(label, colour, Mark::Line(4)));
         } else {
             // Short dashes over a coinciding line, so that both colours show.
             let (dash, gap) = if same.is_some() { (4, 8) } else { (6, 4) };
-            chart
-                .draw_series(DashedLineSeries::new(
-                    pts,
-                    dash,
-                    gap,
-                    colour.stroke_width(2),
-                ))?
-                .label(label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
-                });
+            chart.draw_series(DashedLineSeries::new(
+                pts,
+                dash,
+                gap,
+                colour.stroke_width(2),
+            ))?;
+            legend.push(Entry::new(label, colour, Mark::Dashed));
         }
     }
     if let Some((b, label)) = &m.boundary {
@@ -191,13 +181,8 @@ pub fn draw_roofline<DB: DrawingBackend>(
             )))?;
         }
     }
-    let names: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let legend = placer.legend(legend_box(&names, TICK));
-    chart
-        .configure_series_labels()
-        .position(legend)
-        .styled(&pal)
-        .draw()?;
+    let position = placer.legend_for(&legend);
+    legend_on(&chart, &legend, position, &pal)?;
     Ok(())
 }
 
@@ -339,22 +324,13 @@ pub fn draw_memory<DB: DrawingBackend>(
             font(TICK, &pal.bad),
         )))?;
     }
-    for (j, k) in kinds.iter().enumerate() {
-        let colour = pal.series[j];
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(0.0, 0.0), (0.0, 0.0)],
-                colour.filled(),
-            )))?
-            .label(*k)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
-    }
-    let legend = placer.legend(legend_box(&kinds, TICK));
-    chart
-        .configure_series_labels()
-        .position(legend)
-        .styled(&pal)
-        .draw()?;
+    let legend: Vec<Entry> = kinds
+        .iter()
+        .enumerate()
+        .map(|(j, k)| Entry::new(*k, pal.series[j], Mark::Swatch))
+        .collect();
+    let position = placer.legend_for(&legend);
+    legend_on(&chart, &legend, position, &pal)?;
     Ok(())
 }
 

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 
 use super::palette;
-use super::style::{font, Styled, NOTE};
+use super::style::{font, legend_on, Entry, Mark, Styled, NOTE};
 
 /// Sequence-length axis of the fraction plot, tokens.
 pub const T_RANGE: (f64, f64) = (128.0, 4_194_304.0);
@@ -123,20 +123,16 @@ pub fn draw_fraction<DB: DrawingBackend>(
         .draw()?;
     let attention = pal.series[1];
     let mlp = pal.series[0];
-    chart
-        .draw_series(AreaSeries::new(
-            m.curve.iter().map(|&(t, f)| (t, 1.0 - f)),
-            0.0,
-            mlp.mix(0.18),
-        ))?
-        .label("MLP and projections")
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], mlp.mix(0.5).filled()));
-    chart
-        .draw_series(LineSeries::new(m.curve.clone(), attention.stroke_width(3)))?
-        .label("dot-product attention")
-        .legend(move |(x, y)| {
-            PathElement::new(vec![(x, y), (x + 18, y)], attention.stroke_width(3))
-        });
+    chart.draw_series(AreaSeries::new(
+        m.curve.iter().map(|&(t, f)| (t, 1.0 - f)),
+        0.0,
+        mlp.mix(0.18),
+    ))?;
+    chart.draw_series(LineSeries::new(m.curve.clone(), attention.stroke_width(3)))?;
+    let legend = [
+        Entry::new("MLP and projections", mlp, Mark::Tint),
+        Entry::new("dot-product attention", attention, Mark::Line(3)),
+    ];
     if in_range(m.eight_d) {
         chart.draw_series(DashedLineSeries::new(
             vec![(m.eight_d, 0.0), (m.eight_d, 1.0)],
@@ -162,11 +158,7 @@ pub fn draw_fraction<DB: DrawingBackend>(
             font(NOTE, &pal.text),
         )))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .styled(&pal)
-        .draw()?;
+    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
     Ok(())
 }
 

@@ -6,7 +6,7 @@
 //! draft length, both against `k` in a chart, and a seeded run of many rounds
 //! that checks the expectation.
 
-use crate::charts::style::{font, Styled, NOTE};
+use crate::charts::style::{legend_on, Entry, Mark, Styled};
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -153,17 +153,13 @@ fn draw<DB: DrawingBackend>(
             v.curve.iter().map(|&(k, t, _)| (k as f64, t)),
             tok.stroke_width(3),
         ))
-        .ok()?
-        .label("tokens per target step")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], tok.stroke_width(3)));
+        .ok()?;
     chart
         .draw_series(LineSeries::new(
             v.curve.iter().map(|&(k, _, s)| (k as f64, s)),
             speed.stroke_width(3),
         ))
-        .ok()?
-        .label("speedup")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], speed.stroke_width(3)));
+        .ok()?;
     let k = p.spec.draft as f64;
     chart
         .draw_series([
@@ -171,14 +167,11 @@ fn draw<DB: DrawingBackend>(
             Circle::new((k, v.at.speedup), 7, speed.filled()),
         ])
         .ok()?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(pal.background)
-        .border_style(pal.grid)
-        .label_font(font(NOTE, &pal.text))
-        .draw()
-        .ok()?;
+    let legend = [
+        Entry::new("tokens per target step", tok, Mark::Line(3)),
+        Entry::new("speedup", speed, Mark::Line(3)),
+    ];
+    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal).ok()?;
     Some(())
 }
 
