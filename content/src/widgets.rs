@@ -207,6 +207,21 @@ pub const WIDGETS: &[WidgetSpec] = &[
         args: &["chip", "params", "tokens", "chips"],
         doc: "a fixed training step over 1 to 65,536 chips: compute, gradient AllReduce, step time and the efficiency at the chosen count",
     },
+    WidgetSpec {
+        name: "collective-matmul",
+        args: &["chip", "n", "i", "j", "k", "bidi"],
+        doc: "an AllGather-matmul as a ring of ppermutes overlapped with blocks of the matmul, stepped: who holds, multiplies and sends what, with each step's times and the total against gathering first",
+    },
+    WidgetSpec {
+        name: "slowest-stage",
+        args: &["chip", "slice", "side", "dtype", "batch", "pieces"],
+        doc: "the book's challenge problem: a matrix loaded over PCIe, gathered over ICI onto one chip, read from HBM and multiplied, with each stage's time, the slowest stage and the overlapped total",
+    },
+    WidgetSpec {
+        name: "rooflines",
+        args: &["chip", "faster", "i", "bm", "bk", "bn"],
+        doc: "two algorithms (one a tiled matmul with tiles bm, bk, bn) on two memory bandwidths under one peak, with the verdict of each pairing",
+    },
 ];
 
 /// Looks a widget up by name.

@@ -198,6 +198,66 @@ pub fn collective_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul,
     })
 }
 
+/// What one device does during one step of the overlapped ring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceStep {
+    /// The blocks of `A` (numbered by the device that started with them) the
+    /// device holds when the step starts.
+    pub held: Vec<u32>,
+    /// The blocks it multiplies during the step.
+    pub multiplies: Vec<u32>,
+    /// The `ppermute`s it starts during the step: the block and the neighbour
+    /// it goes to (it arrives for the next step).
+    pub sends: Vec<(u32, u32)>,
+}
+
+/// Which block each device holds, multiplies and sends at each step of the
+/// ring of [`collective_matmul`]: `schedule[step][device]`. Device `d` starts
+/// with block `d`; a block received from the left at step `s` is `d − s`, one
+/// from the right is `d + s` (round the ring). Returns an empty schedule for
+/// fewer than 2 devices.
+pub fn ring_schedule(devices: u32, bidirectional: bool) -> Vec<Vec<DeviceStep>> {
+    let n = devices;
+    if n < 2 {
+        return Vec::new();
+    }
+    let (right, left) = if bidirectional {
+        (n / 2, (n - 1) / 2)
+    } else {
+        (n - 1, 0)
+    };
+    let at = |d: u32, back: u32| (d + n - back % n) % n;
+    let ahead = |d: u32, fwd: u32| (d + fwd) % n;
+    (0..=right)
+        .map(|s| {
+            (0..n)
+                .map(|d| {
+                    let mut held = vec![d];
+                    held.extend((1..=s.min(right)).map(|k| at(d, k)));
+                    held.extend((1..=s.min(left)).map(|k| ahead(d, k)));
+                    held.sort_unstable();
+                    let mut multiplies = vec![at(d, s)];
+                    if s >= 1 && s <= left {
+                        multiplies.push(ahead(d, s));
+                    }
+                    let mut sends = Vec::new();
+                    if s < right {
+                        sends.push((at(d, s), ahead(d, 1)));
+                    }
+                    if s < left {
+                        sends.push((ahead(d, s), at(d, 1)));
+                    }
+                    DeviceStep {
+                        held,
+                        multiplies,
+                        sends,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// One point of the AllGather-vs-message-size curve.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GatherPoint {
@@ -313,6 +373,48 @@ mod tests {
             64
         ))
         .is_err());
+    }
+
+    #[test]
+    fn the_schedule_multiplies_every_block_once_and_sends_what_is_needed_next() {
+        for n in 2..=17u32 {
+            for bidi in [false, true] {
+                let sched = ring_schedule(n, bidi);
+                let p = CollectiveMatmulParams {
+                    network: if bidi {
+                        Network::ici(chip("v5e").unwrap()).unwrap()
+                    } else {
+                        Network::ici(chip("v5e").unwrap()).unwrap().one_way_only()
+                    },
+                    ..CollectiveMatmulParams::new(chip("v5e").unwrap(), n, 64 * n as u64, 64, 64)
+                };
+                let r = collective_matmul(&p).unwrap();
+                assert_eq!(sched.len(), r.steps.len());
+                for (s, row) in sched.iter().enumerate() {
+                    assert_eq!(row.len(), n as usize);
+                    for (d, ds) in row.iter().enumerate() {
+                        assert_eq!(ds.multiplies.len() as u32, r.steps[s].blocks);
+                        // A device multiplies only what it holds.
+                        assert!(ds.multiplies.iter().all(|b| ds.held.contains(b)));
+                        // Whatever it sends, its neighbour multiplies on the next step.
+                        for &(b, to) in &ds.sends {
+                            let next = &sched[s + 1][to as usize];
+                            assert!(next.multiplies.contains(&b), "n={n} s={s} d={d}");
+                        }
+                        assert_eq!(ds.sends.is_empty(), r.steps[s].comms.0 == 0.0);
+                    }
+                }
+                for d in 0..n as usize {
+                    let mut all: Vec<u32> = sched
+                        .iter()
+                        .flat_map(|row| row[d].multiplies.clone())
+                        .collect();
+                    all.sort_unstable();
+                    assert_eq!(all, (0..n).collect::<Vec<_>>(), "n={n} bidi={bidi}");
+                }
+            }
+        }
+        assert!(ring_schedule(1, true).is_empty());
     }
 
     proptest! {

@@ -31,7 +31,7 @@
 
 use crate::dtype::Dtype;
 use crate::hardware::{tensor_core, Chip, VMEM_CAPACITY};
-use crate::tpu::{core_mxu_rate, cores_per_chip, vmem_bandwidth, vpu_rate};
+use crate::tpu::{core_mxu_rate, cores_per_chip, vmem_bandwidth, vpu_rate, Coord, Slice};
 use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
 
 /// Most chunks the step-by-step timeline keeps (a longer stream is summarised).
@@ -305,42 +305,42 @@ pub struct PipelineTime {
 }
 
 impl StagePipeline {
-    /// The book's challenge problem on `chip` for `bytes` of data loaded from the
-    /// hosts over PCIe, spread over `chips` chips by ICI, read from HBM and
-    /// multiplied with `flops` FLOPs, in `items` equal pieces.
+    /// The book's challenge problem (Part 2, worked problem 6): a weight
+    /// matrix `dtype[side, side]` spread evenly over the hosts of `slice` is
+    /// loaded into HBM over every chip's PCIe link at once, gathered over ICI
+    /// onto the chip at `target` (which receives all but its own share through
+    /// its own incoming links), read from that chip's HBM together with the
+    /// activations `bf16[batch, side]`, and multiplied on its MXUs at the bf16
+    /// peak, in `items` equal pieces that may overlap.
     pub fn challenge(
-        chip: &'static Chip,
-        bytes: Bytes,
-        flops: Flops,
-        chips: u64,
+        slice: &Slice,
+        target: Coord,
+        side: u64,
+        dtype: Dtype,
+        batch: u64,
         items: u64,
     ) -> Result<StagePipeline, String> {
-        if items == 0 || chips == 0 {
-            return Err("the number of pieces and of chips must be at least 1".into());
+        if items == 0 || side == 0 || batch == 0 {
+            return Err("the matrix side, the batch and the pieces must be at least 1".into());
         }
-        if !(bytes.0.is_finite() && bytes.0 > 0.0 && flops.0.is_finite() && flops.0 >= 0.0) {
-            return Err("the bytes must be positive and the FLOPs non-negative".into());
-        }
-        let link = |l: crate::hardware::Link, what: &str| {
-            chip.bandwidth(l)
-                .ok_or_else(|| format!("{} has no {what} figure in the book", chip.name))
-        };
-        let pcie = link(crate::hardware::Link::Pcie, "PCIe")?;
-        let ici = link(crate::hardware::Link::Ici, "ICI")?;
+        let chip = slice.chip;
+        let weights = dtype.size_of(side as f64 * side as f64);
+        let activations = Dtype::Bf16.size_of(batch as f64 * side as f64);
+        let flops = Flops(2.0 * batch as f64 * side as f64 * side as f64);
         let peak = chip
             .peak(Dtype::Bf16)
             .ok_or_else(|| format!("{} has no bf16 peak", chip.name))?;
+        let pcie = slice.load_from_hosts(weights).map_err(|e| e.to_string())?;
+        let ici = slice
+            .gather_onto(target, weights)
+            .map_err(|e| e.to_string())?;
         let n = items as f64;
-        let c = chips as f64;
-        // Every chip loads its share over its own PCIe link, passes it on over
-        // ICI, reads it from HBM and multiplies.
-        let share = bytes / (n * c);
         Ok(StagePipeline {
             stages: vec![
-                ("PCIe".into(), share / pcie),
-                ("ICI".into(), share / ici),
-                ("HBM".into(), share / chip.hbm_bw()),
-                ("MXU".into(), flops / (n * c) / peak),
+                ("PCIe".into(), pcie / n),
+                ("ICI".into(), ici / n),
+                ("HBM".into(), (weights + activations) / chip.hbm_bw() / n),
+                ("MXU".into(), flops / n / peak),
             ],
             items,
         })
@@ -437,15 +437,38 @@ mod tests {
     }
 
     #[test]
-    fn the_challenge_pipeline_is_paced_by_pcie() {
+    fn the_book_challenge_is_paced_by_the_ici_gather() {
         let v5e = chip("v5e").unwrap();
-        let p = StagePipeline::challenge(v5e, Bytes(1e9), Flops(1e12), 16, 8).unwrap();
+        let slice = Slice::parse(v5e, "4x4").unwrap();
+        let side = 128 * 1024;
+        let p = StagePipeline::challenge(&slice, [0, 0, 0], side, Dtype::Int8, 8, 1).unwrap();
         let t = p.time().unwrap();
-        assert_eq!(p.stages[t.slowest].0, "PCIe");
-        assert!(t.total < t.serial);
+        assert_eq!(p.stages[t.slowest].0, "ICI");
+        // The book rounds the 2^34-byte array to 16 GB: 63 ms of PCIe, 167 ms
+        // of ICI into two links, 20 ms of HBM and 1.4 ms of FLOPs (the 2 MB of
+        // activations add under a hundredth of a millisecond to the HBM read).
+        let book = 16e9 / 2f64.powi(34);
+        let ms: Vec<f64> = p.stages.iter().map(|(_, s)| s.0 * 1e3).collect();
+        assert!((ms[0] * book - 62.5).abs() < 0.1, "{ms:?}");
         assert!(
-            StagePipeline::challenge(chip("h100").unwrap(), Bytes(1.0), Flops(1.0), 1, 1).is_err()
+            (ms[1] * book - 15.0 / 16.0 * 16e9 / 9e10 * 1e3).abs() < 0.1,
+            "{ms:?}"
         );
+        assert!((ms[1] * book - 167.0).abs() < 0.5, "{ms:?}");
+        assert!((ms[2] * book - 16e9 / 8.2e11 * 1e3).abs() < 0.01, "{ms:?}");
+        assert!((ms[3] - 1.395).abs() < 0.01, "{ms:?}");
+        // In one piece nothing overlaps: the whole is the sum of the stages.
+        let sum: f64 = ms.iter().sum();
+        assert!((t.serial.0 * 1e3 - sum).abs() < 1e-9);
+        assert_eq!(t.total, t.serial);
+        // In more pieces the total falls towards the slowest stage alone.
+        let many = StagePipeline::challenge(&slice, [0, 0, 0], side, Dtype::Int8, 8, 64)
+            .unwrap()
+            .time()
+            .unwrap();
+        assert!(many.total.0 < t.serial.0 && many.total.0 > t.per_item.0);
+        assert!(StagePipeline::challenge(&slice, [0, 0, 0], side, Dtype::Int8, 0, 1).is_err());
+        assert!(StagePipeline::challenge(&slice, [9, 0, 0], side, Dtype::Int8, 8, 1).is_err());
     }
 
     proptest! {

@@ -16,6 +16,7 @@ pub mod inference;
 pub mod overlap;
 pub mod place;
 pub mod roofline;
+pub mod rooflines;
 pub mod serving;
 pub mod size;
 pub mod strong_scaling;

@@ -9,6 +9,7 @@
 pub mod book_links;
 pub mod chip_map;
 pub mod collective;
+pub mod collective_matmul;
 pub mod collective_size;
 pub mod common;
 pub mod exercise;
@@ -33,9 +34,11 @@ pub mod player;
 pub mod predict;
 pub mod profile;
 pub mod roofline;
+pub mod rooflines;
 pub mod serving;
 pub mod serving_engine;
 pub mod sharding;
+pub mod slowest_stage;
 pub mod spec_table;
 pub mod speculative;
 pub mod streaming;
@@ -89,6 +92,9 @@ pub const NAMES: &[&str] = &[
     "chip-map",
     "streaming",
     "strong-scaling",
+    "collective-matmul",
+    "slowest-stage",
+    "rooflines",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -180,6 +186,14 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "streaming" => view! { <streaming::Streaming args=args /> }.into_any(),
         #[cfg(widget = "strong-scaling")]
         "strong-scaling" => view! { <strong_scaling::StrongScaling args=args /> }.into_any(),
+        #[cfg(widget = "collective-matmul")]
+        "collective-matmul" => {
+            view! { <collective_matmul::CollectiveMatmulWidget args=args /> }.into_any()
+        }
+        #[cfg(widget = "slowest-stage")]
+        "slowest-stage" => view! { <slowest_stage::SlowestStageWidget args=args /> }.into_any(),
+        #[cfg(widget = "rooflines")]
+        "rooflines" => view! { <rooflines::Rooflines args=args /> }.into_any(),
         other => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);

@@ -1,0 +1,341 @@
+//! Two rooflines (`data-widget="rooflines"`, Part 1, the book's "Visualizing
+//! rooflines" figure): two algorithms on two memory systems under one chip's
+//! compute peak. The first algorithm's intensity is typed; the second is a
+//! tiled matmul whose intensity comes from its tile sides `bm, bk, bn`
+//! (about `bm·bn/(bm+bn)` in bf16). The second memory is the chip's HBM made
+//! faster by a factor. Rates and verdicts come from
+//! [`ridgeline_core::ops::rooflines`] and [`ridgeline_core::ops::tiled_intensity`].
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::sci;
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::ops::{rooflines, tiled_intensity, RooflinePoint, TiledIntensity};
+use ridgeline_core::units::{BytesPerSec, FlopsPerSec, Intensity};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::rooflines::{draw, RooflinesModel};
+use crate::charts::size::{Frame, Shape, Size};
+use crate::charts::svg;
+use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+
+/// The chart's drawing size (SVG user units) and least height.
+const SHAPE: Shape = Shape::new(760, 460, 420);
+/// Range of the first algorithm's intensity slider.
+pub const I_RANGE: (f64, f64) = (0.5, 5000.0);
+/// Slider positions.
+pub const STEPS: f64 = 200.0;
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RooflinesParams {
+    /// The chip: its bf16 peak and HBM bandwidth.
+    pub chip: &'static Chip,
+    /// The second memory's bandwidth as a multiple of the chip's HBM.
+    pub faster: f64,
+    /// The first algorithm's intensity, FLOPs per byte.
+    pub intensity: f64,
+    /// The second algorithm's tile sides `bm, bk, bn`.
+    pub tile: [u64; 3],
+}
+
+impl Default for RooflinesParams {
+    fn default() -> Self {
+        RooflinesParams {
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            faster: 2.0,
+            intensity: 100.0,
+            tile: [1024, 8192, 1024],
+        }
+    }
+}
+
+/// Everything the widget shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflinesView {
+    /// The bf16 peak.
+    pub peak: FlopsPerSec,
+    /// The two bandwidths.
+    pub bandwidths: [BytesPerSec; 2],
+    /// The tile's intensity, exact and approximate.
+    pub tile: TiledIntensity,
+    /// Every algorithm on every memory (memory-major).
+    pub points: Vec<RooflinePoint>,
+}
+
+impl RooflinesParams {
+    /// Computes the view, or says why it cannot.
+    pub fn run(&self) -> Result<RooflinesView, String> {
+        let peak = self
+            .chip
+            .peak(Dtype::Bf16)
+            .ok_or_else(|| format!("{} has no bf16 peak in the book", self.chip.name))?;
+        let hbm = self.chip.hbm_bw();
+        let bandwidths = [hbm, BytesPerSec(hbm.0 * self.faster)];
+        let [bm, bk, bn] = self.tile;
+        let tile = tiled_intensity(bm, bk, bn, Dtype::Bf16)?;
+        let points = rooflines(peak, &bandwidths, &[Intensity(self.intensity), tile.exact])?;
+        Ok(RooflinesView {
+            peak,
+            bandwidths,
+            tile,
+            points,
+        })
+    }
+
+    /// The chart as inline SVG at `size`.
+    pub fn chart_svg(&self, size: Size) -> String {
+        let Ok(v) = self.run() else {
+            return String::new();
+        };
+        let model = RooflinesModel {
+            peak: v.peak.0,
+            memories: vec![
+                (
+                    format!("HBM, {} B/s", sci(v.bandwidths[0].0, 3)),
+                    v.bandwidths[0].0,
+                ),
+                (
+                    format!("{}× faster, {} B/s", self.faster, sci(v.bandwidths[1].0, 3)),
+                    v.bandwidths[1].0,
+                ),
+            ],
+            algorithms: vec![
+                (
+                    format!("algorithm 1, I = {}", sci(self.intensity, 3)),
+                    self.intensity,
+                ),
+                (
+                    format!("tiled matmul, I = {}", sci(v.tile.exact.0, 3)),
+                    v.tile.exact.0,
+                ),
+            ],
+            points: v.points,
+        };
+        svg(size.width, size.height, |root| draw(root, &model, false)).0
+    }
+}
+
+impl WidgetParams for RooflinesParams {
+    const NAME: &'static str = "rooflines";
+
+    /// Sets one parameter from text, or explains why not.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        let side = |what: &str| parse_count(value, what, 8.0, 65536.0).map(|v| v.round() as u64);
+        match key {
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "faster" => next.faster = parse_count(value, "the speed-up of memory 2", 1.0, 100.0)?,
+            "i" => next.intensity = parse_count(value, "the intensity", I_RANGE.0, I_RANGE.1)?,
+            "bm" => next.tile[0] = side("bm")?,
+            "bk" => next.tile[1] = side("bk")?,
+            "bn" => next.tile[2] = side("bn")?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.run()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let [bm, bk, bn] = self.tile;
+        vec![
+            ("chip".into(), self.chip.id.into()),
+            ("faster".into(), format!("{}", self.faster)),
+            ("i".into(), format!("{}", self.intensity)),
+            ("bm".into(), bm.to_string()),
+            ("bk".into(), bk.to_string()),
+            ("bn".into(), bn.to_string()),
+        ]
+    }
+}
+
+/// The widget.
+#[component]
+pub fn Rooflines(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<RooflinesParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        state.set(key, &value);
+    };
+    let frame = Frame::new(SHAPE);
+    let chart = move || params.with(|p| p.chart_svg(frame.get()));
+    let view_of = Memo::new(move |_| params.with(|p| p.run().ok()));
+    let point = move |algorithm: usize, memory: usize, f: fn(&RooflinePoint) -> String| {
+        view_of.with(|v| {
+            v.as_ref()
+                .and_then(|v| {
+                    v.points
+                        .iter()
+                        .find(|p| p.algorithm == algorithm && p.memory == memory)
+                })
+                .map(f)
+                .unwrap_or_default()
+        })
+    };
+    let cell = move |algorithm: usize, memory: usize| {
+        view! {
+            <td data-algorithm=algorithm data-memory=memory>
+                <span data-rate="">{move || point(algorithm, memory, |p| format!("{} FLOPs/s", sci(p.attained.0, 3)))}</span>
+                " "
+                <strong data-verdict=move || point(algorithm, memory, |p| p.verdict.text().into())>
+                    {move || point(algorithm, memory, |p| p.verdict.text().into())}
+                </strong>
+            </td>
+        }
+    };
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.peak(Dtype::Bf16).is_some())
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
+        .collect_view();
+    let tile_field = move |key: &'static str, label: &'static str, idx: usize| {
+        let get = move || params.with(|p| p.tile[idx].to_string());
+        view! {
+            <label>{label}
+                <input type="text" inputmode="numeric" size="6" aria-label=format!("tile side {key}")
+                    value=get prop:value=get on:input=move |ev| set(key, event_target_value(&ev)) />
+            </label>
+        }
+    };
+    let faster = move || params.with(|p| format!("{}", p.faster));
+    let i_pos = move || value_to_slider(params.with(|p| p.intensity), STEPS, I_RANGE.0, I_RANGE.1);
+    let ridge = move |m: usize| {
+        view_of.with(|v| {
+            v.as_ref()
+                .map(|v| sci(v.peak.0 / v.bandwidths[m].0, 3))
+                .unwrap_or_default()
+        })
+    };
+    let controls = view! {
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Memory 2 is "
+                    <input type="text" inputmode="decimal" size="4" aria-label="memory 2 bandwidth as a multiple of HBM"
+                        value=faster prop:value=faster on:input=move |ev| set("faster", event_target_value(&ev)) />
+                    "× HBM"
+                </label>
+                <span class="tile-fields">"Tiled matmul: "
+                    {tile_field("bm", "bm ", 0)}
+                    {tile_field("bk", "bk ", 1)}
+                    {tile_field("bn", "bn ", 2)}
+                </span>
+            </div>
+            <div class="slider-row">
+                <label for="rooflines-i">"Algorithm 1's intensity"</label>
+                <input id="rooflines-i" type="range" min="0" max=STEPS step="1"
+                    aria-valuetext=move || format!("{} FLOPs per byte", sci(params.with(|p| p.intensity), 3))
+                    value=i_pos prop:value=i_pos
+                    on:input=move |ev| {
+                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                        set("i", sci(slider_to_value(pos, STEPS, I_RANGE.0, I_RANGE.1), 3));
+                    } />
+                <output data-intensity="">{move || format!("I₁ = {}", sci(params.with(|p| p.intensity), 3))}</output>
+            </div>
+    }
+    .into_any();
+    let numbers = view! {
+            <div class="plot" node_ref=frame.node style=frame.style()>
+                <div class="layer" inner_html=chart role="img"
+                    aria-label="two rooflines, two algorithms: attainable FLOPs/s against intensity"></div>
+            </div>
+            <p class="muted">
+                "Tile intensity ≈ bm·bn/(bm+bn) = "
+                <span data-tile-approx="">{move || view_of.with(|v| v.as_ref().map(|v| sci(v.tile.approx.0, 3)).unwrap_or_default())}</span>
+                "; exactly, counting the output written back: "
+                <span data-tile-exact="">{move || view_of.with(|v| v.as_ref().map(|v| sci(v.tile.exact.0, 3)).unwrap_or_default())}</span>
+                " FLOPs per byte. Ridges: "
+                <span data-ridge="0">{move || ridge(0)}</span>" and "<span data-ridge="1">{move || ridge(1)}</span>"."
+            </p>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="each algorithm on each memory">
+                <table class="rooflines-table">
+                    <thead><tr><th scope="col"></th><th scope="col">"HBM"</th><th scope="col">{move || format!("{}× HBM", faster())}</th></tr></thead>
+                    <tbody>
+                        <tr><th scope="row">"algorithm 1"</th>{cell(0, 0)}{cell(0, 1)}</tr>
+                        <tr><th scope="row">"tiled matmul"</th>{cell(1, 0)}{cell(1, 1)}</tr>
+                    </tbody>
+                </table>
+            </div>
+    }
+    .into_any();
+    view! {
+        <figure class="widget rooflines" data-widget="rooflines">
+            {controls}
+            {numbers}
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ridgeline_core::roofline::Verdict;
+
+    fn at(v: &RooflinesView, a: usize, m: usize) -> RooflinePoint {
+        *v.points
+            .iter()
+            .find(|p| p.algorithm == a && p.memory == m)
+            .unwrap()
+    }
+
+    #[test]
+    fn faster_memory_helps_only_the_memory_bound_algorithm() {
+        let p = RooflinesParams::default();
+        let v = p.run().unwrap();
+        // v5e: 1.97e14 FLOPs/s over 8.2e11 B/s, the book's ridge of 240.
+        assert!((v.peak.0 / v.bandwidths[0].0 - 240.2).abs() < 0.1);
+        let (slow, fast) = (at(&v, 0, 0), at(&v, 0, 1));
+        assert_eq!(slow.verdict, Verdict::MemoryBound);
+        assert!((fast.attained.0 / slow.attained.0 - 2.0).abs() < 1e-9);
+        // A 1024 × 1024 tile: about 512 FLOPs per byte, compute-bound either way.
+        assert!((v.tile.approx.0 - 512.0).abs() < 1e-9);
+        assert_eq!(at(&v, 1, 0).verdict, Verdict::ComputeBound);
+        assert_eq!(at(&v, 1, 0).attained, at(&v, 1, 1).attained);
+        let svg = p.chart_svg(SHAPE.design());
+        assert!(svg.starts_with(r#"<svg class="chart-svg""#));
+        assert!(svg.contains("tiled matmul, I = "), "{svg}");
+    }
+
+    #[test]
+    fn a_short_tile_is_only_as_intense_as_its_short_side() {
+        let mut p = RooflinesParams::default();
+        p.apply("bm", "64").unwrap();
+        let v = p.run().unwrap();
+        assert!((v.tile.approx.0 - 64.0 * 1024.0 / 1088.0).abs() < 1e-9);
+        assert_eq!(at(&v, 1, 0).verdict, Verdict::MemoryBound);
+        // Above memory 2's ridge the first algorithm stops gaining from it.
+        p.apply("i", "200").unwrap();
+        let v = p.run().unwrap();
+        assert_eq!(at(&v, 0, 0).verdict, Verdict::MemoryBound);
+        assert_eq!(at(&v, 0, 1).verdict, Verdict::ComputeBound);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = RooflinesParams::default();
+        assert!(p.apply("chip", "nope").is_err());
+        assert!(p.apply("faster", "0.5").is_err());
+        assert!(p.apply("i", "-1").is_err());
+        assert!(p.apply("bm", "0").is_err());
+        assert!(p.apply("bk", "x").is_err());
+        assert!(p.apply("colour", "red").is_err());
+        assert_eq!(p, RooflinesParams::default());
+        p.apply("chip", "h100").unwrap();
+        p.apply("faster", "3").unwrap();
+        p.apply("i", "42").unwrap();
+        p.apply("bn", "256").unwrap();
+        let (q, refused) = RooflinesParams::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p, q);
+    }
+}

@@ -1,0 +1,383 @@
+//! The slowest stage (`data-widget="slowest-stage"`, Part 2, the worked
+//! challenge problem and its `challenge-problem` figure): a weight matrix held
+//! in the hosts' memory is loaded over PCIe into every chip of a slice,
+//! gathered over ICI onto one chip, read from its HBM and multiplied by a small
+//! batch. Each stage's time comes from
+//! [`ridgeline_core::streaming::StagePipeline::challenge`]; the stage that sets
+//! the pace is marked, and the totals compare perfect overlap, overlap in a
+//! number of pieces, and one stage after another.
+
+use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{decimal_bytes, seconds};
+use ridgeline_core::hardware::{chip, Topology, CHIPS};
+use ridgeline_core::roofline::Verdict;
+use ridgeline_core::streaming::{PipelineTime, StagePipeline};
+use ridgeline_core::tpu::Slice;
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::input::{parse_count, short};
+
+/// Weight formats the reader may pick.
+const DTYPES: [(Dtype, &str); 3] = [
+    (Dtype::Int8, "int8"),
+    (Dtype::Bf16, "bf16"),
+    (Dtype::F32, "f32"),
+];
+
+/// The reader's choices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlowestStageParams {
+    /// The slice (its chip, shape, hosts and wraparound).
+    pub slice: Slice,
+    /// Rows and columns of the square weight matrix.
+    pub side: u64,
+    /// The weights' element format.
+    pub dtype: Dtype,
+    /// Rows of the bf16 activations multiplied by the weights.
+    pub batch: u64,
+    /// Pieces the transfer is cut into so that stages overlap.
+    pub pieces: u64,
+}
+
+impl Default for SlowestStageParams {
+    fn default() -> Self {
+        let v5e = chip("v5e").unwrap_or(&CHIPS[0]);
+        SlowestStageParams {
+            slice: Slice::parse(v5e, "4x4").unwrap_or_else(|_| default_slice()),
+            side: 128 * 1024,
+            dtype: Dtype::Int8,
+            batch: 8,
+            pieces: 16,
+        }
+    }
+}
+
+/// A slice of the first TPU in the registry, for the impossible case where
+/// the book's v5e slice cannot be formed.
+fn default_slice() -> Slice {
+    CHIPS
+        .iter()
+        .find_map(|c| Slice::full_pod(c).ok())
+        .expect("the registry holds at least one TPU")
+}
+
+/// The stages with their times and the totals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlowestStage {
+    /// The pipeline (each stage's time per piece).
+    pub pipeline: StagePipeline,
+    /// The slowest stage and the totals.
+    pub time: PipelineTime,
+}
+
+impl SlowestStage {
+    /// A stage's time over the whole array (all pieces).
+    pub fn stage_total(&self, i: usize) -> f64 {
+        self.pipeline
+            .stages
+            .get(i)
+            .map_or(0.0, |(_, t)| t.0 * self.pipeline.items as f64)
+    }
+
+    /// The lower bound with perfect overlap: the slowest stage alone.
+    pub fn bound(&self) -> f64 {
+        self.stage_total(self.time.slowest)
+    }
+
+    /// What bounds the whole: the gather and the load are communication, the
+    /// HBM read memory, the MXU compute.
+    pub fn verdict(&self) -> Verdict {
+        match self
+            .pipeline
+            .stages
+            .get(self.time.slowest)
+            .map(|s| s.0.as_str())
+        {
+            Some("HBM") => Verdict::MemoryBound,
+            Some("MXU") => Verdict::ComputeBound,
+            _ => Verdict::CommunicationBound,
+        }
+    }
+}
+
+impl SlowestStageParams {
+    /// The pipeline and its times.
+    pub fn run(&self) -> Result<SlowestStage, String> {
+        let pipeline = StagePipeline::challenge(
+            &self.slice,
+            [0, 0, 0],
+            self.side,
+            self.dtype,
+            self.batch,
+            self.pieces,
+        )?;
+        let time = pipeline.time()?;
+        Ok(SlowestStage { pipeline, time })
+    }
+
+    /// The weights' size in bytes.
+    pub fn weight_bytes(&self) -> f64 {
+        self.dtype.size_of(self.side as f64 * self.side as f64).0
+    }
+
+    /// The slice shape as the reader types it (`4x4`).
+    pub fn shape_text(&self) -> String {
+        let dims = usize::from(self.slice.dims).clamp(1, 3);
+        self.slice.shape[..dims]
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join("x")
+    }
+}
+
+impl WidgetParams for SlowestStageParams {
+    const NAME: &'static str = "slowest-stage";
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["slice"]];
+
+    /// Sets one parameter from text, or explains why not.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "chip" => {
+                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                if !matches!(c.topology, Topology::Torus { .. }) {
+                    return Err(format!("{} is not a TPU", c.name));
+                }
+                // Keep the shape if the new chip can form it, else take its smallest 2D slice.
+                next.slice = Slice::parse(c, &self.shape_text())
+                    .or_else(|_| Slice::parse(c, "2x2"))
+                    .map_err(|e| e.to_string())?;
+            }
+            "slice" => next.slice = Slice::parse(self.slice.chip, value)?,
+            "side" => {
+                next.side =
+                    parse_count(value, "the matrix side", 128.0, 1_048_576.0)?.round() as u64
+            }
+            "dtype" => {
+                next.dtype = DTYPES
+                    .iter()
+                    .find(|(_, name)| *name == value)
+                    .map(|(d, _)| *d)
+                    .ok_or_else(|| format!("format “{}” is not int8, bf16 or f32", short(value)))?
+            }
+            "batch" => next.batch = parse_count(value, "the batch", 1.0, 65536.0)?.round() as u64,
+            "pieces" => {
+                next.pieces =
+                    parse_count(value, "the number of pieces", 1.0, 4096.0)?.round() as u64
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.run()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let dtype = DTYPES
+            .iter()
+            .find(|(d, _)| *d == self.dtype)
+            .map_or("int8", |(_, n)| n);
+        vec![
+            ("chip".into(), self.slice.chip.id.into()),
+            ("slice".into(), self.shape_text()),
+            ("side".into(), self.side.to_string()),
+            ("dtype".into(), dtype.into()),
+            ("batch".into(), self.batch.to_string()),
+            ("pieces".into(), self.pieces.to_string()),
+        ]
+    }
+}
+
+/// What each stage does, for the reader.
+fn stage_note(name: &str) -> &'static str {
+    match name {
+        "PCIe" => "every chip loads its share from its host",
+        "ICI" => "chip (0, 0) receives every other share",
+        "HBM" => "chip (0, 0) reads the whole matrix",
+        _ => "chip (0, 0) multiplies at its bf16 peak",
+    }
+}
+
+/// The widget.
+#[component]
+pub fn SlowestStageWidget(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<SlowestStageParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        state.set(key, &value);
+    };
+    let result = Memo::new(move |_| {
+        params
+            .with(|p| p.run())
+            .or_else(|_| SlowestStageParams::default().run())
+            .ok()
+    });
+    let at = move |f: &dyn Fn(&SlowestStage) -> String| {
+        result.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
+    let stages = move || {
+        result.with(|r| {
+            let Some(r) = r.as_ref() else {
+                return ().into_any();
+            };
+            let longest = r.bound().max(f64::MIN_POSITIVE);
+            r.pipeline
+                .stages
+                .iter()
+                .enumerate()
+                .map(|(i, (name, _))| {
+                    let t = r.stage_total(i);
+                    let slowest = i == r.time.slowest;
+                    let style = format!("width: {:.1}%", (100.0 * t / longest).clamp(0.5, 100.0));
+                    view! {
+                        <li class="stage" class:bottleneck=slowest data-stage=name.clone()
+                            data-slowest=if slowest { "yes" } else { "no" }>
+                            <span class="stage-name">{name.clone()}{if slowest { " (sets the pace)" } else { "" }}</span>
+                            <span class="stage-note">{stage_note(name)}</span>
+                            <span class="stage-bar"><span class="bar" style=style></span></span>
+                            <span class="stage-time" data-time="">{seconds(t)}</span>
+                        </li>
+                    }
+                })
+                .collect_view()
+                .into_any()
+        })
+    };
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| matches!(c.topology, Topology::Torus { .. }))
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.slice.chip.id)))
+        .collect_view();
+    let dtype_text = move || {
+        let chosen = params.with(|p| p.dtype);
+        DTYPES
+            .iter()
+            .find(|(x, _)| *x == chosen)
+            .map_or("int8", |(_, n)| n)
+    };
+    let dtype_options = DTYPES
+        .iter()
+        .map(|(_, name)| option(*name, *name, move || dtype_text().to_string()))
+        .collect_view();
+    let text =
+        move |key: &'static str, label: &'static str, get: fn(&SlowestStageParams) -> String| {
+            view! {
+                <label>{label}
+                    <input type="text" inputmode="numeric" size="7" aria-label=label
+                        value=move || params.with(get) prop:value=move || params.with(get)
+                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                </label>
+            }
+        };
+    let pieces = move || params.with(|p| p.pieces.to_string());
+    let controls = view! {
+            <div class="controls">
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.slice.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                {text("slice", "Slice ", |p| p.shape_text())}
+                {text("side", "Matrix side ", |p| p.side.to_string())}
+                <label>"Weights "
+                    <select prop:value=dtype_text on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
+                </label>
+                {text("batch", "Batch ", |p| p.batch.to_string())}
+            </div>
+            <div class="slider-row">
+                <label for="slowest-stage-pieces">"Pieces streamed"</label>
+                <input id="slowest-stage-pieces" type="range" min="1" max="64" step="1"
+                    value=pieces prop:value=pieces
+                    on:input=move |ev| set("pieces", event_target_value(&ev)) />
+                <output data-pieces="">{pieces}</output>
+            </div>
+    }
+    .into_any();
+    let numbers = view! {
+            <p class="muted">{move || params.with(|p| format!(
+                "{} weights of {} on {} over {}, multiplied by bf16[{}, {}] on chip (0, 0).",
+                dtype_text(), decimal_bytes(p.weight_bytes()), p.slice.hosts_text(), p.slice.chips_text(), p.batch, p.side
+            ))}</p>
+            <ol class="stages" aria-label="the four stages, each over the whole matrix">{stages}</ol>
+            <dl class="times">
+                <div><dt>"the whole is"</dt><dd data-verdict="">{move || at(&|r| r.verdict().text().into())}</dd></div>
+                <div><dt>"slowest stage"</dt><dd data-slowest-stage="">{move || at(&|r| r.pipeline.stages.get(r.time.slowest).map(|s| s.0.clone()).unwrap_or_default())}</dd></div>
+                <div><dt>"perfect overlap (at least)"</dt><dd data-bound="">{move || at(&|r| seconds(r.bound()))}</dd></div>
+                <div><dt>"overlapped in these pieces"</dt><dd data-total="">{move || at(&|r| seconds(r.time.total.0))}</dd></div>
+                <div><dt>"one stage after another"</dt><dd data-serial="">{move || at(&|r| seconds(r.time.serial.0))}</dd></div>
+            </dl>
+    }
+    .into_any();
+    view! {
+        <figure class="widget slowest-stage" data-widget="slowest-stage">
+            {controls}
+            {numbers}
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn the_book_problem_is_paced_by_the_gather_onto_one_chip() {
+        let p = SlowestStageParams::default();
+        let r = p.run().unwrap();
+        assert_eq!(r.pipeline.stages[r.time.slowest].0, "ICI");
+        assert_eq!(r.verdict(), Verdict::CommunicationBound);
+        // The book's 167 ms is for an array rounded to 16 GB; ours is 2^34 bytes.
+        let scaled = r.bound() * 16e9 / 2f64.powi(34);
+        assert!((scaled * 1e3 - 167.0).abs() < 0.5, "{scaled}");
+        assert_eq!(seconds(r.bound()), seconds(r.stage_total(1)));
+        assert_eq!(seconds(r.bound()), "179 ms");
+        assert!(r.time.total.0 > r.bound() && r.time.total.0 < r.time.serial.0);
+        // A 16×16 slice wraps round: chip (0, 0) receives 255/256 of the
+        // matrix over four links instead of 15/16 over two.
+        let mut q = p;
+        q.apply("slice", "16x16").unwrap();
+        let wide = q.run().unwrap();
+        let ratio = (255.0 / 256.0 / 4.0) / (15.0 / 16.0 / 2.0);
+        assert!((wide.stage_total(1) / r.stage_total(1) - ratio).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_large_batch_turns_the_mxu_into_the_slowest_stage() {
+        let (mut p, refused) = SlowestStageParams::from_pairs(&pairs(&[("batch", "8192")]));
+        assert!(refused.is_empty(), "{refused:?}");
+        let r = p.run().unwrap();
+        assert_eq!(r.pipeline.stages[r.time.slowest].0, "MXU");
+        assert_eq!(r.verdict(), Verdict::ComputeBound);
+        assert_eq!(seconds(r.bound()), "1.43 s");
+        p.apply("pieces", "1").unwrap();
+        let one = p.run().unwrap();
+        assert_eq!(one.time.total, one.time.serial);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = SlowestStageParams::default();
+        assert!(p.apply("chip", "h100").is_err());
+        assert!(p.apply("slice", "4x4x4").is_err());
+        assert!(p.apply("slice", "banana").is_err());
+        assert!(p.apply("side", "0").is_err());
+        assert!(p.apply("dtype", "fp4").is_err());
+        assert!(p.apply("pieces", "0").is_err());
+        assert!(p.apply("colour", "red").is_err());
+        assert_eq!(p, SlowestStageParams::default());
+        p.apply("chip", "v5p").unwrap();
+        p.apply("slice", "4x4x4").unwrap();
+        p.apply("dtype", "bf16").unwrap();
+        p.apply("pieces", "32").unwrap();
+        let (q, refused) = SlowestStageParams::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p, q);
+    }
+}
