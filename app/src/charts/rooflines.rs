@@ -11,7 +11,7 @@ use ridgeline_core::ops::RooflinePoint;
 use ridgeline_core::roofline::Verdict;
 
 use super::palette;
-use super::style::{draw_legend_below, legend_below_height, Entry, Styled};
+use super::style::{draw_legend_below, legend_below_height, Entry, Mark, Styled};
 
 /// What the chart draws: the peak, the bandwidths, the algorithms and the
 /// points from [`ridgeline_core::ops::rooflines`].
@@ -97,11 +97,8 @@ pub fn draw<DB: DrawingBackend>(
         } else {
             chart.draw_series(DashedLineSeries::new(line, 8, 5, colour.stroke_width(3)))?;
         }
-        legend.push(Entry {
-            label: label.clone(),
-            colour,
-            dashed: i > 0,
-        });
+        let mark = if i == 0 { Mark::Line(3) } else { Mark::Dashed };
+        legend.push(Entry::new(label.clone(), colour, mark));
     }
     // Each algorithm: a thin vertical guide at its intensity.
     for (j, (label, x)) in model.algorithms.iter().enumerate() {
@@ -110,11 +107,7 @@ pub fn draw<DB: DrawingBackend>(
             vec![(*x, y0), (*x, y1)],
             colour.stroke_width(2),
         ))?;
-        legend.push(Entry {
-            label: label.clone(),
-            colour,
-            dashed: false,
-        });
+        legend.push(Entry::new(label.clone(), colour, Mark::Line(2)));
     }
     // Each pairing where it lands, filled when compute-bound.
     for p in &model.points {
