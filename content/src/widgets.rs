@@ -153,6 +153,16 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "an NVLink node's GPUs, NVSwitches and links, with per-GPU, node, bisection and scale-out bandwidths",
     },
     WidgetSpec {
+        name: "gpu-anatomy",
+        args: &["gpu", "tpu", "part", "taken", "mod", "then", "else"],
+        doc: "a GPU generation's SMs, subpartitions, SMEM, L2 and HBM, each part's count, capacity and rate beside its TPU counterpart, the peak rebuilt from the parts, and a warp stepping through a divergent branch",
+    },
+    WidgetSpec {
+        name: "gpu-parallelism",
+        args: &["gpu", "model", "batch", "stages", "microbatches", "dp", "link"],
+        doc: "a GPipe schedule on a registry GPU and model: the bubble, activation transfers between stages and each stage's exposed gradient AllReduce, timed",
+    },
+    WidgetSpec {
         name: "profile",
         args: &["model", "chip", "slice", "scheme", "tp", "batch", "overlap", "layers"],
         doc: "a synthetic trace of one training step: TensorCore and ICI lanes, overlap, budget, top ops, find the bottleneck",

@@ -16,7 +16,9 @@ pub mod exercise;
 pub mod flash_attention;
 pub mod flops_counter;
 pub mod gpu;
+pub mod gpu_anatomy;
 pub mod gpu_collectives;
+pub mod gpu_parallelism;
 pub mod inference_roofline;
 pub mod jax_code;
 pub mod kv_cache;
@@ -73,6 +75,8 @@ pub const NAMES: &[&str] = &[
     "gpu",
     "gpu-collectives",
     "nvlink-node",
+    "gpu-anatomy",
+    "gpu-parallelism",
     "transformer",
     "training-roofline",
     "training-planner",
@@ -152,6 +156,10 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "gpu-collectives" => view! { <gpu_collectives::GpuCollectives args=args /> }.into_any(),
         #[cfg(widget = "nvlink-node")]
         "nvlink-node" => view! { <nvlink_node::NvlinkNodeView args=args /> }.into_any(),
+        #[cfg(widget = "gpu-anatomy")]
+        "gpu-anatomy" => view! { <gpu_anatomy::GpuAnatomy args=args /> }.into_any(),
+        #[cfg(widget = "gpu-parallelism")]
+        "gpu-parallelism" => view! { <gpu_parallelism::GpuParallelism args=args /> }.into_any(),
         #[cfg(widget = "profile")]
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         #[cfg(widget = "serving-engine")]

@@ -45,6 +45,7 @@ pub mod memory;
 pub mod network;
 pub mod node;
 pub mod parallelism;
+pub mod pipelining;
 pub mod rooflines;
 pub mod simt;
 pub mod specs;

@@ -60,6 +60,26 @@ pub struct RooflineParams {
     pub microbatches: u32,
 }
 
+/// The bf16 GPU system and the model a Part 12 view is asked for; the message names the bad one.
+pub fn system_and_model(
+    gpu: &str,
+    model_id: &str,
+) -> Result<(GpuSystem, &'static ModelPreset), String> {
+    let system = GpuSystem::from_id(gpu, Dtype::Bf16).map_err(|e| format!("gpu: {e}"))?;
+    let model = model(model_id)
+        .ok_or_else(|| format!("model: no model called \u{201c}{}\u{201d}", model_id.trim()))?;
+    Ok((system, model))
+}
+
+/// Checks a global batch: 1 to `1e12` tokens.
+pub fn check_batch(tokens: f64) -> Result<(), String> {
+    if tokens.is_finite() && (1.0..=1e12).contains(&tokens) {
+        Ok(())
+    } else {
+        Err(format!("batch: must be 1 to 1e12 tokens (got {tokens})"))
+    }
+}
+
 impl RooflineParams {
     /// Builds and checks parameters; the message names the bad field.
     #[allow(clippy::too_many_arguments)]
@@ -73,9 +93,7 @@ impl RooflineParams {
         pp: u32,
         microbatches: u32,
     ) -> Result<RooflineParams, String> {
-        let system = GpuSystem::from_id(gpu, Dtype::Bf16).map_err(|e| format!("gpu: {e}"))?;
-        let model = model(model_id)
-            .ok_or_else(|| format!("model: no model called \u{201c}{}\u{201d}", model_id.trim()))?;
+        let (system, model) = system_and_model(gpu, model_id)?;
         let p = RooflineParams {
             system,
             model,
@@ -92,13 +110,7 @@ impl RooflineParams {
 
     /// Checks every field.
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.batch_tokens.is_finite() && self.batch_tokens >= 1.0 && self.batch_tokens <= 1e12)
-        {
-            return Err(format!(
-                "batch: must be 1 to 1e12 tokens (got {})",
-                self.batch_tokens
-            ));
-        }
+        check_batch(self.batch_tokens)?;
         for (name, v) in [
             ("dp", self.dp),
             ("tp", self.tp),

@@ -1,0 +1,398 @@
+//! Pipeline parallelism on GPUs (`data-widget="gpu-parallelism"`, Part 12,
+//! "Pipeline Parallelism"): a GPipe step drawn stage by stage on a registry GPU
+//! and model, with each microbatch's activations sent between stages (red) and
+//! each stage's data-parallel gradient AllReduce (`G`), which can only start
+//! once the last microbatch has left that stage. The bubble, the hop, the
+//! reduction and the step are timed by [`ridgeline_core::gpu::pipelining`].
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::gpu::pipelining::{
+    link_name, parse_link, pipelining, Pipelining, PipeliningParams,
+};
+use ridgeline_core::gpu::rooflines::{Block, Work};
+use ridgeline_core::gpu::Scope;
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+
+use super::common::{option, WidgetParams, WidgetState};
+use super::gpu::{find_gpu, gpu_ids};
+use super::pipeline::scale;
+use crate::input::{parse_count, short};
+
+/// Most stages the widget draws (one row each).
+pub const MAX_STAGES: u32 = 16;
+/// Most microbatches the widget draws.
+pub const MAX_MICROBATCHES: u32 = 32;
+/// Height of one stage's row, in CSS pixels.
+const ROW: f64 = 30.0;
+/// Room on the left for the stage labels (the width [`scale`] leaves for them).
+const LABEL_W: f64 = 64.0;
+/// Narrowest box that carries its microbatch's number.
+const LABELLED_W: f64 = 16.0;
+
+/// The reader's choices; always a schedule core can time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParallelismChoice {
+    /// GPU id.
+    pub gpu: &'static str,
+    /// The model.
+    pub model: &'static ModelPreset,
+    /// Global batch in tokens.
+    pub batch: f64,
+    /// Pipeline stages.
+    pub stages: u32,
+    /// GPUs per stage.
+    pub tp: u32,
+    /// Microbatches.
+    pub microbatches: u32,
+    /// Data-parallel replicas.
+    pub dp: u32,
+    /// The link between stages.
+    pub link: Scope,
+}
+
+impl Default for ParallelismChoice {
+    fn default() -> Self {
+        ParallelismChoice {
+            gpu: "h100",
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            batch: 1e6,
+            stages: 4,
+            tp: 8,
+            microbatches: 4,
+            dp: 8,
+            link: Scope::Network,
+        }
+    }
+}
+
+impl ParallelismChoice {
+    /// The core's parameters.
+    pub fn core(&self) -> Result<PipeliningParams, String> {
+        PipeliningParams::parse(
+            self.gpu,
+            self.model.id,
+            self.batch,
+            self.stages,
+            self.tp,
+            self.microbatches,
+            self.dp,
+            link_name(self.link),
+        )
+    }
+
+    /// The timed step.
+    pub fn compute(&self) -> Result<Pipelining, String> {
+        pipelining(&self.core()?)
+    }
+}
+
+impl WidgetParams for ParallelismChoice {
+    const NAME: &'static str = "gpu-parallelism";
+    const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["model"]];
+
+    /// Sets one parameter from text, or explains why not (nothing changes then).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        let count =
+            |what: &str, max: f64| parse_count(value, what, 1.0, max).map(|v| v.round() as u32);
+        match key {
+            "gpu" => next.gpu = find_gpu(value)?,
+            "model" => {
+                next.model = model(value)
+                    .ok_or_else(|| format!("model: unknown model “{}”", short(value)))?
+            }
+            "batch" => next.batch = parse_count(value, "batch", 1.0, 1e12)?,
+            "stages" => next.stages = count("stages", f64::from(MAX_STAGES))?,
+            "tp" => next.tp = count("tp", 1e4)?,
+            "microbatches" => {
+                next.microbatches = count("microbatches", f64::from(MAX_MICROBATCHES))?
+            }
+            "dp" => next.dp = count("dp", 65_536.0)?,
+            "link" => next.link = parse_link(value)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        // A GPU with smaller nodes (or none) caps the GPUs per stage: shrink to fit.
+        if key == "gpu" {
+            let per_node = ridgeline_core::gpu::GpuSystem::from_id(
+                next.gpu,
+                ridgeline_core::dtype::Dtype::Bf16,
+            )
+            .map_err(|e| format!("gpu: {e}"))?
+            .gpus_per_node;
+            next.tp = next.tp.min(per_node);
+        }
+        next.compute()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("gpu".into(), self.gpu.into()),
+            ("model".into(), self.model.id.into()),
+            ("batch".into(), self.batch.to_string()),
+            ("stages".into(), self.stages.to_string()),
+            ("tp".into(), self.tp.to_string()),
+            ("microbatches".into(), self.microbatches.to_string()),
+            ("dp".into(), self.dp.to_string()),
+            ("link".into(), link_name(self.link).into()),
+        ]
+    }
+}
+
+/// The activations a block waits for: `(start, end)` of the send into it, if any.
+pub fn transfer_into(r: &Pipelining, b: &Block) -> Option<(f64, f64)> {
+    let from = match b.work {
+        Work::Forward => b.stage.checked_sub(1)?,
+        Work::Backward => b.stage + 1,
+    };
+    let prev = r
+        .timed
+        .blocks
+        .iter()
+        .find(|p| p.stage == from && p.microbatch == b.microbatch && p.work == b.work)?;
+    (r.transfer_units > 0.0).then_some((prev.end, prev.end + r.transfer_units))
+}
+
+fn percent(x: f64) -> String {
+    format!("{}%", sci(100.0 * x, 3))
+}
+
+/// The widget.
+#[component]
+pub fn GpuParallelism(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<ParallelismChoice>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        if !state.set(key, &value) {
+            state.refresh();
+        }
+    };
+    let result = Memo::new(move |_| params.with(|p| p.compute().ok()));
+    let gpu_options = gpu_ids()
+        .into_iter()
+        .map(|(id, name)| option(id, name, move || params.with(|p| p.gpu)))
+        .collect_view();
+    let model_options = MODELS
+        .iter()
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
+        .collect_view();
+    let link_options = [Scope::Network, Scope::Node]
+        .map(|s| {
+            let label = match s {
+                Scope::Node => "NVLink (stages in one node)",
+                Scope::Network => "scale-out network (stages on different nodes)",
+            };
+            option(link_name(s), label, move || {
+                params.with(|p| link_name(p.link))
+            })
+        })
+        .collect_view();
+
+    let drawing = move || {
+        let stages = params.with(|p| p.stages);
+        result.with(|r| {
+            r.as_ref().map(|r| {
+                let step = r.step_units;
+                let px = scale(step);
+                let width = LABEL_W + step * px + 4.0;
+                let height = f64::from(stages) * ROW + 22.0;
+                let x_of = |t: f64| LABEL_W + t * px;
+                let y_of = |s: u32| f64::from(s) * ROW + 2.0;
+                let rows = (0..stages)
+                    .map(|s| view! { <text class="stage" x="2" y=y_of(s) + ROW / 2.0 dominant-baseline="middle">{format!("stage {s}")}</text> })
+                    .collect_view();
+                let sends = r
+                    .timed
+                    .blocks
+                    .iter()
+                    .filter_map(|b| transfer_into(r, b).map(|t| (b.stage, t)))
+                    .map(|(s, (a, e))| {
+                        view! { <rect class="send" x=x_of(a) y=y_of(s) + ROW - 9.0 width=((e - a) * px).max(1.0) height="5"></rect> }
+                    })
+                    .collect_view();
+                let blocks = r
+                    .timed
+                    .blocks
+                    .iter()
+                    .map(|b| {
+                        let w = ((b.end - b.start) * px - 1.0).max(1.0);
+                        let (class, letter) = match b.work {
+                            Work::Forward => ("slot fwd", "F"),
+                            Work::Backward => ("slot bwd", "B"),
+                        };
+                        let label = (w >= LABELLED_W).then(|| view! {
+                            <text x=x_of(b.start) + w / 2.0 y=y_of(b.stage) + ROW / 2.0 - 2.0 text-anchor="middle" dominant-baseline="middle">{format!("{letter}{}", b.microbatch)}</text>
+                        });
+                        view! { <g class=class><rect x=x_of(b.start) y=y_of(b.stage) width=w height=ROW - 10.0 rx="2"></rect>{label}</g> }
+                    })
+                    .collect_view();
+                let reductions = r
+                    .reductions
+                    .iter()
+                    .filter(|g| g.end > g.start)
+                    .map(|g| {
+                        let w = ((g.end - g.start) * px - 1.0).max(1.0);
+                        let label = (w >= LABELLED_W).then(|| view! {
+                            <text x=x_of(g.start) + w / 2.0 y=y_of(g.stage) + ROW / 2.0 - 2.0 text-anchor="middle" dominant-baseline="middle">"G"</text>
+                        });
+                        view! { <g class="slot reduce"><rect x=x_of(g.start) y=y_of(g.stage) width=w height=ROW - 10.0 rx="2"></rect>{label}</g> }
+                    })
+                    .collect_view();
+                let end_y = f64::from(stages) * ROW + 16.0;
+                view! {
+                    <svg class="pipeline-timeline gpu-pipeline" width=width height=height viewBox=format!("0 0 {width} {height}")
+                        role="img" aria-label=format!("GPipe step of {} stages: {} forward-pass units, {} idle", stages, sci(step, 3), percent(r.idle))>
+                        {rows}{blocks}{reductions}{sends}
+                        <text class="axis" x=LABEL_W y=end_y>"0"</text>
+                        <text class="axis" x=width - 4.0 y=end_y text-anchor="end">{format!("{} units = {}", sci(step, 3), seconds(r.step.0))}</text>
+                    </svg>
+                }
+            })
+        })
+    };
+    let stat = move |f: fn(&Pipelining) -> String| {
+        move || result.with(|r| r.as_ref().map(f).unwrap_or_default())
+    };
+    let number = move |key: &'static str,
+                       aria: &'static str,
+                       get: fn(&ParallelismChoice) -> String| {
+        view! {
+            <input type="text" inputmode="numeric" size="7" class=format!("in-{key}") aria-label=aria
+                value=move || params.with(get) prop:value=move || params.with(get)
+                on:change=move |ev| set(key, event_target_value(&ev)) />
+        }
+    };
+    let range = move |key: &'static str, max: u32, get: fn(&ParallelismChoice) -> u32| {
+        view! {
+            <input type="range" min="1" max=max.to_string() step="1" class=format!("in-{key}")
+                value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
+                on:input=move |ev| set(key, event_target_value(&ev)) />
+            <output>{move || params.with(get).to_string()}</output>
+        }
+    };
+
+    view! {
+        <figure class="widget gpu-parallelism" data-widget="gpu-parallelism">
+            <div class="controls">
+                <label>"GPU "<select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_options}</select></label>
+                <label>"Model "<select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select></label>
+                <label>"Batch (tokens) "{number("batch", "global batch in tokens", |p| grouped(p.batch))}</label>
+                <label>"Data-parallel replicas "{number("dp", "data-parallel replicas", |p| p.dp.to_string())}</label>
+                <label>"Stages "{range("stages", MAX_STAGES, |p| p.stages)}</label>
+                <label>"Microbatches "{range("microbatches", MAX_MICROBATCHES, |p| p.microbatches)}</label>
+                <label>"GPUs per stage "{number("tp", "GPUs per stage", |p| p.tp.to_string())}</label>
+                <label>"Stages talk over "<select prop:value=move || params.with(|p| link_name(p.link)) on:change=move |ev| set("link", event_target_value(&ev))>{link_options}</select></label>
+            </div>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <div class="table-scroll" tabindex="0">{drawing}</div>
+            <p class="legend"><span class="key fwd"></span>" F: forward (1 unit) "<span class="key bwd"></span>" B: backward (2 units) "<span class="key send"></span>" activations sent to the next stage "<span class="key reduce"></span>" G: the stage's gradient AllReduce"</p>
+            <dl class="times gpu-pipeline-results">
+                <div><dt>"one unit: a stage's forward pass of one microbatch"</dt><dd data-forward=stat(|r| r.forward.0.to_string())>{stat(|r| seconds(r.forward.0))}</dd></div>
+                <div><dt>"one hop of activations"</dt><dd data-hop=stat(|r| r.hop.0.to_string())>{stat(|r| format!("{} at {} ({} of a unit)", seconds(r.hop.0), si(r.w_hop.0, "B/s", 3), percent(r.transfer_units)))}</dd></div>
+                <div><dt>"each stage's gradient AllReduce"</dt><dd data-reduce=stat(|r| r.reduce.0.to_string())>{stat(|r| if r.reduce.0 > 0.0 { format!("{} ({} units), {} per GPU", seconds(r.reduce.0), sci(r.reduce_units, 3), si(r.reduce_bytes.0, "B", 3)) } else { "none: one replica".into() })}</dd></div>
+                <div><dt>"bubble, (S − 1)/(M + S − 1)"</dt><dd data-bubble=stat(|r| r.bubble_formula.to_string())>{stat(|r| percent(r.bubble_formula))}</dd></div>
+                <div><dt>"with the sends timed"</dt><dd data-bubble-timed="">{stat(|r| percent(r.timed.bubble))}</dd></div>
+                <div><dt>"idle, counting the exposed reductions"</dt><dd data-idle=stat(|r| r.idle.to_string())>{stat(|r| percent(r.idle))}</dd></div>
+                <div><dt>"step"</dt><dd data-step=stat(|r| r.step.0.to_string())>{stat(|r| format!("{} ({} units)", seconds(r.step.0), sci(r.step_units, 3)))}</dd></div>
+                <div><dt>"the book's pipeline traffic per step"</dt><dd>{stat(|r| format!("{} in all, about {} per layer", seconds(r.total_comms.0), seconds(r.per_layer.0)))}</dd></div>
+            </dl>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn the_books_two_by_two_figure() {
+        let (p, refused) = ParallelismChoice::from_pairs(&pairs(&[
+            ("stages", "2"),
+            ("microbatches", "2"),
+            ("dp", "1"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        let r = p.compute().unwrap();
+        // Each stage idles a third of the step; there is nothing to reduce.
+        assert_eq!(percent(r.bubble_formula), "33.3%");
+        assert_eq!(percent(3.0 / 7.0), "42.9%");
+        assert_eq!(percent(3.0 / 35.0), "8.57%");
+        assert!((r.ideal.makespan - 9.0).abs() < 1e-12);
+        assert_eq!(r.reduce.0, 0.0);
+        // Every forward after the first stage and every backward before the last waits for a send.
+        let sends = r
+            .timed
+            .blocks
+            .iter()
+            .filter(|b| transfer_into(&r, b).is_some())
+            .count();
+        // Two microbatches each send forward once and back once.
+        assert_eq!(sends, 4);
+    }
+
+    #[test]
+    fn the_reduction_is_exposed_and_counts_against_the_step() {
+        let p = ParallelismChoice::default();
+        let r = p.compute().unwrap();
+        // LLaMA-3 70B over 4 stages of 8 H100s: each GPU reduces 2 · 70.6e9 / 32 bf16
+        // bytes · 2 · 7/8 at 50 GB/s; the step ends with stage 0's reduction.
+        assert!(r.reduce_units > 1.0, "{}", r.reduce_units);
+        assert!(r.idle > r.timed.bubble);
+        assert!((r.step_units - r.reductions[0].end).abs() < 1e-12);
+        // Pipelining itself is cheap: a hop is well under a percent of a unit.
+        assert!(r.transfer_units < 0.01);
+        // Over NVLink the hop is faster than over the scale-out network.
+        let mut nv = p;
+        nv.apply("link", "nvlink").unwrap();
+        assert!(nv.compute().unwrap().hop.0 < r.hop.0);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = ParallelismChoice::default();
+        let before = p;
+        for (k, v) in [
+            ("gpu", "v5p"),
+            ("model", "gpt9"),
+            ("batch", "0"),
+            ("stages", "17"),
+            ("microbatches", "0"),
+            ("tp", "9"),
+            ("dp", "x"),
+            ("link", "pcie"),
+            ("colour", "red"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+            assert_eq!(p, before, "{k}={v}");
+        }
+        p.apply("gpu", "b200").unwrap();
+        p.apply("model", "llama3-8b").unwrap();
+        p.apply("stages", "8").unwrap();
+        p.apply("batch", "2e6").unwrap();
+        let (q, refused) = ParallelismChoice::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p, q);
+    }
+
+    #[test]
+    fn the_static_page_draws_every_block() {
+        let owner = Owner::new();
+        let html = owner.with(|| view! { <GpuParallelism args=pairs(&[]) /> }.to_html());
+        // 4 stages × 4 microbatches × (F + B), plus 4 reductions.
+        assert_eq!(
+            html.matches("<rect").count() - html.matches("class=\"send\"").count(),
+            2 * 4 * 4 + 4,
+            "{html}"
+        );
+        assert!(html.contains("stage 3"), "{html}");
+        assert!(html.contains(">G<"), "{html}");
+    }
+}

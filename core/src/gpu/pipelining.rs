@@ -1,0 +1,380 @@
+//! Pipeline parallelism on a GPU cluster, timed (Part 12, "Pipeline
+//! Parallelism"): the GPipe schedule of [`super::rooflines::pipeline_schedule`]
+//! with the activations sent between stages and each stage's data-parallel
+//! gradient AllReduce priced on a registry GPU, for a registry model.
+//!
+//! The book's two figures are both here. In the first (`pipeline-bubble.png`)
+//! each stage's gradient reduction (`G`) can only start once the last
+//! microbatch's backward pass has left that stage, so it is not hidden behind
+//! any work. In the second (`pipeline-transfer.png`) every hop of a microbatch
+//! between stages waits for its activations, which shifts the later stages and
+//! widens the bubble.
+//!
+//! A stage is `Y` GPUs (tensor-parallel inside one node, the book's usual
+//! layout). One time unit is one stage's forward pass of one microbatch:
+//! `T_F = (2 · N_active · B / (X · N_MB)) / (N_stages · Y · C)`. A hop sends one
+//! microbatch's bf16 activations over the stage's `Y` links,
+//! `T_hop = 2 · B D / (X · W · N_MB)` with `W = Y · W_link` (the book's per-hop
+//! cost; a whole node sends at `W_node`), where a GPU's link is NVLink (`W_gpu`)
+//! or its share of the node's scale-out egress (`W_node / D_node`). The
+//! reduction moves each GPU's `1/Y` of a stage's bf16 gradients,
+//! `2 · (2 · N / (N_stages · Y)) · (X − 1)/X` bytes, at its share of `W_node`.
+//!
+//! ```
+//! use ridgeline_core::gpu::pipelining::{pipelining, PipeliningParams};
+//!
+//! // The book's figure: 2 stages, 2 microbatches, no transfers, no reduction.
+//! let p = PipeliningParams::parse("h100", "llama3-70b", 4e6, 2, 8, 2, 1, "network").unwrap();
+//! let r = pipelining(&p).unwrap();
+//! assert!((r.ideal.bubble - 1.0 / 3.0).abs() < 1e-9);
+//! // Pipelining is cheap in bandwidth: a hop costs a few percent of a forward pass.
+//! assert!(r.transfer_units > 0.0 && r.transfer_units < 0.05);
+//! ```
+
+use super::collectives::bytes_per_gpu;
+use super::network::Collective;
+use super::parallelism::{pp_comms, pp_comms_per_layer};
+use super::rooflines::{check_batch, pipeline_schedule, system_and_model, Schedule};
+use super::{GpuSystem, Scope};
+use crate::models::ModelPreset;
+use crate::pipeline::gpipe_bubble;
+use crate::transformer::{active_params, params};
+use crate::units::{Bytes, BytesPerSec, Seconds};
+
+/// The most stages or microbatches the view takes (the schedule's own limit).
+pub const MAX_PIPE: u32 = 64;
+/// The most data-parallel replicas.
+pub const MAX_DP: u32 = 1 << 16;
+
+/// What the pipelining view is asked for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PipeliningParams {
+    /// The GPU system (bf16).
+    pub system: GpuSystem,
+    /// The model whose activations and gradients move.
+    pub model: &'static ModelPreset,
+    /// Global batch in tokens, `B`.
+    pub batch_tokens: f64,
+    /// Pipeline stages.
+    pub stages: u32,
+    /// GPUs per stage, `Y` (at most a node).
+    pub tp: u32,
+    /// Microbatches per step.
+    pub microbatches: u32,
+    /// Data-parallel replicas of the whole pipeline, `X`.
+    pub dp: u32,
+    /// Which link the stage-to-stage sends use.
+    pub link: Scope,
+}
+
+/// Reads a link name: `nvlink` (inside the node) or `network` (scale-out).
+pub fn parse_link(text: &str) -> Result<Scope, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "nvlink" | "node" => Ok(Scope::Node),
+        "network" | "scale-out" | "scaleout" => Ok(Scope::Network),
+        other => Err(format!(
+            "link: \u{201c}{other}\u{201d} is neither nvlink nor network"
+        )),
+    }
+}
+
+/// The short name of a link, as [`parse_link`] reads it.
+pub fn link_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Node => "nvlink",
+        Scope::Network => "network",
+    }
+}
+
+impl PipeliningParams {
+    /// Builds and checks parameters; the message names the bad field.
+    #[allow(clippy::too_many_arguments)]
+    pub fn parse(
+        gpu: &str,
+        model_id: &str,
+        batch_tokens: f64,
+        stages: u32,
+        tp: u32,
+        microbatches: u32,
+        dp: u32,
+        link: &str,
+    ) -> Result<PipeliningParams, String> {
+        let (system, model) = system_and_model(gpu, model_id)?;
+        let p = PipeliningParams {
+            system,
+            model,
+            batch_tokens,
+            stages,
+            tp,
+            microbatches,
+            dp,
+            link: parse_link(link)?,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), String> {
+        check_batch(self.batch_tokens)?;
+        for (name, v, max) in [
+            ("stages", self.stages, MAX_PIPE),
+            ("microbatches", self.microbatches, MAX_PIPE),
+            ("dp", self.dp, MAX_DP),
+            ("tp", self.tp, self.system.gpus_per_node),
+        ] {
+            if v == 0 || v > max {
+                return Err(format!("{name}: must be 1 to {max} (got {v})"));
+            }
+        }
+        if u64::from(self.stages) > self.model.config.layers {
+            return Err(format!(
+                "stages: more stages ({}) than layers ({})",
+                self.stages, self.model.config.layers
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One stage's gradient reduction in the timed schedule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reduction {
+    /// Stage index.
+    pub stage: u32,
+    /// When it starts (the stage's last backward pass ends), in forward units.
+    pub start: f64,
+    /// When it ends.
+    pub end: f64,
+}
+
+/// Everything the pipelining view shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pipelining {
+    /// The bandwidth the stage-to-stage sends use.
+    pub w_hop: BytesPerSec,
+    /// One stage's forward pass of one microbatch: the time unit.
+    pub forward: Seconds,
+    /// One hop of one microbatch's activations: `2BD / (X · W · N_MB)`.
+    pub hop: Seconds,
+    /// `hop / forward`.
+    pub transfer_units: f64,
+    /// Bytes each GPU sends in one stage's gradient AllReduce (zero with `X = 1`).
+    pub reduce_bytes: Bytes,
+    /// Its time over the scale-out network.
+    pub reduce: Seconds,
+    /// `reduce / forward`.
+    pub reduce_units: f64,
+    /// The schedule with untimed sends.
+    pub ideal: Schedule,
+    /// The schedule with timed sends.
+    pub timed: Schedule,
+    /// Each stage's gradient reduction after the timed schedule.
+    pub reductions: Vec<Reduction>,
+    /// When the last reduction ends, in forward units: the step.
+    pub step_units: f64,
+    /// The step in seconds.
+    pub step: Seconds,
+    /// The book's closed form `(S − 1)/(M + S − 1)`.
+    pub bubble_formula: f64,
+    /// Idle share of the step on every stage, counting transfers and the exposed reductions.
+    pub idle: f64,
+    /// The book's total pipeline communication of a step, `2BD/(W · N_MB) · (N_MB + S − 2)`.
+    pub total_comms: Seconds,
+    /// The book's per-layer estimate `1.5 · 2BD / (W · N_layers)`.
+    pub per_layer: Seconds,
+}
+
+/// Times the GPipe schedule on the chosen GPU and model.
+pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
+    p.validate()?;
+    let e = |e: super::GpuError| e.to_string();
+    let sys = &p.system;
+    let cfg = &p.model.config;
+    let (s, y, m, x) = (
+        f64::from(p.stages),
+        f64::from(p.tp),
+        f64::from(p.microbatches),
+        f64::from(p.dp),
+    );
+    let per_node = f64::from(sys.gpus_per_node);
+    let replica = p.batch_tokens / x;
+    let forward = Seconds(2.0 * active_params(cfg).total() * replica / m / (s * y * sys.peak.0));
+    // One GPU's share of the scale-out egress, or its own NVLink bandwidth.
+    let per_gpu = |scope: Scope| -> Result<f64, String> {
+        let w = sys.w_collective(scope).map_err(e)?.0;
+        Ok(match scope {
+            Scope::Node => w,
+            Scope::Network => w / per_node,
+        })
+    };
+    let w_hop = BytesPerSec(y * per_gpu(p.link)?);
+    let d = cfg.d_model as f64;
+    let hop = Seconds(2.0 * replica * d / (w_hop.0 * m));
+    let grads = Bytes(2.0 * params(cfg).total() / (s * y));
+    let reduce_bytes = if p.dp > 1 {
+        bytes_per_gpu(Collective::AllReduce, grads, p.dp, false)?
+    } else {
+        Bytes(0.0)
+    };
+    let reduce = if p.dp > 1 {
+        reduce_bytes / BytesPerSec(per_gpu(Scope::Network)?)
+    } else {
+        Seconds(0.0)
+    };
+    let transfer_units = hop.0 / forward.0;
+    let reduce_units = reduce.0 / forward.0;
+    let ideal = pipeline_schedule(p.stages, p.microbatches, 0.0)?;
+    let timed = pipeline_schedule(p.stages, p.microbatches, transfer_units)?;
+    let reductions: Vec<Reduction> = (0..p.stages)
+        .map(|stage| {
+            let start = timed
+                .blocks
+                .iter()
+                .filter(|b| b.stage == stage)
+                .map(|b| b.end)
+                .fold(0.0, f64::max);
+            Reduction {
+                stage,
+                start,
+                end: start + reduce_units,
+            }
+        })
+        .collect();
+    let step_units = reductions
+        .iter()
+        .map(|r| r.end)
+        .fold(timed.makespan, f64::max);
+    let busy = 3.0 * s * m;
+    let layers = u32::try_from(cfg.layers).unwrap_or(u32::MAX);
+    let (total_comms, per_layer) = if p.stages == 1 {
+        (Seconds(0.0), Seconds(0.0))
+    } else {
+        (
+            pp_comms(replica, d, w_hop, p.microbatches, p.stages).map_err(e)?,
+            pp_comms_per_layer(replica, d, w_hop, layers).map_err(e)?,
+        )
+    };
+    Ok(Pipelining {
+        w_hop,
+        forward,
+        hop,
+        transfer_units,
+        reduce_bytes,
+        reduce,
+        reduce_units,
+        step_units,
+        step: Seconds(step_units * forward.0),
+        bubble_formula: gpipe_bubble(s, m),
+        idle: 1.0 - busy / (s * step_units),
+        total_comms,
+        per_layer,
+        ideal,
+        timed,
+        reductions,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn of(gpu: &str, model: &str, b: f64, s: u32, m: u32, x: u32, link: &str) -> Pipelining {
+        pipelining(&PipeliningParams::parse(gpu, model, b, s, 8, m, x, link).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_books_two_stage_figure() {
+        // Two stages, two microbatches, backward twice the forward: 6 units of
+        // work per stage in a 9-unit step, so each stage idles a third of it.
+        let r = of("h100", "llama3-70b", 4e6, 2, 2, 1, "network");
+        assert_eq!(r.ideal.makespan, 9.0);
+        assert!((r.ideal.bubble - 1.0 / 3.0).abs() < 1e-12);
+        assert!((r.bubble_formula - 1.0 / 3.0).abs() < 1e-12);
+        // Without data parallelism there is nothing to reduce.
+        assert_eq!(r.reduce.0, 0.0);
+        assert!(r.reductions.iter().all(|g| g.start == g.end));
+    }
+
+    #[test]
+    fn hop_is_the_books_per_hop_cost_and_the_total_matches() {
+        // LLaMA-3 70B (D = 8192) on H100s across nodes (W = 400 GB/s per node),
+        // B = 4M tokens over 2 replicas, 8 microbatches: 2 · 2e6 · 8192 / (4e11 · 8).
+        let r = of("h100", "llama3-70b", 4e6, 4, 8, 2, "network");
+        assert!((r.hop.0 - 2.0 * 2e6 * 8192.0 / (4e11 * 8.0)).abs() < 1e-12);
+        // The book's total is one hop per microbatch plus S − 2 more.
+        assert!((r.total_comms.0 - r.hop.0 * (8.0 + 4.0 - 2.0)).abs() < 1e-12);
+        // Over NVLink (450 GB/s on an H100) the same hop is faster.
+        let nv = of("h100", "llama3-70b", 4e6, 4, 8, 2, "nvlink");
+        assert!(nv.hop.0 < r.hop.0);
+        // The forward unit, each stage a node of 8 GPUs: 2 · N · 2e6 / 8 / (4 · 8 · 990e12).
+        let n = active_params(&r_model().config).total();
+        assert!((r.forward.0 - 2.0 * n * 2e6 / 8.0 / (4.0 * 8.0 * 990e12)).abs() < 1e-12);
+        // Each GPU reduces its eighth of the stage's bf16 gradients, 2 · (X − 1)/X = 1
+        // times over, at its 50 GB/s share of the node: the node's gradients at 400 GB/s.
+        let grads = 2.0 * params(&r_model().config).total() / 4.0;
+        assert!((r.reduce_bytes.0 - grads / 8.0).abs() < 1.0);
+        assert!((r.reduce.0 - grads / 4e11).abs() < 1e-9);
+        // One GPU per stage has an eighth of the bandwidth and an eighth of the FLOPs.
+        let one = pipelining(
+            &PipeliningParams::parse("h100", "llama3-70b", 4e6, 4, 1, 8, 2, "network").unwrap(),
+        )
+        .unwrap();
+        assert!((one.hop.0 / r.hop.0 - 8.0).abs() < 1e-9);
+        assert!((one.forward.0 / r.forward.0 - 8.0).abs() < 1e-9);
+    }
+
+    fn r_model() -> &'static ModelPreset {
+        crate::models::model("llama3-70b").unwrap()
+    }
+
+    #[test]
+    fn reductions_start_after_each_stages_last_backward() {
+        let r = of("b200", "llama3-8b", 1e6, 4, 4, 8, "network");
+        // The first stage finishes its backward passes last, so its reduction ends the step.
+        let last = r.reductions.last().unwrap();
+        let first = r.reductions.first().unwrap();
+        assert!(first.start >= last.start);
+        assert!((r.step_units - first.end).abs() < 1e-12);
+        assert!(r.idle > r.timed.bubble);
+    }
+
+    #[test]
+    fn bad_input_is_named() {
+        let bad = |r: Result<PipeliningParams, String>| r.unwrap_err();
+        let parse = |g, m, b, s, x, l| PipeliningParams::parse(g, m, b, s, 8, x, 1, l);
+        assert!(bad(parse("v5p", "llama3-8b", 1e6, 2, 2, "network")).starts_with("gpu"));
+        assert!(bad(parse("h100", "gpt9", 1e6, 2, 2, "network")).starts_with("model"));
+        assert!(bad(parse("h100", "llama3-8b", 0.0, 2, 2, "network")).starts_with("batch"));
+        assert!(bad(parse("h100", "llama3-8b", 1e6, 0, 2, "network")).starts_with("stages"));
+        assert!(bad(parse("h100", "llama3-8b", 1e6, 2, 99, "network")).starts_with("microbatches"));
+        assert!(bad(parse("h100", "llama3-8b", 1e6, 2, 2, "pcie")).starts_with("link"));
+        assert!(bad(PipeliningParams::parse(
+            "h100",
+            "llama3-8b",
+            1e6,
+            2,
+            9,
+            2,
+            1,
+            "network"
+        ))
+        .starts_with("tp"));
+        assert_eq!(parse_link(link_name(Scope::Node)), Ok(Scope::Node));
+        assert_eq!(parse_link(link_name(Scope::Network)), Ok(Scope::Network));
+    }
+
+    proptest! {
+        #[test]
+        fn transfers_and_reductions_only_lengthen_the_step(
+            s in 1u32..=12, m in 1u32..=16, x in 1u32..64, b in 1e4f64..1e8,
+        ) {
+            let r = of("h100", "llama3-8b", b, s, m, x, "network");
+            prop_assert!(r.timed.makespan >= r.ideal.makespan - 1e-9);
+            prop_assert!(r.step_units >= r.timed.makespan - 1e-9);
+            prop_assert!((r.ideal.bubble - r.bubble_formula).abs() < 1e-9);
+            prop_assert!(r.idle >= r.ideal.bubble - 1e-9 && r.idle < 1.0);
+        }
+    }
+}
