@@ -842,9 +842,23 @@ mod tests {
             }
             let text: String = chars.into_iter().collect();
             match parse_op(&text) {
-                Ok(op) if i % 16 == 0 => {
-                    let _ = op_cost(&op, v5e, Dtype::Bf16);
-                }
+                Ok(op) if i % 16 == 0 => match op_cost(&op, v5e, Dtype::Bf16) {
+                    // A costed op has finite, non-negative counts, padding never
+                    // shrinks the bytes, and its bounds are in order.
+                    Ok(c) => {
+                        let a = &c.analysis;
+                        assert!(c.flops.0.is_finite() && c.flops.0 >= 0.0, "{text:?}: {c:?}");
+                        assert!(c.bytes.0.is_finite() && c.bytes.0 > 0.0, "{text:?}: {c:?}");
+                        assert!(c.padded_bytes.0 >= c.bytes.0, "{text:?}: {c:?}");
+                        assert_eq!(a.flops.0, c.flops.0, "{text:?}");
+                        assert!(
+                            a.lower.0.is_finite() && a.lower.0 > 0.0 && a.lower.0 <= a.upper.0,
+                            "{text:?}: {a:?}"
+                        );
+                    }
+                    // A refusal says what cannot be costed.
+                    Err(m) => assert!(!m.trim().is_empty(), "{text:?}: refused without a message"),
+                },
                 Ok(_) => {}
                 Err(e) => {
                     rejected += 1;

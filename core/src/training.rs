@@ -1874,9 +1874,41 @@ mod tests {
                     prop_assert!(e.mfu > 0.0 && e.mfu <= 1.0 + 1e-12);
                     prop_assert!(e.memory.total().0.is_finite());
                 }
-                let _ = sweep(&job, &cluster, &par, &[1.0, batch]);
-                let _ = boundary_batch(&job, &cluster, &par);
-                let _ = best_plan(&job, &cluster);
+                let batch_ok = batch.is_finite() && batch > 0.0;
+                match sweep(&job, &cluster, &par, &[1.0, batch]) {
+                    // A sweep answers each batch it was given, with finite times
+                    // and the verdict the larger time calls for.
+                    Ok(points) => {
+                        prop_assert!(batch_ok, "a sweep accepted the batch {}", batch);
+                        prop_assert_eq!(points.len(), 2);
+                        for (pt, b) in points.iter().zip([1.0, batch]) {
+                            prop_assert_eq!(pt.batch, b);
+                            prop_assert!(pt.t_math.0.is_finite() && pt.t_math.0 > 0.0, "{:?}", pt);
+                            prop_assert!(pt.t_comms.0.is_finite() && pt.t_comms.0 >= 0.0, "{:?}", pt);
+                            if pt.t_comms.0 > pt.t_math.0 * (1.0 + 1e-9) {
+                                prop_assert_eq!(pt.verdict, Verdict::CommunicationBound, "{:?}", pt);
+                            } else if pt.t_comms.0 < pt.t_math.0 * (1.0 - 1e-9) {
+                                prop_assert_eq!(pt.verdict, Verdict::ComputeBound, "{:?}", pt);
+                            }
+                        }
+                    }
+                    Err(e) => prop_assert!(!e.to_string().trim().is_empty(), "{:?}", e),
+                }
+                match boundary_batch(&job, &cluster, &par) {
+                    Ok(Boundary::At(b)) => prop_assert!(b.is_finite() && b > 0.0, "boundary {}", b),
+                    Ok(Boundary::Always | Boundary::Never) => {}
+                    Err(e) => prop_assert!(!e.to_string().trim().is_empty(), "{:?}", e),
+                }
+                match best_plan(&job, &cluster) {
+                    // The best plan is one the evaluator accepts, with the same figures.
+                    Ok(best) => {
+                        prop_assert!(best.step_lower.0.is_finite() && best.step_lower.0 > 0.0);
+                        prop_assert!(best.mfu > 0.0 && best.mfu <= 1.0 + 1e-12);
+                        let again = evaluate(&job, &cluster, &best.parallelism);
+                        prop_assert!(again.is_ok(), "{:?}", again);
+                    }
+                    Err(e) => prop_assert!(!e.to_string().trim().is_empty(), "{:?}", e),
+                }
             }
 
             /// Consistent strategies evaluate, and their verdict matches the boundary.

@@ -7,7 +7,8 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The problem data, embedded at compile time so tests read no files at run time.
 pub const PROBLEMS_JSON: &str = include_str!("../../data/problems.json");
@@ -84,6 +85,7 @@ pub fn assert_book(id: &str, value: f64) {
         "{id}: core computed {value}, the book says {expected} {} (relative error {rel:.4} > tolerance {tol})",
         p.unit
     );
+    checked(id);
 }
 
 /// Asserts `value` is within `tol` (relative) of `expected`: for answers the
@@ -94,4 +96,51 @@ pub fn assert_rel(what: &str, value: f64, expected: f64, tol: f64) {
         rel <= tol,
         "{what}: computed {value}, expected {expected} (relative error {rel:.4} > {tol})"
     );
+    // "ch8-q2a exercise" or "ch4-q1a (exact)" checks the problem its label starts with.
+    if let Some(id) = what.split([' ', '(']).next() {
+        checked(id);
+    }
+}
+
+thread_local! {
+    /// The ids checked on this thread while [`exercised_by`] runs its tests.
+    static CHECKED: RefCell<Option<BTreeSet<String>>> = const { RefCell::new(None) };
+}
+
+/// Records that an assertion about problem `id` has just passed. [`assert_book`]
+/// and [`assert_rel`] call it; a test that checks a problem with other asserts
+/// (a letter, a formula, an ordering) calls it after them.
+pub fn checked(id: &str) {
+    CHECKED.with(|c| {
+        if let Some(set) = c.borrow_mut().as_mut() {
+            set.insert(id.to_string());
+        }
+    });
+}
+
+/// Runs `tests` one after another on this thread and returns the ids of every
+/// problem an assertion in them checked (a failing test panics through).
+pub fn exercised_by(tests: &[(&str, fn())]) -> BTreeSet<String> {
+    CHECKED.with(|c| *c.borrow_mut() = Some(BTreeSet::new()));
+    for (_, test) in tests {
+        test();
+    }
+    CHECKED.with(|c| c.borrow_mut().take().unwrap_or_default())
+}
+
+/// The names of the `#[test]` functions of a source file, in order (the
+/// attribute on a line of its own, not in a comment).
+pub fn test_names(src: &str) -> Vec<String> {
+    src.split("\n#[test]\n")
+        .skip(1)
+        .filter_map(|chunk| {
+            let start = chunk.find("fn ")?;
+            Some(
+                chunk[start + 3..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect(),
+            )
+        })
+        .collect()
 }

@@ -10,10 +10,10 @@ use ridgeline_core::tpu::{
     weight_load_time, which_link_binds, LinkLoad, Slice,
 };
 use ridgeline_core::units::{Bytes, Flops};
-use ridgeline_tests::{assert_book, assert_rel, problem, problems};
+use ridgeline_tests::{assert_book, assert_rel, problem};
 
 #[test]
-fn ex1_mxu_throughput() {
+pub(crate) fn ex1_mxu_throughput() {
     // Symbolic answer "~5e13 per MXU; ~2e14 per chip": 2·128²·1.5e9 and four MXUs.
     let core = tensor_core("v5e").unwrap();
     let per_mxu = mxu_rate(core).unwrap().0;
@@ -31,14 +31,14 @@ fn ex1_mxu_throughput() {
 }
 
 #[test]
-fn ex2_v5p_pod_flops() {
+pub(crate) fn ex2_v5p_pod_flops() {
     let pod = Slice::full_pod(chip("v5p").unwrap()).unwrap();
     assert_eq!(pod.chips(), 8960);
     assert_book("ch2-ex2", pod.peak(Dtype::Bf16).unwrap().0);
 }
 
 #[test]
-fn ex3_vmem_intensity() {
+pub(crate) fn ex3_vmem_intensity() {
     // Answer "10-20": the HBM ridge divided by the VMEM/HBM bandwidth ratio.
     let v5e = chip("v5e").unwrap();
     let vmem_ridge = v5e.peak(Dtype::Bf16).unwrap() / vmem_bandwidth(v5e);
@@ -47,13 +47,13 @@ fn ex3_vmem_intensity() {
 }
 
 #[test]
-fn ex4_vreg_memory() {
+pub(crate) fn ex4_vreg_memory() {
     let bytes = vreg_bytes(tensor_core("v5p").unwrap()).unwrap();
     assert_book("ch2-ex4", bytes.0 / 1024.0);
 }
 
 #[test]
-fn q1_weight_streaming_bound() {
+pub(crate) fn q1_weight_streaming_bound() {
     let p = problem("ch2-q1");
     let bytes = Dtype::Bf16.size_of(p.input("params"));
     let t = weight_load_time(bytes, p.input("chips") as u64, chip("v4p").unwrap()).unwrap();
@@ -61,7 +61,7 @@ fn q1_weight_streaming_bound() {
 }
 
 #[test]
-fn q2_pods() {
+pub(crate) fn q2_pods() {
     let v5e = Slice::full_pod(chip("v5e").unwrap()).unwrap();
     assert_book("ch2-q2a", v5e.hosts() as f64);
     assert_book("ch2-q2b", v5e.cores() as f64);
@@ -75,7 +75,7 @@ fn q2_pods() {
 }
 
 #[test]
-fn q3_pcie_intensity() {
+pub(crate) fn q3_pcie_intensity() {
     // The question assumes the generic per-TPU PCIe figure (~1.6e10 B/s, the
     // registry's v5e/v5p entry) rather than v6e's own 3.2e10; B ≪ D reduces the
     // threshold to B > C / W_pcie.
@@ -119,7 +119,7 @@ fn int8_matmul() -> Op {
 }
 
 #[test]
-fn q4_int8_matmul_from_hbm_and_vmem() {
+pub(crate) fn q4_int8_matmul_from_hbm_and_vmem() {
     let v5e = chip("v5e").unwrap();
     let hbm = int8_matmul()
         .critical_batch(v5e.ridge(Dtype::Int8, Link::Hbm).unwrap())
@@ -130,7 +130,7 @@ fn q4_int8_matmul_from_hbm_and_vmem() {
 }
 
 #[test]
-fn q5_point_to_point() {
+pub(crate) fn q5_point_to_point() {
     let s = Slice::new(chip("v5e").unwrap(), &[4, 4]).unwrap();
     let (a, b) = ([0, 0, 0], [3, 3, 0]);
     assert_book("ch2-q5a", s.first_byte(a, b).unwrap().0 * 1e6);
@@ -148,7 +148,7 @@ fn q5_point_to_point() {
 }
 
 #[test]
-fn q6_pipeline() {
+pub(crate) fn q6_pipeline() {
     let v5e = chip("v5e").unwrap();
     let s = Slice::new(v5e, &[4, 4]).unwrap();
     assert_eq!(s.hosts(), 2);
@@ -203,7 +203,7 @@ fn q6_pipeline() {
 }
 
 #[test]
-fn pq1_vpu_throughput() {
+pub(crate) fn pq1_vpu_throughput() {
     let v5p = tensor_core("v5p").unwrap();
     let vpu = vpu_rate(v5p).unwrap();
     assert_book("ch2-pq1a", vpu.0);
@@ -220,23 +220,6 @@ fn pq1_vpu_throughput() {
 }
 
 #[test]
-fn transfer_rejects_nonsense() {
+pub(crate) fn transfer_rejects_nonsense() {
     assert!(transfer(Bytes(f64::NAN), 1, chip("v5e").unwrap().hbm_bw(), 0).is_err());
-}
-
-/// Every ch2 problem id has a test above; this fails if the data gains one we do not cover.
-#[test]
-fn every_part2_problem_is_covered() {
-    let covered = [
-        "ch2-ex1", "ch2-ex2", "ch2-ex3", "ch2-ex4", "ch2-q1", "ch2-q2a", "ch2-q2b", "ch2-q2c",
-        "ch2-q2d", "ch2-q2e", "ch2-q2f", "ch2-q2g", "ch2-q2h", "ch2-q3", "ch2-q4a", "ch2-q4b",
-        "ch2-q5a", "ch2-q5b", "ch2-q6a", "ch2-q6b", "ch2-q6c", "ch2-q6d", "ch2-q6e", "ch2-pq1a",
-        "ch2-pq1b",
-    ];
-    let ids: Vec<String> = problems()
-        .into_iter()
-        .filter(|p| p.chapter == 2)
-        .map(|p| p.id)
-        .collect();
-    assert_eq!(ids, covered);
 }

@@ -14,7 +14,7 @@ use ridgeline_core::training::{
 };
 use ridgeline_core::transformer::{params, state_memory, training_memory, Optimizer, Remat};
 use ridgeline_core::units::{Bytes, Flops, FlopsPerSec};
-use ridgeline_tests::{assert_book, assert_rel, problem, problems};
+use ridgeline_tests::{assert_book, assert_rel, problem};
 
 const GB: f64 = 1e9;
 const TB: f64 = 1e12;
@@ -32,7 +32,7 @@ fn llama2_13b() -> ModelConfig {
 }
 
 #[test]
-fn ex1_largest_model_under_pure_dp() {
+pub(crate) fn ex1_largest_model_under_pure_dp() {
     let hbm = v5p().hbm_capacity.value;
     assert_eq!(Optimizer::ADAM.bytes_per_param(), 10.0);
     // 96e9 / 10 = 9.6e9, which the book calls "about 9B".
@@ -40,7 +40,7 @@ fn ex1_largest_model_under_pure_dp() {
 }
 
 #[test]
-fn ex2_dp_threshold_on_one_axis() {
+pub(crate) fn ex2_dp_threshold_on_one_axis() {
     assert_book("ch5-ex2", dp_critical_tokens_per_chip(alpha(), 1.0));
     // The same threshold falls out of the per-layer roofline.
     let job = Job::new(model("llama3-8b").unwrap().config, 1e8, 4096.0).unwrap();
@@ -50,7 +50,7 @@ fn ex2_dp_threshold_on_one_axis() {
 }
 
 #[test]
-fn ex3_dp_over_three_axes_of_a_pod() {
+pub(crate) fn ex3_dp_over_three_axes_of_a_pod() {
     let pod = Cluster::full_pod(v5p(), 1).unwrap();
     assert_eq!(pod.chips(), 8960.0);
     let per_chip = dp_critical_tokens_per_chip(alpha(), pod.axes as f64);
@@ -59,7 +59,7 @@ fn ex3_dp_over_three_axes_of_a_pod() {
 }
 
 #[test]
-fn ex4_deepseek_batch() {
+pub(crate) fn ex4_deepseek_batch() {
     let b = problem("ch5-ex4").input("batch");
     assert_book(
         "ch5-ex4",
@@ -68,7 +68,7 @@ fn ex4_deepseek_batch() {
 }
 
 #[test]
-fn ex5_llama3_70b_on_fsdp() {
+pub(crate) fn ex5_llama3_70b_on_fsdp() {
     let p = problem("ch5-ex5a");
     let total = ridgeline_core::transformer::training_flops_rule(p.input("N"), p.input("tokens"));
     assert_book("ch5-ex5a", total.0);
@@ -84,7 +84,7 @@ fn ex5_llama3_70b_on_fsdp() {
 }
 
 #[test]
-fn ex6_ex7_tensor_parallel_limits() {
+pub(crate) fn ex6_ex7_tensor_parallel_limits() {
     assert_book(
         "ch5-ex6",
         tp_max_degree(problem("ch5-ex6").input("F"), alpha(), 1.0),
@@ -112,7 +112,7 @@ fn ex6_ex7_tensor_parallel_limits() {
 }
 
 #[test]
-fn ex8_int8_leaves_the_tp_limit_unchanged() {
+pub(crate) fn ex8_int8_leaves_the_tp_limit_unchanged() {
     assert_book("ch5-ex8", ici_intensity(v5p(), Dtype::Int8).unwrap().0);
     // int8 doubles C and halves the bytes moved, so the verdicts do not move.
     let base = Job::new(model("llama3-70b").unwrap().config, 1e6, 4096.0).unwrap();
@@ -135,7 +135,7 @@ fn ex8_int8_leaves_the_tp_limit_unchanged() {
 }
 
 #[test]
-fn ex9_x_opt_on_4x4x4() {
+pub(crate) fn ex9_x_opt_on_4x4x4() {
     let p = problem("ch5-ex9");
     // The book does not state M_X/M_Y; on a 3D mesh FSDP takes 2 axes and TP 1.
     let x = optimal_fsdp(p.input("B"), p.input("F"), p.input("N"), 2.0, 1.0);
@@ -143,7 +143,7 @@ fn ex9_x_opt_on_4x4x4() {
 }
 
 #[test]
-fn ex10_ex11_mixed_threshold() {
+pub(crate) fn ex10_ex11_mixed_threshold() {
     let f = problem("ch5-ex10").input("F");
     assert_book(
         "ch5-ex10",
@@ -156,7 +156,7 @@ fn ex10_ex11_mixed_threshold() {
 }
 
 #[test]
-fn ex12_dcn_intensity() {
+pub(crate) fn ex12_dcn_intensity() {
     // The book computes 4.46e14 / 6.25e9 = 71,360, but its own spec table (and the
     // registry) give the v5p 4.59e14 FLOPs/s, so the consistent value is 73,440. We
     // assert the registry value and show where the book's number comes from.
@@ -198,7 +198,7 @@ fn ex12_dcn_intensity() {
 }
 
 #[test]
-fn ex13_llama3_70b_at_2m_tokens() {
+pub(crate) fn ex13_llama3_70b_at_2m_tokens() {
     let b = problem("ch5-ex13a").input("B");
     assert_book(
         "ch5-ex13a",
@@ -226,7 +226,7 @@ fn ex13_llama3_70b_at_2m_tokens() {
 }
 
 #[test]
-fn q1_llama2_13b_parameters() {
+pub(crate) fn q1_llama2_13b_parameters() {
     let p = params(&llama2_13b());
     assert_book("ch5-q1a", p.mlp);
     assert_book("ch5-q1b", p.attention);
@@ -235,7 +235,7 @@ fn q1_llama2_13b_parameters() {
 }
 
 #[test]
-fn q2_llama2_13b_memory() {
+pub(crate) fn q2_llama2_13b_memory() {
     let n = problem("ch5-q2a").input("params");
     let state = state_memory(n, Optimizer::ADAM, Bytes(0.0));
     assert_book("ch5-q2a", state.state().0 / GB);
@@ -256,7 +256,7 @@ fn q3_slice() -> Cluster {
 }
 
 #[test]
-fn q3a_pure_dp_does_not_fit() {
+pub(crate) fn q3a_pure_dp_does_not_fit() {
     // Replicated parameters and Adam state are ~130 GB per chip, more than 96 GB.
     let _ = problem("ch5-q3a");
     let e = evaluate(&q3_job(), &q3_slice(), &Parallelism::data_parallel(4096, 3)).unwrap();
@@ -271,7 +271,7 @@ fn q3a_pure_dp_does_not_fit() {
 }
 
 #[test]
-fn q3b_pure_fsdp_fits_but_is_comms_bound() {
+pub(crate) fn q3b_pure_fsdp_fits_but_is_comms_bound() {
     let job = q3_job();
     let total = training_memory(
         &job.model,
@@ -297,7 +297,7 @@ fn q3b_pure_fsdp_fits_but_is_comms_bound() {
 }
 
 #[test]
-fn q3c_mixed_fsdp_tp() {
+pub(crate) fn q3c_mixed_fsdp_tp() {
     let f = problem("ch5-q3c-threshold").input("F");
     assert_book(
         "ch5-q3c-threshold",
@@ -329,45 +329,4 @@ fn q3c_mixed_fsdp_tp() {
     )
     .unwrap();
     assert_book("ch5-q3c-step", t.0 * 1e3);
-}
-
-/// Every ch5 problem id has a test above; this fails if the data gains one we do not cover.
-#[test]
-fn every_part5_problem_is_covered() {
-    let covered = [
-        "ch5-ex1",
-        "ch5-ex2",
-        "ch5-ex3",
-        "ch5-ex4",
-        "ch5-ex5a",
-        "ch5-ex5b",
-        "ch5-ex5c",
-        "ch5-ex6",
-        "ch5-ex7",
-        "ch5-ex8",
-        "ch5-ex9",
-        "ch5-ex10",
-        "ch5-ex11",
-        "ch5-ex12",
-        "ch5-ex13a",
-        "ch5-ex13b",
-        "ch5-ex13c",
-        "ch5-q1a",
-        "ch5-q1b",
-        "ch5-q1c",
-        "ch5-q1d",
-        "ch5-q2a",
-        "ch5-q2b",
-        "ch5-q3a",
-        "ch5-q3b",
-        "ch5-q3c-threshold",
-        "ch5-q3c-xopt",
-        "ch5-q3c-step",
-    ];
-    let ids: Vec<String> = problems()
-        .into_iter()
-        .filter(|p| p.chapter == 5)
-        .map(|p| p.id)
-        .collect();
-    assert_eq!(ids, covered);
 }

@@ -6,11 +6,12 @@
 #![allow(clippy::unwrap_used)]
 
 use ridgeline_core::exercises::{exercise, Verdict};
-use ridgeline_tests::{assert_rel, problem};
+use ridgeline_tests::{assert_rel, checked, problem};
 
 fn grades(id: &str, text: &str) {
     let v = exercise(id).unwrap().grade(text);
     assert_eq!(v, Verdict::Correct, "{id}: the book's {text:?} gave {v:?}");
+    checked(id);
 }
 
 fn refuses(id: &str, text: &str) {
@@ -19,10 +20,14 @@ fn refuses(id: &str, text: &str) {
 }
 
 #[test]
-fn the_books_formulas_grade_correct() {
+pub(crate) fn the_books_formulas_grade_correct() {
     // "read BD + DF bytes; write BF bytes", one byte per value.
     assert_eq!(problem("ch1-q1a").input("bytes_per_value"), 1.0);
     grades("ch1-q1a", "BD + DF + BF");
+    // "2BDF" FLOPs; forgetting the multiply-add's factor two is wrong.
+    assert_eq!(problem("ch1-q1b").answer, "2BDF");
+    grades("ch1-q1b", "2BDF");
+    refuses("ch1-q1b", "BDF");
     refuses("ch1-q1a", "2BD + 2DF + 2BF");
     // "T_math = 2BDF/3.94e14", with the data's int8 peak.
     let c = problem("ch1-q1d").input("C_int8");
@@ -38,7 +43,7 @@ fn the_books_formulas_grade_correct() {
 }
 
 #[test]
-fn the_books_shardings_grade_correct() {
+pub(crate) fn the_books_shardings_grade_correct() {
     // "A[I_XYZ,J].B[J,K] or A[I,J].B[J,K_XYZ] ... these two options tie".
     grades("ch3-q5", "A[I_XYZ, J] · B[J, K]");
     grades("ch3-q5", "A[I, J] · B[J, K_XYZ]");
@@ -49,7 +54,7 @@ fn the_books_shardings_grade_correct() {
 }
 
 #[test]
-fn the_books_quoted_figures() {
+pub(crate) fn the_books_quoted_figures() {
     // "~5e13 per MXU; ~2e14 per chip": MXUs × 128 × 128 multiply-adds × 2 × clock.
     let p = problem("ch2-ex1");
     let chip = p.input("mxus") * 128.0 * 128.0 * 2.0 * p.input("clock_hz");

@@ -607,14 +607,44 @@ pub(super) fn defs() -> Vec<Def> {
                 )
             },
             solve: |_| {
-                let a = ridge(chip("v5p").ok_or("no v5p")?, Dtype::Bf16, Link::Ici)?.0;
+                let v5p = chip("v5p").ok_or("no v5p")?;
+                let a = ridge(v5p, Dtype::Bf16, Link::Ici)?.0;
+                // Which strategy core's planner finds faster at (B, D), four ways on X.
+                let mesh = Mesh::parse("X=4").map_err(s)?;
+                let opts = PlanOptions::for_chip(v5p).map_err(s)?;
+                let reduce_wins = |b: f64, d: f64| -> Result<bool, String> {
+                    let round = |x: f64| ((x / 64.0).round().max(1.0) * 64.0) as u64;
+                    let dims = format!("B={}, D={}, F=8192", round(b), round(d));
+                    let time = |strategy| -> Result<f64, String> {
+                        let p = plan("X[B, D] · Y[D_X, F] -> Z[B, F]", &mesh, &dims, &opts.with_strategy(strategy))?;
+                        p.time_lower().map(|t| t.0).ok_or_else(|| "no time".to_string())
+                    };
+                    Ok(time(Strategy::ReduceAfter)? < time(Strategy::GatherFirst)?)
+                };
+                // Points well to each side of every option's boundary.
+                let points = [(a / 8.0, a), (a / 8.0, a / 16.0), (8.0 * a, 8.0 * a), (8.0 * a, a / 2.0), (a / 2.0, a / 16.0)];
+                let mut claims = [true; 4];
+                for (b, d) in points {
+                    let wins = reduce_wins(b, d)?;
+                    let rule = if b < a { d > 2.0 * b } else { d > 2.0 * a };
+                    for (claim, says) in claims.iter_mut().zip([rule, b > d, false, true]) {
+                        *claim &= wins == says;
+                    }
+                }
                 let options = vec![
                     ("a", format!("when D > 2B for B < {0}, and when D > {1} for larger B", sci(a, 3), sci(2.0 * a, 3))),
                     ("b", "only when B > D".to_string()),
                     ("c", "never".to_string()),
                     ("d", "always".to_string()),
                 ];
-                Ok(Solution::new(Answer::Choice { options, correct: "a" })
+                let correct = match claims {
+                    [true, false, false, false] => "a",
+                    [false, true, false, false] => "b",
+                    [false, false, true, false] => "c",
+                    [false, false, false, true] => "d",
+                    _ => return Err(format!("core's planner confirms {claims:?}, not one option")),
+                };
+                Ok(Solution::new(Answer::Choice { options, correct })
                     .step("strategy 1: T = max(2BDF/C, 2DF/W); strategy 2: T = max(2BDF/(XC), 4BF/W)")
                     .step(format!("both comms-bound (B < {}): strategy 2 wins when 4BF < 2DF, i.e. D > 2B", sci(a, 3)))
                     .step(format!("otherwise strategy 1 is compute-bound and strategy 2 wins when D > 2α = {}", sci(2.0 * a, 3))))
