@@ -14,7 +14,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::remat::{compare, Policy, PolicyCost, RematParams};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
 use crate::charts::place::{placer_for, text_box};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::style::{font, log_ticks, Styled, NOTE};
@@ -305,10 +305,7 @@ pub fn Remat(
     };
     let verdict = move || {
         params
-            .with(|p| {
-                p.chosen()
-                    .map(|r| if p.fits(&r) { "fits" } else { "does not fit" })
-            })
+            .with(|p| p.chosen().map(|r| fit_word(p.fits(&r))))
             .unwrap_or_default()
     };
 
@@ -341,7 +338,7 @@ pub fn Remat(
                 " of activations per chip and recomputes " <strong data-remat-extra="">{move || chosen().map(|r| pct(r.extra_share())).unwrap_or_default()}</strong>
                 " of a step (" <span data-remat-flops="">{move || chosen().map(|r| sci(r.flops_per_param_token, 3)).unwrap_or_default()}</span>
                 " FLOPs per parameter per token); the activations alone "
-                <strong class=move || format!("verdict {}", if verdict() == "fits" { "fits" } else { "over" })
+                <strong class=move || fit_class(verdict())
                     data-verdict=verdict>{verdict}</strong>
                 " in " {move || params.with(|p| format!("{}'s {}", p.chip.name, si(p.hbm(), "B", 3)))} " of HBM."
             </p>
@@ -370,6 +367,7 @@ mod tests {
         let none = 2.0 * 20.0 * 4096.0 * c.d_model as f64 * c.layers as f64;
         assert_eq!(rows[0].activation_bytes.0, none);
         assert!(!p.fits(&rows[0]), "107 GB does not fit a v5p");
+        assert_eq!(fit_class(fit_word(p.fits(&rows[0]))), "verdict over");
         // Block remat: about 8 FLOPs per parameter per token, a third more work.
         let per_layer = p.chosen().unwrap();
         assert_eq!(per_layer.policy, Policy::PerLayer);

@@ -12,7 +12,7 @@ use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{zero_stages, ZeroCost, ZeroStage};
 use ridgeline_core::transformer::{self, Optimizer};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The most data-parallel chips the field accepts.
@@ -211,10 +211,7 @@ pub fn Zero(
     };
     let verdict = move || {
         params
-            .with(|p| {
-                p.chosen()
-                    .map(|r| if p.fits(&r) { "fits" } else { "does not fit" })
-            })
+            .with(|p| p.chosen().map(|r| fit_word(p.fits(&r))))
             .unwrap_or_default()
     };
 
@@ -245,7 +242,7 @@ pub fn Zero(
                 {move || params.with(|p| format!("{} has {} parameters. Under {} over {} chips each chip holds ", p.model.name, grouped(p.params()), p.stage.label(), grouped(p.chips)))}
                 <strong data-zero-state="">{move || chosen().map(|r| si(r.memory.state().0, "B", 3)).unwrap_or_default()}</strong>
                 " of weights, gradients and optimizer state, which "
-                <strong class=move || format!("verdict {}", if verdict() == "fits" { "fits" } else { "over" }) data-verdict=verdict>{verdict}</strong>
+                <strong class=move || fit_class(verdict()) data-verdict=verdict>{verdict}</strong>
                 {move || params.with(|p| format!(" in {}'s {} of HBM before any activations; each step's collectives move ", p.chip.name, si(p.hbm(), "B", 3)))}
                 <strong data-zero-comms="">{move || chosen().map(|r| si(r.comms_bytes.0, "B", 3)).unwrap_or_default()}</strong>
                 "."
