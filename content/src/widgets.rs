@@ -198,6 +198,16 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "the online softmax stepped block by block with real numbers, ending equal to ordinary attention",
     },
     WidgetSpec {
+        name: "remat",
+        args: &["model", "chip", "batch", "seq", "chips", "policy"],
+        doc: "gradient checkpointing policies as activation memory per chip against the extra FLOPs they recompute",
+    },
+    WidgetSpec {
+        name: "zero",
+        args: &["model", "chip", "chips", "optimizer", "stage"],
+        doc: "ZeRO stages 0-3: parameters, gradients and optimizer state per chip, and the bytes each stage moves per step",
+    },
+    WidgetSpec {
         name: "systolic",
         args: &["k", "n", "m", "blocks", "pipelined"],
         doc: "the MXU's weight-stationary systolic array stepped cycle by cycle, with its cycles and utilisation",

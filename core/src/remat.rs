@@ -128,6 +128,19 @@ pub struct PolicyCost {
     pub flops_per_param_token: f64,
 }
 
+impl PolicyCost {
+    /// The recomputed FLOPs as a share of the step without recomputation
+    /// (`0` for no remat, about `1/3` for per-layer remat: `8` against `6`).
+    pub fn extra_share(&self) -> f64 {
+        let base = self.total_flops.0 - self.extra_flops.0;
+        if base > 0.0 {
+            self.extra_flops.0 / base
+        } else {
+            0.0
+        }
+    }
+}
+
 /// Every policy's activation memory and extra FLOPs for `p` (causal attention).
 pub fn compare(p: &RematParams) -> Result<Vec<PolicyCost>, String> {
     p.validate()?;
@@ -207,6 +220,24 @@ mod tests {
         let c = &q.model;
         let expect = 2.0 * 20.0 * q.batch * q.seq * c.d_model as f64 * c.layers as f64 / q.chips;
         assert_eq!(rows[0].activation_bytes.0, expect);
+    }
+
+    #[test]
+    fn extra_share_is_a_third_for_block_remat_and_two_thirds_for_full() {
+        let rows = compare(&p()).unwrap();
+        assert_eq!(rows[0].extra_share(), 0.0);
+        // The book: block remat costs about 8 instead of 6 FLOPs per parameter-token.
+        assert!(
+            (rows[2].extra_share() - 1.0 / 3.0).abs() < 0.05,
+            "{:?}",
+            rows[2]
+        );
+        assert!(
+            (rows[3].extra_share() - 2.0 / 3.0).abs() < 0.1,
+            "{:?}",
+            rows[3]
+        );
+        assert!(rows[1].extra_share() > 0.0 && rows[1].extra_share() < rows[2].extra_share());
     }
 
     #[test]

@@ -493,6 +493,35 @@ impl ZeroStage {
         ZeroStage::Two,
         ZeroStage::Three,
     ];
+
+    /// The stage's number, as used in URLs and directives (`0` is plain data
+    /// parallelism).
+    pub fn number(self) -> u8 {
+        match self {
+            ZeroStage::None => 0,
+            ZeroStage::One => 1,
+            ZeroStage::Two => 2,
+            ZeroStage::Three => 3,
+        }
+    }
+
+    /// A reader's label: `ZeRO-2`, or `none (data parallel)`.
+    pub fn label(self) -> &'static str {
+        match self {
+            ZeroStage::None => "none (data parallel)",
+            ZeroStage::One => "ZeRO-1",
+            ZeroStage::Two => "ZeRO-2",
+            ZeroStage::Three => "ZeRO-3 (FSDP)",
+        }
+    }
+
+    /// Parses [`ZeroStage::number`].
+    pub fn parse(text: &str) -> Result<ZeroStage, String> {
+        ZeroStage::ALL
+            .into_iter()
+            .find(|s| s.number().to_string() == text.trim())
+            .ok_or_else(|| format!("stage: {text:?} is not one of 0, 1, 2, 3"))
+    }
 }
 
 /// Memory per chip and gradient traffic of one ZeRO stage.
@@ -1652,6 +1681,15 @@ mod tests {
         assert!(zero_stages(70e9, Optimizer::ADAM, 0.0)
             .unwrap_err()
             .starts_with("shards:"));
+    }
+
+    #[test]
+    fn zero_stages_parse_their_numbers() {
+        for s in ZeroStage::ALL {
+            assert_eq!(ZeroStage::parse(&s.number().to_string()), Ok(s));
+        }
+        assert!(ZeroStage::parse("4").unwrap_err().starts_with("stage:"));
+        assert_eq!(ZeroStage::Three.label(), "ZeRO-3 (FSDP)");
     }
 
     #[test]

@@ -176,6 +176,25 @@ where
     view! { <option value=value selected=move || chosen() == mine>{label}</option> }
 }
 
+/// The word a memory verdict shows: `fits` or `does not fit`.
+pub fn fit_word(fits: bool) -> &'static str {
+    if fits {
+        "fits"
+    } else {
+        "does not fit"
+    }
+}
+
+/// The class of a memory verdict showing `word` ([`fit_word`]): coloured as
+/// good when it fits, as bad when it does not.
+pub fn fit_class(word: &str) -> &'static str {
+    if word == fit_word(true) {
+        "verdict fits"
+    } else {
+        "verdict over"
+    }
+}
+
 /// `key=value` pairs from string literals, for tests.
 #[cfg(test)]
 pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {

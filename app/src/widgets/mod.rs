@@ -35,6 +35,7 @@ pub mod pipeline;
 pub mod player;
 pub mod predict;
 pub mod profile;
+pub mod remat;
 pub mod roofline;
 pub mod rooflines;
 pub mod serving;
@@ -51,6 +52,7 @@ pub mod training_planner;
 pub mod training_roofline;
 pub mod transformer;
 pub mod xla_op;
+pub mod zero;
 
 use leptos::prelude::*;
 
@@ -92,6 +94,8 @@ pub const NAMES: &[&str] = &[
     "pipeline",
     "moe",
     "flash-attention",
+    "remat",
+    "zero",
     "systolic",
     "chip-map",
     "streaming",
@@ -184,6 +188,10 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "pipeline" => view! { <pipeline::Pipeline args=args /> }.into_any(),
         #[cfg(widget = "moe")]
         "moe" => view! { <moe::Moe args=args /> }.into_any(),
+        #[cfg(widget = "remat")]
+        "remat" => view! { <remat::Remat args=args /> }.into_any(),
+        #[cfg(widget = "zero")]
+        "zero" => view! { <zero::Zero args=args /> }.into_any(),
         #[cfg(widget = "flash-attention")]
         "flash-attention" => view! { <flash_attention::FlashAttention args=args /> }.into_any(),
         #[cfg(widget = "systolic")]

@@ -360,7 +360,17 @@ impl WidgetParams for TrainingRooflineParams {
                 }
             }
         }
-        next.analyse()?;
+        next.analyse().map_err(|e| {
+            if key == "scheme" {
+                // The select snaps back, so say which strategy the verdict is about.
+                format!(
+                    "{e}; the verdict stays with {}",
+                    self.choice.scheme().label()
+                )
+            } else {
+                e
+            }
+        })?;
         *self = next;
         Ok(())
     }
@@ -394,7 +404,10 @@ pub fn TrainingRoofline(
     let state = WidgetState::<TrainingRooflineParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        // A refused select goes back to the strategy the verdict describes.
+        if !state.set(key, &value) && matches!(key, "model" | "chip" | "scheme") {
+            state.refresh();
+        }
     };
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
     let chart_model = Memo::new(move |_| {
@@ -618,6 +631,15 @@ mod tests {
             assert!(e.is_err(), "{k}={v}");
             assert_eq!(p, before, "{k}={v}");
         }
+        // Pure tensor parallelism on a pod is refused, and the message says the
+        // verdict still describes the strategy that stays selected.
+        let e = TrainingRooflineParams::default()
+            .apply("scheme", "tp")
+            .unwrap_err();
+        assert!(
+            e.contains("only 64 heads") && e.contains("stays with FSDP"),
+            "{e}"
+        );
         let e = TrainingRooflineParams::default()
             .apply("mesh", "28x28x28")
             .unwrap_err();

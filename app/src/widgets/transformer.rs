@@ -73,6 +73,23 @@ impl TransformerParams {
             .map(|m| m.id)
     }
 
+    /// The shape in the book's letters, `D = 8,192, F = 28,672, …`, for the
+    /// sentence that says which shape a stale figure shows.
+    pub fn shape_label(&self) -> String {
+        let c = &self.cfg;
+        [
+            ("D", c.d_model),
+            ("F", c.d_ff),
+            ("L", c.layers),
+            ("N", c.heads),
+            ("K", c.kv_heads),
+            ("H", c.head_dim),
+            ("V", c.vocab),
+        ]
+        .map(|(k, v)| format!("{k} = {}", grouped(v as f64)))
+        .join(", ")
+    }
+
     /// Parameter counts by component (the router only for an MoE), and the total.
     pub fn bars(&self) -> (Vec<ParamBar>, f64) {
         let p = params(&self.cfg);
@@ -295,8 +312,11 @@ pub fn Transformer(
 ) -> impl IntoView {
     let state = WidgetState::<TransformerParams>::new(&args);
     let WidgetState { params, notice } = state;
+    // A refused field keeps the reader's text while everything below still
+    // shows the last valid shape: marked stale until an input is accepted.
+    let stale = RwSignal::new(false);
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        stale.set(!state.set(key, &value));
     };
 
     let cfg = Memo::new(move |_| params.with(|p| p.cfg));
@@ -357,6 +377,59 @@ pub fn Transformer(
         }
     };
 
+    // The figures a refused input leaves stale, as one erased view (the whole
+    // figure as one static type is deeper than the compiler allows).
+    let results = view! {
+        <h4>"Where the parameters live"</h4>
+        <div class="plot" node_ref=bars_frame.node style=bars_frame.style()><div class="layer" inner_html=move || bars.get() role="img"
+            aria-label=move || params.with(|p| format!("parameters by component, {} in total", billions(p.bars().1)))></div></div>
+        <div class="table-scroll" tabindex="0">
+            <table class="params-table">
+                <thead><tr><th scope="col">"component"</th><th scope="col">"parameters"</th><th scope="col">"exact"</th></tr></thead>
+                <tbody>{table}</tbody>
+            </table>
+        </div>
+        <h4>"FLOPs: MLP against attention"</h4>
+        <div class="plot" node_ref=fraction_frame.node style=fraction_frame.style()>
+            <div class="layer" aria-hidden="true" inner_html=move || fraction.get()></div>
+            <div class="layer overlay" inner_html=marker role="img"
+                aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></div>
+        </div>
+        <div class="slider-row">
+            <label for="transformer-seq">"Sequence length T"</label>
+            <input id="transformer-seq" type="range" min="0" max=STEPS step="1"
+                aria-valuetext=move || format!("T = {}", grouped(params.with(|p| p.seq)))
+                value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1)
+                on:input=move |ev| {
+                    let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
+                    set("seq", format!("{}", slider_to_value(pos, STEPS, T_RANGE.0, T_RANGE.1).round()));
+                } />
+            <output>{move || format!("T = {}", grouped(params.with(|p| p.seq)))}</output>
+        </div>
+        <p class="split" data-split="">
+            {move || params.with(|p| {
+                let (mlp, proj, att) = p.split();
+                format!(
+                    "At T = {}, a layer spends {} of its FLOPs in the MLP, {} in the Q/K/V/O projections and {} in dot-product attention; training costs {} FLOPs per token.",
+                    grouped(p.seq), pct(mlp), pct(proj), pct(att), sci(p.flops_per_token(), 3)
+                )
+            })}
+        </p>
+        <h4>"KV cache"</h4>
+        <div class="controls">
+            <label>"Stored as "
+                <select prop:value=move || params.with(|p| p.kv_dtype.name())
+                    on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
+            </label>
+        </div>
+        <dl class="times">
+            <div><dt>"per token"</dt><dd data-kv-token="">{move || si(params.with(|p| p.kv().0), "B", 3)}</dd></div>
+            <div><dt>"per sequence of T tokens"</dt><dd data-kv-seq="">{move || si(params.with(|p| p.kv().1), "B", 3)}</dd></div>
+            <div><dt>"K/V heads per query head"</dt><dd>{move || format!("1/{}", sci(cfg.with(|c| c.group()), 3))}</dd></div>
+        </dl>
+    }
+    .into_any();
+
     view! {
         <figure class="widget transformer" data-widget="transformer">
             <div class="controls">
@@ -378,53 +451,10 @@ pub fn Transformer(
                 {dim("v", "V ", "vocabulary V", |c| c.vocab)}
             </div>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
-            <h4>"Where the parameters live"</h4>
-            <div class="plot" node_ref=bars_frame.node style=bars_frame.style()><div class="layer" inner_html=move || bars.get() role="img"
-                aria-label=move || params.with(|p| format!("parameters by component, {} in total", billions(p.bars().1)))></div></div>
-            <div class="table-scroll" tabindex="0">
-                <table class="params-table">
-                    <thead><tr><th scope="col">"component"</th><th scope="col">"parameters"</th><th scope="col">"exact"</th></tr></thead>
-                    <tbody>{table}</tbody>
-                </table>
-            </div>
-            <h4>"FLOPs: MLP against attention"</h4>
-            <div class="plot" node_ref=fraction_frame.node style=fraction_frame.style()>
-                <div class="layer" aria-hidden="true" inner_html=move || fraction.get()></div>
-                <div class="layer overlay" inner_html=marker role="img"
-                    aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></div>
-            </div>
-            <div class="slider-row">
-                <label for="transformer-seq">"Sequence length T"</label>
-                <input id="transformer-seq" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("T = {}", grouped(params.with(|p| p.seq)))
-                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("seq", format!("{}", slider_to_value(pos, STEPS, T_RANGE.0, T_RANGE.1).round()));
-                    } />
-                <output>{move || format!("T = {}", grouped(params.with(|p| p.seq)))}</output>
-            </div>
-            <p class="split" data-split="">
-                {move || params.with(|p| {
-                    let (mlp, proj, att) = p.split();
-                    format!(
-                        "At T = {}, a layer spends {} of its FLOPs in the MLP, {} in the Q/K/V/O projections and {} in dot-product attention; training costs {} FLOPs per token.",
-                        grouped(p.seq), pct(mlp), pct(proj), pct(att), sci(p.flops_per_token(), 3)
-                    )
-                })}
+            <p class="stale-note" data-stale-note="" hidden=move || !stale.get()>
+                {move || params.with(|p| format!("Everything below still shows the last valid shape ({}), not the refused value.", p.shape_label()))}
             </p>
-            <h4>"KV cache"</h4>
-            <div class="controls">
-                <label>"Stored as "
-                    <select prop:value=move || params.with(|p| p.kv_dtype.name())
-                        on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
-                </label>
-            </div>
-            <dl class="times">
-                <div><dt>"per token"</dt><dd data-kv-token="">{move || si(params.with(|p| p.kv().0), "B", 3)}</dd></div>
-                <div><dt>"per sequence of T tokens"</dt><dd data-kv-seq="">{move || si(params.with(|p| p.kv().1), "B", 3)}</dd></div>
-                <div><dt>"K/V heads per query head"</dt><dd>{move || format!("1/{}", sci(cfg.with(|c| c.group()), 3))}</dd></div>
-            </dl>
+            <div class="results" class:stale=move || stale.get() data-stale=move || stale.get().then_some("")>{results}</div>
         </figure>
     }
 }
@@ -452,6 +482,15 @@ mod tests {
             fraction,
             "T moves the marker only"
         );
+    }
+
+    #[test]
+    fn the_stale_sentence_names_the_last_valid_shape() {
+        let mut p = TransformerParams::default();
+        assert!(p.apply("k", "7").is_err());
+        let label = p.shape_label();
+        assert!(label.starts_with("D = 8,192, F = 28,672"), "{label}");
+        assert!(label.contains("K = 8"), "{label}");
     }
 
     #[test]

@@ -1,0 +1,435 @@
+//! Gradient checkpointing (`data-widget="remat"`, Part 4, "Gradient
+//! checkpointing"; Part 5 leans on it): the four policies from saving every
+//! intermediate to recomputing the whole forward pass twice, each as activation
+//! memory per chip against the extra FLOPs it costs, for a registry model, a
+//! batch, a sequence length and the chips the activations are spread over. The
+//! chip's HBM is drawn as a line, so the reader sees which policies fit. Every
+//! number comes from [`ridgeline_core::remat::compare`].
+
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::remat::{compare, Policy, PolicyCost, RematParams};
+
+use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
+use crate::charts::place::{placer_for, text_box};
+use crate::charts::size::{Frame, Shape, Size};
+use crate::charts::style::{font, log_ticks, Styled, NOTE};
+use crate::charts::{palette, svg};
+use crate::input::{parse_count, short};
+
+/// The chart's drawing size (SVG user units).
+const SHAPE: Shape = Shape::new(760, 380, 300);
+/// The largest batch, sequence length and chip count the fields accept.
+const MAX_BATCH: f64 = 1e7;
+/// The longest sequence the field accepts.
+const MAX_SEQ: f64 = 4_194_304.0;
+/// The most chips the field accepts.
+const MAX_CHIPS: f64 = 1e6;
+
+/// The reader's settings; always valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RematChoice {
+    /// The model preset.
+    pub model: &'static ModelPreset,
+    /// The chip whose HBM the activations must fit in.
+    pub chip: &'static Chip,
+    /// Sequences per step.
+    pub batch: f64,
+    /// Tokens per sequence.
+    pub seq: f64,
+    /// Chips the activations are spread over.
+    pub chips: f64,
+    /// The highlighted policy.
+    pub policy: Policy,
+}
+
+impl Default for RematChoice {
+    fn default() -> Self {
+        RematChoice {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            batch: 1.0,
+            seq: 4096.0,
+            chips: 1.0,
+            policy: Policy::PerLayer,
+        }
+    }
+}
+
+/// A policy's label for readers.
+pub fn label(p: Policy) -> &'static str {
+    match p {
+        Policy::None => "none",
+        Policy::Selected => "selected activations",
+        Policy::PerLayer => "per layer",
+        Policy::Full => "full (√L segments)",
+    }
+}
+
+impl RematChoice {
+    /// The core's parameters.
+    pub fn params(&self) -> RematParams {
+        RematParams::new(self.model.config, self.batch, self.seq, self.chips)
+    }
+
+    /// Every policy's cost, least recomputation first.
+    pub fn rows(&self) -> Result<Vec<PolicyCost>, String> {
+        compare(&self.params())
+    }
+
+    /// The highlighted policy's cost.
+    pub fn chosen(&self) -> Option<PolicyCost> {
+        self.rows()
+            .ok()?
+            .into_iter()
+            .find(|r| r.policy == self.policy)
+    }
+
+    /// The chip's HBM in bytes.
+    pub fn hbm(&self) -> f64 {
+        self.chip.hbm_capacity.value.0
+    }
+
+    /// Whether a policy's activations alone fit in the chip's HBM.
+    pub fn fits(&self, row: &PolicyCost) -> bool {
+        row.activation_bytes.0 <= self.hbm()
+    }
+
+    /// The chart: activation memory per chip (log) against extra FLOPs, one point
+    /// per policy, the chosen one ringed, and the chip's HBM as a dashed line.
+    pub fn chart_svg(&self, size: Size) -> String {
+        let Ok(rows) = self.rows() else {
+            return String::new();
+        };
+        let hbm = self.hbm();
+        svg(size.width, size.height, |root| {
+            draw(root, &rows, self.policy, hbm, self.chip.name)
+        })
+        .0
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    rows: &[PolicyCost],
+    chosen: Policy,
+    hbm: f64,
+    chip_name: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(false);
+    root.fill(&pal.background)?;
+    let xs: Vec<f64> = rows.iter().map(|r| 100.0 * r.extra_share()).collect();
+    let ys: Vec<f64> = rows.iter().map(|r| r.activation_bytes.0).collect();
+    let x_max = xs.iter().copied().fold(10.0, f64::max) * 1.25;
+    let lo = ys
+        .iter()
+        .copied()
+        .chain([hbm])
+        .fold(f64::INFINITY, f64::min)
+        / 3.0;
+    let hi = ys.iter().copied().chain([hbm]).fold(0.0, f64::max) * 3.0;
+    let (lo, hi) = if lo.is_finite() && lo > 0.0 && hi > lo {
+        (lo, hi)
+    } else {
+        (1.0, 10.0)
+    };
+    let ticks = log_ticks(lo, hi);
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .x_label_area_size(44)
+        .y_label_area_size(74)
+        .build_cartesian_2d(0.0..x_max, (lo..hi).log_scale().with_key_points(ticks))?;
+    chart
+        .configure_mesh()
+        .x_desc("extra FLOPs (% of a step without recomputation)")
+        .y_desc("activations per chip")
+        .x_labels(6)
+        .x_label_formatter(&|x| format!("{x:.0}%"))
+        .y_label_formatter(&|y| si(*y, "B", 2))
+        .styled(&pal)
+        .draw()?;
+    let hbm_line = [(0.0, hbm), (x_max, hbm)];
+    chart.draw_series(DashedLineSeries::new(
+        hbm_line,
+        6,
+        4,
+        pal.text.stroke_width(1),
+    ))?;
+    let points: Vec<(f64, f64)> = xs.iter().copied().zip(ys.iter().copied()).collect();
+    let mut placer = placer_for(&chart, &[&hbm_line[..]]);
+    for (row, &(x, y)) in rows.iter().zip(&points) {
+        let colour = if y <= hbm { pal.good } else { pal.bad };
+        let anchor = chart.backend_coord(&(x, y));
+        let radius = if row.policy == chosen { 9 } else { 6 };
+        placer.avoid_point(anchor, radius + 2);
+        chart.draw_series(std::iter::once(Circle::new(
+            (x, y),
+            radius,
+            colour.filled(),
+        )))?;
+        if row.policy == chosen {
+            chart.draw_series(std::iter::once(Circle::new(
+                (x, y),
+                radius + 4,
+                pal.text.stroke_width(2),
+            )))?;
+        }
+    }
+    let hbm_text = format!("{chip_name} HBM {}", si(hbm, "B", 3));
+    let r = placer.place(
+        chart.backend_coord(&(x_max * 0.7, hbm)),
+        text_box(&hbm_text, NOTE),
+        4,
+    );
+    root.draw(&Text::new(
+        hbm_text,
+        (r.x0 + 2, r.y0),
+        font(NOTE, &pal.text),
+    ))?;
+    for (row, &(x, y)) in rows.iter().zip(&points) {
+        let text = format!("{}: {}", label(row.policy), si(y, "B", 3));
+        let r = placer.place(chart.backend_coord(&(x, y)), text_box(&text, NOTE), 10);
+        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
+    }
+    Ok(())
+}
+
+impl WidgetParams for RematChoice {
+    const NAME: &'static str = "remat";
+
+    /// Sets one parameter from text, or explains why not.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" => {
+                next.model =
+                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?
+            }
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "batch" => {
+                next.batch = parse_count(value, "batch (sequences)", 1.0, MAX_BATCH)?.round()
+            }
+            "seq" => next.seq = parse_count(value, "sequence length", 1.0, MAX_SEQ)?.round(),
+            "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
+            "policy" => next.policy = Policy::parse(value)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.rows()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            ("batch".into(), format!("{}", self.batch)),
+            ("seq".into(), format!("{}", self.seq)),
+            ("chips".into(), format!("{}", self.chips)),
+            ("policy".into(), self.policy.name().into()),
+        ]
+    }
+}
+
+fn pct(share: f64) -> String {
+    format!("{}%", sci(100.0 * share, 3))
+}
+
+/// The gradient-checkpointing widget.
+#[component]
+pub fn Remat(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<RematChoice>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        // Put a refused select back to the last valid setting.
+        if !state.set(key, &value) && matches!(key, "model" | "chip" | "policy") {
+            state.refresh();
+        }
+    };
+    let frame = Frame::new(SHAPE);
+    let chart = move || params.with(|p| p.chart_svg(frame.get()));
+    let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
+    let chosen = move || params.with(|p| p.chosen());
+
+    let model_options = MODELS
+        .iter()
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
+        .collect_view();
+    let policy_options = Policy::ALL
+        .map(|p| option(p.name(), label(p), move || params.with(|q| q.policy.name())))
+        .collect_view();
+    let field = move |key: &'static str,
+                      caption: &'static str,
+                      aria: &'static str,
+                      get: fn(&RematChoice) -> f64| {
+        view! {
+            <label>
+                {caption}
+                <input type="text" inputmode="numeric" size="8" class=format!("remat-{key}") aria-label=aria
+                    value=move || format!("{}", params.with(get)) prop:value=move || format!("{}", params.with(get))
+                    on:change=move |ev| set(key, event_target_value(&ev)) />
+            </label>
+        }
+    };
+    let table = move || {
+        rows.get()
+            .into_iter()
+            .map(|r| {
+                let (fits, chosen) = params.with(|p| (p.fits(&r), p.policy == r.policy));
+                view! {
+                    <tr data-policy=r.policy.name() class:selected=chosen>
+                        <th scope="row">{label(r.policy)}</th>
+                        <td>{si(r.activation_bytes.0, "B", 3)}{if fits { "" } else { " ✗" }}</td>
+                        <td>{pct(r.extra_share())}</td>
+                        <td>{sci(r.flops_per_param_token, 3)}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let verdict = move || {
+        params
+            .with(|p| p.chosen().map(|r| fit_word(p.fits(&r))))
+            .unwrap_or_default()
+    };
+
+    view! {
+        <figure class="widget remat" data-widget="remat">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Policy "
+                    <select class="remat-policy" prop:value=move || params.with(|p| p.policy.name()) on:change=move |ev| set("policy", event_target_value(&ev))>{policy_options}</select>
+                </label>
+            </div>
+            <div class="controls">
+                {field("batch", "Sequences ", "sequences per step", |p| p.batch)}
+                {field("seq", "Tokens each ", "tokens per sequence", |p| p.seq)}
+                {field("chips", "Chips ", "chips the activations are spread over", |p| p.chips)}
+            </div>
+            <div class="plot" node_ref=frame.node style=frame.style()>
+                <div class="layer" inner_html=chart role="img"
+                    aria-label=move || params.with(|p| format!("activation memory per chip against extra FLOPs for four checkpointing policies; {} is ringed", label(p.policy)))></div>
+            </div>
+            <p class="verdict-line">
+                "Checkpointing " <strong>{move || params.with(|p| label(p.policy))}</strong> ", "
+                {move || params.with(|p| format!("{} sequences of {} tokens over {} chips", grouped(p.batch), grouped(p.seq), grouped(p.chips)))}
+                " keeps " <strong data-remat-memory="">{move || chosen().map(|r| si(r.activation_bytes.0, "B", 3)).unwrap_or_default()}</strong>
+                " of activations per chip and recomputes " <strong data-remat-extra="">{move || chosen().map(|r| pct(r.extra_share())).unwrap_or_default()}</strong>
+                " of a step (" <span data-remat-flops="">{move || chosen().map(|r| sci(r.flops_per_param_token, 3)).unwrap_or_default()}</span>
+                " FLOPs per parameter per token); the activations alone "
+                <strong class=move || fit_class(verdict())
+                    data-verdict=verdict>{verdict}</strong>
+                " in " {move || params.with(|p| format!("{}'s {}", p.chip.name, si(p.hbm(), "B", 3)))} " of HBM."
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <div class="table-scroll" tabindex="0">
+                <table class="remat-table">
+                    <thead><tr><th scope="col">"policy"</th><th scope="col">"activations / chip"</th><th scope="col">"extra FLOPs"</th><th scope="col">"FLOPs / param / token"</th></tr></thead>
+                    <tbody>{table}</tbody>
+                </table>
+            </div>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn the_books_numbers_for_one_llama_sequence() {
+        let p = RematChoice::default();
+        let rows = p.rows().unwrap();
+        let c = &p.model.config;
+        // The book: about 2·20·B·T·D·L bytes of activations without remat.
+        let none = 2.0 * 20.0 * 4096.0 * c.d_model as f64 * c.layers as f64;
+        assert_eq!(rows[0].activation_bytes.0, none);
+        assert!(!p.fits(&rows[0]), "107 GB does not fit a v5p");
+        assert_eq!(fit_class(fit_word(p.fits(&rows[0]))), "verdict over");
+        // Block remat: about 8 FLOPs per parameter per token, a third more work.
+        let per_layer = p.chosen().unwrap();
+        assert_eq!(per_layer.policy, Policy::PerLayer);
+        assert!((per_layer.flops_per_param_token - 8.0).abs() < 0.4);
+        assert!(p.fits(&per_layer));
+        // The strings the browser test reads.
+        assert_eq!(si(per_layer.activation_bytes.0, "B", 3), "6.71 GB");
+        assert_eq!(si(rows[0].activation_bytes.0, "B", 3), "107 GB");
+        assert_eq!(pct(rows[0].extra_share()), "0%");
+        assert_eq!(si(rows[0].activation_bytes.0 / 8.0, "B", 3), "13.4 GB");
+        let svg = p.chart_svg(SHAPE.design());
+        assert!(svg.starts_with(r#"<svg class="chart-svg""#), "{svg}");
+        assert!(svg.contains("TPU v5p HBM"), "{svg}");
+        assert!(svg.contains(&si(none, "B", 3)), "{svg}");
+    }
+
+    #[test]
+    fn more_chips_divide_the_memory_and_leave_the_flops() {
+        let mut p = RematChoice::default();
+        let before = p.chosen().unwrap();
+        p.apply("chips", "8").unwrap();
+        let after = p.chosen().unwrap();
+        assert_eq!(after.activation_bytes.0 * 8.0, before.activation_bytes.0);
+        assert_eq!(after.extra_share(), before.extra_share());
+        p.apply("policy", "full").unwrap();
+        assert!(p.chosen().unwrap().activation_bytes < after.activation_bytes);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state() {
+        let mut p = RematChoice::default();
+        p.apply("batch", "16").unwrap();
+        let before = p;
+        for (k, v) in [
+            ("batch", "0"),
+            ("batch", "abc"),
+            ("seq", "-5"),
+            ("chips", "1e9"),
+            ("policy", "most"),
+            ("model", "nope"),
+            ("chip", "nope"),
+            ("colour", "red"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+            assert_eq!(p, before, "{k}={v}");
+        }
+    }
+
+    #[test]
+    fn pairs_round_trip() {
+        let (p, refused) = RematChoice::from_pairs(&pairs(&[
+            ("model", "llama3-8b"),
+            ("chip", "v5e"),
+            ("batch", "32"),
+            ("seq", "8192"),
+            ("chips", "16"),
+            ("policy", "selected"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p.policy, Policy::Selected);
+        let (q, refused) = RematChoice::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty());
+        assert_eq!(p, q);
+    }
+}

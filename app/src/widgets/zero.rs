@@ -1,0 +1,345 @@
+//! Optimizer-state sharding (`data-widget="zero"`, Part 5, "Sharding the
+//! optimizer state"): for a registry model, an optimizer and a number of
+//! data-parallel chips, the parameters, gradients and optimizer state each chip
+//! holds under ZeRO stages 0 to 3, drawn as stacked bars against the chip's HBM,
+//! with the bytes each stage's collectives move per step. Every number comes
+//! from [`ridgeline_core::training::zero_stages`].
+
+use leptos::prelude::*;
+use ridgeline_core::format::{grouped, si};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::training::{zero_stages, ZeroCost, ZeroStage};
+use ridgeline_core::transformer::{self, Optimizer};
+
+use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
+use crate::input::{parse_count, short};
+
+/// The most data-parallel chips the field accepts.
+const MAX_CHIPS: f64 = 1e6;
+
+/// The optimizers offered: URL name, label and the core's storage rule.
+pub const OPTIMIZERS: [(&str, &str, Optimizer); 2] = [
+    (
+        "adam-mixed",
+        "mixed-precision Adam (16 B / param)",
+        Optimizer::ADAM_MIXED,
+    ),
+    (
+        "adam",
+        "the book's Adam (10 B / param, bf16 gradients)",
+        Optimizer::ADAM,
+    ),
+];
+
+/// The reader's settings; always valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZeroChoice {
+    /// The model preset.
+    pub model: &'static ModelPreset,
+    /// The chip whose HBM the state must fit in.
+    pub chip: &'static Chip,
+    /// Data-parallel chips the state is split over.
+    pub chips: f64,
+    /// Index into [`OPTIMIZERS`].
+    pub optimizer: usize,
+    /// The highlighted stage.
+    pub stage: ZeroStage,
+}
+
+impl Default for ZeroChoice {
+    fn default() -> Self {
+        ZeroChoice {
+            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            chips: 64.0,
+            optimizer: 0,
+            stage: ZeroStage::One,
+        }
+    }
+}
+
+impl ZeroChoice {
+    /// Every parameter of the model (all experts of a MoE are stored).
+    pub fn params(&self) -> f64 {
+        transformer::params(&self.model.config).total()
+    }
+
+    /// Every stage's memory per chip and traffic.
+    pub fn rows(&self) -> Result<Vec<ZeroCost>, String> {
+        zero_stages(self.params(), OPTIMIZERS[self.optimizer].2, self.chips)
+    }
+
+    /// The highlighted stage's row.
+    pub fn chosen(&self) -> Option<ZeroCost> {
+        self.rows()
+            .ok()?
+            .into_iter()
+            .find(|r| r.stage == self.stage)
+    }
+
+    /// The chip's HBM in bytes.
+    pub fn hbm(&self) -> f64 {
+        self.chip.hbm_capacity.value.0
+    }
+
+    /// Whether a stage's training state fits in the chip's HBM (activations
+    /// not counted).
+    pub fn fits(&self, row: &ZeroCost) -> bool {
+        row.memory.state().0 <= self.hbm()
+    }
+}
+
+impl WidgetParams for ZeroChoice {
+    const NAME: &'static str = "zero";
+
+    /// Sets one parameter from text, or explains why not.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" => {
+                next.model =
+                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?
+            }
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
+            "optimizer" => {
+                next.optimizer = OPTIMIZERS
+                    .iter()
+                    .position(|o| o.0 == value.trim())
+                    .ok_or_else(|| {
+                        format!("unknown optimizer “{}” (adam-mixed, adam)", short(value))
+                    })?
+            }
+            "stage" => next.stage = ZeroStage::parse(value)?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.rows()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.model.id.into()),
+            ("chip".into(), self.chip.id.into()),
+            ("chips".into(), format!("{}", self.chips)),
+            ("optimizer".into(), OPTIMIZERS[self.optimizer].0.into()),
+            ("stage".into(), self.stage.number().to_string()),
+        ]
+    }
+}
+
+/// A CSS width for `part` of a bar whose full length is `whole`.
+fn width(part: f64, whole: f64) -> String {
+    let share = if whole > 0.0 { part / whole } else { 0.0 };
+    format!("width: {:.2}%", 100.0 * share.clamp(0.0, 1.0))
+}
+
+/// The ZeRO widget.
+#[component]
+pub fn Zero(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<ZeroChoice>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        // Put a refused select back to the last valid setting.
+        if !state.set(key, &value) && matches!(key, "model" | "chip" | "optimizer" | "stage") {
+            state.refresh();
+        }
+    };
+    let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
+    let chosen = move || params.with(|p| p.chosen());
+
+    let model_options = MODELS
+        .iter()
+        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
+        .collect_view();
+    let optimizer_options = OPTIMIZERS
+        .map(|(id, name, _)| option(id, name, move || params.with(|p| OPTIMIZERS[p.optimizer].0)))
+        .collect_view();
+    let stage_options = ZeroStage::ALL
+        .map(|s| {
+            option(s.number().to_string(), s.label(), move || {
+                params.with(|p| p.stage.number().to_string())
+            })
+        })
+        .collect_view();
+    // Every bar is drawn against the larger of plain data parallelism's state
+    // and the chip's HBM, so the HBM mark and all four bars share one scale.
+    let scale = move || {
+        let full = rows.with(|r| r.first().map_or(0.0, |r| r.memory.state().0));
+        full.max(params.with(|p| p.hbm()))
+    };
+    let bars = move || {
+        let whole = scale();
+        rows.get()
+            .into_iter()
+            .map(|r| {
+                let (fits, chosen) = params.with(|p| (p.fits(&r), p.stage == r.stage));
+                let m = r.memory;
+                view! {
+                    <tr data-stage=r.stage.number() class:selected=chosen>
+                        <th scope="row">{r.stage.label()}</th>
+                        <td>{si(m.params.0, "B", 3)}</td>
+                        <td>{si(m.grads.0, "B", 3)}</td>
+                        <td>{si(m.optimizer.0, "B", 3)}</td>
+                        <td><strong>{si(m.state().0, "B", 3)}</strong>{if fits { "" } else { " ✗" }}</td>
+                        <td>{si(r.comms_bytes.0, "B", 3)}</td>
+                        <td class="zero-bar-cell">
+                            <div class="zero-bar" aria-hidden="true">
+                                <span class="zero-params" style=width(m.params.0, whole)></span>
+                                <span class="zero-grads" style=width(m.grads.0, whole)></span>
+                                <span class="zero-opt" style=width(m.optimizer.0, whole)></span>
+                                <span class="zero-hbm" style=format!("left: {:.2}%", 100.0 * params.with(|p| p.hbm()) / whole.max(1.0))></span>
+                            </div>
+                        </td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let verdict = move || {
+        params
+            .with(|p| p.chosen().map(|r| fit_word(p.fits(&r))))
+            .unwrap_or_default()
+    };
+
+    view! {
+        <figure class="widget zero" data-widget="zero">
+            <div class="controls">
+                <label>"Model "
+                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
+                </label>
+                <label>"Chip "
+                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
+                </label>
+                <label>"Optimizer "
+                    <select prop:value=move || params.with(|p| OPTIMIZERS[p.optimizer].0) on:change=move |ev| set("optimizer", event_target_value(&ev))>{optimizer_options}</select>
+                </label>
+            </div>
+            <div class="controls">
+                <label>"Stage "
+                    <select class="zero-stage" prop:value=move || params.with(|p| p.stage.number().to_string()) on:change=move |ev| set("stage", event_target_value(&ev))>{stage_options}</select>
+                </label>
+                <label>"Data-parallel chips "
+                    <input type="text" inputmode="numeric" size="8" class="zero-chips" aria-label="data-parallel chips"
+                        value=move || format!("{}", params.with(|p| p.chips)) prop:value=move || format!("{}", params.with(|p| p.chips))
+                        on:change=move |ev| set("chips", event_target_value(&ev)) />
+                </label>
+            </div>
+            <p class="verdict-line">
+                {move || params.with(|p| format!("{} has {} parameters. Under {} over {} chips each chip holds ", p.model.name, grouped(p.params()), p.stage.label(), grouped(p.chips)))}
+                <strong data-zero-state="">{move || chosen().map(|r| si(r.memory.state().0, "B", 3)).unwrap_or_default()}</strong>
+                " of weights, gradients and optimizer state, which "
+                <strong class=move || fit_class(verdict()) data-verdict=verdict>{verdict}</strong>
+                {move || params.with(|p| format!(" in {}'s {} of HBM before any activations; each step's collectives move ", p.chip.name, si(p.hbm(), "B", 3)))}
+                <strong data-zero-comms="">{move || chosen().map(|r| si(r.comms_bytes.0, "B", 3)).unwrap_or_default()}</strong>
+                "."
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <div class="table-scroll" tabindex="0">
+                <table class="zero-table">
+                    <thead><tr>
+                        <th scope="col">"stage"</th>
+                        <th scope="col"><span class="swatch zero-params"></span>"weights"</th>
+                        <th scope="col"><span class="swatch zero-grads"></span>"gradients"</th>
+                        <th scope="col"><span class="swatch zero-opt"></span>"optimizer"</th>
+                        <th scope="col">"per chip"</th>
+                        <th scope="col">"moved / step"</th>
+                        <th scope="col">"against HBM (line)"</th>
+                    </tr></thead>
+                    <tbody>{bars}</tbody>
+                </table>
+            </div>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn sixteen_bytes_per_parameter_split_stage_by_stage() {
+        let p = ZeroChoice::default();
+        let n = p.params();
+        let rows = p.rows().unwrap();
+        // Mixed-precision Adam: 16 bytes per parameter; ZeRO-1 leaves 4 + 12/N.
+        assert_eq!(rows[0].memory.state().0, 16.0 * n);
+        let one = p.chosen().unwrap();
+        assert_eq!(one.stage, ZeroStage::One);
+        assert!((one.memory.state().0 / n - (4.0 + 12.0 / 64.0)).abs() < 1e-9);
+        // ZeRO-3 moves half as much again as plain data parallelism.
+        assert_eq!(rows[3].comms_bytes.0, 1.5 * rows[0].comms_bytes.0);
+        // 1.1 TB of state fits no chip; 70B over 64 chips under ZeRO-3 fits a v5p.
+        assert!(!p.fits(&rows[0]));
+        assert!(p.fits(&rows[3]));
+        // The strings the browser test reads.
+        assert_eq!(si(one.memory.state().0, "B", 3), "295 GB");
+        assert_eq!(si(one.comms_bytes.0, "B", 3), "282 GB");
+        assert_eq!(si(rows[3].memory.state().0, "B", 3), "17.6 GB");
+        assert_eq!(si(rows[3].comms_bytes.0, "B", 3), "423 GB");
+        assert_eq!(si(rows[3].memory.state().0 / 2.0, "B", 3), "8.82 GB");
+    }
+
+    #[test]
+    fn the_books_adam_is_ten_bytes_and_more_chips_shrink_the_split_part() {
+        let mut p = ZeroChoice::default();
+        p.apply("optimizer", "adam").unwrap();
+        p.apply("stage", "0").unwrap();
+        // Part 5: bf16 weights and two fp32 moments, 10 bytes per parameter, plus
+        // bf16 gradients counted for the AllReduce.
+        let n = p.params();
+        assert_eq!(p.chosen().unwrap().memory.state().0, 12.0 * n);
+        p.apply("stage", "3").unwrap();
+        let before = p.chosen().unwrap().memory.state().0;
+        p.apply("chips", "128").unwrap();
+        assert_eq!(p.chosen().unwrap().memory.state().0 * 2.0, before);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state() {
+        let mut p = ZeroChoice::default();
+        let before = p;
+        for (k, v) in [
+            ("chips", "0"),
+            ("chips", "x"),
+            ("stage", "4"),
+            ("optimizer", "lion"),
+            ("model", "nope"),
+            ("chip", "nope"),
+            ("colour", "red"),
+        ] {
+            assert!(p.apply(k, v).is_err(), "{k}={v}");
+            assert_eq!(p, before, "{k}={v}");
+        }
+    }
+
+    #[test]
+    fn pairs_round_trip() {
+        let (p, refused) = ZeroChoice::from_pairs(&pairs(&[
+            ("model", "llama3-405b"),
+            ("chip", "v5e"),
+            ("chips", "256"),
+            ("optimizer", "adam"),
+            ("stage", "2"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p.stage, ZeroStage::Two);
+        let (q, refused) = ZeroChoice::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty());
+        assert_eq!(p, q);
+    }
+}
