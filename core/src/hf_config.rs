@@ -1433,14 +1433,13 @@ mod tests {
         for preset in crate::models::MODELS {
             let text = export(&preset.config).unwrap();
             let m = import(&text).unwrap_or_else(|e| panic!("{}: {e}", preset.id));
-            let want = if preset.config.mla.is_some() {
+            let want = match preset.config.mla {
                 // MLA keeps the value head dimension as H.
-                ModelConfig {
-                    head_dim: preset.config.mla.unwrap().v_dim,
+                Some(mla) => ModelConfig {
+                    head_dim: mla.v_dim,
                     ..preset.config
-                }
-            } else {
-                preset.config
+                },
+                None => preset.config,
             };
             assert_eq!(m.config, want, "{}", preset.id);
         }
