@@ -138,6 +138,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "the smallest slice holding a model's weights in bf16, int8 and int4, and the KV caches that fit",
     },
     WidgetSpec {
+        name: "own-model",
+        args: &["model", "config"],
+        doc: "import a Hugging Face config.json: each field mapped to the book's symbols, the fields ignored, and total/active parameters, FLOPs and KV bytes per token from core",
+    },
+    WidgetSpec {
         name: "gpu",
         args: &["gpu", "gpus", "op", "bytes"],
         doc: "GPU cluster layout, collective cost inside and across NVLink domains, GPU and TPU rooflines",

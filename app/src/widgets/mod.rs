@@ -30,6 +30,7 @@ pub mod moe;
 pub mod nvlink_node;
 pub mod overlap;
 pub mod overlap_timeline;
+pub mod own_model;
 pub mod parallelism_layout;
 pub mod pipeline;
 pub mod player;
@@ -74,6 +75,7 @@ pub const NAMES: &[&str] = &[
     "kv-cache",
     "serving",
     "min-topology",
+    "own-model",
     "gpu",
     "gpu-collectives",
     "nvlink-node",
@@ -154,6 +156,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "serving" => view! { <serving::Serving args=args /> }.into_any(),
         #[cfg(widget = "min-topology")]
         "min-topology" => view! { <min_topology::MinTopology args=args /> }.into_any(),
+        #[cfg(widget = "own-model")]
+        "own-model" => view! { <own_model::OwnModel args=args /> }.into_any(),
         #[cfg(widget = "gpu")]
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
         #[cfg(widget = "gpu-collectives")]
