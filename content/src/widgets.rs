@@ -53,6 +53,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "speculative sampling: tokens per target step and speedup against the draft length, with a seeded check",
     },
     WidgetSpec {
+        name: "weight-stationary",
+        args: &["model", "chip", "b", "n"],
+        doc: "1D against 2D weight-stationary sharding: communication per layer against chips, with the crossover",
+    },
+    WidgetSpec {
         name: "overlap-timeline",
         args: &["chip", "x", "y", "b", "d", "f", "dtype"],
         doc: "the collective matmul as two timelines, a blocking AllGather against a ppermute loop, with the book's measured times",

@@ -104,6 +104,19 @@ pub enum InferenceError {
     Training(TrainingError),
     /// A collective-cost helper rejected the numbers.
     Collective(CollectiveError),
+    /// The inputs were each acceptable, but the answer they give is not a
+    /// finite positive number (it overflowed, underflowed or divided by zero).
+    OutOfRange {
+        /// The quantity computed.
+        quantity: &'static str,
+        /// What it came out as.
+        value: f64,
+    },
+    /// A split over chips was asked of fewer than one chip.
+    TooFewChips {
+        /// The chips given.
+        chips: f64,
+    },
 }
 
 impl fmt::Display for InferenceError {
@@ -145,6 +158,14 @@ impl fmt::Display for InferenceError {
             }
             InferenceError::Training(e) => e.fmt(f),
             InferenceError::Collective(e) => e.fmt(f),
+            InferenceError::OutOfRange { quantity, value } => write!(
+                f,
+                "the {quantity} comes out as {value}, not a finite positive number: \
+                 the inputs are too extreme to compute with"
+            ),
+            InferenceError::TooFewChips { chips } => {
+                write!(f, "a split needs at least one chip, not {chips}")
+            }
         }
     }
 }
@@ -180,6 +201,16 @@ fn batch_ok(batch: f64) -> Result<f64, InferenceError> {
         .into());
     }
     Ok(b)
+}
+
+/// Checks that a computed answer is finite and positive: inputs that pass their
+/// own checks can still overflow, underflow or divide by a subnormal.
+fn computed(quantity: &'static str, value: f64) -> Result<f64, InferenceError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(InferenceError::OutOfRange { quantity, value })
+    }
 }
 
 fn fraction(field: &'static str, value: f64) -> Result<f64, InferenceError> {
@@ -1037,7 +1068,7 @@ pub fn decode_tp_limit(d_ff: f64, batch: f64, beta: f64) -> Result<f64, Inferenc
     let f = positive("d_ff (F)", d_ff)?;
     let b = batch_ok(batch)?;
     let beta = positive("W_hbm / W_ici", beta)?;
-    Ok(f / (b * beta))
+    computed("tensor-parallel limit F/(B·β)", f / (b * beta))
 }
 
 /// How far prefill (or large-batch decode) can be model-sharded over `axes` mesh
@@ -1178,7 +1209,8 @@ pub fn weight_stationary_1d(
 /// 2D weight-stationary sharding of an MLP over `chips = X·YZ` chips.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WeightStationary2d {
-    /// Chips along the `D` sharding axis, `X = sqrt(N·D/(2F))` (`sqrt(N/8)` for `F = 4D`).
+    /// Chips along the `D` sharding axis, `X = sqrt(N·D/(2F))` (`sqrt(N/8)` for
+    /// `F = 4D`), held between 1 and `N`.
     pub x: f64,
     /// Chips along the `F` sharding axes, `N / X`.
     pub yz: f64,
@@ -1188,6 +1220,12 @@ pub struct WeightStationary2d {
 
 /// The best 2D weight-stationary split and its comms time (Part 7 Q7): with
 /// `F = 4D` and bf16, `sqrt(128)·B·D / (sqrt(N)·W_ici)`.
+///
+/// The unconstrained optimum `X = sqrt(N·D/(2F))` is below one chip when
+/// `N < 2F/D` (fewer than 8 chips for `F = 4D`); no axis can have fewer than one
+/// chip or more than `N`, so `X` is held in `[1, N]`. The time is convex in `X`,
+/// so the held value is the best split that exists. Fewer than one chip, or
+/// inputs whose time overflows or underflows, are errors.
 pub fn weight_stationary_2d(
     batch: f64,
     d_model: f64,
@@ -1200,11 +1238,20 @@ pub fn weight_stationary_2d(
     let d = positive("d_model (D)", d_model)?;
     let f = positive("d_ff (F)", d_ff)?;
     let n = positive("chips", chips)?;
+    if n < 1.0 {
+        return Err(InferenceError::TooFewChips { chips: n });
+    }
     positive("ICI bandwidth", w_ici.0)?;
-    let x = (n * d / (2.0 * f)).sqrt();
+    // `d / f` first: `n·d` or `2f` alone may overflow, and `inf / inf` is NaN.
+    let x = (n * (d / f) / 2.0).sqrt().clamp(1.0, n);
     let yz = n / x;
     let t = act.size_of(b * d) / (w_ici * x) + act.size_of(2.0 * b * f) / (w_ici * yz);
-    Ok(WeightStationary2d { x, yz, t_comms: t })
+    let t = computed("2D weight-stationary communication time", t.0)?;
+    Ok(WeightStationary2d {
+        x,
+        yz,
+        t_comms: Seconds(t),
+    })
 }
 
 /// The chip count above which 2D weight-stationary sharding communicates less than
@@ -1328,12 +1375,8 @@ pub fn prefill_time(
 ) -> Result<Seconds, InferenceError> {
     let flops = model.forward_flops(tokens)?;
     let mfu = fraction("MFU", mfu)?;
-    Ok(training_time(
-        flops,
-        slice.tp as f64,
-        peak(slice.chip, compute)?,
-        mfu,
-    )?)
+    let t = training_time(flops, slice.tp as f64, peak(slice.chip, compute)?, mfu)?;
+    Ok(Seconds(computed("prefill time", t.0)?))
 }
 
 /// Prefill servers needed per decode server so both stay saturated:
@@ -1628,8 +1671,7 @@ mod tests {
                     }
                 }
                 if let Some(t) = answer("prefill_time", prefill_time(&m, seq, &s, p.compute, mfu)) {
-                    // A subnormal MFU is accepted and gives an infinite time.
-                    prop_assert!(t.0 > 0.0);
+                    prop_assert!(valid(t.0));
                     prop_assert!(mfu > 0.0 && mfu <= 1.0);
                 }
             }
@@ -1650,20 +1692,21 @@ mod tests {
                 prop_assert!(a.lower >= a.t_math);
             }
             let limit = answer("decode_tp_limit", decode_tp_limit(seq, batch, mfu));
-            prop_assert_eq!(limit.is_some(), valid(seq) && batch_ok && valid(mfu));
+            // Valid inputs give the formula unless it overflows or underflows.
+            let formula = seq / (batch * mfu);
+            prop_assert_eq!(limit.is_some(), valid(seq) && batch_ok && valid(mfu) && valid(formula));
             if let Some(y) = limit {
-                prop_assert!(close(y, seq / (batch * mfu)));
+                prop_assert!(close(y, formula));
             }
             if let Some(y) = answer("prefill_tp_limit", prefill_tp_limit(c, p.compute, seq, mfu)) {
                 prop_assert!(y >= 0.0 && !y.is_nan());
             }
             let ws = weight_stationary_2d(batch, seq, mfu, chips as f64, dt, BytesPerSec(mfu));
-            // Within a hundred orders of magnitude of one, the split multiplies out
-            // to the chips and costs a positive time. (Beyond, core returns
-            // Ok with X = 0 or a NaN time: left to core's owners.)
+            // Any answer is a real split of the chips with a finite positive time.
             let moderate = [batch, seq, mfu].iter().all(|x| (1e-100..1e100).contains(&x.abs()));
-            if let Some(ws) = answer("weight_stationary_2d", ws).filter(|_| moderate) {
+            if let Some(ws) = answer("weight_stationary_2d", ws) {
                 prop_assert!(close(ws.x * ws.yz, chips as f64));
+                prop_assert!(ws.x >= 1.0 && ws.yz >= 1.0 - 1e-12);
                 prop_assert!(valid(ws.t_comms.0));
             }
             let qps = answer("qps", qps_per_chip(batch, Seconds(mfu), seq, chips));
@@ -1760,5 +1803,100 @@ mod activation_tests {
         let limit = weights / per_token;
         assert!(big.intensity.0 < limit && big.intensity.0 > 0.99 * limit);
         assert!(limit < 8192.0 * 28672.0 / (8192.0 + 28672.0));
+    }
+}
+
+#[cfg(test)]
+mod degenerate_tests {
+    use super::*;
+    use crate::hardware::chip;
+    use proptest::prelude::*;
+
+    fn v5e() -> &'static Chip {
+        chip("v5e").unwrap()
+    }
+
+    /// Either a finite positive answer or an error that says something.
+    fn finite_or_message(what: &str, r: Result<f64, InferenceError>) -> Result<(), String> {
+        match r {
+            Ok(v) if v.is_finite() && v > 0.0 => Ok(()),
+            Ok(v) => Err(format!("{what} answered Ok({v})")),
+            Err(e) if e.to_string().trim().is_empty() => Err(format!("{what}: {e:?} is silent")),
+            Err(_) => Ok(()),
+        }
+    }
+
+    #[test]
+    fn two_d_split_needs_a_chip_and_holds_x_between_one_and_n() {
+        let w = BytesPerSec(9e10);
+        let ws = |n: f64| weight_stationary_2d(16.0, 8192.0, 32768.0, n, Dtype::Bf16, w);
+        for n in [0.0, 0.5, 1e-320, -3.0, f64::NAN] {
+            let e = ws(n).unwrap_err();
+            assert!(!e.to_string().is_empty(), "{n}: {e:?}");
+        }
+        assert_eq!(
+            ws(0.5).unwrap_err(),
+            InferenceError::TooFewChips { chips: 0.5 }
+        );
+        // Below 2F/D = 8 chips the optimum X would be under one chip: X is held at 1.
+        let four = ws(4.0).unwrap();
+        assert_eq!((four.x, four.yz), (1.0, 4.0));
+        let expect = 2.0 * 16.0 * 8192.0 / 9e10 + 4.0 * 16.0 * 32768.0 / (4.0 * 9e10);
+        assert!((four.t_comms.0 - expect).abs() < 1e-15);
+        // At 8 chips and above the book's X = sqrt(N/8).
+        assert_eq!(ws(8.0).unwrap().x, 1.0);
+        assert!((ws(512.0).unwrap().x - 8.0).abs() < 1e-12);
+        // F far below D would put X above N: it is held at N.
+        let wide = weight_stationary_2d(16.0, 8192.0, 1.0, 4.0, Dtype::Bf16, w).unwrap();
+        assert_eq!((wide.x, wide.yz), (4.0, 1.0));
+    }
+
+    #[test]
+    fn overflowing_inputs_are_errors_not_infinities() {
+        let tiny = BytesPerSec(1e-320);
+        let e = weight_stationary_2d(16.0, 8192.0, 32768.0, 64.0, Dtype::Bf16, tiny).unwrap_err();
+        assert!(matches!(e, InferenceError::OutOfRange { .. }), "{e:?}");
+        assert!(e.to_string().contains("communication time"));
+        let e = decode_tp_limit(1e300, 1.0, 1e-300).unwrap_err();
+        assert!(matches!(e, InferenceError::OutOfRange { .. }), "{e:?}");
+        assert!(decode_tp_limit(1e-300, 1e6, 1e300).is_err());
+        assert!(decode_tp_limit(0.0, 8.0, 9.0).is_err());
+        assert_eq!(decode_tp_limit(28672.0, 64.0, 8.0).unwrap(), 56.0);
+        let m = ServingModel::preset("llama3-70b").unwrap();
+        let s = ServingSlice::new(v5e(), 16).unwrap();
+        let e = prefill_time(&m, 8192.0, &s, Dtype::Bf16, 1e-320).unwrap_err();
+        assert!(e.to_string().contains("prefill time"), "{e}");
+        assert!(prefill_time(&m, 0.0, &s, Dtype::Bf16, 0.4).is_err());
+        // The book's 0.91 s for 8k tokens of LLaMA 3-70B on 16 v5e at 40 % MFU.
+        let t = prefill_time(&m, 8192.0, &s, Dtype::Bf16, 0.4).unwrap();
+        assert!((t.0 - 0.91).abs() < 0.01, "{t:?}");
+    }
+
+    proptest! {
+        #[test]
+        fn every_input_gives_a_finite_positive_answer_or_a_message(
+            a in prop::num::f64::ANY,
+            b in prop::num::f64::ANY,
+            c in prop::num::f64::ANY,
+            n in prop_oneof![prop::num::f64::ANY, 0.0..4096.0],
+            w in prop_oneof![prop::num::f64::ANY, 1e9..1e12],
+            tp in 0u64..300,
+            model_ix in 0usize..4,
+        ) {
+            let ws = weight_stationary_2d(a, b, c, n, Dtype::Bf16, BytesPerSec(w));
+            let r = finite_or_message("weight_stationary_2d", ws.clone().map(|x| x.t_comms.0));
+            prop_assert!(r.is_ok(), "{:?}", r);
+            if let Ok(ws) = ws {
+                prop_assert!(ws.x.is_finite() && ws.x >= 1.0 && ws.x <= n);
+            }
+            let r = finite_or_message("decode_tp_limit", decode_tp_limit(a, b, c));
+            prop_assert!(r.is_ok(), "{:?}", r);
+            let ids = ["llama2-13b", "llama3-8b", "llama3-70b", "deepseek-v3"];
+            let m = ServingModel::preset(ids[model_ix]).unwrap();
+            if let Ok(s) = ServingSlice::new(v5e(), tp) {
+                let r = finite_or_message("prefill_time", prefill_time(&m, a, &s, Dtype::Bf16, c).map(|t| t.0));
+                prop_assert!(r.is_ok(), "{:?}", r);
+            }
+        }
     }
 }

@@ -16,6 +16,19 @@
 //! that carries over is the shape: the overlapped loop approaches the matmul
 //! alone, the blocking version does not.
 //!
+//! **Why the loop can lose.** The book's `shard_map` code permutes one way
+//! round the ring (`perm = [(j, (j - 1) % Y)]`), so each chunk crosses one link
+//! in one direction: a hop is a chunk over the *one-way* bandwidth, and the
+//! `Y − 1` hops use half of what the ring offers. The compiler's AllGather
+//! sends both ways at once and finishes the same `Y − 1` chunks in about half
+//! that time. Overlap hides at most the matmul, so once a chunk's one-way
+//! transfer takes more than twice its matmul the one-way loop ends after the
+//! blocking version: with bf16 on a TPU v5e 2 × 8 (`Y = 8`) each chunk's
+//! matmul is short and the loop is slower. That is the model being right,
+//! not wrong: the book measured int32 arrays, whose matmuls are slow enough to
+//! hide the transfers, and its Q4 asks for the bidirectional loop for exactly
+//! this reason ([`fused_costs`] prices it: half the steps, two chunks each).
+//!
 //! ```
 //! use ridgeline_core::overlap::{overlap_timeline, OverlapParams};
 //!
@@ -143,6 +156,20 @@ pub struct OverlapReport {
     pub chunk_permute: Seconds,
     /// The blocking AllGather.
     pub all_gather: Seconds,
+}
+
+impl OverlapReport {
+    /// The loop is communication-bound: passing a chunk one way takes longer
+    /// than multiplying it.
+    pub fn loop_comm_bound(&self) -> bool {
+        self.chunk_permute > self.chunk_matmul
+    }
+
+    /// The one-way loop ends after the blocking version (see the module
+    /// notes: its permutes use one direction of each link, the AllGather both).
+    pub fn loop_loses(&self) -> bool {
+        self.overlapped.total > self.blocking.total
+    }
 }
 
 impl OverlapParams {
@@ -398,6 +425,34 @@ mod tests {
             r.all_gather + r.matmul_only,
             "blocking is a sum"
         );
+    }
+
+    #[test]
+    fn a_one_way_loop_loses_when_a_chunk_moves_slower_than_twice_its_matmul() {
+        let p = OverlapParams {
+            y: 8,
+            ..OverlapParams::default()
+        };
+        let r = overlap_timeline(&p).unwrap();
+        let net = Network::ici(chip("v5e").unwrap()).unwrap();
+        // Each hop is one chunk of A, [B/X, D/Y] = [512, 256] in bf16, one way.
+        let chunk = Dtype::Bf16.size_of(512.0 * 256.0);
+        assert_eq!(r.chunk_permute, chunk / net.one_way);
+        assert!(r.loop_comm_bound() && r.chunk_permute > r.chunk_matmul * 2.0);
+        // Comm-bound: the loop is the first matmul plus seven one-way hops...
+        let expect = r.chunk_matmul + r.chunk_permute * 7.0;
+        assert!((r.overlapped.total.0 - expect.0).abs() < 1e-15);
+        // ...while the AllGather moves the same seven chunks both ways at once.
+        assert!(r.all_gather.0 < 0.6 * 7.0 * r.chunk_permute.0);
+        assert!(r.loop_loses());
+        // The bidirectional loop of Q4 halves the hops and wins again.
+        let (costs, _) = fused_costs(&p).unwrap();
+        assert!(costs[0].bidirectional < costs[0].one_way);
+        assert!((costs[0].one_way.0 - r.overlapped.total.0).abs() < 1e-12);
+        // With the book's Y = 4 the chunks are larger to multiply and the
+        // one-way loop wins.
+        let book = overlap_timeline(&OverlapParams::default()).unwrap();
+        assert!(!book.loop_loses());
     }
 
     #[test]

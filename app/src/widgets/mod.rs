@@ -52,6 +52,7 @@ pub mod torus;
 pub mod training_planner;
 pub mod training_roofline;
 pub mod transformer;
+pub mod weight_stationary;
 pub mod xla_op;
 pub mod zero;
 
@@ -105,6 +106,7 @@ pub const NAMES: &[&str] = &[
     "collective-matmul",
     "slowest-stage",
     "rooflines",
+    "weight-stationary",
 ];
 
 /// The component for a widget directive, with the chapter's arguments.
@@ -172,6 +174,10 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
         #[cfg(widget = "serving-engine")]
         "serving-engine" => view! { <serving_engine::ServingEngine args=args /> }.into_any(),
+        #[cfg(widget = "weight-stationary")]
+        "weight-stationary" => {
+            view! { <weight_stationary::WeightStationaryWidget args=args /> }.into_any()
+        }
         #[cfg(widget = "speculative")]
         "speculative" => view! { <speculative::SpeculativeWidget args=args /> }.into_any(),
         #[cfg(widget = "overlap-timeline")]

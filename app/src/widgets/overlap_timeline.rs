@@ -313,6 +313,13 @@ pub fn OverlapTimeline(
                 })}
                 " The book's times are for int32 arrays on a TPU v5e 2 × 4."
             </p>
+            <p class="caption" data-one-way="" hidden=move || !report.with(|r| r.as_ref().is_some_and(OverlapReport::loop_loses))>
+                "Here the loop ends later than the blocking version, and that is no slip: the book's loop "
+                "passes each chunk one way round the ring, so it uses one direction of each link, while the "
+                "AllGather sends both ways at once and moves the same chunks in about half the time. Overlap "
+                "hides at most the matmuls, so once passing a chunk takes more than twice multiplying it, the "
+                "one-way loop loses. The book's Q4 asks for the loop that sends both ways."
+            </p>
             <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
                 {move || notice.get().unwrap_or_default()}
             </p>
@@ -324,6 +331,16 @@ pub fn OverlapTimeline(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+
+    #[test]
+    fn a_one_way_loop_at_y_8_loses_and_says_why() {
+        let mut p = TimelineParams::default();
+        assert!(!p.report().unwrap().loop_loses());
+        p.apply("y", "8").unwrap();
+        let r = p.report().unwrap();
+        assert!(r.loop_loses() && r.loop_comm_bound());
+        assert!(r.overlapped.total > r.blocking.total);
+    }
 
     #[test]
     fn book_example_overlaps_and_draws_both_timelines() {

@@ -1,0 +1,505 @@
+//! 1D against 2D weight-stationary sharding (`data-widget="weight-stationary"`,
+//! Part 7, Appendix B and Q7). Megatron (1D) sharding splits an MLP's weights
+//! over `F` only, so every chip gathers the whole activation and its
+//! communication per layer, `4BD/(3·W_ici)` on a 3D torus, does not shrink as
+//! chips are added. 2D weight-stationary sharding also splits `D` over `X`
+//! chips and communicates `2BD/(X·W) + 4BF/(YZ·W)`, which falls as `1/sqrt(N)`
+//! at the best split. The widget draws both against the chip count, marks the
+//! crossover `N = 32·(F/D)·(3/4)²` computed by `core` (72 chips for `F = 4D`)
+//! and reads both times off at the reader's chip count.
+
+use leptos::prelude::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use ridgeline_core::format::{grouped, seconds};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::serving::{
+    weight_stationary, WeightStationaryParams, WeightStationaryPoint, WeightStationaryReport,
+};
+
+use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::place::{placer_for, text_box};
+use crate::charts::size::{Frame, Shape, Size};
+use crate::charts::style::{
+    draw_legend_below, font, legend_below_height, log_ticks, Entry, Styled, NARROW, NOTE,
+};
+use crate::charts::{palette, svg};
+use crate::input::{parse_count, short};
+
+/// The chart's drawing size (SVG user units).
+const SHAPE: Shape = Shape::new(760, 380, 320);
+/// The largest power of two the chip slider reaches (`2^MAX_LOG2` = 8192 chips).
+pub const MAX_LOG2: u32 = 13;
+/// The `model` value of the book's own case: `D = 8192`, `F = 4D`.
+pub const BOOK: &str = "book";
+/// The book's `D` for its `F = 4D` case.
+const BOOK_D: f64 = 8192.0;
+
+/// Whose MLP is sharded: the book's `F = 4D` case or a dense preset's shape.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mlp {
+    /// `D = 8192`, `F = 4D` (the book's assumption, as in LLaMA-2).
+    Book,
+    /// A dense model preset's `d_model` and `d_ff`.
+    Preset(&'static ModelPreset),
+}
+
+impl Mlp {
+    /// The directive value.
+    pub fn id(self) -> &'static str {
+        match self {
+            Mlp::Book => BOOK,
+            Mlp::Preset(m) => m.id,
+        }
+    }
+
+    /// `(D, F)`.
+    pub fn dims(self) -> (f64, f64) {
+        match self {
+            Mlp::Book => (BOOK_D, 4.0 * BOOK_D),
+            Mlp::Preset(m) => (m.config.d_model as f64, m.config.d_ff as f64),
+        }
+    }
+}
+
+/// The reader's settings; always valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WeightStationaryWidgetParams {
+    /// The MLP's shape.
+    pub mlp: Mlp,
+    /// The chip whose ICI carries the activations.
+    pub chip: &'static Chip,
+    /// Tokens in the batch, `B`.
+    pub batch: f64,
+    /// The chip count read off, `N = 2^log2`.
+    pub log2: u32,
+}
+
+impl Default for WeightStationaryWidgetParams {
+    fn default() -> Self {
+        WeightStationaryWidgetParams {
+            mlp: Mlp::Book,
+            chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            batch: 128.0,
+            log2: 8,
+        }
+    }
+}
+
+/// Everything the widget shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightStationaryView {
+    /// Both times at every power of two up to `2^MAX_LOG2`, and the crossover.
+    pub report: WeightStationaryReport,
+    /// The point at the reader's chip count.
+    pub at: WeightStationaryPoint,
+}
+
+impl WeightStationaryView {
+    /// Whether 2D communicates less at the reader's chip count.
+    pub fn two_d_wins(&self) -> bool {
+        self.at.two_d < self.at.one_d
+    }
+}
+
+/// Dense presets only: a Mixture-of-Experts layer's `F` is per expert, and its
+/// sharding is the `moe` widget's subject.
+fn dense(m: &ModelPreset) -> bool {
+    m.config.moe.is_none()
+}
+
+impl WeightStationaryWidgetParams {
+    /// The chip count read off.
+    pub fn chips(&self) -> u64 {
+        1 << self.log2
+    }
+
+    /// Computes the view from `core`.
+    pub fn view(&self) -> Result<WeightStationaryView, String> {
+        let (d_model, d_ff) = self.mlp.dims();
+        let report = weight_stationary(&WeightStationaryParams {
+            chip: self.chip,
+            batch: self.batch,
+            d_model,
+            d_ff,
+            max_chips: 1 << MAX_LOG2,
+        })?;
+        let at = report
+            .points
+            .iter()
+            .find(|p| p.chips == self.chips())
+            .copied()
+            .ok_or_else(|| format!("{} chips are outside the chart", self.chips()))?;
+        Ok(WeightStationaryView { report, at })
+    }
+
+    /// The chart as inline SVG.
+    pub fn chart_svg(&self, size: Size) -> String {
+        self.view()
+            .ok()
+            .map(|v| svg(size.width, size.height, |root| draw(root, &v)).0)
+            .unwrap_or_default()
+    }
+}
+
+impl WidgetParams for WeightStationaryWidgetParams {
+    const NAME: &'static str = "weight-stationary";
+
+    /// Sets one parameter from text, or explains why not.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        match key {
+            "model" if value == BOOK => next.mlp = Mlp::Book,
+            "model" => {
+                let m = model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                if !dense(m) {
+                    return Err(format!(
+                        "{} is a Mixture-of-Experts model; pick a dense one",
+                        m.name
+                    ));
+                }
+                next.mlp = Mlp::Preset(m);
+            }
+            "chip" => {
+                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+            }
+            "b" => next.batch = parse_count(value, "batch B", 1.0, 1e6)?.round(),
+            "n" => {
+                let n = parse_count(value, "chips N", 2.0, (1u64 << MAX_LOG2) as f64)?;
+                let log2 = n.log2().round();
+                if (2f64.powf(log2) - n).abs() > 1e-9 {
+                    return Err(format!(
+                        "chips N must be a power of two, not {}",
+                        short(value)
+                    ));
+                }
+                next.log2 = log2 as u32;
+            }
+            other => return Err(format!("unknown setting “{}”", short(other))),
+        }
+        next.view()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            ("model".into(), self.mlp.id().into()),
+            ("chip".into(), self.chip.id.into()),
+            ("b".into(), format!("{}", self.batch)),
+            ("n".into(), format!("{}", self.chips())),
+        ]
+    }
+}
+
+/// The two curves' legend entries.
+fn entries(pal: &crate::charts::Palette) -> [Entry; 2] {
+    [
+        Entry {
+            label: "1D (Megatron): 4BD/(3W)".into(),
+            colour: pal.series[0],
+            dashed: false,
+        },
+        Entry {
+            label: "2D weight-stationary, best split".into(),
+            colour: pal.series[1],
+            dashed: false,
+        },
+    ]
+}
+
+/// Draws both times against the chip count (log–log), the crossover and the
+/// reader's chip count.
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    v: &WeightStationaryView,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(false);
+    root.fill(&pal.background)?;
+    let (width, height) = root.dim_in_pixel();
+    let narrow = width < NARROW;
+    let below = legend_below_height(2);
+    let pts = &v.report.points;
+    let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+        return Ok(());
+    };
+    let xs = (first.chips as f64 / 1.2, last.chips as f64 * 1.2);
+    let (lo, hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+        (
+            lo.min(p.one_d.0).min(p.two_d.0),
+            hi.max(p.one_d.0).max(p.two_d.0),
+        )
+    });
+    let ys = (lo / 1.5, hi * 1.5);
+    let step = if narrow { 4 } else { 2 };
+    let x_ticks: Vec<f64> = (1..=MAX_LOG2)
+        .step_by(step)
+        .map(|k| 2f64.powi(k as i32 + 1))
+        .filter(|x| *x <= xs.1)
+        .collect();
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .margin_bottom(14 + below)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (xs.0..xs.1).log_scale().with_key_points(x_ticks),
+            (ys.0..ys.1)
+                .log_scale()
+                .with_key_points(log_ticks(ys.0, ys.1)),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("chips N")
+        .y_desc("communication per layer")
+        .x_label_formatter(&|x| grouped(x.round()))
+        .y_label_formatter(&|y| seconds(*y))
+        .styled(&pal)
+        .draw()?;
+
+    let one: Vec<(f64, f64)> = pts.iter().map(|p| (p.chips as f64, p.one_d.0)).collect();
+    let two: Vec<(f64, f64)> = pts.iter().map(|p| (p.chips as f64, p.two_d.0)).collect();
+    let mut placer = placer_for(&chart, &[one.as_slice(), two.as_slice()]);
+    let [e1, e2] = entries(&pal);
+    chart.draw_series(LineSeries::new(one, e1.colour.stroke_width(3)))?;
+    chart.draw_series(LineSeries::new(two, e2.colour.stroke_width(3)))?;
+
+    // Labels keep off the two vertical lines: the crossover and the reader's N.
+    let x = v.at.chips as f64;
+    let n = v.report.crossover;
+    for at in [n, x] {
+        placer.avoid_line(&[
+            chart.backend_coord(&(at, ys.0)),
+            chart.backend_coord(&(at, ys.1)),
+        ]);
+    }
+    // The crossover: where 2D starts to communicate less.
+    if n > xs.0 && n < xs.1 {
+        let t = v.at.one_d.0;
+        chart.draw_series(DashedLineSeries::new(
+            vec![(n, ys.0), (n, ys.1)],
+            5,
+            4,
+            pal.text.stroke_width(1),
+        ))?;
+        chart.draw_series(std::iter::once(Circle::new((n, t), 6, pal.text.filled())))?;
+        let at = chart.backend_coord(&(n, t));
+        placer.avoid_point(at, 7);
+        // A phone's plot has no room for the long label between the two lines.
+        let name = if narrow { "N" } else { "crossover N" };
+        let text = format!("{name} = {}", grouped(n));
+        let r = placer.place(at, text_box(&text, NOTE), 6);
+        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
+    }
+    // The reader's chip count, coloured by which scheme wins there.
+    let colour = if v.two_d_wins() { pal.good } else { pal.bad };
+    chart.draw_series(DashedLineSeries::new(
+        vec![(x, ys.0), (x, ys.1)],
+        4,
+        4,
+        colour.stroke_width(2),
+    ))?;
+    chart.draw_series(
+        [v.at.one_d.0, v.at.two_d.0]
+            .into_iter()
+            .map(|t| Circle::new((x, t), 6, colour.filled())),
+    )?;
+    let top = height as i32 - below as i32 - 4;
+    draw_legend_below(root, &[e1, e2], (14, top), &pal)?;
+    Ok(())
+}
+
+/// The weight-stationary widget.
+#[component]
+pub fn WeightStationaryWidget(
+    /// The chapter's `key=value` arguments (URL parameters override them).
+    #[prop(into)]
+    args: Vec<(String, String)>,
+) -> impl IntoView {
+    let state = WidgetState::<WeightStationaryWidgetParams>::new(&args);
+    let WidgetState { params, notice } = state;
+    let set = move |key: &'static str, value: String| {
+        state.set(key, &value);
+    };
+    let view_ = Memo::new(move |_| params.with(WeightStationaryWidgetParams::view).ok());
+    let frame = Frame::new(SHAPE);
+    let chart = move || params.with(|p| p.chart_svg(frame.get()));
+    let shown = move |f: fn(&WeightStationaryView) -> String| {
+        move || view_.with(|v| v.as_ref().map(f).unwrap_or_default())
+    };
+    let chips = move || grouped(params.with(|p| p.chips()) as f64);
+    let log2 = move || format!("{}", params.with(|p| p.log2));
+    let batch = move || format!("{}", params.with(|p| p.batch));
+    let model_options = std::iter::once((BOOK, "The book's F = 4D (D = 8192)"))
+        .chain(MODELS.iter().filter(|m| dense(m)).map(|m| (m.id, m.name)))
+        .map(|(id, name)| option(id, name, move || params.with(|p| p.mlp.id())))
+        .collect_view();
+    let chip_options = CHIPS
+        .iter()
+        .filter(|c| c.interconnect().is_some())
+        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
+        .collect_view();
+    let verdict = move || {
+        view_.with(|v| match v {
+            Some(v) if v.two_d_wins() => "2D",
+            _ => "1D",
+        })
+    };
+
+    view! {
+        <figure class="widget weight-stationary" data-widget="weight-stationary">
+            <div class="controls">
+                <label>
+                    "MLP "
+                    <select
+                        prop:value=move || params.with(|p| p.mlp.id())
+                        on:change=move |ev| set("model", event_target_value(&ev))
+                    >
+                        {model_options}
+                    </select>
+                </label>
+                <label>
+                    "Chip "
+                    <select
+                        prop:value=move || params.with(|p| p.chip.id)
+                        on:change=move |ev| set("chip", event_target_value(&ev))
+                    >
+                        {chip_options}
+                    </select>
+                </label>
+                <label>
+                    "B "
+                    <input
+                        type="text"
+                        inputmode="numeric"
+                        size="7"
+                        aria-label="batch B (tokens)"
+                        value=batch prop:value=batch
+                        on:input=move |ev| set("b", event_target_value(&ev))
+                    />
+                </label>
+            </div>
+            <div class="slider-row">
+                <label for="weight-stationary-n">"Chips N"</label>
+                <input
+                    id="weight-stationary-n"
+                    type="range"
+                    min="1"
+                    max=MAX_LOG2
+                    step="1"
+                    aria-valuetext=move || format!("N = {}", chips())
+                    value=log2 prop:value=log2
+                    on:input=move |ev| {
+                        let k = event_target_value(&ev).parse::<u32>().unwrap_or(1).clamp(1, MAX_LOG2);
+                        set("n", format!("{}", 1u64 << k));
+                    }
+                />
+                <output data-chips="">{move || format!("N = {}", chips())}</output>
+            </div>
+            <div class="plot" node_ref=frame.node style=frame.style()>
+                <div class="layer" inner_html=chart role="img"
+                    aria-label=move || format!("communication per layer against chips for 1D and 2D weight-stationary sharding; the marker is at N = {}", chips())></div>
+            </div>
+            <p class="verdict-line">
+                "On " {chips} " chips, 1D sharding communicates "
+                <strong data-one-d="">{shown(|v| seconds(v.at.one_d.0))}</strong>
+                " per layer and 2D weight-stationary "
+                <strong data-two-d="">{shown(|v| seconds(v.at.two_d.0))}</strong>
+                " (X = " <span data-x="">{shown(|v| format!("{:.1}", v.at.split.0))}</span>
+                " chips along D, YZ = " <span data-yz="">{shown(|v| format!("{:.1}", v.at.split.1))}</span>
+                " along F): " <strong class="ws-verdict" data-verdict=verdict>{verdict}</strong> " communicates less. "
+                "2D wins above N = " <strong data-crossover="">{shown(|v| grouped(v.report.crossover))}</strong>
+                " chips, whatever the batch and the chip."
+            </p>
+            <p class="caption">
+                "The split is the continuous optimum X = √(N·D/(2F)), held at one chip or more; "
+                "a real mesh rounds it to factors of N. Both times grow in proportion to B."
+            </p>
+            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
+                {move || notice.get().unwrap_or_default()}
+            </p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::widgets::common::pairs;
+
+    #[test]
+    fn book_case_crosses_at_72_chips_and_matches_its_formulas() {
+        let p = WeightStationaryWidgetParams::default();
+        let v = p.view().unwrap();
+        // N > 32·(F/D)·(3/4)² = 72 for F = 4D (Part 7 Q7).
+        assert_eq!(v.report.crossover, 72.0);
+        let w = p.chip.interconnect().unwrap().bandwidth.0;
+        let (b, d) = (128.0, 8192.0);
+        // 1D: 4BD/(3W); 2D at the best split: sqrt(128)·B·D/(sqrt(N)·W).
+        assert!((v.at.one_d.0 - 4.0 * b * d / (3.0 * w)).abs() < 1e-15);
+        let two = 128f64.sqrt() * b * d / (256f64.sqrt() * w);
+        assert!((v.at.two_d.0 - two).abs() < 1e-15, "{:?}", v.at);
+        // X = sqrt(N/8), YZ = sqrt(8N) at N = 256.
+        assert!((v.at.split.0 - 32f64.sqrt()).abs() < 1e-12);
+        assert!((v.at.split.1 - 2048f64.sqrt()).abs() < 1e-9);
+        assert!(v.two_d_wins());
+        // Below the crossover 1D communicates less.
+        let mut q = p;
+        q.apply("n", "64").unwrap();
+        assert!(!q.view().unwrap().two_d_wins());
+        q.apply("n", "128").unwrap();
+        assert!(q.view().unwrap().two_d_wins());
+    }
+
+    #[test]
+    fn a_preset_moves_the_crossover_and_the_chart_marks_it() {
+        let mut p = WeightStationaryWidgetParams::default();
+        p.apply("model", "llama3-70b").unwrap();
+        // F/D = 28672/8192 = 3.5: 32 × 3.5 × 0.5625 = 63.
+        assert_eq!(p.view().unwrap().report.crossover, 63.0);
+        let svg = p.chart_svg(SHAPE.design());
+        assert!(svg.contains("crossover N = 63"), "{svg}");
+        assert!(svg.contains("2D weight-stationary"), "{svg}");
+        let narrow = p.chart_svg(SHAPE.at(320.0));
+        assert!(narrow.contains("\nN = 63\n"), "{narrow}");
+        // The batch scales both times and leaves the crossover.
+        let before = p.view().unwrap();
+        p.apply("b", "256").unwrap();
+        let after = p.view().unwrap();
+        assert!((after.at.one_d.0 / before.at.one_d.0 - 2.0).abs() < 1e-12);
+        assert_eq!(after.report.crossover, before.report.crossover);
+    }
+
+    #[test]
+    fn bad_input_keeps_the_state_and_pairs_round_trip() {
+        let mut p = WeightStationaryWidgetParams::default();
+        for (k, v) in [
+            ("n", "100"),
+            ("n", "1"),
+            ("n", "16384"),
+            ("n", "x"),
+            ("b", "0"),
+            ("b", "-4"),
+            ("model", "mixtral-8x7b"),
+            ("model", "nope"),
+            ("chip", "nope"),
+            ("q", "1"),
+        ] {
+            let e = p.apply(k, v);
+            assert!(e.as_ref().is_err_and(|m| !m.is_empty()), "{k}={v}: {e:?}");
+        }
+        assert_eq!(p, WeightStationaryWidgetParams::default());
+        let (q, refused) = WeightStationaryWidgetParams::from_pairs(&pairs(&[
+            ("model", "llama2-13b"),
+            ("chip", "v4p"),
+            ("b", "32"),
+            ("n", "1024"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(q.chips(), 1024);
+        assert_eq!(WeightStationaryWidgetParams::from_pairs(&q.to_pairs()).0, q);
+    }
+}
