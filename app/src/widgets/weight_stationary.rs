@@ -22,7 +22,7 @@ use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::place::{placer_for, text_box};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::style::{
-    draw_legend_below, font, legend_below_height, log_ticks, Entry, Styled, NARROW, NOTE,
+    draw_legend_below, font, legend_below_height, log_ticks, Entry, Mark, Styled, NARROW, NOTE,
 };
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short};
@@ -197,16 +197,12 @@ impl WidgetParams for WeightStationaryWidgetParams {
 /// The two curves' legend entries.
 fn entries(pal: &crate::charts::Palette) -> [Entry; 2] {
     [
-        Entry {
-            label: "1D (Megatron): 4BD/(3W)".into(),
-            colour: pal.series[0],
-            dashed: false,
-        },
-        Entry {
-            label: "2D weight-stationary, best split".into(),
-            colour: pal.series[1],
-            dashed: false,
-        },
+        Entry::new("1D (Megatron): 4BD/(3W)", pal.series[0], Mark::Line(3)),
+        Entry::new(
+            "2D weight-stationary, best split",
+            pal.series[1],
+            Mark::Line(3),
+        ),
     ]
 }
 
