@@ -171,4 +171,30 @@ mod tests {
         }
         assert_eq!(plain, wrapped);
     }
+
+    /// plotters' series labels measure their text through the DOM on wasm32,
+    /// which this module exists to avoid; legends are `style::draw_legend`.
+    #[test]
+    fn no_chart_uses_plotters_series_labels() {
+        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("source dir") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).expect("source");
+                    let needle = ["configure", "series_labels"].join("_");
+                    if text.contains(&needle) {
+                        found.push(path.display().to_string());
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut found,
+        );
+        assert!(found.is_empty(), "plotters legends in {found:?}");
+    }
 }
