@@ -91,8 +91,12 @@ impl WidgetParams for StreamingParams {
         let mut next = *self;
         let count = |what: &str, max: f64| parse_count(value, what, 1.0, max).map(|v| v as u64);
         let rate = |what: &str| -> Result<Option<f64>, String> {
-            if value.trim().is_empty() || value.trim() == "chip" {
+            // "chip" (the field's default text) restores the registry's rate;
+            // a blank is refused like any other unreadable number.
+            if value.trim().eq_ignore_ascii_case("chip") {
                 Ok(None)
+            } else if value.trim().is_empty() {
+                Err(format!("{what} is empty: enter a rate, or “chip” for the registry's"))
             } else {
                 parse_count(value, what, 1.0, 1e18).map(Some)
             }
@@ -355,6 +359,18 @@ pub fn Streaming(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blank_rate_is_refused_and_chip_restores_the_registry() {
+        let mut p = StreamingParams::default();
+        p.apply("hbm", "1e11").unwrap();
+        assert_eq!(p.hbm, Some(1e11));
+        let err = p.apply("hbm", "   ").unwrap_err();
+        assert!(err.contains("empty"), "{err}");
+        assert_eq!(p.hbm, Some(1e11), "a refused value keeps the last one");
+        p.apply("hbm", "Chip").unwrap();
+        assert_eq!(p.hbm, None);
+    }
     use crate::widgets::common::pairs;
 
     #[test]
