@@ -96,7 +96,9 @@ impl WidgetParams for StreamingParams {
             if value.trim().eq_ignore_ascii_case("chip") {
                 Ok(None)
             } else if value.trim().is_empty() {
-                Err(format!("{what} is empty: enter a rate, or “chip” for the registry's"))
+                Err(format!(
+                    "{what} is empty: enter a rate, or “chip” for the registry's"
+                ))
             } else {
                 parse_count(value, what, 1.0, 1e18).map(Some)
             }
