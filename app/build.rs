@@ -11,6 +11,14 @@
 //! SUMMARY.md). Each part is a Cargo feature (`part0` … `part12`); only the
 //! enabled parts get their chapter body, and only the widgets those chapters use
 //! are compiled into `widgets::widget_view`, through `--cfg widget="NAME"`.
+//!
+//! The exercises are the exception: their checker (the grader and all 308
+//! problems) is about 100 KiB of gzip, more than most pages' own widgets, so it
+//! ships in a bundle of its own (Cargo feature `exercises`), which a page loads
+//! only when the reader reaches its problems. A page bundle therefore never
+//! compiles the `exercise`/`exercises` widgets, and the exercises bundle
+//! compiles nothing else. `cfg(page_islands)` marks a bundle that makes a
+//! page's own islands live (any part enabled).
 
 use ridgeline_content::render::{render_chapter, Segment};
 use ridgeline_content::search;
@@ -19,6 +27,9 @@ use ridgeline_content::widgets::WIDGETS;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// The widgets of the exercises bundle (see the module's documentation).
+const EXERCISE_WIDGETS: &[&str] = &["exercise", "exercises"];
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../chapters");
@@ -31,10 +42,14 @@ fn main() {
     let parts = parse_summary(&read("SUMMARY.md")).unwrap_or_else(|e| panic!("{e}"));
     let wasm = std::env::var("TARGET").is_ok_and(|t| t.starts_with("wasm32"));
     let enabled = |n: u8| std::env::var_os(format!("CARGO_FEATURE_PART{n}")).is_some();
-    let all_enabled = parts.iter().all(|p| enabled(p.number));
+    let exercises = std::env::var_os("CARGO_FEATURE_EXERCISES").is_some();
+    let all_enabled = parts.iter().all(|p| enabled(p.number)) && exercises;
     let mut used_widgets: BTreeSet<String> = BTreeSet::new();
     if all_enabled {
         used_widgets.extend(WIDGETS.iter().map(|w| w.name.to_string()));
+    }
+    if exercises {
+        used_widgets.extend(EXERCISE_WIDGETS.iter().map(|w| w.to_string()));
     }
     let mut texts: Vec<(String, String)> = Vec::new();
     let mut out = String::from(
@@ -62,7 +77,9 @@ fn main() {
                     let _ = write!(segs, "Segment::Html({h:?}),");
                 }
                 Segment::Widget(name, args) => {
-                    used_widgets.insert(name.clone());
+                    if !EXERCISE_WIDGETS.contains(&name.as_str()) {
+                        used_widgets.insert(name.clone());
+                    }
                     if !wasm {
                         let _ = write!(segs, "Segment::Widget({name:?}, &{args:?}),");
                     }
@@ -104,6 +121,10 @@ fn main() {
     // The pages that are not parts (progress, numbers) ship in the default
     // bundle only; other bundles reach them by a full navigation.
     println!("cargo::rustc-check-cfg=cfg(site_pages)");
+    println!("cargo::rustc-check-cfg=cfg(page_islands)");
+    if parts.iter().any(|p| enabled(p.number)) {
+        println!("cargo::rustc-cfg=page_islands");
+    }
     if all_enabled
         || parts
             .iter()

@@ -9,6 +9,13 @@
 //! component, mounted in the same element. The markup is the same (charts
 //! included: both are inline SVG), so the text around an island does not move.
 //!
+//! Two bundles may serve one page: the page's own (its part's widgets, search,
+//! the theme toggle, progress; `cfg(page_islands)`) and the exercises bundle
+//! (the answer checker), which the page's loader starts only when the reader
+//! nears the problems. Each mounts only the islands it carries and leaves the
+//! others static; the page's bundle marks the root `data-islands="live"`, the
+//! exercises bundle `data-exercises="live"`.
+//!
 //! Islands are mounted, not hydrated: a widget's live state starts from the
 //! page URL (`?roofline.b=600`), which the build never sees, so the live
 //! markup may rightly differ from the static one, and hydration requires them
@@ -17,7 +24,9 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::{shell, widgets};
+#[cfg(page_islands)]
+use crate::shell;
+use crate::widgets;
 
 /// The island names of the site's own controls (widgets use their directive name).
 pub mod names {
@@ -89,16 +98,57 @@ fn unescape(s: &str) -> String {
 }
 
 /// Mounts `view` in `host` in place of its static copy, and marks it live.
+/// Whatever the reader already typed into the static copy's text fields (an
+/// answer typed while the checker was loading) is carried over to the live
+/// fields of the same `id`.
 fn mount<V: IntoView + 'static>(host: web_sys::HtmlElement, view: impl FnOnce() -> V + 'static) {
+    let typed = typed_fields(&host);
     host.set_inner_html("");
     let handle = leptos::mount::mount_to(host.clone(), view);
     // Islands live as long as the page.
     handle.forget();
     let _ = host.set_attribute("data-live", "");
+    for (id, value) in typed {
+        let field = host
+            .query_selector(&format!("input[id=\"{id}\"]"))
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok());
+        if let Some(field) = field {
+            field.set_value(&value);
+            // The component's `on:input` handler takes the text from here.
+            if let Ok(event) = web_sys::Event::new("input") {
+                let _ = field.dispatch_event(&event);
+            }
+        }
+    }
 }
 
-/// Replaces every island of the page with its live component, then installs
-/// the page-wide keyboard shortcuts and the service worker.
+/// The non-empty text fields of `host` that have an `id`, with their values.
+fn typed_fields(host: &web_sys::HtmlElement) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Ok(fields) = host.query_selector_all("input[type=text][id]") else {
+        return out;
+    };
+    for i in 0..fields.length() {
+        let Some(field) = fields
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            continue;
+        };
+        let value = field.value();
+        // An id with a quote could not be selected again; none of ours has one.
+        if !value.is_empty() && !field.id().contains('"') {
+            out.push((field.id(), value));
+        }
+    }
+    out
+}
+
+/// Replaces every island this bundle carries with its live component. The
+/// page's own bundle then installs the page-wide keyboard shortcuts and the
+/// service worker.
 pub fn start() {
     let islands = document().query_selector_all("[data-island]");
     let Ok(islands) = islands else { return };
@@ -111,8 +161,11 @@ pub fn start() {
         };
         let name = host.get_attribute("data-island").unwrap_or_default();
         match name.as_str() {
+            #[cfg(page_islands)]
             names::SEARCH => mount(host, shell::Search),
+            #[cfg(page_islands)]
             names::THEME => mount(host, shell::ThemeToggle),
+            #[cfg(page_islands)]
             names::OFFLINE => {
                 let bytes = host
                     .get_attribute("data-bytes")
@@ -125,21 +178,31 @@ pub fn start() {
             }
             #[cfg(site_pages)]
             names::PROGRESS => mount(host, crate::pages::progress::ProgressPage),
-            widget if widgets::NAMES.contains(&widget) => {
+            widget => {
                 let args = decode_args(&host.get_attribute("data-args").unwrap_or_default());
                 let pairs: Vec<(&str, &str)> =
                     args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                let live = widgets::widget_view(widget, &pairs);
-                mount(host, move || live);
+                // Another bundle's island stays as it is.
+                if let Some(live) = widgets::widget_view(widget, &pairs) {
+                    mount(host, move || live);
+                }
             }
-            _ => {}
         }
     }
-    shell::install_part_keys();
-    shell::register_service_worker();
-    if let Some(root) = document().document_element() {
-        let _ = root.set_attribute("data-islands", "live");
+    let root = document().document_element();
+    #[cfg(page_islands)]
+    {
+        shell::install_part_keys();
+        shell::register_service_worker();
+        if let Some(root) = &root {
+            let _ = root.set_attribute("data-islands", "live");
+        }
     }
+    #[cfg(widget = "exercises")]
+    if let Some(root) = &root {
+        let _ = root.set_attribute("data-exercises", "live");
+    }
+    drop(root);
 }
 
 #[cfg(test)]

@@ -27,6 +27,10 @@ use crate::directive::Directive;
 /// (home, progress, numbers, not found).
 pub const DEFAULT_BUNDLE: &str = "main";
 
+/// The bundle of the exercise checker, which every page with problems loads
+/// when the reader reaches them; no part may name it.
+pub const EXERCISES_BUNDLE: &str = "exercises";
+
 /// The book's site, to which every part links.
 pub const BOOK_URL: &str = "https://jax-ml.github.io/scaling-book";
 
@@ -108,6 +112,11 @@ pub fn parse_summary(text: &str) -> Result<Vec<Part>, String> {
 /// A bundle name becomes a folder and a Cargo feature list's key: lowercase
 /// letters, digits and `-` only.
 fn bundle_name(name: &str) -> Result<String, String> {
+    if name == EXERCISES_BUNDLE {
+        return Err(format!(
+            "bundle `{name}` is the exercise checker's own: name another"
+        ));
+    }
     let ok = !name.is_empty()
         && name.len() <= 32
         && name
@@ -167,6 +176,7 @@ mod tests {
         assert!(parse_summary("1. [A](a.md) {slug=a color=red}").is_err());
         assert!(parse_summary("1. [A](a.md) {slug=a bundle=Big}").is_err());
         assert!(parse_summary("1. [A](a.md) {slug=a bundle=../x}").is_err());
+        assert!(parse_summary("1. [A](a.md) {slug=a bundle=exercises}").is_err());
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use ridgeline_content::summary::{bundles, parse_summary, Part, DEFAULT_BUNDLE};
+use ridgeline_content::summary::{bundles, parse_summary, Part, DEFAULT_BUNDLE, EXERCISES_BUNDLE};
 
 /// Everything that can stop the site from being written, as a sentence.
 pub type Error = String;
@@ -59,7 +59,7 @@ pub fn parts() -> Result<Vec<Part>, Error> {
 }
 
 /// One line per bundle, `name features` (features comma-separated), for the
-/// build script's Trunk loop.
+/// build script's Trunk loop: the page bundles, then the exercise checker.
 pub fn bundle_lines(parts: &[Part]) -> String {
     let mut out = String::new();
     for (name, members) in bundles(parts) {
@@ -69,6 +69,7 @@ pub fn bundle_lines(parts: &[Part]) -> String {
             .collect();
         let _ = writeln!(out, "{name} {}", features.join(","));
     }
+    let _ = writeln!(out, "{EXERCISES_BUNDLE} exercises");
     out
 }
 
@@ -144,6 +145,7 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
         let bundle = adopt_bundle(site, &name, public_url)?;
         built.insert(name, bundle);
     }
+    let exercises = adopt_bundle(site, EXERCISES_BUNDLE, public_url)?;
     let root = repo_root();
     let assets = scripts::write_assets(site, &root, &parts)?;
     let offline_bytes = compress::gzip_size_of_tree(&site.join("_b"))?;
@@ -152,6 +154,7 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
         assets,
         bundles: built,
         default_bundle: DEFAULT_BUNDLE.to_string(),
+        exercises,
         offline_bytes,
     };
     let written = pages::write_pages(site, &parts, &ctx)?;
@@ -191,9 +194,11 @@ mod tests {
             .collect();
         features.sort_unstable();
         let mut expected: Vec<String> = parts.iter().map(|p| format!("part{}", p.number)).collect();
+        expected.push("exercises".to_string());
         expected.sort_unstable();
         assert_eq!(features, expected);
         assert!(lines.starts_with("main "), "{lines}");
+        assert!(lines.ends_with("\nexercises exercises\n"), "{lines}");
     }
 
     #[test]

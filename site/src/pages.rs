@@ -24,6 +24,8 @@ pub struct Context {
     pub bundles: BTreeMap<String, Bundle>,
     /// The bundle of the pages that are not parts.
     pub default_bundle: String,
+    /// The exercise checker's bundle, which pages with problems start lazily.
+    pub exercises: Bundle,
     /// What "make available offline" downloads, gzip bytes.
     pub offline_bytes: f64,
 }
@@ -133,8 +135,14 @@ pub fn body(route: Route, ctx: &Context) -> String {
     })
 }
 
+/// Whether a page's body holds an exercise island.
+pub fn has_exercises(body: &str) -> bool {
+    body.contains(r#"data-island="exercises""#) || body.contains(r#"data-island="exercise""#)
+}
+
 /// The whole document for `route`.
 pub fn document(route: Route, ctx: &Context) -> String {
+    let body = body(route, ctx);
     let public = &ctx.public_url;
     let a = &ctx.assets;
     let mut head = format!(
@@ -168,6 +176,14 @@ pub fn document(route: Route, ctx: &Context) -> String {
             wasm = b.wasm,
             start = a.start,
         ));
+        // The checker is not preloaded: the loader starts it when the reader
+        // nears a problem (see scripts.rs).
+        if has_exercises(&body) {
+            head.push_str(&format!(
+                "<meta name=\"ridgeline-exercises\" content=\"{public}{}\" />\n",
+                ctx.exercises.boot
+            ));
+        }
     }
     let (prev, next) = route.prev_next();
     for (rel, p) in [("prev", prev), ("next", next)] {
@@ -181,7 +197,7 @@ pub fn document(route: Route, ctx: &Context) -> String {
     }
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n{head}</head>\n<body>\n{}\n</body>\n</html>\n",
-        body(route, ctx)
+        body
     )
 }
 
@@ -236,6 +252,12 @@ mod tests {
             },
             bundles,
             default_bundle: "main".into(),
+            exercises: Bundle {
+                name: "exercises".into(),
+                boot: "_b/exercises/boot-1.js".into(),
+                js: "_b/exercises/app-1.js".into(),
+                wasm: "_b/exercises/app-1_bg.wasm".into(),
+            },
             offline_bytes: 2.5e6,
         }
     }
@@ -290,6 +312,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn pages_with_problems_name_the_checker_without_preloading_it() {
+        let ctx = ctx();
+        let mut with = 0;
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let named = html.contains(
+                r#"<meta name="ridgeline-exercises" content="/_b/exercises/boot-1.js" />"#,
+            );
+            assert_eq!(named, has_exercises(&html), "{}", route.path());
+            // Only the page's own bundle is preloaded.
+            assert!(!html.contains("_b/exercises/app-1"), "{}", route.path());
+            with += usize::from(named);
+        }
+        let parts_with_problems = PARTS
+            .iter()
+            .filter(|p| {
+                p.segments
+                    .iter()
+                    .any(|s| matches!(s, Segment::Widget(n, _) if n.starts_with("exercise")))
+            })
+            .count();
+        assert!(parts_with_problems >= 10, "{parts_with_problems}");
+        assert_eq!(with, parts_with_problems);
     }
 
     #[test]

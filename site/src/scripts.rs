@@ -64,11 +64,45 @@ const THEME_JS: &str =
 /// Starts the bundle named by the page's `<meta name="ridgeline-bundle">`;
 /// if it cannot be loaded (offline before it was cached, a broken deploy),
 /// the page stays as written and says that its widgets could not start.
+///
+/// The exercise checker (`<meta name="ridgeline-exercises">`, on pages with
+/// problems) is a bundle of its own of about 200 KiB gzip: it is started only
+/// once the page's bundle is done and the reader nears a problem (400 px ahead
+/// of the viewport) or touches or focuses one, so a first load never carries
+/// it. The root says `data-exercises="loading"`, then `"live"` (set by the
+/// bundle) or `"failed"`.
 const START_JS: &str = "// Starts this page's WebAssembly bundle, which makes its islands live.
+const root = document.documentElement;
 const meta = document.querySelector('meta[name=ridgeline-bundle]');
-if (meta) {
-  import(new URL(meta.content, document.baseURI).href).catch(() => {
-    document.documentElement.setAttribute('data-islands', 'failed');
+const page = meta
+  ? import(new URL(meta.content, document.baseURI).href).catch(() => {
+    root.setAttribute('data-islands', 'failed');
+  })
+  : Promise.resolve();
+// The exercise checker, when the reader reaches the problems.
+const checker = document.querySelector('meta[name=ridgeline-exercises]');
+if (checker) {
+  const hosts = document.querySelectorAll('[data-island=exercises],[data-island=exercise]');
+  let started = false;
+  const go = () => {
+    if (started) return;
+    started = true;
+    if (seen) seen.disconnect();
+    root.setAttribute('data-exercises', 'loading');
+    page.then(() => import(new URL(checker.content, document.baseURI).href)).catch(() => {
+      root.setAttribute('data-exercises', 'failed');
+    });
+  };
+  const seen = 'IntersectionObserver' in window
+    ? new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) go(); }, { rootMargin: '400px 0px' })
+    : null;
+  for (const h of hosts) {
+    h.addEventListener('focusin', go);
+    h.addEventListener('pointerdown', go);
+  }
+  page.then(() => {
+    if (!seen) go();
+    else for (const h of hosts) seen.observe(h);
   });
 }
 ";
@@ -90,6 +124,9 @@ const ISLANDS_CSS: &str = "
 :root[data-islands='failed'] .islands-status { display: block; }
 :root:not([data-js]) .search, :root:not([data-js]) .theme-toggle, :root:not([data-js]) .offline { display: none; }
 .island:not([data-live]) input, .island:not([data-live]) select, .island:not([data-live]) button { pointer-events: none; }
+.island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'the checker loads when you reach the problems'; }
+:root[data-exercises='loading'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'loading the checker…'; }
+:root[data-exercises='failed'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'static: answers cannot be checked (the checker could not load)'; }
 @media print { .island > .widget::before, .offline, .islands-status { display: none !important; } }
 ";
 

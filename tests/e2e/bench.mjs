@@ -106,6 +106,10 @@ const sum = (names) => names.reduce((a, n) => {
 const allBundles = sum(files.filter((f) => f.startsWith('_b/')));
 const total = sum(files);
 console.log(`${'every bundle (_b/)'.padEnd(64)}${kib(allBundles.raw)} ${kib(allBundles.gzip)} ${kib(allBundles.brotli)}`);
+// The exercise checker: not part of any first load (a page starts it when the
+// reader reaches its problems), fetched once and then cached.
+const checker = sum(files.filter((f) => f.startsWith('_b/exercises/')));
+console.log(`${'the exercise checker (_b/exercises/, loaded on demand)'.padEnd(64)}${kib(checker.raw)} ${kib(checker.gzip)} ${kib(checker.brotli)}`);
 console.log(`${'all files'.padEnd(64)}${kib(total.raw)} ${kib(total.gzip)} ${kib(total.brotli)}`);
 
 // Every page the build wrote: index.html → '', rooflines.html → 'rooflines'.

@@ -53,7 +53,9 @@ test('links between parts are plain documents; each page starts its own bundle; 
   assert.match(await page.locator('h1').first().textContent(), /Transformer Inference/);
   await page.waitForSelector('[data-widget="inference-roofline"] [data-verdict]');
   assert.equal(seen.at(-1), 'inference', `${seen}`);
-  assert.ok(seen.every((b) => b === 'training' || b === 'inference'), `${seen}`);
+  // Clicking "next" at the foot of a page passes its problems, which starts
+  // the exercise checker there; no other bundle is fetched.
+  assert.ok(seen.every((b) => ['training', 'inference', 'exercises'].includes(b)), `${seen}`);
   // Back returns to Part 6 with its widget live again.
   await page.goBack();
   await page.waitForSelector('[data-page="applied-training"] [data-widget="training-planner"]');
@@ -109,4 +111,51 @@ test('unknown paths, also under a bundle\'s route, say "not found" without error
     assert.deepEqual(problems, [], path);
     await context.close();
   }
+});
+
+test('the exercise checker is a bundle of its own, started only when the reader reaches the problems', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  const seen = wasmBundles(page);
+  // Hold the checker back for a moment, so that an answer can be typed into
+  // the static problem first, as on a slow link.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/_b/exercises/*.wasm', async (route) => { await held; await route.continue(); });
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  await page.waitForTimeout(300);
+  assert.deepEqual(seen, ['main'], 'the first load fetched only the page\'s bundle');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.exercises), undefined);
+  // Focusing a problem's answer box (keyboard) starts the checker; what the
+  // reader types meanwhile is kept when the problem goes live.
+  const card = page.locator('[data-exercise="ch1-q5"]');
+  await card.scrollIntoViewIfNeeded();
+  await page.waitForSelector(':root[data-exercises="loading"]');
+  await card.locator('input.answer').focus();
+  await page.keyboard.type('295');
+  release();
+  await page.waitForSelector(':root[data-exercises="live"]', { timeout: 20000 });
+  assert.deepEqual(seen, ['main', 'exercises']);
+  assert.equal(await card.locator('input.answer').inputValue(), '295');
+  await card.locator('button.check').click();
+  assert.equal(await card.locator('[data-verdict]').getAttribute('data-verdict'), 'correct');
+  // The page's own widgets stayed live beside the checker.
+  await page.locator('[data-widget="roofline"] input.batch-text').first().fill('1500');
+  assert.equal((await page.locator('[data-widget="roofline"] [data-verdict]').first().textContent()).trim(), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a checker that cannot be fetched leaves the problems readable and says so', async () => {
+  const { page, context } = await watchedPage(env.browser, env.base);
+  await page.route('**/_b/exercises/*', (route) => route.abort());
+  await page.goto(env.base + 'sharding');
+  await ready(page);
+  await page.locator('[data-exercise]').first().scrollIntoViewIfNeeded();
+  await page.waitForSelector(':root[data-exercises="failed"]', { timeout: 15000 });
+  const sign = await page.locator('.island[data-island^=exercise] > .widget').first()
+    .evaluate((e) => getComputedStyle(e, '::before').content);
+  assert.match(sign, /answers cannot be checked/);
+  assert.ok((await page.locator('[data-exercise]').first().innerText()).trim().length > 20);
+  await context.close();
 });

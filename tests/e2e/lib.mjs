@@ -72,6 +72,20 @@ export async function ready(page) {
   await page.waitForSelector(':root[data-islands="live"]', { timeout: 15000 });
 }
 
+// The exercise checker is a bundle of its own, which the page starts when the
+// reader nears a problem: scroll to `target` (the first problem by default),
+// as a reader would, and wait until the checker has made the problems live.
+export async function readyExercises(page, target = '[data-exercise]') {
+  const problem = page.locator(target).first();
+  if (!(await page.locator(':root[data-exercises="live"]').count())) {
+    // The static problem may be replaced while Playwright scrolls to it (the
+    // checker was already on its way): then the scroll has done its job.
+    await problem.scrollIntoViewIfNeeded().catch(() => {});
+    await page.waitForSelector(':root[data-exercises="live"]', { timeout: 20000 });
+  }
+  await problem.scrollIntoViewIfNeeded();
+}
+
 export async function verdictOf(page, widget) {
   return (await page.locator(`[data-widget="${widget}"] [data-verdict]`).first().textContent()).trim();
 }

@@ -20,7 +20,10 @@ pub fn Part(
                 Segment::Html(h) => view! { <div class="prose" inner_html=*h></div> }.into_any(),
                 Segment::Widget(name, args) => view! {
                     <div class="island" data-island=*name data-args=encode_args(args)>
-                        {widget_view(name, args)}
+                        {widget_view(name, args).unwrap_or_else(|| {
+                            let message = format!("Unknown widget “{name}”.");
+                            view! { <p class="notice" role="status">{message}</p> }.into_any()
+                        })}
                     </div>
                 }
                 .into_any(),

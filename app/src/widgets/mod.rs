@@ -109,13 +109,15 @@ pub const NAMES: &[&str] = &[
     "weight-stationary",
 ];
 
-/// The component for a widget directive, with the chapter's arguments.
-pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
+/// The component for a widget directive, with the chapter's arguments, or
+/// `None` if this build does not carry that widget (another bundle's widget, or
+/// no widget of that name).
+pub fn widget_view(name: &str, args: &[(&str, &str)]) -> Option<AnyView> {
     let args: Vec<(String, String)> = args
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    match name {
+    Some(match name {
         #[cfg(widget = "jax-code")]
         "jax-code" => view! { <jax_code::JaxCodeWidget args=args /> }.into_any(),
         #[cfg(widget = "book-links")]
@@ -220,11 +222,10 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> AnyView {
         "slowest-stage" => view! { <slowest_stage::SlowestStageWidget args=args /> }.into_any(),
         #[cfg(widget = "rooflines")]
         "rooflines" => view! { <rooflines::Rooflines args=args /> }.into_any(),
-        other => {
+        _ => {
             // Every arm may be compiled out (a bundle without widgets).
             drop(args);
-            let message = format!("Unknown widget “{other}”.");
-            view! { <p class="notice" role="status">{message}</p> }.into_any()
+            return None;
         }
-    }
+    })
 }
