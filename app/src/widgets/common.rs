@@ -153,6 +153,18 @@ impl<P: WidgetParams> WidgetState<P> {
         }
     }
 
+    /// Applies the reader's `key=value` as [`WidgetState::set`] does; when it
+    /// is refused and `put_back` holds, re-announces the last valid
+    /// parameters ([`WidgetState::refresh`]) so that the control shows them
+    /// again. Returns whether it was accepted.
+    pub fn set_or_refresh(self, key: &str, value: &str, put_back: bool) -> bool {
+        let accepted = self.set(key, value);
+        if !accepted && put_back {
+            self.refresh();
+        }
+        accepted
+    }
+
     /// Re-announces the current parameters unchanged, so that controls bound to
     /// them (a `<select>` whose choice was refused) show the valid value again.
     pub fn refresh(self) {

@@ -103,9 +103,7 @@ pub fn FlashAttention(
     let state = WidgetState::<FlashChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let result = Memo::new(move |_| params.with(|p| p.run().ok()));
     let blocks = move || result.with(|r| r.as_ref().map_or(0, |r| r.steps.len()));

@@ -171,9 +171,7 @@ pub fn GpuParallelism(
     let state = WidgetState::<ParallelismChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let result = Memo::new(move |_| params.with(|p| p.compute().ok()));
     let gpu_options = gpu_ids()

@@ -190,11 +190,11 @@ pub fn InferenceRoofline(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
-        if !state.set(key, &value)
-            && matches!(key, "model" | "chip" | "weight" | "compute" | "phase")
-        {
-            state.refresh();
-        }
+        state.set_or_refresh(
+            key,
+            &value,
+            matches!(key, "model" | "chip" | "weight" | "compute" | "phase"),
+        );
     };
 
     let roof = Memo::new(move |_| params.with(|p| RoofModel::new(p.chip, p.compute)));

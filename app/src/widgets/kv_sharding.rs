@@ -103,9 +103,7 @@ pub fn KvSharding(
     let state = WidgetState::<KvParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let report = Memo::new(move |_| params.with(|p| p.report().ok()));
     let shown = move |f: fn(&KvShardingReport) -> String| {

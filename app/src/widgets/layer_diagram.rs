@@ -172,9 +172,7 @@ pub fn LayerDiagram(
     let state = WidgetState::<LayerDiagramParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) && matches!(key, "model" | "dtype") {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, matches!(key, "model" | "dtype"));
     };
     let result = Memo::new(move |_| params.with(|p| p.ops().ok()));
     let model_options = diagram_models()

@@ -174,9 +174,7 @@ pub fn Moe(
     let state = WidgetState::<MoeChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) && key != "tokens" {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, key != "tokens");
     };
     let result = Memo::new(move |_| params.with(|p| p.analysis().ok()));
     let show = move |f: fn(&MoeAnalysis) -> String| {

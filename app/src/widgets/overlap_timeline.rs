@@ -210,9 +210,7 @@ pub fn OverlapTimeline(
     let state = WidgetState::<TimelineParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let report = Memo::new(move |_| params.with(TimelineParams::report).ok());
     let frame = Frame::new(SHAPE);

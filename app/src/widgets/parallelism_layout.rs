@@ -236,9 +236,11 @@ pub fn ParallelismLayout(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused choice back to the last valid one.
-        if !state.set(key, &value) && matches!(key, "scheme" | "model" | "chip" | "chips" | "tp") {
-            state.refresh();
-        }
+        state.set_or_refresh(
+            key,
+            &value,
+            matches!(key, "scheme" | "model" | "chip" | "chips" | "tp"),
+        );
     };
     let result = Memo::new(move |_| params.with(|p| p.layout().ok()));
     let mesh = move || params.with(|p| p.mesh().unwrap_or((1, 1)));

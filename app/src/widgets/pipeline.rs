@@ -160,9 +160,7 @@ pub fn Pipeline(
     let state = WidgetState::<PipelineChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let result = Memo::new(move |_| params.with(|p| p.timeline().ok()));
     let schedule_options = Schedule::ALL

@@ -247,9 +247,7 @@ pub fn Remat(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
-        if !state.set(key, &value) && matches!(key, "model" | "chip" | "policy") {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "policy"));
     };
     let frame = Frame::new(SHAPE);
     let chart = move || params.with(|p| p.chart_svg(frame.get()));

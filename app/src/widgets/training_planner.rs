@@ -257,9 +257,7 @@ pub fn TrainingPlanner(
     let set = move |key: &'static str, value: String| {
         // Put a refused choice (a plan or tensor degree the slice cannot take)
         // back to the last valid one, so the control shows what is planned.
-        if !state.set(key, &value) && resets_on_refusal(key) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, resets_on_refusal(key));
     };
     let outcome = Memo::new(move |_| params.with(|p| p.outcome().ok()));
     let show = move |f: fn(&Outcome, &PlannerParams) -> String| {

@@ -406,9 +406,7 @@ pub fn TrainingRoofline(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // A refused select goes back to the strategy the verdict describes.
-        if !state.set(key, &value) && matches!(key, "model" | "chip" | "scheme") {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "scheme"));
     };
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
     let chart_model = Memo::new(move |_| {

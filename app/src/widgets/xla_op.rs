@@ -186,9 +186,7 @@ pub fn XlaOp(
     let state = WidgetState::<XlaOpParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) && key != "op" {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, key != "op");
     };
     let view_ = Memo::new(move |_| params.with(XlaOpParams::view).ok());
     let shown = move |f: fn(&XlaOpView) -> String| {

@@ -151,9 +151,11 @@ pub fn Zero(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
-        if !state.set(key, &value) && matches!(key, "model" | "chip" | "optimizer" | "stage") {
-            state.refresh();
-        }
+        state.set_or_refresh(
+            key,
+            &value,
+            matches!(key, "model" | "chip" | "optimizer" | "stage"),
+        );
     };
     let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
     let chosen = move || params.with(|p| p.chosen());
