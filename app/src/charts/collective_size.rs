@@ -8,8 +8,8 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::units::Bytes;
 
 use super::palette;
-use super::place::{placer_for, text_box};
-use super::style::{font, legend_on, Entry, Mark, Styled, NOTE};
+use super::place::{draw_label, placer_for};
+use super::style::{legend_on, Entry, Mark, Styled, NOTE};
 
 /// Message-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
@@ -120,12 +120,8 @@ pub fn draw<DB: DrawingBackend>(
         let knee_line = [(knee, y_min), (knee, y_max)].map(|p| chart.backend_coord(&p));
         placer.avoid_line(&knee_line);
         let text = format!("latency-bound below {}", si(knee, "B", 2));
-        let r = placer.place(
-            chart.backend_coord(&(knee, y_max / 3.0)),
-            text_box(&text, NOTE),
-            6,
-        );
-        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
+        let at = chart.backend_coord(&(knee, y_max / 3.0));
+        draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
     }
     let v = m.v.clamp(V_RANGE.0, V_RANGE.1);
     let t = m.time(Collective::AllGather, v);

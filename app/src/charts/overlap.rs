@@ -9,8 +9,8 @@ use ridgeline_core::roofline::SplitContraction;
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
-use super::place::{placer_for, text_box};
-use super::style::{font, legend_on, Entry, Mark, Styled, NOTE};
+use super::place::{draw_label, placer_for};
+use super::style::{legend_on, Entry, Mark, Styled, NOTE};
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,8 +138,7 @@ pub fn draw_static<DB: DrawingBackend>(
         let text = format!("crossover D = {}", grouped(dx));
         let at = chart.backend_coord(&(dx, tm));
         placer.avoid_point(at, 7);
-        let r = placer.place(at, text_box(&text, NOTE), 6);
-        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
+        draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
     }
     let position = placer.legend_for(&legend);
     legend_on(&chart, &legend, position, &pal)?;

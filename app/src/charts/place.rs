@@ -10,7 +10,29 @@
 use plotters::chart::{ChartContext, SeriesLabelPosition};
 use plotters::coord::cartesian::Cartesian2d;
 use plotters::coord::ranged1d::Ranged;
-use plotters::prelude::DrawingBackend;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend, RGBColor, Text};
+
+/// Places `text`, drawn `size` units high in `colour`, beside `anchor` (at
+/// least `gap` away) where it covers the least, and draws it there on `root`.
+/// Returns the box it took.
+pub fn draw_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    placer: &mut Placer,
+    anchor: (i32, i32),
+    text: &str,
+    size: u32,
+    colour: &RGBColor,
+    gap: i32,
+) -> Result<Rect, DrawingAreaErrorKind<DB::ErrorType>> {
+    let r = placer.place(anchor, text_box(text, size), gap);
+    root.draw(&Text::new(
+        text,
+        (r.x0 + 2, r.y0),
+        super::style::font(size, colour),
+    ))?;
+    Ok(r)
+}
 
 /// A pixel rectangle, `x0 ≤ x1`, `y0 ≤ y1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

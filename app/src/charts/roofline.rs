@@ -14,7 +14,7 @@ use ridgeline_core::roofline::{attainable, Verdict};
 use ridgeline_core::units::Intensity;
 
 use super::palette;
-use super::place::{legend_box, text_box, Placer, Rect};
+use super::place::{draw_label, legend_box, text_box, Placer, Rect};
 use super::style::{
     draw_legend, draw_legend_below, font, legend_below_height, Entry, Mark, Styled, NARROW, NOTE,
     TICK, TITLE,
@@ -310,12 +310,7 @@ pub fn draw_point<DB: DrawingBackend>(
     let foot = chart.backend_coord(&(x, model.y.0));
     placer.avoid_line(&[foot, at]);
     placer.avoid_point(at, 11);
-    let r = placer.place(at, text_box(label, TITLE), 6);
-    root.draw(&Text::new(
-        label.to_string(),
-        (r.x0 + 2, r.y0),
-        font(TITLE, &colour),
-    ))?;
+    draw_label(root, &mut placer, at, label, TITLE, &colour, 6)?;
     Ok(())
 }
 

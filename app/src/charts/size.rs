@@ -109,6 +109,13 @@ impl Frame {
         frame
     }
 
+    /// A frame for a drawing whose height follows its content rather than its
+    /// width (the box takes the drawing's height): only the width is
+    /// measured, at most `design_width`.
+    pub fn width_only(design_width: u32) -> Frame {
+        Frame::new(Shape::new(design_width, 0, 0))
+    }
+
     /// The inline style for the `.plot` element.
     pub fn style(self) -> String {
         self.shape.style()
@@ -170,6 +177,26 @@ mod tests {
     use super::*;
 
     const ROOF: Shape = Shape::new(760, 440, 300);
+
+    #[test]
+    fn a_width_only_frame_follows_the_width_and_draws_no_height() {
+        let frame = Frame::width_only(760);
+        assert_eq!(
+            frame.get_untracked(),
+            Size {
+                width: 760,
+                height: 0
+            }
+        );
+        assert_eq!(
+            frame.shape.at(500.0),
+            Size {
+                width: 500,
+                height: 0
+            }
+        );
+        assert_eq!(frame.shape.at(2000.0).width, 760);
+    }
 
     #[test]
     fn wide_containers_get_the_design_size() {

@@ -3,6 +3,7 @@
 
 use crate::content::{EXERCISE_IDS, PARTS};
 use crate::progress::{self, Progress};
+use crate::widgets::common::Notice;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -133,7 +134,7 @@ pub fn ProgressPage() -> impl IntoView {
                 }>"Export to a file"</button>
                 <label class="import">"Import a file " <input type="file" accept="application/json,.json" on:change=on_import /></label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </section>
     }
 }

@@ -5,6 +5,7 @@
 //! bandwidth, and every data path drawn to scale with the time it takes to move
 //! an array of the reader's size, all from [`ridgeline_core::chip_map`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::chip_map::{chip_map, ChipMap, Part};
 use ridgeline_core::format::{grouped, seconds, si};
@@ -259,7 +260,7 @@ pub fn ChipMapWidget(
                     <tbody>{paths}</tbody>
                 </table>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -267,7 +268,7 @@ pub fn ChipMapWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
     use ridgeline_core::hardware::Link;
 
     #[test]
@@ -301,26 +302,24 @@ mod tests {
                 assert!(!part_facts(&p.map().unwrap(), part).is_empty());
             }
         }
-        let mut p = ChipMapParams::default();
-        assert!(p.apply("chip", "h100").unwrap_err().contains("not a TPU"));
-        assert!(p.apply("bytes", "0").is_err());
-        assert!(p.apply("part", "cache").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, ChipMapParams::default());
+        let messages = assert_refused_keeps(
+            &ChipMapParams::default(),
+            &[
+                ("chip", "h100"),
+                ("bytes", "0"),
+                ("part", "cache"),
+                ("colour", "red"),
+            ],
+        );
+        assert!(messages[0].contains("not a TPU"), "{}", messages[0]);
     }
 
     #[test]
     fn pairs_round_trip() {
-        let (p, refused) = ChipMapParams::from_pairs(&pairs(&[
-            ("chip", "v5e"),
-            ("part", "vmem"),
-            ("bytes", "2.5e8"),
-        ]));
-        assert!(refused.is_empty());
+        let p: ChipMapParams =
+            assert_round_trip(&[("chip", "v5e"), ("part", "vmem"), ("bytes", "2.5e8")]);
         assert_eq!(p.part, Part::Vmem);
         let vmem = part_facts(&p.map().unwrap(), Part::Vmem);
         assert!(vmem.iter().any(|(w, _)| *w == "holds"), "{vmem:?}");
-        let (q, _) = ChipMapParams::from_pairs(&p.to_pairs());
-        assert_eq!(p, q);
     }
 }

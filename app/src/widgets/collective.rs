@@ -3,6 +3,7 @@
 //! it holds (or how many partial sums it has added up); arrows show the blocks
 //! sent in the current ring step, with their sizes.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::emulator::{run, Run, Transfer};
 use ridgeline_core::format::{grouped, seconds, si};
@@ -458,9 +459,7 @@ pub fn CollectivePlayer(
                 })}</dd></div>
                 <div><dt>"ring steps"</dt><dd>{move || grouped(total() as f64)}</dd></div>
             </dl>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
     .into_any()

@@ -7,6 +7,7 @@
 //! first and multiplying afterwards. Everything comes from
 //! [`ridgeline_core::collective_matmul`].
 
+use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::collective_matmul::{
     collective_matmul, ring_schedule, CollectiveMatmul, CollectiveMatmulParams, DeviceStep,
@@ -268,13 +269,7 @@ pub fn CollectiveMatmulWidget(
         .collect_view();
     let field = move |key: &'static str, label: &'static str, aria: &'static str, idx: usize| {
         let get = move || params.with(|p| p.ijk[idx].to_string());
-        view! {
-            <label>{label}
-                <input type="text" inputmode="numeric" size="7" aria-label=aria
-                    value=get prop:value=get
-                    on:input=move |ev| set(key, event_target_value(&ev)) />
-            </label>
-        }
+        number_field(label, aria, 7, get, key, set)
     };
     let n_text = move || params.with(|p| p.n.to_string());
     let controls = view! {
@@ -340,7 +335,7 @@ pub fn CollectiveMatmulWidget(
             {controls}
             {stepped}
             {totals}
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -349,6 +344,7 @@ pub fn CollectiveMatmulWidget(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_chapter_example_overlaps_and_saves_what_core_says() {
@@ -389,19 +385,22 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = CollectiveMatmulWidgetParams::default();
-        assert!(p.apply("chip", "h100").is_err());
-        assert!(p.apply("n", "1").is_err());
-        assert!(p.apply("n", "33").is_err());
-        assert!(p.apply("i", "8191").unwrap_err().contains("divide"));
-        assert!(p.apply("j", "0").is_err());
-        assert!(p.apply("bidi", "maybe").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, CollectiveMatmulWidgetParams::default());
+        let messages = assert_refused_keeps(
+            &p,
+            &[
+                ("chip", "h100"),
+                ("n", "1"),
+                ("n", "33"),
+                ("i", "8191"),
+                ("j", "0"),
+                ("bidi", "maybe"),
+                ("colour", "red"),
+            ],
+        );
+        assert!(messages[3].contains("divide"), "{}", messages[3]);
         p.apply("chip", "v4p").unwrap();
         p.apply("n", "16").unwrap();
         p.apply("bidi", "0").unwrap();
-        let (q, refused) = CollectiveMatmulWidgetParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 }

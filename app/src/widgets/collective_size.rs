@@ -1,6 +1,7 @@
 //! Collective time against message size (`data-widget="collective-size"`): where
 //! the per-hop latency stops mattering and bandwidth takes over.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::collectives::{cost, Bound, Collective, Network, RingAxis};
 use ridgeline_core::format::{seconds, si};
@@ -163,7 +164,7 @@ pub fn CollectiveSize(
                     }
                 })}
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }

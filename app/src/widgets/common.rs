@@ -153,6 +153,18 @@ impl<P: WidgetParams> WidgetState<P> {
         }
     }
 
+    /// Applies the reader's `key=value` as [`WidgetState::set`] does; when it
+    /// is refused and `put_back` holds, re-announces the last valid
+    /// parameters ([`WidgetState::refresh`]) so that the control shows them
+    /// again. Returns whether it was accepted.
+    pub fn set_or_refresh(self, key: &str, value: &str, put_back: bool) -> bool {
+        let accepted = self.set(key, value);
+        if !accepted && put_back {
+            self.refresh();
+        }
+        accepted
+    }
+
     /// Re-announces the current parameters unchanged, so that controls bound to
     /// them (a `<select>` whose choice was refused) show the valid value again.
     pub fn refresh(self) {
@@ -174,6 +186,38 @@ where
     let value: String = value.into();
     let mine = value.clone();
     view! { <option value=value selected=move || chosen() == mine>{label}</option> }
+}
+
+/// The notice under a widget: why the reader's last input (or the page URL)
+/// was refused, hidden while there is nothing to say. Tests and the static
+/// pages find it by its `data-notice` attribute.
+#[component]
+pub fn Notice(
+    /// The message, if there is one.
+    notice: RwSignal<Option<String>>,
+) -> impl IntoView {
+    view! { <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p> }
+}
+
+/// A labelled text field for a number: `label` beside it, `aria` read to
+/// screen readers, `size` characters wide. It shows `text()` (as its `value`
+/// attribute too, for the static page) and hands each edit to `set(key, value)`.
+pub fn number_field(
+    label: &'static str,
+    aria: impl Into<String>,
+    size: u32,
+    text: impl Fn() -> String + Clone + Send + Sync + 'static,
+    key: &'static str,
+    set: impl Fn(&'static str, String) + Send + Sync + 'static,
+) -> impl IntoView {
+    let aria: String = aria.into();
+    view! {
+        <label>{label}
+            <input type="text" inputmode="numeric" size=size aria-label=aria
+                value=text.clone() prop:value=text
+                on:input=move |ev| set(key, event_target_value(&ev)) />
+        </label>
+    }
 }
 
 /// The word a memory verdict shows: `fits` or `does not fit`.
@@ -201,6 +245,53 @@ pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
+}
+
+/// Shared checks of a widget's parameters, for its tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{pairs, WidgetParams};
+
+    /// Applies each of the `bad` pairs to a copy of `p`: every one must be
+    /// refused with a message and leave the parameters (and so `p.to_pairs()`)
+    /// unchanged. Returns the messages, in order, for further checks.
+    pub(crate) fn assert_refused_keeps<P: WidgetParams>(
+        p: &P,
+        bad: &[(&str, &str)],
+    ) -> Vec<String> {
+        let mut q = p.clone();
+        let before = p.to_pairs();
+        bad.iter()
+            .map(|(k, v)| {
+                let message = match q.apply(k, v) {
+                    Ok(()) => panic!("{k}={v} was accepted"),
+                    Err(e) => e,
+                };
+                assert!(!message.is_empty(), "{k}={v} was refused without a message");
+                assert!(q == *p, "{k}={v} changed the parameters");
+                assert_eq!(q.to_pairs(), before, "{k}={v}");
+                message
+            })
+            .collect()
+    }
+
+    /// Parameters from `list`, every pair accepted, checked to survive the
+    /// round trip through their own pairs ([`assert_pairs_restore`]).
+    pub(crate) fn assert_round_trip<P: WidgetParams>(list: &[(&str, &str)]) -> P {
+        let (p, refused) = P::from_pairs(&pairs(list));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_pairs_restore(&p);
+        p
+    }
+
+    /// `p.to_pairs()`, applied to the defaults, accepts every pair and gives
+    /// back `p` and the same pairs.
+    pub(crate) fn assert_pairs_restore<P: WidgetParams>(p: &P) {
+        let (q, refused) = P::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert!(q == *p, "{:?} did not restore the parameters", p.to_pairs());
+        assert_eq!(q.to_pairs(), p.to_pairs());
+    }
 }
 
 thread_local! {

@@ -6,6 +6,7 @@
 //! and the numbers held stay linear in the keys while the FLOPs grow with
 //! them, all from [`ridgeline_core::flash`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::flash::{run, FlashParams, FlashRun, MAX_HEAD_DIM, MAX_KEYS, MAX_QUERIES};
 use ridgeline_core::format::{grouped, sci};
@@ -102,9 +103,7 @@ pub fn FlashAttention(
     let state = WidgetState::<FlashChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let result = Memo::new(move |_| params.with(|p| p.run().ok()));
     let blocks = move || result.with(|r| r.as_ref().map_or(0, |r| r.steps.len()));
@@ -224,7 +223,7 @@ pub fn FlashAttention(
     view! {
         <figure class="widget flash-attention" data-widget="flash-attention">
             {controls}
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <p class="step-detail" data-block-status="" aria-live="polite">{status}</p>
             <div class="table-scroll" tabindex="0">
                 <table class="flash-rows">
@@ -241,6 +240,7 @@ pub fn FlashAttention(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::flash::memory;
 
     #[test]
@@ -260,26 +260,20 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_run_and_pairs_round_trip() {
         let mut c = FlashChoice::default();
-        let before = c;
-        for (k, v) in [
-            ("block", "64"),
-            ("keys", "0"),
-            ("queries", "1000"),
-            ("h", "x"),
-            ("colour", "red"),
-        ] {
-            assert!(c.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(c, before, "{k}={v}");
-        }
-        assert_eq!(
-            c.apply("block", "64").unwrap_err(),
-            "block: at most the 32 keys"
+        let messages = assert_refused_keeps(
+            &c,
+            &[
+                ("block", "64"),
+                ("keys", "0"),
+                ("queries", "1000"),
+                ("h", "x"),
+                ("colour", "red"),
+            ],
         );
+        assert_eq!(messages[0], "block: at most the 32 keys");
         c.apply("keys", "100").unwrap();
         c.apply("block", "16").unwrap();
         assert_eq!(c.run().unwrap().steps.len(), 7);
-        let (d, refused) = FlashChoice::from_pairs(&c.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(c, d);
+        assert_pairs_restore(&c);
     }
 }

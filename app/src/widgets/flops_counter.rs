@@ -5,6 +5,7 @@
 //! in FLOPs per parameter per token, all from [`ridgeline_core::einsum`]. An
 //! expression the parser refuses is shown with a caret under the character.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::einsum::{analyse, Analysis, Contraction};
 use ridgeline_core::format::{grouped, sci};
@@ -238,7 +239,7 @@ pub fn FlopsCounter(
                         on:change=move |ev| set("sizes", event_target_value(&ev)) />
                 </label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <pre class="caret" aria-hidden="true" hidden=move || refused.with(|r| r.is_none())>{move || {
                 refused.with(|r| r.as_ref().map(|(t, p)| {
                     let (line, caret) = caret_lines(t, *p);

@@ -2,6 +2,7 @@
 //! and switches a GPU count occupies, what a collective costs inside one NVLink
 //! domain and across the fat tree, and GPU and TPU rooflines side by side.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -348,7 +349,7 @@ pub fn Gpu(
                     value=move || format!("{}", params.with(|p| p.gpus)) prop:value=move || format!("{}", params.with(|p| p.gpus))
                     on:input=move |ev| set("gpus", event_target_value(&ev)) />
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <p data-facts="">{move || read(facts)}</p>
             {topology}
             <dl class="times gpu-costs">
@@ -390,6 +391,7 @@ pub fn Gpu(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn a_1024_gpu_h100_pod() {
@@ -409,24 +411,22 @@ mod tests {
     #[test]
     fn bad_counts_are_refused() {
         let mut p = GpuParams::default();
-        assert!(
-            p.apply("gpus", "12").is_err(),
-            "12 GPUs leave a node half full"
+        // Twelve GPUs would leave a node half full.
+        assert_refused_keeps(
+            &p,
+            &[
+                ("gpus", "12"),
+                ("gpus", "0"),
+                ("gpu", "v5e"),
+                ("op", "broadcast"),
+                ("bytes", "-1"),
+            ],
         );
-        assert!(p.apply("gpus", "0").is_err());
-        assert!(p.apply("gpu", "v5e").is_err());
-        assert!(p.apply("op", "broadcast").is_err());
-        assert!(p.apply("bytes", "-1").is_err());
-        assert_eq!(p, GpuParams::default());
         p.apply("gpus", "8").unwrap();
         assert!(p.compute().unwrap().across.is_none());
         p.apply("gpu", "gb200").unwrap();
         p.apply("gpus", "144").unwrap();
-        let mut q = GpuParams::default();
-        for (k, v) in p.to_pairs() {
-            q.apply(&k, &v).unwrap();
-        }
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 
     #[test]

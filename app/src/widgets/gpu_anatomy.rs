@@ -10,6 +10,7 @@
 //! [`ridgeline_core::gpu::compare::compare_chips`] and
 //! [`ridgeline_core::gpu::simt`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::gpu::anatomy::{anatomy, Anatomy, AnatomyParams, AnatomyPart};
@@ -499,7 +500,7 @@ pub fn GpuAnatomy(
                     <select prop:value=move || params.with(|p| p.tpu) on:change=move |ev| set("tpu", event_target_value(&ev))>{tpu_options}</select>
                 </label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             {picture}
             {detail}
             <p class="peak-from-parts" data-peak-from-parts=move || read(&|a| a.peak_from_parts.map(|p| p.0.to_string()).unwrap_or_default())>{peak}</p>
@@ -519,6 +520,7 @@ pub fn GpuAnatomy(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn h100_and_b200_parts_as_the_book_counts_them() {
@@ -577,26 +579,23 @@ mod tests {
         let mut p = AnatomyChoice::default();
         p.apply("mod", "2").unwrap();
         p.apply("taken", "1").unwrap();
-        let before = p;
-        for (k, v) in [
-            ("gpu", "x200"),
-            ("tpu", "h100"),
-            ("part", "tmem"),
-            ("taken", "3"),
-            ("mod", "0"),
-            ("then", "17"),
-            ("else", "-1"),
-            ("colour", "red"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &p,
+            &[
+                ("gpu", "x200"),
+                ("tpu", "h100"),
+                ("part", "tmem"),
+                ("taken", "3"),
+                ("mod", "0"),
+                ("then", "17"),
+                ("else", "-1"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("gpu", "a100").unwrap();
         p.apply("tpu", "v5e").unwrap();
         p.apply("part", "l2").unwrap();
-        let (q, refused) = AnatomyChoice::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
         // Divergence settings given in any order are accepted together.
         let (r, refused) = AnatomyChoice::from_pairs(&pairs(&[("taken", "20"), ("mod", "24")]));
         assert!(refused.is_empty(), "{refused:?}");

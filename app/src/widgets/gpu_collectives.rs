@@ -4,6 +4,7 @@
 //! book's measured NCCL and TPU curves drawn beside the model; what an inner
 //! sharding axis saves across nodes and what a ragged AllToAll sends.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds, si};
@@ -527,7 +528,7 @@ pub fn GpuCollectives(
                     value=bytes_text prop:value=bytes_text
                     on:input=move |ev| set("bytes", event_target_value(&ev)) />
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || params.with(|p| format!("bus bandwidth of {} against array size, the model beside the book's measurements; the marker is at {}", p.kind.label(), si(p.bytes, "B", 3)))></div>
@@ -614,6 +615,7 @@ pub fn GpuCollectives(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::assert_pairs_restore;
     use ridgeline_core::gpu::specs::MEASURED;
 
     #[test]
@@ -710,9 +712,7 @@ mod tests {
         assert_eq!(p.gpus, 8 * 72);
         p.apply("sharp", "1").unwrap();
         p.apply("bytes", "5e8").unwrap();
-        let (q, errors) = GpuCollectivesParams::from_pairs(&p.to_pairs());
-        assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
         let c = counts(&system_of("gb200").unwrap());
         assert_eq!(&c[..8], &[2, 4, 8, 16, 32, 64, 72, 144]);
         assert!(c.iter().all(|n| *n <= GPUS_MAX));

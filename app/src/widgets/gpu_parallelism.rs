@@ -5,6 +5,7 @@
 //! once the last microbatch has left that stage. The bubble, the hop, the
 //! reduction and the step are timed by [`ridgeline_core::gpu::pipelining`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::pipelining::{
@@ -170,9 +171,7 @@ pub fn GpuParallelism(
     let state = WidgetState::<ParallelismChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let result = Memo::new(move |_| params.with(|p| p.compute().ok()));
     let gpu_options = gpu_ids()
@@ -290,7 +289,7 @@ pub fn GpuParallelism(
                 <label>"GPUs per stage "{number("tp", "GPUs per stage", |p| p.tp.to_string())}</label>
                 <label>"Stages talk over "<select prop:value=move || params.with(|p| link_name(p.link)) on:change=move |ev| set("link", event_target_value(&ev))>{link_options}</select></label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="table-scroll" tabindex="0">{drawing}</div>
             <p class="legend"><span class="key fwd"></span>" F: forward (1 unit) "<span class="key bwd"></span>" B: backward (2 units) "<span class="key send"></span>" activations sent to the next stage "<span class="key reduce"></span>" G: the stage's gradient AllReduce"</p>
             <dl class="times gpu-pipeline-results">
@@ -311,6 +310,7 @@ pub fn GpuParallelism(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_books_two_by_two_figure() {
@@ -358,28 +358,25 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = ParallelismChoice::default();
-        let before = p;
-        for (k, v) in [
-            ("gpu", "v5p"),
-            ("model", "gpt9"),
-            ("batch", "0"),
-            ("stages", "17"),
-            ("microbatches", "0"),
-            ("tp", "9"),
-            ("dp", "x"),
-            ("link", "pcie"),
-            ("colour", "red"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &p,
+            &[
+                ("gpu", "v5p"),
+                ("model", "gpt9"),
+                ("batch", "0"),
+                ("stages", "17"),
+                ("microbatches", "0"),
+                ("tp", "9"),
+                ("dp", "x"),
+                ("link", "pcie"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("gpu", "b200").unwrap();
         p.apply("model", "llama3-8b").unwrap();
         p.apply("stages", "8").unwrap();
         p.apply("batch", "2e6").unwrap();
-        let (q, refused) = ParallelismChoice::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! model, chip, precision and phase. Dragging the batch moves the linear part
 //! across the ridge; decode attention stays memory-bound at any batch.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -189,11 +190,11 @@ pub fn InferenceRoofline(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
-        if !state.set(key, &value)
-            && matches!(key, "model" | "chip" | "weight" | "compute" | "phase")
-        {
-            state.refresh();
-        }
+        state.set_or_refresh(
+            key,
+            &value,
+            matches!(key, "model" | "chip" | "weight" | "compute" | "phase"),
+        );
     };
 
     let roof = Memo::new(move |_| params.with(|p| RoofModel::new(p.chip, p.compute)));
@@ -364,9 +365,7 @@ pub fn InferenceRoofline(
                 </li>
             </ul>
             <p class="crossing">{crossing}</p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -377,6 +376,7 @@ mod tests {
     use crate::charts::palette;
     use crate::widgets::common::pairs;
     use crate::widgets::common::svg_colour;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn layers_are_svg_and_the_points_take_their_verdicts_colours() {
@@ -433,25 +433,19 @@ mod tests {
         assert_eq!(p, InferenceParams::default());
         assert_eq!(n.len(), 6, "{n:?}");
         assert!(n.iter().any(|m| m.contains("context")), "{n:?}");
-        let mut q = p;
-        assert!(q.apply("seq", "9000").is_err());
-        assert_eq!(q, p);
+        assert_refused_keeps(&p, &[("seq", "9000")]);
     }
 
     #[test]
     fn model_change_clamps_the_context_and_pairs_round_trip() {
-        let (p, n) = InferenceParams::from_pairs(&pairs(&[
+        let p: InferenceParams = assert_round_trip(&[
             ("model", "llama3-405b"),
             ("seq", "100000"),
             ("chip", "h100"),
             ("weight", "int8"),
-        ]));
-        assert!(n.is_empty(), "{n:?}");
+        ]);
         let mut q = p;
         q.apply("model", "llama2-13b").unwrap();
         assert_eq!(q.seq, 4096.0);
-        let (r, n) = InferenceParams::from_pairs(&p.to_pairs());
-        assert!(n.is_empty());
-        assert_eq!(p, r);
     }
 }

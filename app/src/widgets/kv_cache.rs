@@ -2,6 +2,7 @@
 //! per sequence and for a batch, for a model's own attention and the variants it
 //! could have used (multi-head, grouped-query, multi-query).
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -279,7 +280,7 @@ pub fn KvCacheCalc(
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -287,6 +288,7 @@ pub fn KvCacheCalc(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn llama3_70b_gqa_is_eight_times_smaller() {
@@ -306,16 +308,16 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_last_state() {
         let mut p = KvParams::default();
-        for (k, v) in [
-            ("seq", "9000"),
-            ("batch", "0"),
-            ("dtype", "fp64"),
-            ("variant", "mla"),
-            ("model", "<b>"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-        }
-        assert_eq!(p, KvParams::default());
+        assert_refused_keeps(
+            &p,
+            &[
+                ("seq", "9000"),
+                ("batch", "0"),
+                ("dtype", "fp64"),
+                ("variant", "mla"),
+                ("model", "<b>"),
+            ],
+        );
         p.apply("model", "deepseek-v3").unwrap();
         assert!(matches!(p.cache().unwrap().kind, AttentionKind::Mla { .. }));
         // 128 heads divide into eight groups, so GQA-8 is offered.
@@ -323,11 +325,6 @@ mod tests {
         p.apply("model", "llama2-13b").unwrap();
         assert_eq!(p.seq, 4096.0);
         assert!(p.apply("variant", "gqa8").is_ok());
-        let (q, _) = (p, ());
-        let mut r = KvParams::default();
-        for (k, v) in q.to_pairs() {
-            r.apply(&k, &v).unwrap();
-        }
-        assert_eq!(q, r);
+        assert_pairs_restore(&p);
     }
 }

@@ -4,6 +4,7 @@
 //! step's per-chip shape, FLOPs, bytes and time; a slider steps through them,
 //! and the totals compare the cache each chip holds with head sharding alone.
 
+use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::CHIPS;
@@ -102,9 +103,7 @@ pub fn KvSharding(
     let state = WidgetState::<KvParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let report = Memo::new(move |_| params.with(|p| p.report().ok()));
     let shown = move |f: fn(&KvShardingReport) -> String| {
@@ -166,13 +165,7 @@ pub fn KvSharding(
         .into_iter()
         .map(|(key, label, aria, get)| {
             let text = move || format!("{}", params.with(|p| get(&p.p)));
-            view! {
-                <label>{label}
-                    <input type="text" inputmode="numeric" size="6" aria-label=aria
-                        value=text prop:value=text
-                        on:input=move |ev| set(key, event_target_value(&ev)) />
-                </label>
-            }
+            number_field(label, aria, 6, text, key, set)
         })
         .collect_view();
     let step_text = move || format!("{}", current() + 1);
@@ -218,9 +211,7 @@ pub fn KvSharding(
                 " less). The two AllToAlls take " <strong data-all-to-all="">{shown(|r| seconds(r.all_to_all.0))}</strong>
                 " of the layer's " <span data-total="">{shown(|r| seconds(r.total.0))}</span> "."
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -228,7 +219,7 @@ pub fn KvSharding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn book_mesh_splits_the_cache_z_ways_more() {
@@ -252,26 +243,19 @@ mod tests {
 
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
-        let mut p = KvParams::default();
-        for (k, v) in [
-            ("y", "3"),
-            ("z", "5"),
-            ("step", "13"),
-            ("chip", "v99"),
-            ("batch", "x"),
-            ("q", "1"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-        }
-        assert_eq!(p, KvParams::default());
-        let (q, refused) = KvParams::from_pairs(&pairs(&[
-            ("y", "4"),
-            ("z", "8"),
-            ("batch", "64"),
-            ("step", "5"),
-        ]));
-        assert!(refused.is_empty(), "{refused:?}");
+        assert_refused_keeps(
+            &KvParams::default(),
+            &[
+                ("y", "3"),
+                ("z", "5"),
+                ("step", "13"),
+                ("chip", "v99"),
+                ("batch", "x"),
+                ("q", "1"),
+            ],
+        );
+        let q: KvParams =
+            assert_round_trip(&[("y", "4"), ("z", "8"), ("batch", "64"), ("step", "5")]);
         assert_eq!((q.p.y, q.p.z, q.step), (4, 8, 4));
-        assert_eq!(KvParams::from_pairs(&q.to_pairs()).0, q);
     }
 }

@@ -4,6 +4,7 @@
 //! contraction, shapes, parameters, FLOPs and bytes, and a table lists every
 //! matmul of the chosen model, all from [`ridgeline_core::layer`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -171,9 +172,7 @@ pub fn LayerDiagram(
     let state = WidgetState::<LayerDiagramParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) && matches!(key, "model" | "dtype") {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, matches!(key, "model" | "dtype"));
     };
     let result = Memo::new(move |_| params.with(|p| p.ops().ok()));
     let model_options = diagram_models()
@@ -327,7 +326,7 @@ pub fn LayerDiagram(
     view! {
         <figure class="widget layer-diagram" data-widget="layer-diagram">
             {controls}
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             {flow}
             <div class="table-scroll" tabindex="0">
                 <table class="matrices">
@@ -345,6 +344,7 @@ pub fn LayerDiagram(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn llama3_70b_w_in_is_d_by_f() {
@@ -371,25 +371,22 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_diagram_and_pairs_round_trip() {
         let mut p = LayerDiagramParams::default();
-        let before = p;
-        for (k, v) in [
-            ("model", "deepseek-v3"),
-            ("seq", "0"),
-            ("batch", "x"),
-            ("dtype", "fp7"),
-            ("op", "W_nope"),
-            ("causal", "maybe"),
-            ("colour", "red"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &p,
+            &[
+                ("model", "deepseek-v3"),
+                ("seq", "0"),
+                ("batch", "x"),
+                ("dtype", "fp7"),
+                ("op", "W_nope"),
+                ("causal", "maybe"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("op", "QKᵀ").unwrap();
         p.apply("seq", "131072").unwrap();
         p.apply("causal", "1").unwrap();
-        let (q, refused) = LayerDiagramParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
         // At 128k tokens attention dominates the layer's FLOPs.
         assert!(p.ops().unwrap().attention_share() > 0.5);
     }

@@ -2,6 +2,7 @@
 //! arrive over HBM, a neighbour's ICI link, the host's PCIe or the data-centre
 //! network, each compared with the time the matmul takes to compute (Part 2).
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -176,7 +177,7 @@ pub fn LinkRoofline(
                     <tbody>{table}</tbody>
                 </table>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }

@@ -3,6 +3,7 @@
 //! weights, the power-of-two slice that does, and how many KV caches of the
 //! chosen length fit beside them.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -144,7 +145,7 @@ pub fn MinTopology(
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -152,6 +153,7 @@ pub fn MinTopology(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn llama3_70b_on_v5e_needs_a_4x4_in_bf16() {
@@ -166,15 +168,8 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_table() {
         let mut p = TopologyParams::default();
-        assert!(p.apply("seq", "1e6").is_err());
-        assert!(p.apply("chip", "tpu99").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, TopologyParams::default());
+        assert_refused_keeps(&p, &[("seq", "1e6"), ("chip", "tpu99"), ("colour", "red")]);
         p.apply("chip", "h100").unwrap();
-        let mut q = TopologyParams::default();
-        for (k, v) in p.to_pairs() {
-            q.apply(&k, &v).unwrap();
-        }
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 }

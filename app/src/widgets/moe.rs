@@ -5,6 +5,7 @@
 //! compute-bound, the weights per chip and the two AllToAlls that route tokens
 //! against the expert matmuls' time, all from [`ridgeline_core::moe::analyse`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -173,9 +174,7 @@ pub fn Moe(
     let state = WidgetState::<MoeChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) && key != "tokens" {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, key != "tokens");
     };
     let result = Memo::new(move |_| params.with(|p| p.analysis().ok()));
     let show = move |f: fn(&MoeAnalysis) -> String| {
@@ -247,7 +246,7 @@ pub fn Moe(
                     } />
                 <output>{move || format!("B = {}", grouped(params.with(|p| p.params.tokens)))}</output>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <dl class="times moe-results">
                 <div><dt>"parameters stored"</dt><dd data-total="">{show(|a| si(a.total_params, "", 3))}</dd></div>
                 <div><dt>"parameters a token uses"</dt><dd data-active="">{show(|a| si(a.active_params, "", 3))}</dd></div>
@@ -270,7 +269,9 @@ pub fn Moe(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{
+        assert_pairs_restore, assert_refused_keeps, assert_round_trip,
+    };
     use ridgeline_core::roofline::Verdict;
 
     #[test]
@@ -302,27 +303,23 @@ mod tests {
         assert_eq!(c.analysis().unwrap().verdict, Verdict::MemoryBound);
         c.apply("tokens", "1000000").unwrap();
         assert_eq!(c.analysis().unwrap().verdict, Verdict::ComputeBound);
-        let before = c;
-        for (k, v) in [
-            ("k", "999"),
-            ("ep", "3"),
-            ("model", "llama3-70b"),
-            ("weight", "fp32"),
-            ("chip", "h100"),
-            ("tokens", "1"),
-            ("colour", "red"),
-        ] {
-            assert!(c.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(c, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &c,
+            &[
+                ("k", "999"),
+                ("ep", "3"),
+                ("model", "llama3-70b"),
+                ("weight", "fp32"),
+                ("chip", "h100"),
+                ("tokens", "1"),
+                ("colour", "red"),
+            ],
+        );
         // Fewer experts keep as much expert parallelism as divides them.
         c.apply("e", "64").unwrap();
         assert_eq!(c.params.expert_parallel, 64);
-        let (d, refused) = MoeChoice::from_pairs(&c.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(c, d);
-        let (m, refused) = MoeChoice::from_pairs(&pairs(&[("model", "mixtral-8x7b"), ("k", "1")]));
-        assert!(refused.is_empty(), "{refused:?}");
+        assert_pairs_restore(&c);
+        let m: MoeChoice = assert_round_trip(&[("model", "mixtral-8x7b"), ("k", "1")]);
         assert_eq!((m.experts(), m.active()), (8, 1));
     }
 }

@@ -4,6 +4,7 @@
 //! bandwidth and its egress into the scale-out network; the three nodes of the
 //! book side by side.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::gpu::node::{
@@ -286,7 +287,7 @@ pub fn NvlinkNodeView(
                     <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| { state.set("gpu", &event_target_value(&ev)); }>{gpu_options}</select>
                 </label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="node-picture">{picture}</div>
             <dl class="times node-numbers">
                 <div>

@@ -3,6 +3,7 @@
 //! exchange stay the same size, so the split turns from communication-bound to
 //! compute-bound; the timeline shows what overlap buys.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -244,9 +245,7 @@ pub fn Overlap(
                 answer=Signal::derive(move || times.with(|t| t.map(|(_, dx)| dx.ceil())))
                 revealed=revealed
             />
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }

@@ -5,6 +5,7 @@
 //! `ridgeline_core::overlap`, with each version's step time and the times the
 //! book measured beside them.
 
+use super::common::Notice;
 use crate::charts::style::Styled;
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -209,9 +210,7 @@ pub fn OverlapTimeline(
     let state = WidgetState::<TimelineParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let report = Memo::new(move |_| params.with(TimelineParams::report).ok());
     let frame = Frame::new(SHAPE);
@@ -320,9 +319,7 @@ pub fn OverlapTimeline(
                 "hides at most the matmuls, so once passing a chunk takes more than twice multiplying it, the "
                 "one-way loop loses. The book's Q4 asks for the loop that sends both ways."
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -330,7 +327,7 @@ pub fn OverlapTimeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn a_one_way_loop_at_y_8_loses_and_says_why() {
@@ -370,26 +367,23 @@ mod tests {
 
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
-        let mut p = TimelineParams::default();
-        for (k, v) in [
-            ("d", "2047"),
-            ("x", "0"),
-            ("chip", "v99"),
-            ("dtype", "f13"),
-            ("b", "x"),
-            ("z", "1"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-        }
-        assert_eq!(p, TimelineParams::default());
-        let (q, refused) = TimelineParams::from_pairs(&pairs(&[
+        assert_refused_keeps(
+            &TimelineParams::default(),
+            &[
+                ("d", "2047"),
+                ("x", "0"),
+                ("chip", "v99"),
+                ("dtype", "f13"),
+                ("b", "x"),
+                ("z", "1"),
+            ],
+        );
+        let q: TimelineParams = assert_round_trip(&[
             ("chip", "v4p"),
             ("y", "8"),
             ("d", "4096"),
             ("dtype", "int8"),
-        ]));
-        assert!(refused.is_empty(), "{refused:?}");
+        ]);
         assert_eq!(q.p.y, 8);
-        assert_eq!(TimelineParams::from_pairs(&q.to_pairs()).0, q);
     }
 }

@@ -8,6 +8,7 @@
 //! when the reader changed the model, the reader's text without insignificant
 //! whitespace (so a link reproduces the mapping, the ignored fields included).
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
@@ -216,7 +217,7 @@ pub fn OwnModel(
                     {initial}
                 </textarea>
             </label>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <dl class="own-model-numbers">
                 <dt>"Parameters"</dt><dd data-total="">{move || shown()[0].clone()}</dd>
                 <dt>"Active per token"</dt><dd data-active="">{move || shown()[1].clone()}</dd>
@@ -244,6 +245,7 @@ pub fn OwnModel(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_default_is_a_preset_with_the_books_numbers() {
@@ -300,28 +302,27 @@ mod tests {
         p.apply("config", &text).unwrap();
         assert_eq!(p.imported.config.layers, 20);
         assert!(!p.is_preset());
-        let pairs = p.to_pairs();
-        assert_eq!(pairs.len(), 2);
-        let (q, refused) = OwnModelParams::from_pairs(&pairs);
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_eq!(p.to_pairs().len(), 2);
+        assert_pairs_restore(&p);
     }
 
     #[test]
     fn bad_input_keeps_the_state_and_names_the_field() {
-        let mut p = OwnModelParams::default();
-        let before = p.clone();
-        let e = p
-            .apply("config", "{\"model_type\": \"llama\", \"hidden_size\": 0}")
-            .unwrap_err();
-        assert!(e.contains("hidden_size"), "{e}");
-        assert!(p.apply("config", "not json").unwrap_err().contains("JSON"));
-        assert!(p.apply("model", "gpt-9").is_err());
-        assert!(p.apply("colour", "red").is_err());
+        let p = OwnModelParams::default();
         let big = " ".repeat(MAX_CONFIG_BYTES + 1);
-        assert!(p.apply("config", &big).unwrap_err().contains("bytes"));
-        assert_eq!(p, before);
-        assert_eq!(p.text, before.text);
+        let messages = assert_refused_keeps(
+            &p,
+            &[
+                ("config", "{\"model_type\": \"llama\", \"hidden_size\": 0}"),
+                ("config", "not json"),
+                ("model", "gpt-9"),
+                ("colour", "red"),
+                ("config", big.as_str()),
+            ],
+        );
+        assert!(messages[0].contains("hidden_size"), "{}", messages[0]);
+        assert!(messages[1].contains("JSON"), "{}", messages[1]);
+        assert!(messages[4].contains("bytes"), "{}", messages[4]);
     }
 
     #[test]

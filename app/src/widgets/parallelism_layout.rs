@@ -6,6 +6,7 @@
 //! backward passes with each collective's axis, bytes and time, all from
 //! [`ridgeline_core::layout`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
@@ -235,9 +236,11 @@ pub fn ParallelismLayout(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused choice back to the last valid one.
-        if !state.set(key, &value) && matches!(key, "scheme" | "model" | "chip" | "chips" | "tp") {
-            state.refresh();
-        }
+        state.set_or_refresh(
+            key,
+            &value,
+            matches!(key, "scheme" | "model" | "chip" | "chips" | "tp"),
+        );
     };
     let result = Memo::new(move |_| params.with(|p| p.layout().ok()));
     let mesh = move || params.with(|p| p.mesh().unwrap_or((1, 1)));
@@ -405,7 +408,7 @@ pub fn ParallelismLayout(
                     } />
                 <output>{move || format!("B = {}", grouped(params.with(|p| p.batch)))}</output>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <p class="mesh-line" data-mesh="">
                 {move || params.with(|p| {
                     let (x, y) = mesh();
@@ -456,6 +459,9 @@ pub fn ParallelismLayout(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{
+        assert_pairs_restore, assert_refused_keeps, assert_round_trip,
+    };
     use ridgeline_core::collectives::Collective;
     use ridgeline_core::dtype::Dtype;
     use ridgeline_core::roofline::Verdict;
@@ -505,32 +511,27 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_layout_and_pairs_round_trip() {
         let mut p = ParallelismParams::default();
-        let before = p;
-        for (k, v) in [
-            ("tp", "3"),
-            ("tp", "0"),
-            ("chips", "0"),
-            ("chips", "1e9"),
-            ("b", "10"),
-            ("scheme", "zero"),
-            ("chip", "h100"),
-            ("model", "gpt-9"),
-            ("colour", "red"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &p,
+            &[
+                ("tp", "3"),
+                ("tp", "0"),
+                ("chips", "0"),
+                ("chips", "1e9"),
+                ("b", "10"),
+                ("scheme", "zero"),
+                ("chip", "h100"),
+                ("model", "gpt-9"),
+                ("colour", "red"),
+            ],
+        );
         // A batch smaller than the data shards is refused with the core's reason.
         p.apply("chips", "8192").unwrap();
         assert!(p.apply("b", "1024").unwrap_err().starts_with("batch:"));
         p.apply("scheme", "tp").unwrap();
         assert_eq!(p.mesh().unwrap(), (1, 8192));
-        let (q, refused) = ParallelismParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
-        let (r, refused) =
-            ParallelismParams::from_pairs(&pairs(&[("scheme", "fsdp"), ("chips", "64")]));
-        assert!(refused.is_empty(), "{refused:?}");
+        assert_pairs_restore(&p);
+        let r: ParallelismParams = assert_round_trip(&[("scheme", "fsdp"), ("chips", "64")]);
         assert_eq!(r.mesh().unwrap(), (64, 1));
     }
 

@@ -4,6 +4,7 @@
 //! microbatch, and the bubble fraction, step time and activations in flight,
 //! all from [`ridgeline_core::pipeline::simulate`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::pipeline::{
@@ -159,9 +160,7 @@ pub fn Pipeline(
     let state = WidgetState::<PipelineChoice>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, true);
     };
     let result = Memo::new(move |_| params.with(|p| p.timeline().ok()));
     let schedule_options = Schedule::ALL
@@ -233,7 +232,7 @@ pub fn Pipeline(
                 <label>"Microbatches M " {number_input("microbatches", "microbatches", |p| p.microbatches)}</label>
                 <label>"Chunks v (interleaved) " {number_input("chunks", "chunks per device", |p| p.chunks)}</label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="table-scroll" tabindex="0">{drawing}</div>
             <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units); the number is the microbatch."</p>
             <dl class="times pipeline-results">
@@ -251,6 +250,7 @@ pub fn Pipeline(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_books_bubbles_for_four_stages_and_eight_microbatches() {
@@ -281,18 +281,17 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_schedule_and_pairs_round_trip() {
         let mut p = PipelineChoice::default();
-        let before = p;
-        for (k, v) in [
-            ("stages", "0"),
-            ("stages", "65"),
-            ("microbatches", "1000"),
-            ("schedule", "zigzag"),
-            ("chunks", "9"),
-            ("colour", "red"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &p,
+            &[
+                ("stages", "0"),
+                ("stages", "65"),
+                ("microbatches", "1000"),
+                ("schedule", "zigzag"),
+                ("chunks", "9"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("schedule", "interleaved").unwrap();
         // Interleaving needs M to be a multiple of S: 8 microbatches on 3 stages is refused.
         assert!(p
@@ -300,9 +299,7 @@ mod tests {
             .unwrap_err()
             .starts_with("microbatches"));
         p.apply("chunks", "4").unwrap();
-        let (q, refused) = PipelineChoice::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 
     #[test]

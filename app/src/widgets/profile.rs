@@ -5,6 +5,7 @@
 //! that take the most time; and a "find the bottleneck" question whose answer
 //! (the verdict) is shown only once the reader has picked one.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
@@ -500,7 +501,7 @@ pub fn ProfileViewer(
                     on:change=move |ev| set("batch", event_target_value(&ev)) />
                 <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=trace role="img"
                     aria-label=move || format!("trace of {} layers of one training step: TensorCore and ICI lanes, {}", params.with(|p| p.layers), params.with(|p| if p.overlap { "with overlap" } else { "without overlap" }))></div>
@@ -536,6 +537,7 @@ pub fn ProfileViewer(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn trace_svg_shows_the_lanes_and_follows_overlap() {
@@ -579,26 +581,23 @@ mod tests {
     #[test]
     fn bad_input_is_refused_and_nothing_changes() {
         let mut p = ProfileParams::default();
-        let before = p.clone();
-        for (k, v) in [
-            ("batch", "100"),
-            ("batch", "-3"),
-            ("batch", "abc"),
-            ("slice", "28x28x28"),
-            ("slice", "0x4"),
-            ("model", "llama3-405b"),
-            ("chip", "h100"),
-            ("scheme", "tp"),
-            ("overlap", "maybe"),
-            ("layers", "0"),
-            ("layers", "40"),
-            ("colour", "red"),
-        ] {
-            let e = p.apply(k, v);
-            assert!(e.is_err(), "{k}={v}");
-            assert!(!e.unwrap_err().is_empty());
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &p,
+            &[
+                ("batch", "100"),
+                ("batch", "-3"),
+                ("batch", "abc"),
+                ("slice", "28x28x28"),
+                ("slice", "0x4"),
+                ("model", "llama3-405b"),
+                ("chip", "h100"),
+                ("scheme", "tp"),
+                ("overlap", "maybe"),
+                ("layers", "0"),
+                ("layers", "40"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("scheme", "fsdp-tp").unwrap();
         for v in ["3", "1", "4096"] {
             assert!(p.apply("tp", v).is_err(), "tp={v}");
@@ -609,7 +608,7 @@ mod tests {
 
     #[test]
     fn pairs_round_trip_and_chips_reset_the_slice() {
-        let (p, n) = ProfileParams::from_pairs(&pairs(&[
+        let p: ProfileParams = assert_round_trip(&[
             ("batch", "1048576"),
             ("scheme", "fsdp-tp"),
             ("tp", "4"),
@@ -617,12 +616,8 @@ mod tests {
             ("model", "llama3-8b"),
             ("overlap", "off"),
             ("layers", "2"),
-        ]));
-        assert!(n.is_empty(), "{n:?}");
+        ]);
         assert_eq!(p.chips(), 2048.0);
-        let (q, n) = ProfileParams::from_pairs(&p.to_pairs());
-        assert!(n.is_empty(), "{n:?}");
-        assert_eq!(p, q);
         let mut r = ProfileParams::default();
         r.apply("chip", "v5e").unwrap();
         assert_eq!(r.mesh, vec![16, 16]);

@@ -6,6 +6,7 @@
 //! chip's HBM is drawn as a line, so the reader sees which policies fit. Every
 //! number comes from [`ridgeline_core::remat::compare`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -15,9 +16,9 @@ use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::remat::{compare, Policy, PolicyCost, RematParams};
 
 use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
-use crate::charts::place::{placer_for, text_box};
+use crate::charts::place::{draw_label, placer_for};
 use crate::charts::size::{Frame, Shape, Size};
-use crate::charts::style::{font, log_ticks, Styled, NOTE};
+use crate::charts::style::{log_ticks, Styled, NOTE};
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short};
 
@@ -181,20 +182,12 @@ fn draw<DB: DrawingBackend>(
         }
     }
     let hbm_text = format!("{chip_name} HBM {}", si(hbm, "B", 3));
-    let r = placer.place(
-        chart.backend_coord(&(x_max * 0.7, hbm)),
-        text_box(&hbm_text, NOTE),
-        4,
-    );
-    root.draw(&Text::new(
-        hbm_text,
-        (r.x0 + 2, r.y0),
-        font(NOTE, &pal.text),
-    ))?;
+    let at = chart.backend_coord(&(x_max * 0.7, hbm));
+    draw_label(root, &mut placer, at, &hbm_text, NOTE, &pal.text, 4)?;
     for (row, &(x, y)) in rows.iter().zip(&points) {
         let text = format!("{}: {}", label(row.policy), si(y, "B", 3));
-        let r = placer.place(chart.backend_coord(&(x, y)), text_box(&text, NOTE), 10);
-        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
+        let at = chart.backend_coord(&(x, y));
+        draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 10)?;
     }
     Ok(())
 }
@@ -254,9 +247,7 @@ pub fn Remat(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
-        if !state.set(key, &value) && matches!(key, "model" | "chip" | "policy") {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "policy"));
     };
     let frame = Frame::new(SHAPE);
     let chart = move || params.with(|p| p.chart_svg(frame.get()));
@@ -342,7 +333,7 @@ pub fn Remat(
                     data-verdict=verdict>{verdict}</strong>
                 " in " {move || params.with(|p| format!("{}'s {}", p.chip.name, si(p.hbm(), "B", 3)))} " of HBM."
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="table-scroll" tabindex="0">
                 <table class="remat-table">
                     <thead><tr><th scope="col">"policy"</th><th scope="col">"activations / chip"</th><th scope="col">"extra FLOPs"</th><th scope="col">"FLOPs / param / token"</th></tr></thead>
@@ -356,7 +347,7 @@ pub fn Remat(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn the_books_numbers_for_one_llama_sequence() {
@@ -400,36 +391,31 @@ mod tests {
     fn bad_input_keeps_the_state() {
         let mut p = RematChoice::default();
         p.apply("batch", "16").unwrap();
-        let before = p;
-        for (k, v) in [
-            ("batch", "0"),
-            ("batch", "abc"),
-            ("seq", "-5"),
-            ("chips", "1e9"),
-            ("policy", "most"),
-            ("model", "nope"),
-            ("chip", "nope"),
-            ("colour", "red"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &p,
+            &[
+                ("batch", "0"),
+                ("batch", "abc"),
+                ("seq", "-5"),
+                ("chips", "1e9"),
+                ("policy", "most"),
+                ("model", "nope"),
+                ("chip", "nope"),
+                ("colour", "red"),
+            ],
+        );
     }
 
     #[test]
     fn pairs_round_trip() {
-        let (p, refused) = RematChoice::from_pairs(&pairs(&[
+        let p: RematChoice = assert_round_trip(&[
             ("model", "llama3-8b"),
             ("chip", "v5e"),
             ("batch", "32"),
             ("seq", "8192"),
             ("chips", "16"),
             ("policy", "selected"),
-        ]));
-        assert!(refused.is_empty(), "{refused:?}");
+        ]);
         assert_eq!(p.policy, Policy::Selected);
-        let (q, refused) = RematChoice::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty());
-        assert_eq!(p, q);
     }
 }

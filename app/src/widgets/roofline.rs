@@ -2,6 +2,7 @@
 //! axes and an operation whose batch the reader drags, with the slider, the
 //! text field or the point itself.
 
+use super::common::Notice;
 use leptos::html::Div;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -419,9 +420,7 @@ pub fn Roofline(
                     <dd>{move || analysis.with(|a| a.as_ref().map(|a| format!("{:.0}%", 100.0 * a.utilisation())).unwrap_or_default())}</dd>
                 </div>
             </dl>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -430,6 +429,7 @@ pub fn Roofline(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::assert_round_trip;
 
     #[test]
     fn defaults_are_a_memory_bound_v5e_matmul() {
@@ -460,12 +460,7 @@ mod tests {
 
     #[test]
     fn pairs_round_trip() {
-        let (p, n) =
-            RooflineParams::from_pairs(&pairs(&[("chip", "b200"), ("act", "fp4"), ("b", "512")]));
-        assert!(n.is_empty(), "{n:?}");
-        let (q, n) = RooflineParams::from_pairs(&p.to_pairs());
-        assert!(n.is_empty());
-        assert_eq!(p, q);
+        assert_round_trip::<RooflineParams>(&[("chip", "b200"), ("act", "fp4"), ("b", "512")]);
     }
 
     #[test]

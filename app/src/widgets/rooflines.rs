@@ -6,6 +6,7 @@
 //! faster by a factor. Rates and verdicts come from
 //! [`ridgeline_core::ops::rooflines`] and [`ridgeline_core::ops::tiled_intensity`].
 
+use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::sci;
@@ -198,12 +199,7 @@ pub fn Rooflines(
         .collect_view();
     let tile_field = move |key: &'static str, label: &'static str, idx: usize| {
         let get = move || params.with(|p| p.tile[idx].to_string());
-        view! {
-            <label>{label}
-                <input type="text" inputmode="numeric" size="6" aria-label=format!("tile side {key}")
-                    value=get prop:value=get on:input=move |ev| set(key, event_target_value(&ev)) />
-            </label>
-        }
+        number_field(label, format!("tile side {key}"), 6, get, key, set)
     };
     let faster = move || params.with(|p| format!("{}", p.faster));
     let i_pos = move || value_to_slider(params.with(|p| p.intensity), STEPS, I_RANGE.0, I_RANGE.1);
@@ -271,7 +267,7 @@ pub fn Rooflines(
         <figure class="widget rooflines" data-widget="rooflines">
             {controls}
             {numbers}
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -279,6 +275,7 @@ pub fn Rooflines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::roofline::Verdict;
 
     fn at(v: &RooflinesView, a: usize, m: usize) -> RooflinePoint {
@@ -323,19 +320,21 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = RooflinesParams::default();
-        assert!(p.apply("chip", "nope").is_err());
-        assert!(p.apply("faster", "0.5").is_err());
-        assert!(p.apply("i", "-1").is_err());
-        assert!(p.apply("bm", "0").is_err());
-        assert!(p.apply("bk", "x").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, RooflinesParams::default());
+        assert_refused_keeps(
+            &p,
+            &[
+                ("chip", "nope"),
+                ("faster", "0.5"),
+                ("i", "-1"),
+                ("bm", "0"),
+                ("bk", "x"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("chip", "h100").unwrap();
         p.apply("faster", "3").unwrap();
         p.apply("i", "42").unwrap();
         p.apply("bn", "256").unwrap();
-        let (q, refused) = RooflinesParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 }

@@ -5,6 +5,7 @@
 //! run (weights larger than the replica's HBM, an empty batch, a context longer
 //! than the model's) are refused with a notice.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -332,7 +333,7 @@ pub fn Serving(
                     value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
                     on:input=move |ev| set("batch", event_target_value(&ev)) />
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="plot" node_ref=pareto_frame.node style=pareto_frame.style()>
                 <div class="layer pareto" inner_html=move || pareto_chart().unwrap_or_default() role="img"
                     aria-label=move || params.with(|p| format!("Latency against throughput per chip for {} on {} {}", p.model.name, p.chips, p.chip.name))></div>
@@ -372,6 +373,7 @@ pub fn Serving(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::assert_pairs_restore;
 
     #[test]
     fn both_charts_are_svg_and_only_the_pareto_marks_the_batch() {
@@ -445,8 +447,6 @@ mod tests {
         assert_eq!(p.slice().unwrap().replicas(), 2);
         p.apply("chips", "64").unwrap();
         assert_eq!(p.tp, 16, "a TP degree that divides the new slice is kept");
-        let (q, n) = ServingParams::from_pairs(&p.to_pairs());
-        assert!(n.is_empty(), "{n:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 }

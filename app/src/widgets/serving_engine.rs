@@ -7,6 +7,7 @@
 //! steps whose height is the batch they carried) and reports time to first
 //! token, the gaps between tokens and the throughput per chip.
 
+use super::common::Notice;
 use crate::charts::style::Styled;
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -15,7 +16,7 @@ use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::serving_sim::{simulate, Batching, Layout, Role, SimParams, SimReport};
 
 use super::common::{option, WidgetParams, WidgetState};
-use crate::charts::size::{Frame, Shape};
+use crate::charts::size::Frame;
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -25,10 +26,10 @@ pub const RATE_RANGE: (f64, f64) = (0.5, 200.0);
 pub const MAX_REQUESTS: f64 = 5000.0;
 /// Slider positions.
 const STEPS: f64 = 200.0;
-/// The timeline's drawing size (SVG user units).
-/// The timeline's width follows its box (`charts::size`); its height
-/// follows the number of replicas, so the box takes the drawing's height.
-const SHAPE: Shape = Shape::new(760, 0, 0);
+/// The timeline's widest drawing (SVG user units). Its width follows its box
+/// (`charts::size`); its height follows the number of replicas, so the box
+/// takes the drawing's height.
+const WIDTH: u32 = 760;
 const LANE_H: u32 = 46;
 
 /// The reader's settings: a valid simulation.
@@ -233,7 +234,7 @@ pub fn ServingEngine(
         state.set(key, &value);
     };
     let report = Memo::new(move |_| params.with(EngineParams::run).ok());
-    let frame = Frame::new(SHAPE);
+    let frame = Frame::width_only(WIDTH);
     let chart = move || {
         let width = frame.get().width;
         report.with(|r| {
@@ -344,9 +345,7 @@ pub fn ServingEngine(
                     <dd data-makespan="">{value(|r| si(r.makespan.0, "s", 3))}</dd>
                     <dd>{value(|r| format!("{} requests", grouped(r.completed as f64)))}</dd></div>
             </dl>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -354,7 +353,7 @@ pub fn ServingEngine(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn default_run_completes_and_draws_every_lane() {
@@ -362,7 +361,7 @@ mod tests {
         let r = p.run().unwrap();
         assert_eq!(r.completed, 400);
         assert_eq!(r.chips, 8);
-        let svg = timeline_svg(&r, p.sim.max_batch, SHAPE.width);
+        let svg = timeline_svg(&r, p.sim.max_batch, WIDTH);
         assert!(svg.starts_with(r#"<svg class="chart-svg""#), "{svg}");
         assert!(
             svg.contains("prefill 1") && svg.contains("generate 1"),
@@ -401,29 +400,26 @@ mod tests {
 
     #[test]
     fn bad_input_keeps_the_last_valid_run() {
-        let mut p = EngineParams::default();
-        for (k, v) in [
-            ("layout", "sideways"),
-            ("batching", "lumpy"),
-            ("rate", "0"),
-            ("rate", "abc"),
-            ("requests", "1e6"),
-            ("output", "100000"),
-            ("cache", "1e7"),
-            ("colour", "red"),
-        ] {
-            let e = p.apply(k, v).unwrap_err();
-            assert!(!e.is_empty(), "{k}");
-        }
-        assert_eq!(p, EngineParams::default());
+        let messages = assert_refused_keeps(
+            &EngineParams::default(),
+            &[
+                ("layout", "sideways"),
+                ("batching", "lumpy"),
+                ("rate", "0"),
+                ("rate", "abc"),
+                ("requests", "1e6"),
+                ("output", "100000"),
+                ("cache", "1e7"),
+                ("colour", "red"),
+            ],
+        );
         // The model's context bounds the answer length, in the widget's words.
-        let e = p.apply("output", "100000").unwrap_err();
-        assert!(e.starts_with("longest answer"), "{e}");
+        assert!(messages[5].starts_with("longest answer"), "{}", messages[5]);
     }
 
     #[test]
     fn pairs_round_trip() {
-        let (p, refused) = EngineParams::from_pairs(&pairs(&[
+        let p: EngineParams = assert_round_trip(&[
             ("layout", "interleaved"),
             ("batching", "static"),
             ("rate", "35"),
@@ -431,10 +427,7 @@ mod tests {
             ("output", "300"),
             ("cache", "0"),
             ("seed", "7"),
-        ]));
-        assert!(refused.is_empty(), "{refused:?}");
+        ]);
         assert_eq!(p.sim.requests, 250);
-        let (q, _) = EngineParams::from_pairs(&p.to_pairs());
-        assert_eq!(p, q);
     }
 }

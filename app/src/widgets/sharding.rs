@@ -3,6 +3,7 @@
 //! B and C every device holds, which of the four cases applies, and the
 //! communication plan with its cost.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -277,9 +278,7 @@ pub fn Sharding(
                     />
                 </label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
             <div class="plan-summary">
                 <p>
                     <strong>{move || plan.with(|p| format!("Case {}", p.case().number()))}</strong>

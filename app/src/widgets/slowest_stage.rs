@@ -7,6 +7,7 @@
 //! the pace is marked, and the totals compare perfect overlap, overlap in a
 //! number of pieces, and one stage after another.
 
+use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{decimal_bytes, seconds};
@@ -268,13 +269,7 @@ pub fn SlowestStageWidget(
         .collect_view();
     let text =
         move |key: &'static str, label: &'static str, get: fn(&SlowestStageParams) -> String| {
-            view! {
-                <label>{label}
-                    <input type="text" inputmode="numeric" size="7" aria-label=label
-                        value=move || params.with(get) prop:value=move || params.with(get)
-                        on:input=move |ev| set(key, event_target_value(&ev)) />
-                </label>
-            }
+            number_field(label, label, 7, move || params.with(get), key, set)
         };
     let pieces = move || params.with(|p| p.pieces.to_string());
     let controls = view! {
@@ -317,7 +312,7 @@ pub fn SlowestStageWidget(
         <figure class="widget slowest-stage" data-widget="slowest-stage">
             {controls}
             {numbers}
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -326,6 +321,7 @@ pub fn SlowestStageWidget(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_book_problem_is_paced_by_the_gather_onto_one_chip() {
@@ -364,20 +360,22 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = SlowestStageParams::default();
-        assert!(p.apply("chip", "h100").is_err());
-        assert!(p.apply("slice", "4x4x4").is_err());
-        assert!(p.apply("slice", "banana").is_err());
-        assert!(p.apply("side", "0").is_err());
-        assert!(p.apply("dtype", "fp4").is_err());
-        assert!(p.apply("pieces", "0").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, SlowestStageParams::default());
+        assert_refused_keeps(
+            &p,
+            &[
+                ("chip", "h100"),
+                ("slice", "4x4x4"),
+                ("slice", "banana"),
+                ("side", "0"),
+                ("dtype", "fp4"),
+                ("pieces", "0"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("chip", "v5p").unwrap();
         p.apply("slice", "4x4x4").unwrap();
         p.apply("dtype", "bf16").unwrap();
         p.apply("pieces", "32").unwrap();
-        let (q, refused) = SlowestStageParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 }

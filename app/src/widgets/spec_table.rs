@@ -1,6 +1,7 @@
 //! The registry as a table (`data-widget="spec-table"`): every chip's numbers,
 //! each cell citing the book's table it comes from.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
@@ -181,7 +182,7 @@ pub fn SpecTable(
         .collect_view();
     view! {
         <figure class="widget spec-table" data-widget="spec-table">
-            <p class="notice" role="status" data-notice="" hidden=notice.is_none()>{notice.clone().unwrap_or_default()}</p>
+            <Notice notice=RwSignal::new(notice) />
             <div class="table-scroll" tabindex="0" role="region" aria-label="chip specifications">
                 <table>
                     <thead>

@@ -6,6 +6,7 @@
 //! draft length, both against `k` in a chart, and a seeded run of many rounds
 //! that checks the expectation.
 
+use super::common::Notice;
 use crate::charts::style::{legend_on, Entry, Mark, Styled};
 use leptos::prelude::*;
 use plotters::coord::Shift;
@@ -240,9 +241,7 @@ pub fn SpeculativeWidget(
                 "A seeded run of " {ridgeline_core::format::grouped(ROUNDS as f64)} " rounds at these settings averaged "
                 <span data-simulated="">{shown(|v| format!("{:.2}", v.simulated))}</span> " tokens per target step."
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -250,7 +249,7 @@ pub fn SpeculativeWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn chapter_example_and_the_seeded_check_agree() {
@@ -289,24 +288,18 @@ mod tests {
 
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
-        let mut p = SpecParams::default();
-        for (k, v) in [
-            ("draft", "17"),
-            ("accept", "1.5"),
-            ("cost", "-1"),
-            ("cost", "x"),
-            ("k", "2"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-        }
-        assert_eq!(p, SpecParams::default());
-        let (q, refused) = SpecParams::from_pairs(&pairs(&[
-            ("draft", "7"),
-            ("accept", "0.6"),
-            ("cost", "0.1"),
-        ]));
-        assert!(refused.is_empty());
+        assert_refused_keeps(
+            &SpecParams::default(),
+            &[
+                ("draft", "17"),
+                ("accept", "1.5"),
+                ("cost", "-1"),
+                ("cost", "x"),
+                ("k", "2"),
+            ],
+        );
+        let q: SpecParams =
+            assert_round_trip(&[("draft", "7"), ("accept", "0.6"), ("cost", "0.1")]);
         assert_eq!(q.spec.draft, 7);
-        assert_eq!(SpecParams::from_pairs(&q.to_pairs()).0, q);
     }
 }

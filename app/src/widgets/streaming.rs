@@ -4,6 +4,7 @@
 //! stages, with the stage that sets the pace, the total time and the verdict,
 //! all from [`ridgeline_core::streaming::simulate`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -353,7 +354,7 @@ pub fn Streaming(
                 <div><dt>"compute busy"</dt><dd data-utilisation="">{move || at(&|r| format!("{:.1} %", 100.0 * r.utilisation))}</dd></div>
                 <div><dt>"HBM bytes per chunk"</dt><dd>{move || at(&|r| si(r.per_chunk.0 .0, "B", 3))}</dd></div>
             </dl>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -361,6 +362,7 @@ pub fn Streaming(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn a_blank_rate_is_refused_and_chip_restores_the_registry() {
@@ -413,21 +415,23 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = StreamingParams::default();
-        assert!(p.apply("chip", "h100").is_err());
-        assert!(p.apply("op", "conv").is_err());
-        assert!(p.apply("chunk", "1").is_err());
-        assert!(p.apply("hbm", "-3").is_err());
-        assert!(p.apply("elements", "0").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, StreamingParams::default());
+        assert_refused_keeps(
+            &p,
+            &[
+                ("chip", "h100"),
+                ("op", "conv"),
+                ("chunk", "1"),
+                ("hbm", "-3"),
+                ("elements", "0"),
+                ("colour", "red"),
+            ],
+        );
         // Weights too large for VMEM are refused with the model's reason.
         p.apply("op", "matmul").unwrap();
         p.apply("d", "65536").unwrap();
         assert!(p.apply("resident", "1").unwrap_err().contains("VMEM"));
         p.apply("compute", "1e14").unwrap();
-        let (q, refused) = StreamingParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
         p.apply("compute", "chip").unwrap();
         assert_eq!(p.compute, None);
     }

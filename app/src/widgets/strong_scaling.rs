@@ -4,6 +4,7 @@
 //! the efficiency at the chosen count, all from
 //! [`ridgeline_core::strong_scaling`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -161,7 +162,7 @@ pub fn StrongScaling(
                 <div><dt>"chips busy"</dt><dd data-efficiency="">{show(|r| format!("{:.0}%", 100.0 * r.efficiency))}</dd></div>
                 <div><dt>"speed-up over one chip"</dt><dd data-speedup="">{show(|r| format!("{}×", grouped(r.speedup.round())))}</dd></div>
             </dl>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -170,6 +171,7 @@ pub fn StrongScaling(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// The chosen row, as the widget shows it.
     fn chosen(p: &ScalingParams) -> ScalingRow {
@@ -210,16 +212,18 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = ScalingParams::default();
-        assert!(p.apply("chips", "48").is_err());
-        assert!(p.apply("chips", "0").is_err());
-        assert!(p.apply("chip", "h100").is_err());
-        assert!(p.apply("params", "-1").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, ScalingParams::default());
+        assert_refused_keeps(
+            &p,
+            &[
+                ("chips", "48"),
+                ("chips", "0"),
+                ("chip", "h100"),
+                ("params", "-1"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("chip", "v5p").unwrap();
         p.apply("tokens", "4e6").unwrap();
-        let (q, refused) = ScalingParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty());
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 }

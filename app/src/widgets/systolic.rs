@@ -4,6 +4,7 @@
 //! and the run's cycles and utilisation, all from
 //! [`ridgeline_core::systolic::run`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::grouped;
 use ridgeline_core::systolic::{run, Frame, Phase, SystolicParams, SystolicRun};
@@ -265,7 +266,7 @@ pub fn Systolic(
                 <div><dt>"results out"</dt><dd data-results="">{move || at(&|r, s| format!("{} / {}", grouped(results_out(r, s) as f64), grouped(r.result.len() as f64)))}</dd></div>
                 <div><dt>"collected C = X·W"</dt><dd data-check="">{move || at(&|r, _| if r.result == r.expected { "yes".into() } else { "no".into() })}</dd></div>
             </dl>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -274,6 +275,7 @@ pub fn Systolic(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_chapters_8x8_example_takes_46_cycles_pipelined_and_88_serial() {
@@ -314,18 +316,20 @@ mod tests {
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = SystolicWidgetParams::default();
-        assert!(p.apply("k", "0").is_err());
-        assert!(p.apply("n", "17").is_err());
-        assert!(p.apply("m", "2.5").is_err());
-        assert!(p.apply("blocks", "many").is_err());
-        assert!(p.apply("pipelined", "maybe").is_err());
-        assert!(p.apply("colour", "red").is_err());
-        assert_eq!(p, SystolicWidgetParams::default());
+        assert_refused_keeps(
+            &p,
+            &[
+                ("k", "0"),
+                ("n", "17"),
+                ("m", "2.5"),
+                ("blocks", "many"),
+                ("pipelined", "maybe"),
+                ("colour", "red"),
+            ],
+        );
         p.apply("k", "6").unwrap();
         p.apply("pipelined", "no").unwrap();
-        let (q, refused) = SystolicWidgetParams::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty());
-        assert_eq!(p, q);
+        assert_pairs_restore(&p);
     }
 
     #[test]

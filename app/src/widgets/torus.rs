@@ -2,6 +2,7 @@
 //! blocks and wraparound links; pick a chip to see its neighbours and how many
 //! hops every other chip is from it.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
 use ridgeline_core::tpu::{Coord, Slice};
@@ -224,7 +225,7 @@ pub fn Torus(
             <p class="torus-facts" data-facts="">{facts}</p>
             {grid}
             <p class="legend muted">"Each cell is a chip, labelled with its hop distance from the picked chip (outlined); its neighbours are ringed. Alternating shades mark the chips each host drives."</p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
         </figure>
     }
 }

@@ -3,6 +3,7 @@
 //! out come step time, the MFU the plan's roofline allows, memory per chip, days
 //! to train and chip-hours. The default is the book's Part 6 configuration.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
@@ -256,9 +257,7 @@ pub fn TrainingPlanner(
     let set = move |key: &'static str, value: String| {
         // Put a refused choice (a plan or tensor degree the slice cannot take)
         // back to the last valid one, so the control shows what is planned.
-        if !state.set(key, &value) && resets_on_refusal(key) {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, resets_on_refusal(key));
     };
     let outcome = Memo::new(move |_| params.with(|p| p.outcome().ok()));
     let show = move |f: fn(&Outcome, &PlannerParams) -> String| {
@@ -324,7 +323,7 @@ pub fn TrainingPlanner(
                 <label>"Tokens to train " {text_input("tokens", "training tokens", "8", |p| sci(p.tokens, 4))}</label>
                 <label>"MFU % " {text_input("mfu", "assumed MFU in percent", "4", |p| sci(p.mfu * 100.0, 4))}</label>
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <p class="plan-line">
                 {show(|o, _| format!(
                     "{} chips ({} per pod × {}), plan {}, {} tokens per chip{}: ",
@@ -363,6 +362,7 @@ pub fn TrainingPlanner(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::assert_refused_keeps;
     use ridgeline_core::roofline::Verdict;
 
     #[test]
@@ -379,27 +379,23 @@ mod tests {
 
     #[test]
     fn bad_plans_are_refused_with_a_reason() {
-        let mut p = PlannerParams::default();
-        let before = p;
-        for (k, v) in [
-            ("tp", "3"),
-            ("tp", "8960"),
-            ("slice", "9000"),
-            ("pods", "0"),
-            ("mfu", "150"),
-            ("mfu", "0"),
-            ("batch", "100"),
-            ("tokens", "-5"),
-            ("model", "deepseek-v3"),
-            ("chip", "h100"),
-            ("scheme", "magic"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
-        let mut q = p;
-        let e = q.apply("slice", "9000").unwrap_err();
-        assert!(e.contains("8960"), "{e}");
+        let messages = assert_refused_keeps(
+            &PlannerParams::default(),
+            &[
+                ("tp", "3"),
+                ("tp", "8960"),
+                ("slice", "9000"),
+                ("pods", "0"),
+                ("mfu", "150"),
+                ("mfu", "0"),
+                ("batch", "100"),
+                ("tokens", "-5"),
+                ("model", "deepseek-v3"),
+                ("chip", "h100"),
+                ("scheme", "magic"),
+            ],
+        );
+        assert!(messages[2].contains("8960"), "{}", messages[2]);
         // A tensor plan the slice cannot take is refused, and its control is
         // put back: on a 4-chip slice 4-way tensor parallelism leaves no FSDP.
         let (mut small, n) =

@@ -5,6 +5,7 @@
 //! labelled, memory per chip as stacked bars, and a batch slider whose verdict
 //! flips as it crosses the boundary.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
@@ -405,9 +406,7 @@ pub fn TrainingRoofline(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // A refused select goes back to the strategy the verdict describes.
-        if !state.set(key, &value) && matches!(key, "model" | "chip" | "scheme") {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "scheme"));
     };
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
     let chart_model = Memo::new(move |_| {
@@ -549,7 +548,7 @@ pub fn TrainingRoofline(
             <p class="crossing" data-boundary="">
                 {move || analysis.with(|a| a.as_ref().map(|a| params.with_untracked(|p| p.boundary_text(a))).unwrap_or_default())}
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="table-scroll" tabindex="0">
                 <table class="schemes">
                     <thead><tr><th scope="col">"strategy"</th><th scope="col">"compute / layer"</th><th scope="col">"comms / layer"</th><th scope="col">"compute-bound from"</th><th scope="col">"memory / chip"</th><th scope="col">"at this batch"</th></tr></thead>
@@ -566,8 +565,8 @@ pub fn TrainingRoofline(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::pairs;
     use crate::widgets::common::svg_colour;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn layers_are_svg_and_the_point_takes_the_verdicts_colour() {
@@ -614,36 +613,29 @@ mod tests {
     #[test]
     fn invalid_meshes_and_batches_are_refused() {
         let mut p = TrainingRooflineParams::default();
-        let before = p.clone();
-        for (k, v) in [
-            ("mesh", "28x28x28"),
-            ("mesh", "16x0x4"),
-            ("mesh", "2x2x2x2"),
-            ("mesh", "abc"),
-            ("b", "100"),
-            ("b", "-1"),
-            ("scheme", "tp"),
-            ("scheme", "zz"),
-            ("chip", "h100"),
-            ("model", "nope"),
-        ] {
-            let e = p.apply(k, v);
-            assert!(e.is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        let messages = assert_refused_keeps(
+            &p,
+            &[
+                ("mesh", "28x28x28"),
+                ("mesh", "16x0x4"),
+                ("mesh", "2x2x2x2"),
+                ("mesh", "abc"),
+                ("b", "100"),
+                ("b", "-1"),
+                ("scheme", "tp"),
+                ("scheme", "zz"),
+                ("chip", "h100"),
+                ("model", "nope"),
+            ],
+        );
         // Pure tensor parallelism on a pod is refused, and the message says the
         // verdict still describes the strategy that stays selected.
-        let e = TrainingRooflineParams::default()
-            .apply("scheme", "tp")
-            .unwrap_err();
+        let e = &messages[6];
         assert!(
             e.contains("only 64 heads") && e.contains("stays with FSDP"),
             "{e}"
         );
-        let e = TrainingRooflineParams::default()
-            .apply("mesh", "28x28x28")
-            .unwrap_err();
-        assert!(e.contains("8960"), "{e}");
+        assert!(messages[0].contains("8960"), "{}", messages[0]);
         // A small mesh allows pure tensor parallelism.
         p.apply("mesh", "8").unwrap();
         p.apply("scheme", "tp").unwrap();
@@ -658,17 +650,13 @@ mod tests {
 
     #[test]
     fn pairs_round_trip() {
-        let (p, n) = TrainingRooflineParams::from_pairs(&pairs(&[
+        let p: TrainingRooflineParams = assert_round_trip(&[
             ("b", "4194304"),
             ("scheme", "fsdp-tp"),
             ("mesh", "16x20x28"),
             ("model", "llama3-70b"),
-        ]));
-        assert!(n.is_empty(), "{n:?}");
+        ]);
         assert_eq!(p.chips(), 8960.0);
-        let (q, n) = TrainingRooflineParams::from_pairs(&p.to_pairs());
-        assert!(n.is_empty());
-        assert_eq!(p, q);
         assert_eq!(parse_mesh("16×20×28"), Ok(vec![16, 20, 28]));
     }
 }

@@ -3,6 +3,7 @@
 //! FLOPs split between the MLP and attention as the context grows, and how big
 //! its KV cache is.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -450,7 +451,7 @@ pub fn Transformer(
                 {dim("h", "H ", "head dimension H", |c| c.head_dim)}
                 {dim("v", "V ", "vocabulary V", |c| c.vocab)}
             </div>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <p class="stale-note" data-stale-note="" hidden=move || !stale.get()>
                 {move || params.with(|p| format!("Everything below still shows the last valid shape ({}), not the refused value.", p.shape_label()))}
             </p>
@@ -463,6 +464,9 @@ pub fn Transformer(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{
+        assert_pairs_restore, assert_refused_keeps, assert_round_trip,
+    };
 
     #[test]
     fn charts_are_svg_with_names_and_a_marker_that_follows_t() {
@@ -510,23 +514,21 @@ mod tests {
     #[test]
     fn bad_shapes_are_refused_with_a_reason() {
         let mut p = TransformerParams::default();
-        let before = p;
-        let e = p.apply("k", "7").unwrap_err();
-        assert!(e.contains("divide"), "{e}");
-        assert_eq!(p, before);
-        for (k, v) in [
-            ("d", "0"),
-            ("d", "abc"),
-            ("l", "2.5"),
-            ("v", "1e99"),
-            ("seq", "-1"),
-            ("dtype", "fp4"),
-            ("model", "gpt-9"),
-            ("zz", "1"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        let messages = assert_refused_keeps(
+            &p,
+            &[
+                ("k", "7"),
+                ("d", "0"),
+                ("d", "abc"),
+                ("l", "2.5"),
+                ("v", "1e99"),
+                ("seq", "-1"),
+                ("dtype", "fp4"),
+                ("model", "gpt-9"),
+                ("zz", "1"),
+            ],
+        );
+        assert!(messages[0].contains("divide"), "{}", messages[0]);
         p.apply("n", "32").unwrap();
         assert_eq!(p.preset, None);
         assert_eq!(p.cfg.heads, 32);
@@ -540,9 +542,8 @@ mod tests {
         assert_eq!((p.preset, p.base), (None, "deepseek-v3"));
         let pairs = p.to_pairs();
         assert_eq!(pairs[0], ("model".to_string(), "deepseek-v3".to_string()));
-        let (q, n) = TransformerParams::from_pairs(&pairs);
-        assert!(n.is_empty(), "{n:?}");
-        assert_eq!(q, p);
+        assert_pairs_restore(&p);
+        let (q, _) = TransformerParams::from_pairs(&pairs);
         assert!(q.cfg.moe.is_some(), "the experts come from the preset");
         // Editing the field back gives the preset again, and a short link.
         let f = model("deepseek-v3").unwrap().config.d_ff;
@@ -569,16 +570,9 @@ mod tests {
 
     #[test]
     fn pairs_round_trip_and_presets_all_work() {
-        let (p, n) = TransformerParams::from_pairs(&pairs(&[
-            ("d", "4096"),
-            ("model", "llama3-8b"),
-            ("seq", "65536"),
-        ]));
-        assert!(n.is_empty(), "{n:?}");
+        let p: TransformerParams =
+            assert_round_trip(&[("d", "4096"), ("model", "llama3-8b"), ("seq", "65536")]);
         assert_eq!(p.cfg.d_model, 4096);
-        let (q, n) = TransformerParams::from_pairs(&p.to_pairs());
-        assert!(n.is_empty());
-        assert_eq!(p, q);
         for m in MODELS {
             let (p, n) = TransformerParams::from_pairs(&pairs(&[("model", m.id)]));
             assert!(n.is_empty());

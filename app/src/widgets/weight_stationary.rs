@@ -8,6 +8,7 @@
 //! crossover `N = 32·(F/D)·(3/4)²` computed by `core` (72 chips for `F = 4D`)
 //! and reads both times off at the reader's chip count.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -19,10 +20,10 @@ use ridgeline_core::serving::{
 };
 
 use super::common::{option, WidgetParams, WidgetState};
-use crate::charts::place::{placer_for, text_box};
+use crate::charts::place::{draw_label, placer_for};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::style::{
-    draw_legend_below, font, legend_below_height, log_ticks, Entry, Mark, Styled, NARROW, NOTE,
+    draw_legend_below, legend_below_height, log_ticks, Entry, Mark, Styled, NARROW, NOTE,
 };
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short};
@@ -287,8 +288,7 @@ fn draw<DB: DrawingBackend>(
         // A phone's plot has no room for the long label between the two lines.
         let name = if narrow { "N" } else { "crossover N" };
         let text = format!("{name} = {}", grouped(n));
-        let r = placer.place(at, text_box(&text, NOTE), 6);
-        root.draw(&Text::new(text, (r.x0 + 2, r.y0), font(NOTE, &pal.text)))?;
+        draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
     }
     // The reader's chip count, coloured by which scheme wins there.
     let colour = if v.two_d_wins() { pal.good } else { pal.bad };
@@ -414,9 +414,7 @@ pub fn WeightStationaryWidget(
                 "The split is the continuous optimum X = √(N·D/(2F)), held at one chip or more; "
                 "a real mesh rounds it to factors of N. Both times grow in proportion to B."
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
         </figure>
     }
 }
@@ -424,7 +422,7 @@ pub fn WeightStationaryWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn book_case_crosses_at_72_chips_and_matches_its_formulas() {
@@ -471,31 +469,27 @@ mod tests {
 
     #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
-        let mut p = WeightStationaryWidgetParams::default();
-        for (k, v) in [
-            ("n", "100"),
-            ("n", "1"),
-            ("n", "16384"),
-            ("n", "x"),
-            ("b", "0"),
-            ("b", "-4"),
-            ("model", "mixtral-8x7b"),
-            ("model", "nope"),
-            ("chip", "nope"),
-            ("q", "1"),
-        ] {
-            let e = p.apply(k, v);
-            assert!(e.as_ref().is_err_and(|m| !m.is_empty()), "{k}={v}: {e:?}");
-        }
-        assert_eq!(p, WeightStationaryWidgetParams::default());
-        let (q, refused) = WeightStationaryWidgetParams::from_pairs(&pairs(&[
+        assert_refused_keeps(
+            &WeightStationaryWidgetParams::default(),
+            &[
+                ("n", "100"),
+                ("n", "1"),
+                ("n", "16384"),
+                ("n", "x"),
+                ("b", "0"),
+                ("b", "-4"),
+                ("model", "mixtral-8x7b"),
+                ("model", "nope"),
+                ("chip", "nope"),
+                ("q", "1"),
+            ],
+        );
+        let q: WeightStationaryWidgetParams = assert_round_trip(&[
             ("model", "llama2-13b"),
             ("chip", "v4p"),
             ("b", "32"),
             ("n", "1024"),
-        ]));
-        assert!(refused.is_empty(), "{refused:?}");
+        ]);
         assert_eq!(q.chips(), 1024);
-        assert_eq!(WeightStationaryWidgetParams::from_pairs(&q.to_pairs()).0, q);
     }
 }

@@ -6,6 +6,7 @@
 //! on a chip. Text that does not parse is refused with a message that points at
 //! the character where reading stopped, and the last valid op stays shown.
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -185,9 +186,7 @@ pub fn XlaOp(
     let state = WidgetState::<XlaOpParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        if !state.set(key, &value) && key != "op" {
-            state.refresh();
-        }
+        state.set_or_refresh(key, &value, key != "op");
     };
     let view_ = Memo::new(move |_| params.with(XlaOpParams::view).ok());
     let shown = move |f: fn(&XlaOpView) -> String| {
@@ -266,9 +265,7 @@ pub fn XlaOp(
                     prop:value=op_text
                     on:input=move |ev| set("op", event_target_value(&ev))>{op_text}</textarea>
             </label>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>
-                {move || notice.get().unwrap_or_default()}
-            </p>
+            <Notice notice=notice />
             <dl class="xla-op-parts">
                 <div><dt>"Op"</dt><dd data-opcode="">{shown(|v| format!("%{} = {}", v.op.name, v.op.opcode))}</dd></div>
                 <div><dt>"Output"</dt><dd data-output="">{shown(|v| v.op.output.short())}</dd></div>
@@ -295,7 +292,7 @@ pub fn XlaOp(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::assert_round_trip;
 
     #[test]
     fn the_books_fusion_line_reads_as_the_book_says() {
@@ -350,12 +347,10 @@ mod tests {
 
     #[test]
     fn pairs_round_trip() {
-        let (p, refused) = XlaOpParams::from_pairs(&pairs(&[
+        assert_round_trip::<XlaOpParams>(&[
             ("op", EXAMPLES[3].1),
             ("chip", "h100"),
             ("compute", "int8"),
-        ]));
-        assert!(refused.is_empty(), "{refused:?}");
-        assert_eq!(XlaOpParams::from_pairs(&p.to_pairs()).0, p);
+        ]);
     }
 }

@@ -5,6 +5,7 @@
 //! with the bytes each stage's collectives move per step. Every number comes
 //! from [`ridgeline_core::training::zero_stages`].
 
+use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -150,9 +151,11 @@ pub fn Zero(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
-        if !state.set(key, &value) && matches!(key, "model" | "chip" | "optimizer" | "stage") {
-            state.refresh();
-        }
+        state.set_or_refresh(
+            key,
+            &value,
+            matches!(key, "model" | "chip" | "optimizer" | "stage"),
+        );
     };
     let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
     let chosen = move || params.with(|p| p.chosen());
@@ -247,7 +250,7 @@ pub fn Zero(
                 <strong data-zero-comms="">{move || chosen().map(|r| si(r.comms_bytes.0, "B", 3)).unwrap_or_default()}</strong>
                 "."
             </p>
-            <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <Notice notice=notice />
             <div class="table-scroll" tabindex="0">
                 <table class="zero-table">
                     <thead><tr>
@@ -269,7 +272,7 @@ pub fn Zero(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn sixteen_bytes_per_parameter_split_stage_by_stage() {
@@ -311,35 +314,29 @@ mod tests {
 
     #[test]
     fn bad_input_keeps_the_state() {
-        let mut p = ZeroChoice::default();
-        let before = p;
-        for (k, v) in [
-            ("chips", "0"),
-            ("chips", "x"),
-            ("stage", "4"),
-            ("optimizer", "lion"),
-            ("model", "nope"),
-            ("chip", "nope"),
-            ("colour", "red"),
-        ] {
-            assert!(p.apply(k, v).is_err(), "{k}={v}");
-            assert_eq!(p, before, "{k}={v}");
-        }
+        assert_refused_keeps(
+            &ZeroChoice::default(),
+            &[
+                ("chips", "0"),
+                ("chips", "x"),
+                ("stage", "4"),
+                ("optimizer", "lion"),
+                ("model", "nope"),
+                ("chip", "nope"),
+                ("colour", "red"),
+            ],
+        );
     }
 
     #[test]
     fn pairs_round_trip() {
-        let (p, refused) = ZeroChoice::from_pairs(&pairs(&[
+        let p: ZeroChoice = assert_round_trip(&[
             ("model", "llama3-405b"),
             ("chip", "v5e"),
             ("chips", "256"),
             ("optimizer", "adam"),
             ("stage", "2"),
-        ]));
-        assert!(refused.is_empty(), "{refused:?}");
+        ]);
         assert_eq!(p.stage, ZeroStage::Two);
-        let (q, refused) = ZeroChoice::from_pairs(&p.to_pairs());
-        assert!(refused.is_empty());
-        assert_eq!(p, q);
     }
 }
