@@ -41,3 +41,27 @@ pub fn bench_emulator(case: usize, repeats: u32) -> f64 {
 pub fn bench_emulator_cases() -> usize {
     BENCH_SPECS.len()
 }
+
+/// Median milliseconds of `repeats` serving simulations of `requests` requests
+/// with the serving widget's settings (`core::serving_sim`); -1 on error.
+/// Only the bundle that carries the serving widget exports it.
+#[cfg(widget = "serving-engine")]
+#[wasm_bindgen]
+pub fn bench_serving(requests: u32, repeats: u32) -> f64 {
+    use crate::widgets::serving_engine::EngineParams;
+    use ridgeline_core::serving_sim::{simulate, SimParams};
+    let sim = SimParams {
+        requests,
+        ..EngineParams::default().sim
+    };
+    let mut times = Vec::new();
+    for _ in 0..repeats.clamp(1, 100) {
+        let t0 = now();
+        if simulate(&sim).is_err() {
+            return -1.0;
+        }
+        times.push(now() - t0);
+    }
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}

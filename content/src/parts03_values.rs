@@ -7,7 +7,9 @@
 use crate::directive::Directive;
 use crate::values::{chip_arg, num_arg};
 use ridgeline_core::chip_map::{chip_map, Part};
-use ridgeline_core::collective_matmul::{collective_matmul, gather_curve, CollectiveMatmulParams};
+use ridgeline_core::collective_matmul::{
+    collective_matmul, gather_curve, CollectiveMatmulParams, MatmulCase,
+};
 use ridgeline_core::collectives::Network;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -46,6 +48,7 @@ pub fn example_arg(name: &str, arg: &str) -> Option<&'static str> {
         ("ridge-via", "via") => "v5e",
         ("systolic-cycles", "pipelined") => "yes",
         ("collective-matmul", "show") => "saved",
+        ("collective-matmul", "case") => "reducescatter",
         ("gather-knee", "show") => "knee",
         (_, "chip") => "v5e",
         ("systolic-cycles", _) => "8",
@@ -161,7 +164,10 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
             let c = chip_arg(d)?;
             let n = whole(d, "n", 8.0, 1024.0)? as u32;
             let dim = |k| whole(d, k, 8192.0, 1e7);
-            let p = CollectiveMatmulParams::new(c, n, dim("i")?, dim("j")?, dim("k")?);
+            let mut p = CollectiveMatmulParams::new(c, n, dim("i")?, dim("j")?, dim("k")?);
+            let case = d.arg("case").unwrap_or("allgather");
+            p.case = MatmulCase::parse(case)
+                .ok_or_else(|| format!("case=`{case}` is not allgather or reducescatter"))?;
             let r = collective_matmul(&p)?;
             match d.arg("show").unwrap_or("saved") {
                 "blocking" => Ok(seconds(r.blocking.0)),
@@ -220,6 +226,13 @@ mod tests {
         );
         assert_eq!(eval("systolic-cycles k=8 n=8 m=8 blocks=4").unwrap(), "46");
         assert_eq!(eval("gather-knee chip=v5e n=16").unwrap(), "720 kB");
+        // Case 3: the ReduceScatter of the unreduced C[8192, 8192] in bf16 is
+        // V / W_ici = 134 MB / 9e10 B/s.
+        assert_eq!(
+            eval("collective-matmul chip=v5e case=reducescatter k=8192 show=gather").unwrap(),
+            "1.49 ms"
+        );
+        assert!(eval("collective-matmul chip=v5e case=case3").is_err());
         assert!(eval("strong-scaling chip=v5e params=8e9 tokens=1e6 chips=0").is_err());
         assert!(eval("link-step chip=v5p link=nvlink over=ici").is_err());
         assert!(eval("tile-intensity bm=0").is_err());

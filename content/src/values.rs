@@ -154,7 +154,7 @@ pub const VALUES: &[ValueSpec] = &[
     ValueSpec { name: "link-step", args: &["chip", "link", "over"], doc: "how many times faster one TPU path (hbm, ici per link, pcie, dcn) is than another" },
     ValueSpec { name: "ridge-via", args: &["chip", "link", "via"], doc: "a chip's bf16 peak over a link bandwidth taken from another chip (a problem's fixed figure)" },
     ValueSpec { name: "systolic-cycles", args: &["k", "n", "m", "blocks", "pipelined"], doc: "cycles a k×n weight-stationary systolic array takes for blocks of m rows (pipelined=yes or no), emulated" },
-    ValueSpec { name: "collective-matmul", args: &["chip", "n", "i", "j", "k", "show"], doc: "an AllGather matmul on a ring of n: show=saved (default), blocking, overlapped, compute, gather" },
+    ValueSpec { name: "collective-matmul", args: &["chip", "n", "i", "j", "k", "case", "show"], doc: "a collective matmul on a ring of n (case=allgather, the default, or reducescatter for Part 3's case 3): show=saved (default), blocking, overlapped, compute, gather (the blocking collective)" },
     ValueSpec { name: "gather-knee", args: &["chip", "n", "show"], doc: "the AllGather cost model's latency knee on a ring of n (show=knee), or the book's measurement (measured-at, measured-fraction)" },
     ValueSpec { name: "layer-share", args: &["model", "seq", "show"], doc: "share of one layer's forward FLOPs by kind at a context length: show=other (norms, softmax, adds), matmul or attention" },
     ValueSpec { name: "tiling", args: &["dtype", "dims", "tile", "show"], doc: "an HLO array padded to whole tiles (Part 9): show=blowup (default), padded, bytes or padded-bytes; dims=3,5 tile=2,2" },

@@ -239,8 +239,8 @@ pub const WIDGETS: &[WidgetSpec] = &[
     },
     WidgetSpec {
         name: "collective-matmul",
-        args: &["chip", "n", "i", "j", "k", "bidi"],
-        doc: "an AllGather-matmul as a ring of ppermutes overlapped with blocks of the matmul, stepped: who holds, multiplies and sends what, with each step's times and the total against gathering first",
+        args: &["chip", "case", "n", "i", "j", "k", "bidi"],
+        doc: "a collective matmul as a ring of ppermutes overlapped with blocks of the matmul (case=allgather: A[I_X, J] gathered; case=reducescatter: A[I, J_X]·B[J_X, K] with partial sums of C reduce-scattered), stepped: who holds, multiplies and sends what, with each step's times and the total against the blocking collective",
     },
     WidgetSpec {
         name: "slowest-stage",

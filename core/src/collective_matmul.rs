@@ -13,6 +13,16 @@
 //! On a bidirectional ring blocks travel both ways at once, so after the first
 //! step each device receives (and multiplies) two blocks per step.
 //!
+//! The same trick hides the ReduceScatter of Part 3's case 3, where both
+//! operands are sharded on the contracting dimension:
+//! `A[I, J_X] · B[J_X, K] → C[I, K]{U_X}`, reduced and scattered to
+//! `C[I, K_X]` ([`MatmulCase::ReduceScatter`]). Each device computes its
+//! partial sum of one column chunk of `C` per step, adds it to the running sum
+//! that arrived from its neighbour, and passes the sum on while it computes the
+//! next chunk; after `X` steps every device holds the full sum of its own chunk.
+//! On a bidirectional ring each chunk is split in halves that travel opposite
+//! ways, so each transfer carries half as many bytes.
+//!
 //! ```
 //! use ridgeline_core::collective_matmul::{collective_matmul, CollectiveMatmulParams};
 //! use ridgeline_core::hardware::chip;
@@ -28,16 +38,59 @@ use crate::dtype::Dtype;
 use crate::hardware::{Chip, ALLGATHER_MEASURED_FRACTION, ALLGATHER_MEASURED_PEAK_AT};
 use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
 
+/// Which operand is sharded, and so which collective the ring hides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatmulCase {
+    /// `A[I_X, J] · B[J, K]`: the rows of `A` are sharded and gathered (an
+    /// AllGather overlapped with the matmul).
+    AllGather,
+    /// `A[I, J_X] · B[J_X, K] → C[I, K_X]`: both operands are sharded on the
+    /// contracting dimension and the partial sums are reduce-scattered (Part 3's
+    /// case 3, a ReduceScatter overlapped with the matmul).
+    ReduceScatter,
+}
+
+impl MatmulCase {
+    /// The name used in URLs and chapter arguments.
+    pub fn id(self) -> &'static str {
+        match self {
+            MatmulCase::AllGather => "allgather",
+            MatmulCase::ReduceScatter => "reducescatter",
+        }
+    }
+
+    /// The case named `id`.
+    pub fn parse(id: &str) -> Option<MatmulCase> {
+        match id.trim() {
+            "allgather" => Some(MatmulCase::AllGather),
+            "reducescatter" => Some(MatmulCase::ReduceScatter),
+            _ => None,
+        }
+    }
+
+    /// The product in the book's notation.
+    pub fn notation(self) -> &'static str {
+        match self {
+            MatmulCase::AllGather => "A[I_X, J] · B[J, K] → C[I, K]",
+            MatmulCase::ReduceScatter => "A[I, J_X] · B[J_X, K] → C[I, K]{U_X} → C[I, K_X]",
+        }
+    }
+}
+
 /// A collective matmul's shapes and machine.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CollectiveMatmulParams {
+    /// Which operand is sharded.
+    pub case: MatmulCase,
     /// Devices in the ring (the mesh axis `A` is sharded over).
     pub devices: u32,
     /// Rows of `A` (all devices together).
     pub i: u64,
     /// The contracting dimension.
     pub j: u64,
-    /// Columns of `B` each device holds.
+    /// Columns of `B` each device holds ([`MatmulCase::AllGather`]), or all
+    /// columns of `B` and `C` ([`MatmulCase::ReduceScatter`], where each device
+    /// ends with `K / X` of them).
     pub k: u64,
     /// Element format.
     pub dtype: Dtype,
@@ -64,6 +117,7 @@ impl CollectiveMatmulParams {
             bidirectional: true,
         });
         CollectiveMatmulParams {
+            case: MatmulCase::AllGather,
             devices,
             i,
             j,
@@ -87,11 +141,18 @@ impl CollectiveMatmulParams {
                 return Err(format!("{what} must be at least 1"));
             }
         }
-        if !self.i.is_multiple_of(self.devices as u64) {
-            return Err(format!(
-                "I = {} must divide evenly over {} devices",
-                self.i, self.devices
-            ));
+        let n = self.devices as u64;
+        let even: &[(u64, &str)] = match self.case {
+            MatmulCase::AllGather => &[(self.i, "I")],
+            MatmulCase::ReduceScatter => &[(self.j, "J"), (self.k, "K")],
+        };
+        for &(v, what) in even {
+            if !v.is_multiple_of(n) {
+                return Err(format!(
+                    "{what} = {v} must divide evenly over {} devices",
+                    self.devices
+                ));
+            }
         }
         if !(self.network.one_way.0.is_finite() && self.network.one_way.0 > 0.0) {
             return Err(format!(
@@ -111,11 +172,14 @@ impl CollectiveMatmulParams {
 pub struct RingStep {
     /// Step number, from 0.
     pub index: u32,
-    /// Blocks of `A` multiplied during the step.
+    /// Blocks of `A` multiplied during the step (for a ReduceScatter: chunks of
+    /// `C` whose partial sum is computed, a bidirectional ring's two halves
+    /// counting as one chunk).
     pub blocks: u32,
     /// Their compute time.
     pub compute: Seconds,
-    /// The transfer running alongside (zero in the last step).
+    /// The transfer running alongside (zero in the last step of an AllGather,
+    /// in the first step of a ReduceScatter).
     pub comms: Seconds,
     /// When the step starts.
     pub start: Seconds,
@@ -128,9 +192,10 @@ pub struct RingStep {
 pub struct CollectiveMatmul {
     /// The whole matmul's compute time per device.
     pub compute: Seconds,
-    /// The blocking AllGather of `A` (the cost model of [`crate::collectives`]).
+    /// The blocking collective (the cost model of [`crate::collectives`]): the
+    /// AllGather of `A`, or the ReduceScatter of `C`.
     pub gather: Seconds,
-    /// Gather, then multiply.
+    /// Gather, then multiply (or multiply, then reduce-scatter).
     pub blocking: Seconds,
     /// The ring's transfers added up.
     pub ring_comms: Seconds,
@@ -142,9 +207,13 @@ pub struct CollectiveMatmul {
     pub steps: Vec<RingStep>,
 }
 
-/// Times both ways of doing the gathered matmul.
+/// Times both ways of doing the matmul: the blocking collective plus the
+/// whole matmul, against the overlapped ring.
 pub fn collective_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul, String> {
     p.validate()?;
+    if p.case == MatmulCase::ReduceScatter {
+        return reduce_scatter_matmul(p);
+    }
     let n = p.devices;
     let rows = (p.i / n as u64) as f64;
     let block = p.dtype.size_of(rows * p.j as f64);
@@ -196,6 +265,95 @@ pub fn collective_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul,
         saved: blocking - clock,
         steps,
     })
+}
+
+/// Case 3: each device multiplies its `A[I, J/X]` by one `K/X`-column chunk of
+/// its `B[J/X, K]` per step and passes the running sum on.
+fn reduce_scatter_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul, String> {
+    let n = p.devices;
+    let (i, j_local, k_chunk) = (p.i as f64, (p.j / n as u64) as f64, (p.k / n as u64) as f64);
+    let t_block = Flops(2.0 * i * j_local * k_chunk) / p.peak;
+    let compute = t_block * n as f64;
+    // The unreduced `C[I, K]{U_X}` each device holds: the book's `V`.
+    let unreduced = p.dtype.size_of(i * p.k as f64);
+    let ring = RingAxis::ring(n);
+    let scatter = collectives::cost(Collective::ReduceScatter, unreduced, &[ring], &p.network)
+        .map_err(|e| e.to_string())?
+        .time;
+    // A running sum is one chunk of `C`; both ways round, each half of it.
+    let ways = if p.network.bidirectional { 2.0 } else { 1.0 };
+    let chunk = p.dtype.size_of(i * k_chunk);
+    let hop = chunk / ways / p.network.one_way + p.network.hop_latency;
+    let mut steps = Vec::with_capacity(n as usize);
+    let mut clock = Seconds(0.0);
+    let mut ring_comms = Seconds(0.0);
+    for s in 0..n {
+        // The sum computed in the previous step travels during this one.
+        let comms = if s > 0 { hop } else { Seconds(0.0) };
+        ring_comms += comms;
+        let end = clock + t_block.max(comms);
+        steps.push(RingStep {
+            index: s,
+            blocks: 1,
+            compute: t_block,
+            comms,
+            start: clock,
+            end,
+        });
+        clock = end;
+    }
+    let blocking = compute + scatter;
+    Ok(CollectiveMatmul {
+        compute,
+        gather: scatter,
+        blocking,
+        ring_comms,
+        overlapped: clock,
+        saved: blocking - clock,
+        steps,
+    })
+}
+
+/// Which chunk of `C` each device works on at each step of the
+/// reduce-scattering ring of [`collective_matmul`] with
+/// [`MatmulCase::ReduceScatter`]: `schedule[step][device]`. `held` is the
+/// device's own shard (block `d` of `A` and `B`), `multiplies` the chunks of `C`
+/// whose partial sum it computes (one way round the ring, chunk `d − s − 1`;
+/// the other way, chunk `d + s + 1`), and `sends` the running sums it passes on
+/// (computed in the previous step) with the neighbour they go to. At the last
+/// step every device computes its own chunk `d`. Returns an empty schedule for
+/// fewer than 2 devices.
+pub fn reduce_scatter_schedule(devices: u32, bidirectional: bool) -> Vec<Vec<DeviceStep>> {
+    let n = devices;
+    if n < 2 {
+        return Vec::new();
+    }
+    let back = |d: u32, k: u32| (d + n - k % n) % n;
+    let ahead = |d: u32, k: u32| (d + k) % n;
+    (0..n)
+        .map(|s| {
+            (0..n)
+                .map(|d| {
+                    let mut multiplies = vec![back(d, s + 1)];
+                    let mut sends = Vec::new();
+                    if s > 0 {
+                        sends.push((back(d, s), ahead(d, 1)));
+                    }
+                    if bidirectional {
+                        multiplies.push(ahead(d, s + 1));
+                        if s > 0 {
+                            sends.push((ahead(d, s), back(d, 1)));
+                        }
+                    }
+                    DeviceStep {
+                        held: vec![d],
+                        multiplies,
+                        sends,
+                    }
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// What one device does during one step of the overlapped ring.
@@ -339,6 +497,16 @@ mod tests {
     use crate::hardware::chip;
     use proptest::prelude::*;
 
+    /// Every block (or chunk) device `d` multiplies over the schedule, sorted.
+    fn multiplied_by(sched: &[Vec<DeviceStep>], d: usize) -> Vec<u32> {
+        let mut all: Vec<u32> = sched
+            .iter()
+            .flat_map(|row| row[d].multiplies.clone())
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
     #[test]
     fn the_curve_saturates_after_the_knee() {
         let net = Network::ici(chip("v5e").unwrap()).unwrap();
@@ -405,16 +573,95 @@ mod tests {
                     }
                 }
                 for d in 0..n as usize {
-                    let mut all: Vec<u32> = sched
-                        .iter()
-                        .flat_map(|row| row[d].multiplies.clone())
-                        .collect();
-                    all.sort_unstable();
+                    let all = multiplied_by(&sched, d);
                     assert_eq!(all, (0..n).collect::<Vec<_>>(), "n={n} bidi={bidi}");
                 }
             }
         }
         assert!(ring_schedule(1, true).is_empty());
+    }
+
+    #[test]
+    fn case_3_reduce_scatters_as_it_multiplies() {
+        let v5e = chip("v5e").unwrap();
+        let p = CollectiveMatmulParams {
+            case: MatmulCase::ReduceScatter,
+            ..CollectiveMatmulParams::new(v5e, 8, 8192, 8192, 8192)
+        };
+        let r = collective_matmul(&p).unwrap();
+        // Each device multiplies A[I, J/8] by B[J/8, K]: 2·8192·1024·8192 FLOPs.
+        let flops = 2.0 * 8192.0 * 1024.0 * 8192.0;
+        assert!((r.compute.0 - flops / 1.97e14).abs() < 1e-9 * r.compute.0);
+        // Part 3: a ReduceScatter costs what an AllGather of the same array
+        // does, V / W_ici on a bidirectional ring; V is the unreduced C[I, K].
+        let v = Bytes(2.0 * 8192.0 * 8192.0);
+        let gather =
+            collectives::cost(Collective::AllGather, v, &[RingAxis::ring(8)], &p.network).unwrap();
+        assert!((r.gather.0 - gather.time.0).abs() < 1e-12);
+        // V / W_ici with W_ici = 9e10 B/s both ways (4.5e10 each way).
+        assert!((r.gather.0 - v.0 / 9e10).abs() < 0.02 * r.gather.0);
+        // The ring sends 7 running sums of half a chunk each way: 7/8 of V / W.
+        let half_chunk = 2.0 * 8192.0 * 1024.0 / 2.0;
+        let hop = half_chunk / 4.5e10 + 1e-6;
+        assert!((r.ring_comms.0 - 7.0 * hop).abs() < 1e-12);
+        assert_eq!(r.steps.len(), 8);
+        assert_eq!(r.steps[0].comms.0, 0.0);
+        assert!(r.overlapped.0 >= r.compute.0.max(r.ring_comms.0));
+        assert!(r.overlapped < r.blocking);
+        // One direction: whole chunks, twice the transfer per step.
+        let one = CollectiveMatmulParams {
+            network: p.network.one_way_only(),
+            ..p
+        };
+        let r1 = collective_matmul(&one).unwrap();
+        assert!(r1.ring_comms.0 > 1.9 * r.ring_comms.0);
+        // J and K must divide over the ring; I need not.
+        let bad = CollectiveMatmulParams { k: 8190, ..p };
+        assert!(collective_matmul(&bad).unwrap_err().contains("K = 8190"));
+        let bad = CollectiveMatmulParams { j: 8190, ..p };
+        assert!(collective_matmul(&bad).unwrap_err().contains("J = 8190"));
+        assert!(collective_matmul(&CollectiveMatmulParams { i: 8191, ..p }).is_ok());
+        assert_eq!(
+            MatmulCase::parse(MatmulCase::ReduceScatter.id()),
+            Some(MatmulCase::ReduceScatter)
+        );
+        assert_eq!(MatmulCase::parse("case3"), None);
+    }
+
+    #[test]
+    fn the_reduce_scatter_ring_sums_every_chunk_on_its_owner() {
+        for n in 2..=17u32 {
+            for bidi in [false, true] {
+                let sched = reduce_scatter_schedule(n, bidi);
+                assert_eq!(sched.len(), n as usize);
+                // Every running sum ends on the device that owns its chunk.
+                for (d, last) in sched[n as usize - 1].iter().enumerate() {
+                    assert!(
+                        last.multiplies.iter().all(|&c| c == d as u32),
+                        "n={n} d={d}"
+                    );
+                }
+                for (s, row) in sched.iter().enumerate() {
+                    for ds in row {
+                        // A sum sent now is the one the sender computed last step,
+                        // and the receiver adds its own part of it this step.
+                        for &(c, to) in &ds.sends {
+                            assert!(s > 0);
+                            assert!(sched[s][to as usize].multiplies.contains(&c));
+                        }
+                    }
+                }
+                // Every device contributes to every chunk exactly once per direction.
+                let ways = if bidi { 2 } else { 1 };
+                for d in 0..n as usize {
+                    let all = multiplied_by(&sched, d);
+                    let want: Vec<u32> =
+                        (0..n).flat_map(|c| std::iter::repeat_n(c, ways)).collect();
+                    assert_eq!(all, want, "n={n} bidi={bidi}");
+                }
+            }
+        }
+        assert!(reduce_scatter_schedule(1, false).is_empty());
     }
 
     proptest! {
@@ -434,6 +681,18 @@ mod tests {
             prop_assert!(r.overlapped.0 <= r.compute.0 + r.ring_comms.0 + tol);
             // Every block is multiplied exactly once.
             prop_assert_eq!(r.steps.iter().map(|s| s.blocks).sum::<u32>(), devices);
+            // The same shapes as case 3 obey the same bounds.
+            let q = CollectiveMatmulParams {
+                case: MatmulCase::ReduceScatter,
+                j: j * devices as u64,
+                k: k * devices as u64,
+                ..p
+            };
+            let r = collective_matmul(&q).unwrap();
+            let tol = 1e-12 * r.blocking.0;
+            prop_assert!(r.overlapped.0 + tol >= r.compute.0.max(r.ring_comms.0));
+            prop_assert!(r.overlapped.0 <= r.compute.0 + r.ring_comms.0 + tol);
+            prop_assert_eq!(r.steps.len() as u32, devices);
         }
     }
 }

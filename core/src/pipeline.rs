@@ -16,6 +16,18 @@
 //! - **Bidirectional** (after DeepSeek's DualPipe) feeds half the microbatches from
 //!   each end; each device keeps the weights of its stage for both directions (two
 //!   copies), and the two streams fill each other's bubbles.
+//! - **Zero-bubble** (after Qi et al.'s ZB-H1, the family Part 12 calls
+//!   zero-bubble pipelining) splits each backward pass in two: `B`, the gradient
+//!   with respect to the stage's input, which the previous stage waits for, and
+//!   `W`, the gradient with respect to the weights, which nobody waits for. Each
+//!   takes half the backward time. A device runs `W`s only when it has nothing
+//!   else ready, so they fill the holes 1F1B leaves while the pipeline fills and
+//!   drains. A microbatch's activations stay until its `W` is done; a device
+//!   admits a new microbatch under 1F1B's rule (`S − s` whose `B` is still to
+//!   come) and holds at most `S` whose `W` is still to come, 1F1B's peak, so the
+//!   schedule needs no more activation memory than 1F1B. The price is a program
+//!   with three kinds of work per microbatch and stage instead of two, run out
+//!   of order.
 //!
 //! The timeline comes from a small list scheduler: each device, whenever it is
 //! free, starts the most urgent piece of work whose input is ready (for the
@@ -51,15 +63,19 @@ pub enum Schedule {
     Interleaved,
     /// Two 1F1B streams entering from opposite ends.
     Bidirectional,
+    /// 1F1B with each backward split into `B` (input gradient) and `W` (weight
+    /// gradient), the `W`s filling the bubbles.
+    ZeroBubble,
 }
 
 impl Schedule {
     /// Every schedule.
-    pub const ALL: [Schedule; 4] = [
+    pub const ALL: [Schedule; 5] = [
         Schedule::GPipe,
         Schedule::OneFOneB,
         Schedule::Interleaved,
         Schedule::Bidirectional,
+        Schedule::ZeroBubble,
     ];
 
     /// The name used in URLs.
@@ -69,6 +85,7 @@ impl Schedule {
             Schedule::OneFOneB => "1f1b",
             Schedule::Interleaved => "interleaved",
             Schedule::Bidirectional => "bidirectional",
+            Schedule::ZeroBubble => "zero-bubble",
         }
     }
 
@@ -78,7 +95,9 @@ impl Schedule {
             .into_iter()
             .find(|s| s.name() == text.trim())
             .ok_or_else(|| {
-                format!("schedule: {text:?} is not gpipe, 1f1b, interleaved or bidirectional")
+                format!(
+                    "schedule: {text:?} is not gpipe, 1f1b, interleaved, bidirectional or zero-bubble"
+                )
             })
     }
 }
@@ -159,13 +178,17 @@ impl PipelineParams {
     }
 }
 
-/// Forward or backward.
+/// Forward or backward (or, in the zero-bubble schedule, the backward pass's
+/// weight-gradient half).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pass {
     /// A forward pass.
     Forward,
-    /// A backward pass.
+    /// A backward pass (in the zero-bubble schedule, only its input-gradient
+    /// half, `B`).
     Backward,
+    /// The weight-gradient half of a backward pass, `W` (zero-bubble only).
+    Weight,
 }
 
 /// One bar of the timeline.
@@ -173,7 +196,7 @@ pub enum Pass {
 pub struct Slot {
     /// The device (stage) that runs it.
     pub device: u32,
-    /// Forward or backward.
+    /// Forward, backward or weight gradient.
     pub pass: Pass,
     /// The microbatch.
     pub microbatch: u32,
@@ -236,8 +259,10 @@ fn interleaved_order(s: u32, m: u32, v: u32, d: u32) -> Vec<Op> {
     out
 }
 
-/// Urgency of a piece of work, smallest first: (deferred pass, chunk group, microbatch).
-type Rank = (bool, u32, u32);
+/// Urgency of a piece of work, smallest first: (pass class, chunk group,
+/// microbatch). The class is 0 for the urgent pass, 1 for the deferred one and
+/// 2 for a weight gradient, which waits for everything else.
+type Rank = (u8, u32, u32);
 
 #[derive(Clone, Copy)]
 struct Op {
@@ -261,14 +286,16 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
         }
     };
     let tf = p.t_forward / v as f64;
-    let tb = p.t_backward / v as f64;
+    let zero_bubble = p.schedule == Schedule::ZeroBubble;
+    // The zero-bubble schedule splits the backward into equal B and W halves.
+    let tb = p.t_backward / v as f64 / if zero_bubble { 2.0 } else { 1.0 };
     // How many microbatches a device may hold activations for before it lets a new
     // one in, per stream: 1F1B's `S − pos` for the device at position `pos` of the
     // stream. Later stages of a microbatch are never held back, so this cannot deadlock.
     let limit = |pos: u32| -> u32 {
         match p.schedule {
             Schedule::GPipe | Schedule::Interleaved => u32::MAX,
-            Schedule::OneFOneB | Schedule::Bidirectional => s - pos,
+            Schedule::OneFOneB | Schedule::Bidirectional | Schedule::ZeroBubble => s - pos,
         }
     };
     let stream = |op: &Op| (p.schedule == Schedule::Bidirectional && op.m % 2 == 1) as usize;
@@ -296,11 +323,16 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
     let mut fwd_done = vec![0u32; s as usize];
     let mut in_flight = vec![0u32; s as usize];
     let mut peak = 0u32;
-    let mut slots = Vec::with_capacity(2 * total_f as usize);
+    let passes = if zero_bubble { 3 } else { 2 };
+    let total_slots = passes * total_f as usize;
+    let mut slots = Vec::with_capacity(total_slots);
     // Urgency: backward first (GPipe: forward first), then the chunk-group order
     // (microbatches in groups of `S`, chunk by chunk), then the microbatch.
     let rank = |op: &Op| -> Rank {
-        let late = (op.pass == Pass::Forward) != (p.schedule == Schedule::GPipe);
+        let late = match op.pass {
+            Pass::Weight => 2,
+            _ => u8::from((op.pass == Pass::Forward) != (p.schedule == Schedule::GPipe)),
+        };
         let chunk = op.vs / s;
         let chunk = if op.pass == Pass::Forward {
             chunk
@@ -310,17 +342,24 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
         (late, (op.m / s) * v + chunk, op.m)
     };
     let forwards_per_device = p.microbatches * v;
-    while slots.len() < 2 * total_f as usize {
+    while slots.len() < total_slots {
         let mut best: Option<(Seconds, Rank, usize, usize)> = None;
         for d in 0..s as usize {
             let allowed = |op: &Op| match op.pass {
                 _ if !order.is_empty() => order[d]
                     .get(next_in_order[d])
                     .is_some_and(|o| (o.m, o.vs, o.pass) == (op.m, op.vs, op.pass)),
-                Pass::Forward => op.vs >= s || open[d][stream(op)] < limit(op.vs),
+                // Zero-bubble also caps the microbatches whose W is still to
+                // come at 1F1B's peak, `S`, so it needs no more memory.
+                Pass::Forward => {
+                    op.vs >= s
+                        || (open[d][stream(op)] < limit(op.vs)
+                            && (!zero_bubble || in_flight[d] < s))
+                }
                 Pass::Backward => {
                     p.schedule != Schedule::GPipe || fwd_done[d] == forwards_per_device
                 }
+                Pass::Weight => true,
             };
             // The device's choice: among work ready when it frees up, the most urgent;
             // otherwise the work that becomes ready first.
@@ -349,6 +388,12 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
         let (op, _) = ready[d].swap_remove(i);
         next_in_order[d] += 1;
         let end = start + if op.pass == Pass::Forward { tf } else { tb };
+        // A microbatch's activations are freed by its last pass on the stage.
+        let frees = match op.pass {
+            Pass::Forward => false,
+            Pass::Backward => !zero_bubble,
+            Pass::Weight => true,
+        };
         free[d] = end;
         match op.pass {
             Pass::Forward => {
@@ -359,9 +404,12 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
                     open[d][stream(&op)] += 1;
                 }
             }
-            Pass::Backward => {
-                in_flight[d] -= 1;
-                if op.vs < s {
+            Pass::Backward | Pass::Weight => {
+                if frees {
+                    in_flight[d] -= 1;
+                }
+                // The 1F1B limit counts microbatches whose B is still to come.
+                if op.pass == Pass::Backward && op.vs < s {
                     open[d][stream(&op)] -= 1;
                 }
             }
@@ -387,10 +435,19 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
                 vs: op.vs - 1,
                 ..op
             }),
-            Pass::Backward => None,
+            Pass::Backward | Pass::Weight => None,
         };
         if let Some(n) = next {
             ready[device(&n) as usize].push((n, end));
+        }
+        if zero_bubble && op.pass == Pass::Backward {
+            ready[d].push((
+                Op {
+                    pass: Pass::Weight,
+                    ..op
+                },
+                end,
+            ));
         }
     }
     let step = slots.iter().map(|x| x.end).fold(Seconds(0.0), Seconds::max);
@@ -449,6 +506,49 @@ mod tests {
     }
 
     #[test]
+    fn zero_bubble_fills_the_drain_with_weight_gradients() {
+        for (stages, mb) in [(4u32, 8u32), (8, 16), (4, 4)] {
+            let o = simulate(&PipelineParams::new(stages, mb, Schedule::OneFOneB)).unwrap();
+            let z = simulate(&PipelineParams::new(stages, mb, Schedule::ZeroBubble)).unwrap();
+            // With F = B = W = 1 unit, ZB-H1's idle time per device is
+            // (S − 1)·(T_F + T_B − T_W) = S − 1 units against 1F1B's 3·(S − 1).
+            // No schedule with 1F1B's memory does better: the first stage holds
+            // at most S microbatches, then waits S − 1 units for the first B.
+            let s = f64::from(stages);
+            let zb_h1 = (s - 1.0) / (3.0 * f64::from(mb) + s - 1.0);
+            assert!(
+                z.bubble + 1e-12 >= zb_h1,
+                "S={stages} M={mb}: {} < {zb_h1}",
+                z.bubble
+            );
+            assert!(z.bubble < o.bubble * 0.7, "{} {}", z.bubble, o.bubble);
+            assert_eq!(z.slots.len() as u32, 3 * stages * mb);
+            // The same 1F1B limit on microbatches in flight.
+            assert!(
+                z.peak_in_flight <= o.peak_in_flight,
+                "{} {}",
+                z.peak_in_flight,
+                o.peak_in_flight
+            );
+            // Every W runs on its B's device after that B.
+            for w in z.slots.iter().filter(|x| x.pass == Pass::Weight) {
+                let b = z
+                    .slots
+                    .iter()
+                    .find(|x| {
+                        x.pass == Pass::Backward
+                            && x.device == w.device
+                            && x.microbatch == w.microbatch
+                    })
+                    .unwrap();
+                assert!(b.end.0 <= w.start.0 + 1e-12);
+                assert!((w.end.0 - w.start.0 - 1.0).abs() < 1e-12);
+            }
+        }
+        assert_eq!(Schedule::parse("zero-bubble"), Ok(Schedule::ZeroBubble));
+    }
+
+    #[test]
     fn bad_fields_are_named() {
         let p = PipelineParams::new(4, 8, Schedule::GPipe);
         let e = |q: PipelineParams| simulate(&q).unwrap_err();
@@ -474,7 +574,7 @@ mod tests {
         }
 
         #[test]
-        fn every_schedule_respects_dependencies_and_never_overlaps(s in 1u32..8, m in 2u32..20, which in 0usize..4, v in 1u32..4) {
+        fn every_schedule_respects_dependencies_and_never_overlaps(s in 1u32..8, m in 2u32..20, which in 0usize..5, v in 1u32..4) {
             let mut p = PipelineParams::new(s, m, Schedule::ALL[which]);
             if p.schedule == Schedule::Interleaved {
                 p.microbatches = m.div_ceil(s) * s;
@@ -482,7 +582,8 @@ mod tests {
             }
             let m = p.microbatches;
             let t = simulate(&p).unwrap();
-            proptest::prop_assert_eq!(t.slots.len() as u32, 2 * m * s * p.chunks);
+            let passes = if p.schedule == Schedule::ZeroBubble { 3 } else { 2 };
+            proptest::prop_assert_eq!(t.slots.len() as u32, passes * m * s * p.chunks);
             for d in 0..s {
                 let mut mine: Vec<&Slot> = t.slots.iter().filter(|x| x.device == d).collect();
                 mine.sort_by(|a, b| a.start.0.total_cmp(&b.start.0));
@@ -491,7 +592,12 @@ mod tests {
                 }
             }
             // The step is at least one microbatch's full path and at least the busiest device's work.
-            let path = (p.t_forward.0 + p.t_backward.0) * s as f64;
+            // (A zero-bubble microbatch's path waits only for the B halves.)
+            let path = if p.schedule == Schedule::ZeroBubble {
+                (p.t_forward.0 + p.t_backward.0 / 2.0) * s as f64 + p.t_backward.0 / 2.0
+            } else {
+                (p.t_forward.0 + p.t_backward.0) * s as f64
+            };
             let work = (p.t_forward.0 + p.t_backward.0) * m as f64;
             proptest::prop_assert!(t.step.0 + 1e-9 >= path.max(work));
             proptest::prop_assert!(t.bubble >= -1e-12 && t.bubble < 1.0);

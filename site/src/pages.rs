@@ -369,6 +369,27 @@ mod tests {
         assert!(html.contains("data-island=\"site-search\""));
     }
 
+    /// The introduction draws one Transformer layer (the book's
+    /// `transformer-diagram.png`) statically, with a button per operation.
+    #[test]
+    fn the_introduction_draws_a_transformer_layer() {
+        let p = PARTS
+            .iter()
+            .find(|p| p.slug == "introduction")
+            .expect("introduction");
+        let html = document(Route::Part(p), &ctx());
+        let at = html
+            .find("data-widget=\"layer-diagram\"")
+            .expect("a layer diagram on /introduction");
+        let rest = &html[at..];
+        for op in ["W_Q", "QKᵀ", "W_in", "W_out"] {
+            assert!(
+                rest.contains(&format!("data-op=\"{op}\"")),
+                "no {op} box on /introduction"
+            );
+        }
+    }
+
     /// Every row of `chapters/coverage/*.md` (the book's sections and figures,
     /// each with what covers it on our page) must name something that exists
     /// on the built page; prints the share of sections and figures covered.

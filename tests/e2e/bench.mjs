@@ -38,6 +38,7 @@ const BUDGET = {
   p95Roofline: 4.0, // ms
   p95: 8.0, // ms, every other widget
   emulator: 20, // ms
+  serving10k: 50, // ms, a 10,000-request serving simulation in wasm (issue 17)
 };
 const EVENTS = Number(process.env.BENCH_EVENTS || 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
@@ -45,7 +46,7 @@ const LOADS = Number(process.env.BENCH_LOADS || 7);
 const LOADS_3G = Math.max(5, Number(process.env.BENCH_3G_LOADS || 5));
 const SW_WINDOW = Number(process.env.BENCH_SW_MS || 10000);
 const ENCODING = process.env.BENCH_ENCODING || 'gzip';
-// BENCH_ONLY=3g,sw runs only those parts (load, 3g, loopback, sw, redraw, emulator).
+// BENCH_ONLY=3g,sw runs only those parts (load, 3g, loopback, sw, redraw, emulator, serving10k).
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
 const section = (name) => !ONLY || ONLY.has(name);
 // Chrome DevTools' "Fast 3G" as the issue states it.
@@ -498,6 +499,29 @@ try {
         const ok = check(`emulator ${specs[i] || i}`, '(wasm)', `${t.toFixed(1)} ms`, `≤ ${BUDGET.emulator} ms`, t >= 0 && t <= BUDGET.emulator);
         console.log(`  ${(specs[i] || String(i)).padEnd(44)}${t.toFixed(1).padStart(7)}   ${verdict(ok)}`);
       }
+    }
+    await context.close();
+  }
+
+  // -------------------------------------------------------------------------
+  // 8. The serving simulator in wasm: 10,000 requests with the serving
+  // widget's settings (exported only by the bundle that carries that widget).
+  if (section('serving10k')) {
+    console.log(`\nServing simulation in wasm: 10,000 requests, the serving widget's settings (median of 5; ms)   budget ${BUDGET.serving10k} ms`);
+    const { page, context } = await watchedPage(env.browser, base, { viewport: VIEWPORT });
+    await page.goto(base + 'inference');
+    await ready(page);
+    const exported = await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.bench_serving, null, { timeout: 10000 })
+      .then(() => true, () => false);
+    if (!exported) {
+      check('serving benchmark entry point', '/inference', 'window.wasmBindings.bench_serving missing', 'exported', false);
+      console.log('  window.wasmBindings.bench_serving is not there: the inference bundle lost the serving widget?');
+    } else {
+      // One unmeasured run first, so the timed runs use the optimising tier.
+      await page.evaluate(() => window.wasmBindings.bench_serving(10000, 1));
+      const t = await page.evaluate(() => window.wasmBindings.bench_serving(10000, 5));
+      const ok = check('serving simulation, 10,000 requests', '/inference', `${t.toFixed(1)} ms`, `≤ ${BUDGET.serving10k} ms`, t >= 0 && t <= BUDGET.serving10k);
+      console.log(`  median ${t.toFixed(1)} ms   budget ${BUDGET.serving10k} ms   ${verdict(ok)}`);
     }
     await context.close();
   }

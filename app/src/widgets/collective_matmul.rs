@@ -4,13 +4,16 @@
 //! time. Each step shows which blocks of `A` each device holds, the block it
 //! multiplies and the block it passes on meanwhile, with the step's compute
 //! and transfer times; the totals compare the overlapped ring with gathering
-//! first and multiplying afterwards. Everything comes from
+//! first and multiplying afterwards. The second case, Part 3's case 3
+//! (`A[I, J_X] · B[J_X, K]`), passes running partial sums of `C` round the ring
+//! instead: a ReduceScatter overlapped with the matmul. Everything comes from
 //! [`ridgeline_core::collective_matmul`].
 
 use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::collective_matmul::{
-    collective_matmul, ring_schedule, CollectiveMatmul, CollectiveMatmulParams, DeviceStep,
+    collective_matmul, reduce_scatter_schedule, ring_schedule, CollectiveMatmul,
+    CollectiveMatmulParams, DeviceStep, MatmulCase,
 };
 use ridgeline_core::collectives::Network;
 use ridgeline_core::format::seconds;
@@ -29,9 +32,12 @@ pub const MAX_DEVICES: u32 = 32;
 pub struct CollectiveMatmulWidgetParams {
     /// The chip whose ICI and peak are used.
     pub chip: &'static Chip,
+    /// Which operand is sharded (which collective the ring hides).
+    pub case: MatmulCase,
     /// Devices in the ring.
     pub n: u32,
-    /// Rows of `A`, contracting dimension, columns of `B` per device.
+    /// Rows of `A`, contracting dimension, columns of `B` (per device when `A`
+    /// is gathered, in all when `C` is reduce-scattered).
     pub ijk: [u64; 3],
     /// Blocks travel both ways round the ring.
     pub bidirectional: bool,
@@ -41,6 +47,7 @@ impl Default for CollectiveMatmulWidgetParams {
     fn default() -> Self {
         CollectiveMatmulWidgetParams {
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            case: MatmulCase::AllGather,
             n: 8,
             ijk: [8192, 8192, 4096],
             bidirectional: true,
@@ -53,6 +60,7 @@ impl CollectiveMatmulWidgetParams {
     pub fn model(&self) -> CollectiveMatmulParams {
         let [i, j, k] = self.ijk;
         let mut p = CollectiveMatmulParams::new(self.chip, self.n, i, j, k);
+        p.case = self.case;
         if !self.bidirectional {
             p.network = p.network.one_way_only();
         }
@@ -66,7 +74,18 @@ impl CollectiveMatmulWidgetParams {
 
     /// Who holds, multiplies and sends what at each step.
     pub fn schedule(&self) -> Vec<Vec<DeviceStep>> {
-        ring_schedule(self.n, self.bidirectional)
+        match self.case {
+            MatmulCase::AllGather => ring_schedule(self.n, self.bidirectional),
+            MatmulCase::ReduceScatter => reduce_scatter_schedule(self.n, self.bidirectional),
+        }
+    }
+
+    /// What the widget calls the blocking collective.
+    pub fn collective(&self) -> &'static str {
+        match self.case {
+            MatmulCase::AllGather => "AllGather",
+            MatmulCase::ReduceScatter => "ReduceScatter",
+        }
     }
 }
 
@@ -81,7 +100,7 @@ pub fn verdict(r: &CollectiveMatmul) -> Verdict {
 
 impl WidgetParams for CollectiveMatmulWidgetParams {
     const NAME: &'static str = "collective-matmul";
-    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["n"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["case"], &["n"]];
 
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -99,6 +118,14 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
                 next.n = parse_count(value, "the number of devices", 2.0, MAX_DEVICES as f64)?
                     .round() as u32
             }
+            "case" => {
+                next.case = MatmulCase::parse(value).ok_or_else(|| {
+                    format!(
+                        "unknown case “{}” (allgather or reducescatter)",
+                        short(value)
+                    )
+                })?
+            }
             "i" => next.ijk[0] = dim("I")?,
             "j" => next.ijk[1] = dim("J")?,
             "k" => next.ijk[2] = dim("K")?,
@@ -115,6 +142,7 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
         let [i, j, k] = self.ijk;
         vec![
             ("chip".into(), self.chip.id.into()),
+            ("case".into(), self.case.id().into()),
             ("n".into(), self.n.to_string()),
             ("i".into(), i.to_string()),
             ("j".into(), j.to_string()),
@@ -127,21 +155,39 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
     }
 }
 
-/// Blocks written for a reader: `A0, A7`.
-fn blocks(list: &[u32]) -> String {
+/// How a case writes what a device holds, multiplies and sends.
+fn labels(case: MatmulCase, bidirectional: bool) -> (&'static str, &'static str, &'static str) {
+    match (case, bidirectional) {
+        (MatmulCase::AllGather, _) => ("A", "A", "A"),
+        // A device holds its shard of both operands, computes its part of a
+        // chunk of C (half of one each way round a bidirectional ring) and
+        // passes on the running sum (Σ).
+        (MatmulCase::ReduceScatter, false) => ("A,B", "C", "ΣC"),
+        (MatmulCase::ReduceScatter, true) => ("A,B", "½C", "Σ½C"),
+    }
+}
+
+/// Blocks written for a reader: `A0, A7` (or `C3` partial sums).
+fn blocks(prefix: &str, list: &[u32]) -> String {
     list.iter()
-        .map(|b| format!("A{b}"))
+        .map(|b| {
+            if prefix == "A,B" {
+                format!("A{b}, B{b}")
+            } else {
+                format!("{prefix}{b}")
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The sends of one step written for a reader: `A0 → 1`.
-fn sends(list: &[(u32, u32)]) -> String {
+/// The sends of one step written for a reader: `A0 → device 1`.
+fn sends(prefix: &str, list: &[(u32, u32)]) -> String {
     if list.is_empty() {
         return "—".into();
     }
     list.iter()
-        .map(|(b, to)| format!("A{b} → device {to}"))
+        .map(|(b, to)| format!("{prefix}{b} → device {to}"))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -184,6 +230,7 @@ pub fn CollectiveMatmulWidget(
     };
     let rows = move || {
         let s = step.get();
+        let (held, mult, sent) = params.with(|p| labels(p.case, p.bidirectional));
         schedule.with(|sched| {
             sched
                 .get(s)
@@ -194,9 +241,9 @@ pub fn CollectiveMatmulWidget(
                             view! {
                                 <tr data-device=d>
                                     <th scope="row">{format!("device {d}")}</th>
-                                    <td data-held="">{blocks(&ds.held)}</td>
-                                    <td data-multiplies="">{blocks(&ds.multiplies)}</td>
-                                    <td data-sends="">{sends(&ds.sends)}</td>
+                                    <td data-held="">{blocks(held, &ds.held)}</td>
+                                    <td data-multiplies="">{blocks(mult, &ds.multiplies)}</td>
+                                    <td data-sends="">{sends(sent, &ds.sends)}</td>
                                 </tr>
                             }
                         })
@@ -209,6 +256,7 @@ pub fn CollectiveMatmulWidget(
     // blocking gather-then-multiply below, all on one time scale.
     let lanes = move || {
         let s = step.get();
+        let case = params.with(|p| p.case);
         result.with(|r| {
             let Some(r) = r.as_ref() else {
                 return ().into_any();
@@ -250,14 +298,26 @@ pub fn CollectiveMatmulWidget(
                     )
                 })
                 .collect_view();
-            let blocking = view! {
-                {span(0.0, r.gather.0, "comms", true, "AllGather of A".into())}
-                {span(r.gather.0, r.compute.0, "compute", true, "the whole matmul".into())}
+            let (blocking, label) = match case {
+                MatmulCase::AllGather => (
+                    view! {
+                        {span(0.0, r.gather.0, "comms", true, "AllGather of A".into())}
+                        {span(r.gather.0, r.compute.0, "compute", true, "the whole matmul".into())}
+                    },
+                    "gather, then multiply",
+                ),
+                MatmulCase::ReduceScatter => (
+                    view! {
+                        {span(0.0, r.compute.0, "compute", true, "the whole local matmul".into())}
+                        {span(r.compute.0, r.gather.0, "comms", true, "ReduceScatter of C".into())}
+                    },
+                    "multiply, then reduce-scatter",
+                ),
             };
             view! {
                 <div class="lane"><span class="lane-label">"ring: multiply"</span><div class="track">{compute}</div></div>
                 <div class="lane"><span class="lane-label">"ring: ppermute"</span><div class="track">{comms}</div></div>
-                <div class="lane"><span class="lane-label">"gather, then multiply"</span><div class="track">{blocking}</div></div>
+                <div class="lane"><span class="lane-label">{label}</span><div class="track">{blocking}</div></div>
             }
             .into_any()
         })
@@ -272,14 +332,37 @@ pub fn CollectiveMatmulWidget(
         number_field(label, aria, 7, get, key, set)
     };
     let n_text = move || params.with(|p| p.n.to_string());
+    let case_options = [
+        (MatmulCase::AllGather, "A[I_X, J]: gather A (AllGather)"),
+        (
+            MatmulCase::ReduceScatter,
+            "A[I, J_X]·B[J_X, K]: reduce-scatter C (case 3)",
+        ),
+    ]
+    .into_iter()
+    .map(|(c, label)| option(c.id(), label, move || params.with(|p| p.case.id())))
+    .collect_view();
+    let k_label = move || {
+        params.with(|p| match p.case {
+            MatmulCase::AllGather => "columns of B per device, K",
+            MatmulCase::ReduceScatter => "columns of B and C, K",
+        })
+    };
     let controls = view! {
             <div class="controls">
                 <label>"Chip "
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
+                <label>"Sharding "
+                    <select prop:value=move || params.with(|p| p.case.id()) on:change=move |ev| set("case", event_target_value(&ev))>{case_options}</select>
+                </label>
                 {field("i", "I ", "rows of A, I", 0)}
                 {field("j", "J ", "contracting dimension J", 1)}
-                {field("k", "K ", "columns of B per device, K", 2)}
+                <label>"K "
+                    <input type="text" inputmode="numeric" size="7" aria-label=k_label
+                        value=move || params.with(|p| p.ijk[2].to_string()) prop:value=move || params.with(|p| p.ijk[2].to_string())
+                        on:input=move |ev| set("k", event_target_value(&ev)) />
+                </label>
                 <label>
                     <input type="checkbox" checked=move || params.with(|p| p.bidirectional) prop:checked=move || params.with(|p| p.bidirectional)
                         on:change=move |ev| set("bidi", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
@@ -293,10 +376,23 @@ pub fn CollectiveMatmulWidget(
                     on:input=move |ev| set("n", event_target_value(&ev)) />
                 <output data-devices="">{move || format!("X = {}", n_text())}</output>
             </div>
-            <p class="muted">{move || params.with(|p| format!(
-                "A[I_X, J] · B[J, K] → C[I, K]: each device starts with block A{{d}} of {} rows and multiplies every block by its own B.",
-                p.ijk[0] / u64::from(p.n.max(1))
-            ))}</p>
+            <p class="muted" data-case-note="">{move || params.with(|p| {
+                let n = u64::from(p.n.max(1));
+                match p.case {
+                    MatmulCase::AllGather => format!(
+                        "{}: each device starts with block A{{d}} of {} rows and multiplies every block by its own B.",
+                        p.case.notation(),
+                        p.ijk[0] / n
+                    ),
+                    MatmulCase::ReduceScatter => format!(
+                        "{}: each device holds A{{d}} and B{{d}}, {} rows of the contraction each. At every step it computes its part of one chunk of {} columns of C{}, adds it to the running sum ΣC its neighbour sent, and passes the sum on; after the last step it holds the full sum of its own chunk C{{d}}.",
+                        p.case.notation(),
+                        p.ijk[1] / n,
+                        p.ijk[2] / n,
+                        if p.bidirectional { " (half of it each way round the ring)" } else { "" }
+                    ),
+                }
+            })}</p>
     }
     .into_any();
     let stepped = view! {
@@ -324,8 +420,11 @@ pub fn CollectiveMatmulWidget(
                 <div><dt>"compute"</dt><dd data-compute="">{move || at(&|r| seconds(r.compute.0))}</dd></div>
                 <div><dt>"ring ppermutes"</dt><dd data-ring-comms="">{move || at(&|r| seconds(r.ring_comms.0))}</dd></div>
                 <div><dt>"overlapped"</dt><dd data-overlapped="">{move || at(&|r| seconds(r.overlapped.0))}</dd></div>
-                <div><dt>"AllGather"</dt><dd data-gather="">{move || at(&|r| seconds(r.gather.0))}</dd></div>
-                <div><dt>"gather, then multiply"</dt><dd data-blocking="">{move || at(&|r| seconds(r.blocking.0))}</dd></div>
+                <div><dt>{move || params.with(|p| p.collective())}</dt><dd data-gather="">{move || at(&|r| seconds(r.gather.0))}</dd></div>
+                <div><dt>{move || params.with(|p| match p.case {
+                    MatmulCase::AllGather => "gather, then multiply",
+                    MatmulCase::ReduceScatter => "multiply, then reduce-scatter",
+                })}</dt><dd data-blocking="">{move || at(&|r| seconds(r.blocking.0))}</dd></div>
                 <div><dt>"saved"</dt><dd data-saved="">{move || at(&|r| seconds(r.saved.0))}</dd></div>
             </dl>
     }
@@ -363,10 +462,13 @@ mod tests {
         // Bidirectional on 8 devices: steps 0..=4, the last without a transfer.
         let sched = p.schedule();
         assert_eq!(sched.len(), 5);
-        assert_eq!(blocks(&sched[0][0].multiplies), "A0");
-        assert_eq!(sends(&sched[0][0].sends), "A0 → device 1, A0 → device 7");
-        assert_eq!(blocks(&sched[1][0].multiplies), "A7, A1");
-        assert_eq!(sends(&sched[4][0].sends), "—");
+        assert_eq!(blocks("A", &sched[0][0].multiplies), "A0");
+        assert_eq!(
+            sends("A", &sched[0][0].sends),
+            "A0 → device 1, A0 → device 7"
+        );
+        assert_eq!(blocks("A", &sched[1][0].multiplies), "A7, A1");
+        assert_eq!(sends("A", &sched[4][0].sends), "—");
     }
 
     #[test]
@@ -383,6 +485,61 @@ mod tests {
     }
 
     #[test]
+    fn case_3_reduce_scatters_partial_sums_round_the_ring() {
+        let (p, refused) = CollectiveMatmulWidgetParams::from_pairs(&pairs(&[
+            ("case", "reducescatter"),
+            ("k", "8192"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        let r = p.run().unwrap();
+        // v5e: each step multiplies A[8192, 1024] by a 1024-column chunk of B.
+        let block = 2.0 * 8192.0 * 1024.0 * 1024.0 / 1.97e14;
+        assert!((r.steps[0].compute.0 - block).abs() < 1e-9 * block);
+        assert_eq!(seconds(r.steps[0].compute.0), "87.2 µs");
+        // Part 3: a ReduceScatter of C[I, K] (128 MiB in bf16) takes V / W_ici.
+        assert_eq!(seconds(r.gather.0), "1.49 ms");
+        // Half a 16 MiB chunk each way: 8 MiB over 4.5e10 B/s plus a 1 µs hop.
+        assert_eq!(seconds(r.steps[1].comms.0), "187 µs");
+        assert_eq!(r.steps[0].comms.0, 0.0);
+        assert_eq!(verdict(&r), Verdict::CommunicationBound);
+        assert_eq!(p.collective(), "ReduceScatter");
+        let sched = p.schedule();
+        assert_eq!(sched.len(), 8);
+        let (held, mult, sent) = labels(p.case, p.bidirectional);
+        assert_eq!(blocks(held, &sched[0][0].held), "A0, B0");
+        assert_eq!(blocks(mult, &sched[0][0].multiplies), "½C7, ½C1");
+        assert_eq!(sends(sent, &sched[0][0].sends), "—");
+        assert_eq!(
+            sends(sent, &sched[1][0].sends),
+            "Σ½C7 → device 1, Σ½C1 → device 7"
+        );
+        assert_eq!(blocks(mult, &sched[7][3].multiplies), "½C3, ½C3");
+        let (_, mult, sent) = labels(p.case, false);
+        let one_way = reduce_scatter_schedule(8, false);
+        assert_eq!(blocks(mult, &one_way[2][5].multiplies), "C2");
+        assert_eq!(sends(sent, &one_way[2][5].sends), "ΣC3 → device 6");
+        // The chapter's widget (K = 4096) switched to this case, as the browser
+        // test reads it: C[8192, 4096] in bf16 is 67 MB, 746 µs at 9e10 B/s.
+        let (c, refused) = CollectiveMatmulWidgetParams::from_pairs(&pairs(&[
+            ("k", "4096"),
+            ("case", "reducescatter"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        let rc = c.run().unwrap();
+        assert_eq!(seconds(rc.gather.0), "746 µs");
+        assert_eq!(seconds(rc.steps[0].compute.0), "43.6 µs");
+        // K must divide over the ring in this case, I need not.
+        let mut q = p;
+        assert!(q.apply("k", "8190").unwrap_err().contains("K = 8190"));
+        q.apply("i", "8191").unwrap();
+        assert!(q
+            .apply("case", "allgather")
+            .unwrap_err()
+            .contains("I = 8191"));
+        assert_eq!(q.case, MatmulCase::ReduceScatter);
+    }
+
+    #[test]
     fn bad_input_keeps_the_state_and_pairs_round_trip() {
         let mut p = CollectiveMatmulWidgetParams::default();
         let messages = assert_refused_keeps(
@@ -395,9 +552,11 @@ mod tests {
                 ("j", "0"),
                 ("bidi", "maybe"),
                 ("colour", "red"),
+                ("case", "case3"),
             ],
         );
         assert!(messages[3].contains("divide"), "{}", messages[3]);
+        p.apply("case", "reducescatter").unwrap();
         p.apply("chip", "v4p").unwrap();
         p.apply("n", "16").unwrap();
         p.apply("bidi", "0").unwrap();

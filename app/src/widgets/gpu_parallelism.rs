@@ -4,12 +4,15 @@
 //! each stage's data-parallel gradient AllReduce (`G`), which can only start
 //! once the last microbatch has left that stage. The bubble, the hop, the
 //! reduction and the step are timed by [`ridgeline_core::gpu::pipelining`].
+//! Below it, the same stages and microbatches under a zero-bubble schedule (each
+//! backward split into `B` and `W`, the `W`s filling the bubble) beside 1F1B,
+//! with what the schedule costs in memory and complexity.
 
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::pipelining::{
-    link_name, parse_link, pipelining, Pipelining, PipeliningParams,
+    link_name, parse_link, pipelining, zero_bubble, Pipelining, PipeliningParams, ZeroBubbleStep,
 };
 use ridgeline_core::gpu::rooflines::{Block, Work};
 use ridgeline_core::gpu::Scope;
@@ -17,7 +20,7 @@ use ridgeline_core::models::{model, ModelPreset, MODELS};
 
 use super::common::{option, WidgetParams, WidgetState};
 use super::gpu::{find_gpu, gpu_ids};
-use super::pipeline::scale;
+use super::pipeline::{scale, slot_view, LABEL_W as SLOT_LABEL_W, ROW as SLOT_ROW};
 use crate::input::{parse_count, short};
 
 /// Most stages the widget draws (one row each).
@@ -85,6 +88,11 @@ impl ParallelismChoice {
     /// The timed step.
     pub fn compute(&self) -> Result<Pipelining, String> {
         pipelining(&self.core()?)
+    }
+
+    /// The same stages and microbatches with the zero-bubble schedule and 1F1B.
+    pub fn zero_bubble(&self, r: &Pipelining) -> Result<ZeroBubbleStep, String> {
+        zero_bubble(&self.core()?, r.forward)
     }
 }
 
@@ -256,6 +264,42 @@ pub fn GpuParallelism(
             })
         })
     };
+    let zb = Memo::new(move |_| {
+        result.with(|r| {
+            r.as_ref()
+                .and_then(|r| params.with(|p| p.zero_bubble(r).ok()))
+        })
+    });
+    let zb_drawing = move || {
+        let stages = params.with(|p| p.stages);
+        zb.with(|z| {
+            z.as_ref().map(|z| {
+                let t = &z.timeline;
+                let px = scale(t.step.0);
+                let width = SLOT_LABEL_W + t.step.0 * px + 4.0;
+                let height = f64::from(stages) * SLOT_ROW + 22.0;
+                let rows = (0..stages)
+                    .map(|d| {
+                        let y = f64::from(d) * SLOT_ROW + SLOT_ROW / 2.0 + 2.0;
+                        view! { <text class="stage" x="2" y=y dominant-baseline="middle">{format!("stage {d}")}</text> }
+                    })
+                    .collect_view();
+                let slots = t.slots.iter().map(|s| slot_view(s, px, false)).collect_view();
+                let end_y = f64::from(stages) * SLOT_ROW + 16.0;
+                view! {
+                    <svg class="pipeline-timeline gpu-pipeline zero-bubble" width=width height=height viewBox=format!("0 0 {width} {height}")
+                        role="img" aria-label=format!("zero-bubble step of {} stages: {} forward-pass units, {} idle", stages, sci(t.step.0, 3), percent(t.bubble))>
+                        {rows}{slots}
+                        <text class="axis" x=SLOT_LABEL_W y=end_y>"0"</text>
+                        <text class="axis" x=width - 4.0 y=end_y text-anchor="end">{format!("{} units = {}", sci(t.step.0, 3), seconds(z.step.0))}</text>
+                    </svg>
+                }
+            })
+        })
+    };
+    let zb_stat = move |f: fn(&ZeroBubbleStep) -> String| {
+        move || zb.with(|z| z.as_ref().map(f).unwrap_or_default())
+    };
     let stat = move |f: fn(&Pipelining) -> String| {
         move || result.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
@@ -302,6 +346,16 @@ pub fn GpuParallelism(
                 <div><dt>"step"</dt><dd data-step=stat(|r| r.step.0.to_string())>{stat(|r| format!("{} ({} units)", seconds(r.step.0), sci(r.step_units, 3)))}</dd></div>
                 <div><dt>"the book's pipeline traffic per step"</dt><dd>{stat(|r| format!("{} in all, about {} per layer", seconds(r.total_comms.0), seconds(r.per_layer.0)))}</dd></div>
             </dl>
+            <h4 class="zb-title">"The same step with a zero-bubble schedule"</h4>
+            <p class="muted">"Each backward pass splits into B, the gradient for the stage's input that the previous stage is waiting for, and W, the gradient for the stage's own weights that nobody waits for. B goes first; a stage runs its W passes whenever it would otherwise sit idle. Sends and gradient reductions are left out here, so compare the bubbles, not the step with the one above."</p>
+            <div class="table-scroll" tabindex="0">{zb_drawing}</div>
+            <p class="legend"><span class="key fwd"></span>" F (1 unit) "<span class="key bwd"></span>" B: input gradient (1 unit) "<span class="key wgt"></span>" W: weight gradient (1 unit); the number is the microbatch."</p>
+            <dl class="times zb-results">
+                <div><dt>"zero-bubble: idle share"</dt><dd data-zb-bubble=zb_stat(|z| z.timeline.bubble.to_string())>{zb_stat(|z| format!("{} (step {})", percent(z.timeline.bubble), seconds(z.step.0)))}</dd></div>
+                <div><dt>"1F1B and GPipe: idle share"</dt><dd data-1f1b-bubble=zb_stat(|z| z.one_f_one_b.to_string())>{zb_stat(|z| format!("{} (step {})", percent(z.one_f_one_b), seconds(z.one_f_one_b_step.0)))}</dd></div>
+                <div><dt>"microbatches whose activations a stage holds at once"</dt><dd data-zb-in-flight=zb_stat(|z| z.timeline.peak_in_flight.to_string())>{zb_stat(|z| format!("at most {} (GPipe: {})", sci(z.timeline.peak_in_flight, 3), sci(z.gpipe_in_flight, 3)))}</dd></div>
+            </dl>
+            <p class="zb-cost">"What it costs: a microbatch has three passes per stage instead of two, run out of order, so the program no longer looks like a forward pass followed by its backward pass: this is the code complexity the book warns about, and it does not come from automatic sharding. Each stage keeps a microbatch's activations until its W has run, later than 1F1B frees them, and still waits for its last W before its gradient reduction can start."</p>
         </figure>
     }
 }
@@ -380,13 +434,40 @@ mod tests {
     }
 
     #[test]
+    fn the_zero_bubble_step_beats_1f1b_on_the_chapters_settings() {
+        let p = ParallelismChoice::default();
+        let r = p.compute().unwrap();
+        let z = p.zero_bubble(&r).unwrap();
+        // 4 stages, 4 microbatches: 1F1B idles (S − 1)/(M + S − 1) = 3/7 of the step;
+        // ZB-H1's, (S − 1)/(3M + S − 1) = 3/15, is as low as 1F1B's memory allows.
+        assert!(
+            (z.one_f_one_b - 3.0 / 7.0).abs() < 1e-9,
+            "{}",
+            z.one_f_one_b
+        );
+        let zb = z.timeline.bubble;
+        assert!(zb + 1e-12 >= 0.2 && zb < 0.7 * z.one_f_one_b, "{zb}");
+        assert!(z.timeline.peak_in_flight <= 4.0);
+        assert_eq!(percent(z.one_f_one_b), "42.9%");
+        assert_eq!(z.gpipe_in_flight, 4.0);
+        let owner = Owner::new();
+        let html = owner.with(|| view! { <GpuParallelism args=pairs(&[]) /> }.to_html());
+        assert!(
+            html.contains("zero-bubble step of 4 stages"),
+            "no zero-bubble timeline"
+        );
+        assert_eq!(html.matches("class=\"slot wgt\"").count(), 16);
+    }
+
+    #[test]
     fn the_static_page_draws_every_block() {
         let owner = Owner::new();
         let html = owner.with(|| view! { <GpuParallelism args=pairs(&[]) /> }.to_html());
-        // 4 stages × 4 microbatches × (F + B), plus 4 reductions.
+        // 4 stages × 4 microbatches × (F + B), plus 4 reductions; then the
+        // zero-bubble timeline's F, B and W of each.
         assert_eq!(
             html.matches("<rect").count() - html.matches("class=\"send\"").count(),
-            2 * 4 * 4 + 4,
+            2 * 4 * 4 + 4 + 3 * 4 * 4,
             "{html}"
         );
         assert!(html.contains("stage 3"), "{html}");

@@ -21,9 +21,9 @@ pub const MAX_MICROBATCHES: u32 = 64;
 /// Most chunks per device.
 pub const MAX_CHUNKS: u32 = 4;
 /// Height of one stage's row, in CSS pixels.
-const ROW: f64 = 28.0;
+pub(super) const ROW: f64 = 28.0;
 /// Room on the left for the stage labels.
-const LABEL_W: f64 = 64.0;
+pub(super) const LABEL_W: f64 = 64.0;
 /// Most drawing width of the timeline, in CSS pixels; wider steps are compressed.
 const MAX_W: f64 = 1400.0;
 /// Width of one forward-pass unit when the step is short.
@@ -62,6 +62,7 @@ pub fn schedule_label(s: Schedule) -> &'static str {
         Schedule::OneFOneB => "1F1B",
         Schedule::Interleaved => "interleaved 1F1B",
         Schedule::Bidirectional => "bidirectional (DualPipe-like)",
+        Schedule::ZeroBubble => "zero-bubble (B and W split)",
     }
 }
 
@@ -127,14 +128,16 @@ pub fn scale(step: f64) -> f64 {
     }
 }
 
-fn slot_view(s: &Slot, px: f64, stream_b: bool) -> impl IntoView {
+/// One pass of the timeline as an SVG box, labelled with its microbatch when
+/// wide enough (rows of [`ROW`] pixels below a [`LABEL_W`]-pixel margin).
+pub(super) fn slot_view(s: &Slot, px: f64, stream_b: bool) -> impl IntoView {
     let x = LABEL_W + s.start.0 * px;
     let w = ((s.end.0 - s.start.0) * px - 1.0).max(1.0);
     let y = s.device as f64 * ROW + 2.0;
-    let pass = if s.pass == Pass::Forward {
-        "fwd"
-    } else {
-        "bwd"
+    let pass = match s.pass {
+        Pass::Forward => "fwd",
+        Pass::Backward => "bwd",
+        Pass::Weight => "wgt",
     };
     let class = format!("slot {pass}{}", if stream_b { " stream-b" } else { "" });
     let label = (w >= LABELLED_W).then(|| {
@@ -234,7 +237,7 @@ pub fn Pipeline(
             </div>
             <Notice notice=notice />
             <div class="table-scroll" tabindex="0">{drawing}</div>
-            <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units); the number is the microbatch."</p>
+            <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units; in the zero-bubble schedule only its input-gradient half B, 1 unit) "<span class="key wgt"></span>" W: the weight-gradient half (zero-bubble, 1 unit); the number is the microbatch."</p>
             <dl class="times pipeline-results">
                 <div><dt>"bubble (idle share of device time)"</dt><dd data-bubble="">{stat(|t, _| format!("{}%", sci(100.0 * t.bubble, 3)))}</dd></div>
                 <div><dt>"GPipe's (S − 1)/(M + S − 1)"</dt><dd>{stat(|_, p| format!("{}%", sci(100.0 * gpipe_bubble(p.stages as f64, p.microbatches as f64), 3)))}</dd></div>

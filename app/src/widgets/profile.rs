@@ -187,19 +187,50 @@ impl ProfileParams {
         let end = s.timeline.end.0;
         format!(
             "Whole step ({} layers, {}): {}.",
-            p.step_serial
-                .timeline
-                .spans
-                .iter()
-                .filter_map(|s| s.layer)
-                .max()
-                .map_or(0, |l| l + 1),
+            step_layers(p),
             if self.overlap {
                 "with overlap"
             } else {
                 "without overlap"
             },
             seconds(end)
+        )
+    }
+
+    /// What the trace shows: which layers, and the span of time its axis covers.
+    pub fn window_text(&self, p: &Profile) -> String {
+        let shown = p.window(self.overlap).timeline.end.0;
+        let axis = p.window(false).timeline.end.0;
+        let layers = p.layers_shown;
+        format!(
+            "Trace window: the first {} of the step's {} layers, closed by the optimizer update, as one chip runs them. The time axis spans 0 to {}, the window's length without overlap; {} the window ends at {}. The whole step lasts {}.",
+            if layers == 1 { "layer".to_string() } else { format!("{layers} layers") },
+            step_layers(p),
+            seconds(axis),
+            if self.overlap { "with overlap" } else { "as drawn, without overlap," },
+            seconds(shown),
+            seconds(p.step(self.overlap).timeline.end.0),
+        )
+    }
+
+    /// What the table's "of the step" column is a fraction of, and why the
+    /// column can add up to more than 100 %.
+    pub fn share_text(&self, p: &Profile) -> String {
+        let end = p.step(self.overlap).timeline.end.0;
+        let total: f64 = p
+            .top_ops(self.overlap, usize::MAX)
+            .iter()
+            .map(|r| r.fraction)
+            .sum();
+        let why = if total > 1.0 + 1e-9 {
+            "more than 100 %, because the TensorCore and the ICI lanes run at the same time: an op on one lane and an op on another both count the time they share"
+        } else {
+            "no more than 100 %, because without overlap only one lane works at a time"
+        };
+        format!(
+            "“of the step” is an op's total time divided by the whole step's wall-clock time ({}), not by the time of the window drawn above. Over every op of the step the column adds up to {}%: {why}.",
+            seconds(end),
+            sci(100.0 * total, 3),
         )
     }
 
@@ -254,6 +285,17 @@ impl ProfileParams {
             sci(idle, 2),
         )
     }
+}
+
+/// Layers in the whole step (those of the step's schedule).
+fn step_layers(p: &Profile) -> u32 {
+    p.step_serial
+        .timeline
+        .spans
+        .iter()
+        .filter_map(|s| s.layer)
+        .max()
+        .map_or(0, |l| l + 1)
 }
 
 impl WidgetParams for ProfileParams {
@@ -506,6 +548,7 @@ pub fn ProfileViewer(
                 <div class="layer" inner_html=trace role="img"
                     aria-label=move || format!("trace of {} layers of one training step: TensorCore and ICI lanes, {}", params.with(|p| p.layers), params.with(|p| if p.overlap { "with overlap" } else { "without overlap" }))></div>
             </div>
+            <p class="trace-window muted" data-trace-window="">{show(|p, a| p.window_text(a))}</p>
             <p class="step-line" data-step-time="">{show(|p, a| p.step_text(a))}</p>
             <p class="budget-line" data-budget="">{show(|p, a| p.budget_text(a))}</p>
             <fieldset class="bottleneck-quiz">
@@ -529,6 +572,7 @@ pub fn ProfileViewer(
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            <p class="muted" data-step-share="">{show(|p, a| p.share_text(a))}</p>
         </figure>
     }
 }
@@ -576,6 +620,41 @@ mod tests {
         assert_ne!(on, off);
         assert_ne!(chart_on, chart_off);
         assert_eq!(chart_on.x_max, chart_off.x_max);
+    }
+
+    #[test]
+    fn the_window_and_the_share_column_are_explained() {
+        let mut p = ProfileParams::default();
+        let a = p.analyse().unwrap();
+        let step = a.step(true).timeline.end.0;
+        let w = p.window_text(&a);
+        assert!(w.contains("of the step's 80 layers"), "{w}");
+        assert!(
+            w.contains(&format!("0 to {}", seconds(a.window(false).timeline.end.0))),
+            "{w}"
+        );
+        assert!(
+            w.contains(&format!("whole step lasts {}", seconds(step))),
+            "{w}"
+        );
+        // With overlap the lanes run together, so the shares add past 100 %.
+        let on = p.share_text(&a);
+        let sum_on: f64 = a.top_ops(true, usize::MAX).iter().map(|r| r.fraction).sum();
+        assert!(sum_on > 1.0, "{sum_on}");
+        assert!(on.contains(&format!("{}%", sci(100.0 * sum_on, 3))), "{on}");
+        assert!(on.contains("more than 100 %"), "{on}");
+        assert!(on.contains(&seconds(step)), "{on}");
+        // Without overlap one lane works at a time: the shares add to 100 %.
+        p.apply("overlap", "off").unwrap();
+        let off = p.share_text(&a);
+        let sum_off: f64 = a
+            .top_ops(false, usize::MAX)
+            .iter()
+            .map(|r| r.fraction)
+            .sum();
+        assert!((sum_off - 1.0).abs() < 1e-9, "{sum_off}");
+        assert!(off.contains("adds up to 100%: no more than 100 %"), "{off}");
+        assert_ne!(p.window_text(&a), w);
     }
 
     #[test]

@@ -10,6 +10,12 @@
 //! between stages waits for its activations, which shifts the later stages and
 //! widens the bubble.
 //!
+//! The book adds that zero-bubble schedules can do without most of the bubble,
+//! at a price in code complexity. [`zero_bubble`] lays the same step out with
+//! the zero-bubble schedule of [`crate::pipeline`] (each backward split into an
+//! input-gradient pass `B` and a weight-gradient pass `W` that fills the idle
+//! slots) beside 1F1B, in the same forward-pass units.
+//!
 //! A stage is `Y` GPUs (tensor-parallel inside one node, the book's usual
 //! layout). One time unit is one stage's forward pass of one microbatch:
 //! `T_F = (2 · N_active · B / (X · N_MB)) / (N_stages · Y · C)`. A hop sends one
@@ -37,7 +43,7 @@ use super::parallelism::{pp_comms, pp_comms_per_layer};
 use super::rooflines::{check_batch, pipeline_schedule, system_and_model, Schedule};
 use super::{GpuSystem, Scope};
 use crate::models::ModelPreset;
-use crate::pipeline::gpipe_bubble;
+use crate::pipeline::{gpipe_bubble, simulate, PipelineParams, Schedule as PipeSchedule, Timeline};
 use crate::transformer::{active_params, params};
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
@@ -185,6 +191,43 @@ pub struct Pipelining {
     pub per_layer: Seconds,
 }
 
+/// The step's passes under the zero-bubble schedule, beside 1F1B (sends and
+/// gradient reductions left out; one unit is one stage's forward pass of one
+/// microbatch, a backward is two).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZeroBubbleStep {
+    /// The zero-bubble timeline, in forward units.
+    pub timeline: Timeline,
+    /// Its length in seconds on the chosen GPU.
+    pub step: Seconds,
+    /// 1F1B's bubble for the same stages and microbatches (GPipe's too).
+    pub one_f_one_b: f64,
+    /// 1F1B's step in seconds.
+    pub one_f_one_b_step: Seconds,
+    /// The most microbatches GPipe holds activations for on one stage (all `M`).
+    pub gpipe_in_flight: f64,
+}
+
+/// Lays out `p`'s stages and microbatches with the zero-bubble schedule and
+/// with 1F1B, both timed at `forward` per unit.
+pub fn zero_bubble(p: &PipeliningParams, forward: Seconds) -> Result<ZeroBubbleStep, String> {
+    p.validate()?;
+    if !(forward.0.is_finite() && forward.0 > 0.0) {
+        return Err("forward: a positive time".into());
+    }
+    let run = |schedule| simulate(&PipelineParams::new(p.stages, p.microbatches, schedule));
+    let timeline = run(PipeSchedule::ZeroBubble)?;
+    let one = run(PipeSchedule::OneFOneB)?;
+    let gpipe = run(PipeSchedule::GPipe)?;
+    Ok(ZeroBubbleStep {
+        step: forward * timeline.step.0,
+        timeline,
+        one_f_one_b: one.bubble,
+        one_f_one_b_step: forward * one.step.0,
+        gpipe_in_flight: gpipe.peak_in_flight,
+    })
+}
+
 /// Times the GPipe schedule on the chosen GPU and model.
 pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
     p.validate()?;
@@ -278,6 +321,39 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::Pass;
+
+    #[test]
+    fn zero_bubble_shrinks_the_books_bubble() {
+        // The book's figure: 2 stages, 2 microbatches, a third of the step idle.
+        let p = PipeliningParams::parse("h100", "llama3-70b", 4e6, 2, 8, 2, 1, "network").unwrap();
+        let r = pipelining(&p).unwrap();
+        let z = zero_bubble(&p, r.forward).unwrap();
+        assert!((z.one_f_one_b - 1.0 / 3.0).abs() < 1e-9);
+        // ZB-H1 leaves (S − 1)(T_F + T_B − T_W) = 1 unit of 7 per stage idle.
+        assert!(
+            (z.timeline.bubble - 1.0 / 7.0).abs() < 1e-12,
+            "{}",
+            z.timeline.bubble
+        );
+        assert!(z.step < z.one_f_one_b_step);
+        assert!((z.step.0 - z.timeline.step.0 * r.forward.0).abs() < 1e-15);
+        assert_eq!(z.gpipe_in_flight, 2.0);
+        assert_eq!(
+            z.timeline
+                .slots
+                .iter()
+                .filter(|s| s.pass == Pass::Weight)
+                .count(),
+            4
+        );
+        // Larger pipelines keep most of the gain.
+        let p = PipeliningParams::parse("h100", "llama3-70b", 4e6, 8, 8, 16, 1, "network").unwrap();
+        let z = zero_bubble(&p, r.forward).unwrap();
+        assert!(z.timeline.bubble < 0.7 * z.one_f_one_b);
+        assert!(z.timeline.peak_in_flight <= 8.0 && z.gpipe_in_flight == 16.0);
+        assert!(zero_bubble(&p, Seconds(0.0)).is_err());
+    }
     use proptest::prelude::*;
 
     fn of(gpu: &str, model: &str, b: f64, s: u32, m: u32, x: u32, link: &str) -> Pipelining {
