@@ -189,6 +189,109 @@ pub fn own_models(accept: fn(&ModelPreset) -> bool) -> Vec<&'static ModelPreset>
         .collect()
 }
 
+/// The largest library file imported, in bytes.
+const MAX_IMPORT: f64 = ridgeline_core::library::MAX_LIBRARY_BYTES as f64;
+
+/// The reader's library: each saved model and chip with a delete button, export
+/// to and import from one JSON file, and the stored text that could not be read
+/// (with a download button, kept until the reader discards it).
+#[component]
+pub fn LibraryPanel() -> impl IntoView {
+    let lib: RwSignal<Library> = library().into();
+    let kept: RwSignal<Option<(String, String)>> = backup().into();
+    let notice = RwSignal::new(None::<String>);
+    let entries = move || {
+        lib.with(|l| {
+            let models = l.models.iter().map(|m| ("model", m.name.clone()));
+            let chips = l.chips.iter().map(|c| ("chip", c.name.clone()));
+            models
+                .chain(chips)
+                .map(|(kind, name)| {
+                    let id = ridgeline_core::library::entry_id(&name);
+                    let gone = id.clone();
+                    view! {
+                        <li data-entry=id>{format!("{name} ({kind}) ")}
+                            <button type="button" on:click=move |_| {
+                                let (_, n) = update(|l| l.remove(&gone));
+                                notice.set(n);
+                            }>"Delete"</button>
+                        </li>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let on_import = move |ev: leptos::ev::Event| {
+        use wasm_bindgen::JsCast;
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        if file.size() > MAX_IMPORT {
+            notice.set(Some(
+                "That file is too large to be a library; nothing was imported.".into(),
+            ));
+            return;
+        }
+        let promise = file.text();
+        wasm_bindgen_futures::spawn_local(async move {
+            let text = wasm_bindgen_futures::JsFuture::from(promise)
+                .await
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            let (merged, stored) = update(|l| l.merge(&text));
+            notice.set(Some(match merged {
+                Err(e) => format!("Nothing was imported: {e}. Your library is unchanged."),
+                Ok(m) => {
+                    let renamed: Vec<String> = m
+                        .renamed
+                        .iter()
+                        .map(|(a, b)| format!("“{a}” as “{b}”"))
+                        .collect();
+                    let mut s = format!("Imported {} new, {} already here.", m.added, m.same);
+                    if !renamed.is_empty() {
+                        s.push_str(&format!(
+                            " Renamed (the name was taken): {}.",
+                            renamed.join(", ")
+                        ));
+                    }
+                    stored.map_or(s.clone(), |e| format!("{s} {e}"))
+                }
+            }));
+            input.set_value("");
+        });
+    };
+    view! {
+        <div class="library-panel" data-library="">
+            <p>"Your saved models and chips (kept in this browser; pick them in any widget's picker under “Yours”):"</p>
+            <ul data-entries="">{entries}</ul>
+            <div class="controls">
+                <button type="button" data-export="" on:click=move |_| {
+                    let text = lib.with_untracked(Library::to_json);
+                    notice.set(crate::pages::progress::download("ridgeline-library.json", &text).err());
+                }>"Export library"</button>
+                <label>"Import library " <input type="file" accept="application/json,.json" data-import="" on:change=on_import /></label>
+            </div>
+            <p class="notice" role="status" data-library-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
+            <p class="notice" role="status" data-backup="" hidden=move || kept.with(|b| b.is_none())>
+                {move || kept.with(|b| b.as_ref().map(|(_, why)| format!("Stored library data could not be read ({why}); it is kept unchanged. ")).unwrap_or_default())}
+                <button type="button" on:click=move |_| {
+                    let text = kept.with_untracked(|b| b.as_ref().map(|(raw, _)| raw.clone()).unwrap_or_default());
+                    notice.set(crate::pages::progress::download("ridgeline-library-backup.json", &text).err());
+                }>"Download it"</button>
+                " "
+                <button type="button" on:click=move |_| discard_backup()>"Discard it"</button>
+            </p>
+        </div>
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -250,7 +353,7 @@ pub(crate) mod tests {
         assert_eq!(r.chip.id, "my:fast v5e");
 
         let mut k = KvParams::default();
-        let before = k.clone();
+        let before = k;
         assert!(k.apply("model", "my:nothing").is_err());
         assert_eq!(k, before);
         k.apply("model", "my:half 8B").unwrap();
