@@ -56,7 +56,8 @@ test('Part 12: the GPU pipeline times its bubble, sends and reductions', async (
   const bubble = widget.locator('[data-bubble]');
   // 4 stages, 4 microbatches: (S - 1)/(M + S - 1) = 3/7.
   assert.equal(await bubble.textContent(), '42.9%');
-  const svg = widget.locator('svg.gpu-pipeline');
+  // The first timeline is GPipe's (the zero-bubble schedule is drawn below it).
+  const svg = widget.locator('svg.gpu-pipeline').first();
   assert.equal(await svg.locator('.slot.reduce').count(), 4);
   const before = await svg.innerHTML();
   // 32 microbatches: 3/35.
