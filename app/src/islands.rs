@@ -124,41 +124,29 @@ fn mount<V: IntoView + 'static>(host: web_sys::HtmlElement, view: impl FnOnce() 
     }
 }
 
+/// The nodes of a `querySelectorAll` result that are `T` (none if it failed).
+fn nodes<T: JsCast>(
+    list: Result<web_sys::NodeList, wasm_bindgen::JsValue>,
+) -> impl Iterator<Item = T> {
+    let list = list.ok();
+    let count = list.as_ref().map_or(0, |l| l.length());
+    (0..count).filter_map(move |i| list.as_ref()?.item(i)?.dyn_into::<T>().ok())
+}
+
 /// The non-empty text fields of `host` that have an `id`, with their values.
 fn typed_fields(host: &web_sys::HtmlElement) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let Ok(fields) = host.query_selector_all("input[type=text][id]") else {
-        return out;
-    };
-    for i in 0..fields.length() {
-        let Some(field) = fields
-            .item(i)
-            .and_then(|n| n.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            continue;
-        };
-        let value = field.value();
+    nodes::<web_sys::HtmlInputElement>(host.query_selector_all("input[type=text][id]"))
+        .map(|field| (field.id(), field.value()))
         // An id with a quote could not be selected again; none of ours has one.
-        if !value.is_empty() && !field.id().contains('"') {
-            out.push((field.id(), value));
-        }
-    }
-    out
+        .filter(|(id, value)| !value.is_empty() && !id.contains('"'))
+        .collect()
 }
 
 /// Replaces every island this bundle carries with its live component. The
 /// page's own bundle then installs the page-wide keyboard shortcuts and the
 /// service worker.
 pub fn start() {
-    let islands = document().query_selector_all("[data-island]");
-    let Ok(islands) = islands else { return };
-    for i in 0..islands.length() {
-        let Some(host) = islands
-            .item(i)
-            .and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
-        else {
-            continue;
-        };
+    for host in nodes::<web_sys::HtmlElement>(document().query_selector_all("[data-island]")) {
         let name = host.get_attribute("data-island").unwrap_or_default();
         match name.as_str() {
             #[cfg(page_islands)]
