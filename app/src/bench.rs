@@ -1,8 +1,11 @@
 //! Entry points the benchmark script calls in the browser (through Trunk's
 //! `window.wasmBindings`), so `core` is timed as the reader's browser runs it.
 
+#[cfg(widget = "sharding")]
 use ridgeline_core::emulator::{run, BENCH_SPECS};
+#[cfg(widget = "sharding")]
 use ridgeline_core::hardware::chip;
+#[cfg(widget = "sharding")]
 use ridgeline_core::sharding::plan::MatmulPlan;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -15,6 +18,8 @@ fn now() -> f64 {
 
 /// Median milliseconds of `repeats` emulations (plan + run + trace) of
 /// `BENCH_SPECS[case]` on an 8×8 mesh with 256×256×256 arrays; -1 on error.
+/// Only the bundle that carries the emulator (the sharding widget) exports it.
+#[cfg(widget = "sharding")]
 #[wasm_bindgen]
 pub fn bench_emulator(case: usize, repeats: u32) -> f64 {
     let (Some(spec), Some(v5e)) = (BENCH_SPECS.get(case), chip("v5e")) else {
@@ -37,6 +42,7 @@ pub fn bench_emulator(case: usize, repeats: u32) -> f64 {
 }
 
 /// The number of specs [`bench_emulator`] knows.
+#[cfg(widget = "sharding")]
 #[wasm_bindgen]
 pub fn bench_emulator_cases() -> usize {
     BENCH_SPECS.len()

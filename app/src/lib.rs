@@ -12,8 +12,9 @@
 //! [`charts`] draws without knowing about signals; [`input`] validates
 //! everything a reader types.
 
-/// Benchmark entry points, in the bundle that carries the emulator.
-#[cfg(widget = "sharding")]
+/// Benchmark entry points, in the bundles that carry the emulator or the
+/// serving simulator.
+#[cfg(any(widget = "sharding", widget = "serving-engine"))]
 pub mod bench;
 pub mod charts;
 pub mod content;
