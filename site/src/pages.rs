@@ -167,6 +167,7 @@ pub fn document(route: Route, ctx: &Context) -> String {
     if let Some(b) = route.bundle(ctx) {
         head.push_str(&format!(
             r#"<meta name="ridgeline-bundle" content="{public}{boot}" />
+<link rel="modulepreload" href="{public}{boot}" crossorigin="anonymous" />
 <link rel="modulepreload" href="{public}{js}" crossorigin="anonymous" />
 <link rel="preload" href="{public}{wasm}" as="fetch" type="application/wasm" crossorigin="anonymous" fetchpriority="low" />
 <script type="module" src="{public}{start}"></script>

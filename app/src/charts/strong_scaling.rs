@@ -8,6 +8,7 @@ use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::strong_scaling::ScalingRow;
 
 use super::palette;
+use super::place::placer_for;
 use super::style::{legend_on, Entry, Mark, Styled};
 
 /// One line of the chart: its legend, the time it draws for a row, its colour.
@@ -53,14 +54,16 @@ pub fn draw<DB: DrawingBackend>(
         ("step = the larger", |r| r.step.0, pal.text),
     ];
     let mut legend = Vec::new();
+    let mut drawn = Vec::new();
     for (label, get, colour) in lines {
         let pts: Vec<(f64, f64)> = rows
             .iter()
             .map(|r| (f64::from(r.chips), get(r)))
             .filter(|(_, t)| t.is_finite() && *t > 0.0)
             .collect();
-        chart.draw_series(LineSeries::new(pts, colour.stroke_width(3)))?;
+        chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(3)))?;
         legend.push(Entry::new(label, colour, Mark::Line(3)));
+        drawn.push(pts);
     }
     if let Some(r) = rows.iter().find(|r| r.chips == chosen) {
         let colour = if r.efficiency >= 0.999 {
@@ -74,6 +77,10 @@ pub fn draw<DB: DrawingBackend>(
             colour.filled(),
         )))?;
     }
-    legend_on(&chart, &legend, SeriesLabelPosition::UpperRight, &pal)?;
+    // The legend goes to the corner the lines (and so the marked point on
+    // the step line) leave free: on a phone the upper right is crossed by them.
+    let lines: Vec<&[(f64, f64)]> = drawn.iter().map(Vec::as_slice).collect();
+    let at = placer_for(&chart, &lines).legend_for(&legend);
+    legend_on(&chart, &legend, at, &pal)?;
     Ok(())
 }

@@ -20,7 +20,7 @@ use ridgeline_core::models::{model, ModelPreset, MODELS};
 
 use super::common::{option, WidgetParams, WidgetState};
 use super::gpu::{find_gpu, gpu_ids};
-use super::pipeline::{scale, slot_view, LABEL_W as SLOT_LABEL_W, ROW as SLOT_ROW};
+use super::pipeline::{scale, timeline_svg};
 use crate::input::{parse_count, short};
 
 /// Most stages the widget draws (one row each).
@@ -165,6 +165,95 @@ pub fn transfer_into(r: &Pipelining, b: &Block) -> Option<(f64, f64)> {
     (r.transfer_units > 0.0).then_some((prev.end, prev.end + r.transfer_units))
 }
 
+/// The GPipe step as SVG markup: a row per stage, a box per forward or
+/// backward pass (labelled when wide enough), the activations each stage
+/// receives, and each stage's gradient reduction.
+fn gpipe_svg(r: &Pipelining, stages: u32) -> String {
+    use std::fmt::Write;
+    let step = r.step_units;
+    let px = scale(step);
+    let width = LABEL_W + step * px + 4.0;
+    let height = f64::from(stages) * ROW + 22.0;
+    let x_of = |t: f64| LABEL_W + t * px;
+    let y_of = |s: u32| f64::from(s) * ROW + 2.0;
+    let mut out = String::with_capacity(128 * r.timed.blocks.len() + 512);
+    let _ = write!(
+        out,
+        r#"<svg class="pipeline-timeline gpu-pipeline" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="GPipe step of {stages} stages: {} forward-pass units, {} idle">"#,
+        sci(step, 3),
+        percent(r.idle)
+    );
+    for s in 0..stages {
+        let _ = write!(
+            out,
+            r#"<text class="stage" x="2" y="{}" dominant-baseline="middle">stage {s}</text>"#,
+            y_of(s) + ROW / 2.0
+        );
+    }
+    // A box with its letter, shared by the passes and the reductions.
+    let mut slot = |class: &str,
+                    stage: u32,
+                    start: f64,
+                    end: f64,
+                    label: &dyn std::fmt::Display| {
+        let w = ((end - start) * px - 1.0).max(1.0);
+        let (x, y) = (x_of(start), y_of(stage));
+        let _ = write!(
+            out,
+            r#"<g class="{class}"><rect x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
+            ROW - 10.0
+        );
+        if w >= LABELLED_W {
+            let _ = write!(
+                out,
+                r#"<text x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{label}</text>"#,
+                x + w / 2.0,
+                y + ROW / 2.0 - 2.0
+            );
+        }
+        out.push_str("</g>");
+    };
+    for b in &r.timed.blocks {
+        let (class, letter) = match b.work {
+            Work::Forward => ("slot fwd", 'F'),
+            Work::Backward => ("slot bwd", 'B'),
+        };
+        slot(
+            class,
+            b.stage,
+            b.start,
+            b.end,
+            &format_args!("{letter}{}", b.microbatch),
+        );
+    }
+    for g in r.reductions.iter().filter(|g| g.end > g.start) {
+        slot("slot reduce", g.stage, g.start, g.end, &'G');
+    }
+    for (s, (a, e)) in r
+        .timed
+        .blocks
+        .iter()
+        .filter_map(|b| transfer_into(r, b).map(|t| (b.stage, t)))
+    {
+        let _ = write!(
+            out,
+            r#"<rect class="send" x="{}" y="{}" width="{}" height="5"></rect>"#,
+            x_of(a),
+            y_of(s) + ROW - 9.0,
+            ((e - a) * px).max(1.0)
+        );
+    }
+    let end_y = f64::from(stages) * ROW + 16.0;
+    let _ = write!(
+        out,
+        r#"<text class="axis" x="{LABEL_W}" y="{end_y}">0</text><text class="axis" x="{}" y="{end_y}" text-anchor="end">{} units = {}</text></svg>"#,
+        width - 4.0,
+        sci(step, 3),
+        seconds(r.step.0)
+    );
+    out
+}
+
 fn percent(x: f64) -> String {
     format!("{}%", sci(100.0 * x, 3))
 }
@@ -202,67 +291,11 @@ pub fn GpuParallelism(
         })
         .collect_view();
 
+    // Both timelines are written as SVG text and set with `inner_html`, for
+    // the reason given at `pipeline::timeline_svg` (a thousand boxes).
     let drawing = move || {
         let stages = params.with(|p| p.stages);
-        result.with(|r| {
-            r.as_ref().map(|r| {
-                let step = r.step_units;
-                let px = scale(step);
-                let width = LABEL_W + step * px + 4.0;
-                let height = f64::from(stages) * ROW + 22.0;
-                let x_of = |t: f64| LABEL_W + t * px;
-                let y_of = |s: u32| f64::from(s) * ROW + 2.0;
-                let rows = (0..stages)
-                    .map(|s| view! { <text class="stage" x="2" y=y_of(s) + ROW / 2.0 dominant-baseline="middle">{format!("stage {s}")}</text> })
-                    .collect_view();
-                let sends = r
-                    .timed
-                    .blocks
-                    .iter()
-                    .filter_map(|b| transfer_into(r, b).map(|t| (b.stage, t)))
-                    .map(|(s, (a, e))| {
-                        view! { <rect class="send" x=x_of(a) y=y_of(s) + ROW - 9.0 width=((e - a) * px).max(1.0) height="5"></rect> }
-                    })
-                    .collect_view();
-                let blocks = r
-                    .timed
-                    .blocks
-                    .iter()
-                    .map(|b| {
-                        let w = ((b.end - b.start) * px - 1.0).max(1.0);
-                        let (class, letter) = match b.work {
-                            Work::Forward => ("slot fwd", "F"),
-                            Work::Backward => ("slot bwd", "B"),
-                        };
-                        let label = (w >= LABELLED_W).then(|| view! {
-                            <text x=x_of(b.start) + w / 2.0 y=y_of(b.stage) + ROW / 2.0 - 2.0 text-anchor="middle" dominant-baseline="middle">{format!("{letter}{}", b.microbatch)}</text>
-                        });
-                        view! { <g class=class><rect x=x_of(b.start) y=y_of(b.stage) width=w height=ROW - 10.0 rx="2"></rect>{label}</g> }
-                    })
-                    .collect_view();
-                let reductions = r
-                    .reductions
-                    .iter()
-                    .filter(|g| g.end > g.start)
-                    .map(|g| {
-                        let w = ((g.end - g.start) * px - 1.0).max(1.0);
-                        let label = (w >= LABELLED_W).then(|| view! {
-                            <text x=x_of(g.start) + w / 2.0 y=y_of(g.stage) + ROW / 2.0 - 2.0 text-anchor="middle" dominant-baseline="middle">"G"</text>
-                        });
-                        view! { <g class="slot reduce"><rect x=x_of(g.start) y=y_of(g.stage) width=w height=ROW - 10.0 rx="2"></rect>{label}</g> }
-                    })
-                    .collect_view();
-                let end_y = f64::from(stages) * ROW + 16.0;
-                view! {
-                    <svg class="pipeline-timeline gpu-pipeline" width=width height=height viewBox=format!("0 0 {width} {height}")
-                        role="img" aria-label=format!("GPipe step of {} stages: {} forward-pass units, {} idle", stages, sci(step, 3), percent(r.idle))>
-                        {rows}{blocks}{reductions}{sends}
-                        <text class="axis" x=LABEL_W y=end_y>"0"</text>
-                        <text class="axis" x=width - 4.0 y=end_y text-anchor="end">{format!("{} units = {}", sci(step, 3), seconds(r.step.0))}</text>
-                    </svg>
-                }
-            })
-        })
+        result.with(|r| r.as_ref().map(|r| gpipe_svg(r, stages)).unwrap_or_default())
     };
     let zb = Memo::new(move |_| {
         result.with(|r| {
@@ -273,28 +306,26 @@ pub fn GpuParallelism(
     let zb_drawing = move || {
         let stages = params.with(|p| p.stages);
         zb.with(|z| {
-            z.as_ref().map(|z| {
-                let t = &z.timeline;
-                let px = scale(t.step.0);
-                let width = SLOT_LABEL_W + t.step.0 * px + 4.0;
-                let height = f64::from(stages) * SLOT_ROW + 22.0;
-                let rows = (0..stages)
-                    .map(|d| {
-                        let y = f64::from(d) * SLOT_ROW + SLOT_ROW / 2.0 + 2.0;
-                        view! { <text class="stage" x="2" y=y dominant-baseline="middle">{format!("stage {d}")}</text> }
-                    })
-                    .collect_view();
-                let slots = t.slots.iter().map(|s| slot_view(s, px, false)).collect_view();
-                let end_y = f64::from(stages) * SLOT_ROW + 16.0;
-                view! {
-                    <svg class="pipeline-timeline gpu-pipeline zero-bubble" width=width height=height viewBox=format!("0 0 {width} {height}")
-                        role="img" aria-label=format!("zero-bubble step of {} stages: {} forward-pass units, {} idle", stages, sci(t.step.0, 3), percent(t.bubble))>
-                        {rows}{slots}
-                        <text class="axis" x=SLOT_LABEL_W y=end_y>"0"</text>
-                        <text class="axis" x=width - 4.0 y=end_y text-anchor="end">{format!("{} units = {}", sci(t.step.0, 3), seconds(z.step.0))}</text>
-                    </svg>
-                }
-            })
+            z.as_ref()
+                .map(|z| {
+                    let t = &z.timeline;
+                    let aria = format!(
+                        "zero-bubble step of {} stages: {} forward-pass units, {} idle",
+                        stages,
+                        sci(t.step.0, 3),
+                        percent(t.bubble)
+                    );
+                    let end = format!("{} units = {}", sci(t.step.0, 3), seconds(z.step.0));
+                    timeline_svg(
+                        t,
+                        stages,
+                        "pipeline-timeline gpu-pipeline zero-bubble",
+                        &aria,
+                        &end,
+                        |_| false,
+                    )
+                })
+                .unwrap_or_default()
         })
     };
     let zb_stat = move |f: fn(&ZeroBubbleStep) -> String| {
@@ -334,7 +365,7 @@ pub fn GpuParallelism(
                 <label>"Stages talk over "<select prop:value=move || params.with(|p| link_name(p.link)) on:change=move |ev| set("link", event_target_value(&ev))>{link_options}</select></label>
             </div>
             <Notice notice=notice />
-            <div class="table-scroll" tabindex="0">{drawing}</div>
+            <div class="table-scroll" tabindex="0" inner_html=drawing></div>
             <p class="legend"><span class="key fwd"></span>" F: forward (1 unit) "<span class="key bwd"></span>" B: backward (2 units) "<span class="key send"></span>" activations sent to the next stage "<span class="key reduce"></span>" G: the stage's gradient AllReduce"</p>
             <dl class="times gpu-pipeline-results">
                 <div><dt>"one unit: a stage's forward pass of one microbatch"</dt><dd data-forward=stat(|r| r.forward.0.to_string())>{stat(|r| seconds(r.forward.0))}</dd></div>
@@ -348,7 +379,7 @@ pub fn GpuParallelism(
             </dl>
             <h4 class="zb-title">"The same step with a zero-bubble schedule"</h4>
             <p class="muted">"Each backward pass splits into B, the gradient for the stage's input that the previous stage is waiting for, and W, the gradient for the stage's own weights that nobody waits for. B goes first; a stage runs its W passes whenever it would otherwise sit idle. Sends and gradient reductions are left out here, so compare the bubbles, not the step with the one above."</p>
-            <div class="table-scroll" tabindex="0">{zb_drawing}</div>
+            <div class="table-scroll" tabindex="0" inner_html=zb_drawing></div>
             <p class="legend"><span class="key fwd"></span>" F (1 unit) "<span class="key bwd"></span>" B: input gradient (1 unit) "<span class="key wgt"></span>" W: weight gradient (1 unit); the number is the microbatch."</p>
             <dl class="times zb-results">
                 <div><dt>"zero-bubble: idle share"</dt><dd data-zb-bubble=zb_stat(|z| z.timeline.bubble.to_string())>{zb_stat(|z| format!("{} (step {})", percent(z.timeline.bubble), seconds(z.step.0)))}</dd></div>

@@ -128,29 +128,74 @@ pub fn scale(step: f64) -> f64 {
     }
 }
 
-/// One pass of the timeline as an SVG box, labelled with its microbatch when
-/// wide enough (rows of [`ROW`] pixels below a [`LABEL_W`]-pixel margin).
-pub(super) fn slot_view(s: &Slot, px: f64, stream_b: bool) -> impl IntoView {
-    let x = LABEL_W + s.start.0 * px;
-    let w = ((s.end.0 - s.start.0) * px - 1.0).max(1.0);
-    let y = s.device as f64 * ROW + 2.0;
-    let pass = match s.pass {
-        Pass::Forward => "fwd",
-        Pass::Backward => "bwd",
-        Pass::Weight => "wgt",
-    };
-    let class = format!("slot {pass}{}", if stream_b { " stream-b" } else { "" });
-    let label = (w >= LABELLED_W).then(|| {
-        view! {
-            <text x=x + w / 2.0 y=y + ROW / 2.0 + 1.0 text-anchor="middle" dominant-baseline="middle">{s.microbatch.to_string()}</text>
-        }
-    });
-    view! {
-        <g class=class>
-            <rect x=x y=y width=w height=ROW - 4.0 rx="2"></rect>
-            {label}
-        </g>
+/// A pipeline timeline as SVG markup: a row per stage, a box per pass
+/// labelled with its microbatch when wide enough (rows of [`ROW`] pixels below
+/// a [`LABEL_W`]-pixel margin), and the step's length under the last row.
+/// `stream_b` marks the passes of a bidirectional schedule's second stream.
+///
+/// Written as text and set with `inner_html` rather than built with `view!`:
+/// a 16-stage, 32-microbatch step has over a thousand boxes, and creating them
+/// one DOM call at a time cost 4–20 ms per slider step in the browser (the
+/// benchmark's redraw budget is 8 ms); the browser parses the same markup in
+/// one call. Every value written is a number or a fixed word, so nothing
+/// needs escaping.
+pub(super) fn timeline_svg(
+    t: &Timeline,
+    stages: u32,
+    class: &str,
+    aria: &str,
+    axis_end: &str,
+    stream_b: impl Fn(&Slot) -> bool,
+) -> String {
+    use std::fmt::Write;
+    let px = scale(t.step.0);
+    let width = LABEL_W + t.step.0 * px + 4.0;
+    let height = f64::from(stages) * ROW + 22.0;
+    let mut out = String::with_capacity(96 * t.slots.len() + 512);
+    let _ = write!(
+        out,
+        r#"<svg class="{class}" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{aria}">"#
+    );
+    for d in 0..stages {
+        let y = f64::from(d) * ROW + ROW / 2.0 + 2.0;
+        let _ = write!(
+            out,
+            r#"<text class="stage" x="2" y="{y}" dominant-baseline="middle">stage {d}</text>"#
+        );
     }
+    for s in &t.slots {
+        let x = LABEL_W + s.start.0 * px;
+        let w = ((s.end.0 - s.start.0) * px - 1.0).max(1.0);
+        let y = s.device as f64 * ROW + 2.0;
+        let pass = match s.pass {
+            Pass::Forward => "fwd",
+            Pass::Backward => "bwd",
+            Pass::Weight => "wgt",
+        };
+        let b = if stream_b(s) { " stream-b" } else { "" };
+        let _ = write!(
+            out,
+            r#"<g class="slot {pass}{b}"><rect x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
+            ROW - 4.0
+        );
+        if w >= LABELLED_W {
+            let _ = write!(
+                out,
+                r#"<text x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{}</text>"#,
+                x + w / 2.0,
+                y + ROW / 2.0 + 1.0,
+                s.microbatch
+            );
+        }
+        out.push_str("</g>");
+    }
+    let end_y = f64::from(stages) * ROW + 16.0;
+    let _ = write!(
+        out,
+        r#"<text class="axis" x="{LABEL_W}" y="{end_y}">0</text><text class="axis" x="{}" y="{end_y}" text-anchor="end">{axis_end}</text></svg>"#,
+        width - 4.0
+    );
+    out
 }
 
 /// The pipeline widget.
@@ -178,32 +223,19 @@ pub fn Pipeline(
         let (stages, bidirectional) =
             params.with(|p| (p.stages, p.schedule == Schedule::Bidirectional));
         result.with(|t| {
-            t.as_ref().map(|t| {
-                let px = scale(t.step.0);
-                let width = LABEL_W + t.step.0 * px + 4.0;
-                let height = stages as f64 * ROW + 22.0;
-                let rows = (0..stages)
-                    .map(|d| {
-                        let y = d as f64 * ROW + ROW / 2.0 + 2.0;
-                        view! { <text class="stage" x="2" y=y dominant-baseline="middle">{format!("stage {d}")}</text> }
+            t.as_ref()
+                .map(|t| {
+                    let aria = format!(
+                        "timeline of {} stages; the step takes {} forward-pass units",
+                        stages,
+                        sci(t.step.0, 3)
+                    );
+                    let end = format!("{} units", sci(t.step.0, 3));
+                    timeline_svg(t, stages, "pipeline-timeline", &aria, &end, |s| {
+                        bidirectional && s.microbatch % 2 == 1
                     })
-                    .collect_view();
-                let slots = t
-                    .slots
-                    .iter()
-                    .map(|s| slot_view(s, px, bidirectional && s.microbatch % 2 == 1))
-                    .collect_view();
-                let end_y = stages as f64 * ROW + 16.0;
-                view! {
-                    <svg class="pipeline-timeline" width=width height=height viewBox=format!("0 0 {width} {height}")
-                        role="img" aria-label=format!("timeline of {} stages; the step takes {} forward-pass units", stages, sci(t.step.0, 3))>
-                        {rows}
-                        {slots}
-                        <text class="axis" x=LABEL_W y=end_y>"0"</text>
-                        <text class="axis" x=width - 4.0 y=end_y text-anchor="end">{format!("{} units", sci(t.step.0, 3))}</text>
-                    </svg>
-                }
-            })
+                })
+                .unwrap_or_default()
         })
     };
     let stat = move |f: fn(&Timeline, &PipelineChoice) -> String| {
@@ -236,7 +268,7 @@ pub fn Pipeline(
                 <label>"Chunks v (interleaved) " {number_input("chunks", "chunks per device", |p| p.chunks)}</label>
             </div>
             <Notice notice=notice />
-            <div class="table-scroll" tabindex="0">{drawing}</div>
+            <div class="table-scroll" tabindex="0" inner_html=drawing></div>
             <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units; in the zero-bubble schedule only its input-gradient half B, 1 unit) "<span class="key wgt"></span>" W: the weight-gradient half (zero-bubble, 1 unit); the number is the microbatch."</p>
             <dl class="times pipeline-results">
                 <div><dt>"bubble (idle share of device time)"</dt><dd data-bubble="">{stat(|t, _| format!("{}%", sci(100.0 * t.bubble, 3)))}</dd></div>

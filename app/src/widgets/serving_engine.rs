@@ -196,9 +196,15 @@ fn draw_timeline<DB: DrawingBackend>(
         .draw()
         .ok()?;
     let (prefill, decode) = (pal.series[1], pal.series[0]);
+    // Each box starts one pixel after its step does, so consecutive steps stay
+    // distinct without a separator line per step (half the SVG elements to
+    // rebuild on every slider step).
+    let plot_px = f64::from(chart.plotting_area().dim_in_pixel().0.max(1));
+    let gap = (x1 - x0) / plot_px;
     let boxes = t.spans.iter().map(|s| {
         let lane = (n - 1 - s.lane as usize) as f64;
         let (a, b) = (ms(s.start.0).max(x0), ms(s.start.0 + s.duration.0).min(x1));
+        let a = (a + gap).min(b);
         let fill = if s.prefill {
             0.84
         } else {
@@ -211,13 +217,6 @@ fn draw_timeline<DB: DrawingBackend>(
         )
     });
     chart.draw_series(boxes).ok()?;
-    // Thin separators so consecutive steps stay distinct.
-    let edges = t.spans.iter().map(|s| {
-        let lane = (n - 1 - s.lane as usize) as f64;
-        let a = ms(s.start.0).max(x0);
-        PathElement::new(vec![(a, lane + 0.08), (a, lane + 0.92)], pal.background)
-    });
-    chart.draw_series(edges).ok()?;
     Some(())
 }
 
