@@ -200,18 +200,17 @@ fn gpipe_svg(r: &Pipelining, stages: u32) -> String {
         let (x, y) = (x_of(start), y_of(stage));
         let _ = write!(
             out,
-            r#"<g class="{class}"><rect x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
+            r#"<rect class="{class}" x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
             ROW - 10.0
         );
         if w >= LABELLED_W {
             let _ = write!(
                 out,
-                r#"<text x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{label}</text>"#,
+                r#"<text class="slot-label" x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{label}</text>"#,
                 x + w / 2.0,
                 y + ROW / 2.0 - 2.0
             );
         }
-        out.push_str("</g>");
     };
     for b in &r.timed.blocks {
         let (class, letter) = match b.work {

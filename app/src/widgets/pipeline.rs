@@ -129,7 +129,8 @@ pub fn scale(step: f64) -> f64 {
 }
 
 /// A pipeline timeline as SVG markup: a row per stage, a box per pass
-/// labelled with its microbatch when wide enough (rows of [`ROW`] pixels below
+/// (`rect.slot`, no group around it: a third fewer elements to parse)
+/// labelled with its microbatch (`text.slot-label`) when wide enough (rows of [`ROW`] pixels below
 /// a [`LABEL_W`]-pixel margin), and the step's length under the last row.
 /// `stream_b` marks the passes of a bidirectional schedule's second stream.
 ///
@@ -175,19 +176,18 @@ pub(super) fn timeline_svg(
         let b = if stream_b(s) { " stream-b" } else { "" };
         let _ = write!(
             out,
-            r#"<g class="slot {pass}{b}"><rect x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
+            r#"<rect class="slot {pass}{b}" x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
             ROW - 4.0
         );
         if w >= LABELLED_W {
             let _ = write!(
                 out,
-                r#"<text x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{}</text>"#,
+                r#"<text class="slot-label" x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{}</text>"#,
                 x + w / 2.0,
                 y + ROW / 2.0 + 1.0,
                 s.microbatch
             );
         }
-        out.push_str("</g>");
     }
     let end_y = f64::from(stages) * ROW + 16.0;
     let _ = write!(
