@@ -17,9 +17,15 @@
 //! ```text
 //! cargo run -p ridgeline-site -- bundles              # "name features" per bundle, for build.sh
 //! cargo run -p ridgeline-site -- write DIR [--public-url /sub/]
+//! cargo run -p ridgeline-site -- pages DIR            # no bundles: what a reader without JavaScript gets
 //! ```
+//!
+//! Each chart box of a page also gets a copy of its chart drawn at a phone's
+//! width, as a file of its own that only readers without JavaScript load
+//! ([`figures`]).
 
 pub mod compress;
+pub mod figures;
 pub mod pages;
 pub mod scripts;
 
@@ -158,12 +164,81 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
         offline_bytes,
     };
     let written = pages::write_pages(site, &parts, &ctx)?;
-    scripts::write_service_worker(site, public_url, &written)?;
+    scripts::write_service_worker(site, public_url, &written.paths)?;
     let compressed = compress::compress_tree(site)?;
     Ok(Summary {
-        pages: written.len(),
+        pages: written.paths.len(),
+        figures: written.figures.len(),
         compressed,
     })
+}
+
+/// Writes the pages, the stylesheet, the small scripts and the narrow chart
+/// copies into `site` without any bundle (no page names a script bundle):
+/// the site as a reader without JavaScript gets it, written without Trunk,
+/// for measuring pages and for trying the no-JavaScript tests. Returns each
+/// page's sizes.
+pub fn write_static(site: &Path) -> Result<Vec<PageSizes>, Error> {
+    let parts = parts()?;
+    let assets = scripts::write_assets(site, &repo_root(), &parts)?;
+    let ctx = pages::Context {
+        public_url: "/".to_string(),
+        assets,
+        bundles: BTreeMap::new(),
+        default_bundle: DEFAULT_BUNDLE.to_string(),
+        exercises: Bundle {
+            name: EXERCISES_BUNDLE.to_string(),
+            boot: String::new(),
+            js: String::new(),
+            wasm: String::new(),
+        },
+        offline_bytes: 0.0,
+    };
+    pages::write_pages(site, &parts, &ctx)?;
+    let gz = |bytes: &[u8]| compress::gzip(bytes).len();
+    let mut sizes = Vec::new();
+    for route in pages::Route::all() {
+        let html = read(&site.join(route.file()))?;
+        let (mut without, mut figures) = (String::new(), Vec::new());
+        let mut rest = html.as_str();
+        while let Some(at) = rest.find("<noscript><img class=\"narrow-static\" src=\"/") {
+            without.push_str(&rest[..at]);
+            let tag = &rest[at..];
+            let end = tag
+                .find("</noscript>")
+                .map_or(tag.len(), |e| e + "</noscript>".len());
+            let src = &tag["<noscript><img class=\"narrow-static\" src=\"/".len()..];
+            figures.push(read(&site.join(src.split('"').next().unwrap_or_default()))?);
+            rest = &tag[end..];
+        }
+        without.push_str(rest);
+        sizes.push(PageSizes {
+            file: route.file(),
+            html_gzip_without: gz(without.as_bytes()),
+            html_gzip: gz(html.as_bytes()),
+            figures: figures.len(),
+            figure_bytes: figures.iter().map(String::len).sum(),
+            figure_gzip: figures.iter().map(|f| gz(f.as_bytes())).sum(),
+        });
+    }
+    Ok(sizes)
+}
+
+/// One page's bytes, as [`write_static`] measured them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageSizes {
+    /// The page's file.
+    pub file: String,
+    /// Its HTML, gzip, without the `<noscript>` images of its narrow copies.
+    pub html_gzip_without: usize,
+    /// Its HTML, gzip, as written.
+    pub html_gzip: usize,
+    /// Its narrow chart copies.
+    pub figures: usize,
+    /// Their bytes.
+    pub figure_bytes: usize,
+    /// Their bytes, each gzip-compressed.
+    pub figure_gzip: usize,
 }
 
 /// What [`write_site`] wrote.
@@ -171,6 +246,8 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
 pub struct Summary {
     /// HTML documents.
     pub pages: usize,
+    /// Narrow chart copies (`_f/`).
+    pub figures: usize,
     /// Files given a gzip and a brotli copy.
     pub compressed: usize,
 }

@@ -29,12 +29,43 @@ fn run() -> Result<(), String> {
             }
             let s = ridgeline_site::write_site(std::path::Path::new(dir), &public_url)?;
             println!(
-                "wrote {} pages; {} files precompressed",
-                s.pages, s.compressed
+                "wrote {} pages, {} narrow chart copies; {} files precompressed",
+                s.pages, s.figures, s.compressed
             );
             Ok(())
         }
-        _ => Err("usage: ridgeline-site bundles | write DIR [--public-url /sub/]".into()),
+        Some("pages") => {
+            let dir = args.get(1).ok_or("pages needs the site folder")?;
+            let sizes = ridgeline_site::write_static(std::path::Path::new(dir))?;
+            println!("page                     html gz before  after   delta  copies  bytes  gz");
+            let (mut before, mut after, mut n, mut bytes, mut gz) = (0, 0, 0, 0, 0);
+            for s in &sizes {
+                println!(
+                    "{:<24} {:>14} {:>6} {:>7} {:>7} {:>6} {:>6}",
+                    s.file,
+                    s.html_gzip_without,
+                    s.html_gzip,
+                    s.html_gzip as i64 - s.html_gzip_without as i64,
+                    s.figures,
+                    s.figure_bytes,
+                    s.figure_gzip
+                );
+                before += s.html_gzip_without;
+                after += s.html_gzip;
+                n += s.figures;
+                bytes += s.figure_bytes;
+                gz += s.figure_gzip;
+            }
+            println!(
+                "{:<24} {before:>14} {after:>6} {:>7} {n:>7} {bytes:>6} {gz:>6}",
+                "all",
+                after as i64 - before as i64
+            );
+            Ok(())
+        }
+        _ => {
+            Err("usage: ridgeline-site bundles | write DIR [--public-url /sub/] | pages DIR".into())
+        }
     }
 }
 

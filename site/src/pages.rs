@@ -10,6 +10,7 @@ use ridgeline_app::islands::names;
 use ridgeline_app::pages::{self, Frame};
 use ridgeline_content::summary::Part as SummaryPart;
 
+use crate::figures::{self, Figure, NARROW_WIDTH};
 use crate::scripts::Assets;
 use crate::{write, Bundle, Error};
 
@@ -62,6 +63,14 @@ impl Route {
             Route::Progress => "progress",
             Route::Numbers => "numbers",
             Route::NotFound => "404",
+        }
+    }
+
+    /// The folder of its narrow chart copies below `_f/` (`index` for home).
+    pub fn figure_dir(self) -> &'static str {
+        match self {
+            Route::Home => "index",
+            other => other.path(),
         }
     }
 
@@ -140,9 +149,25 @@ pub fn has_exercises(body: &str) -> bool {
     body.contains(r#"data-island="exercises""#) || body.contains(r#"data-island="exercise""#)
 }
 
-/// The whole document for `route`.
+/// The whole document for `route`, as JavaScript makes no difference to it:
+/// without the narrow copies of its charts ([`page`] adds them).
 pub fn document(route: Route, ctx: &Context) -> String {
-    let body = body(route, ctx);
+    wrap(route, ctx, &body(route, ctx))
+}
+
+/// The document for `route` with a `<noscript>` image in each chart box, and
+/// the narrow copies of its charts those images name (see [`figures`]): the
+/// body is rendered once at design width and once with every chart drawn at
+/// [`NARROW_WIDTH`].
+pub fn page(route: Route, ctx: &Context) -> Result<(String, Vec<Figure>), Error> {
+    let wide = body(route, ctx);
+    let narrow = ridgeline_app::charts::size::drawn_at(NARROW_WIDTH, || body(route, ctx));
+    let (body, figures) = figures::attach(&wide, &narrow, route.figure_dir(), &ctx.public_url)?;
+    Ok((wrap(route, ctx, &body), figures))
+}
+
+/// The head written here around a rendered `body`.
+fn wrap(route: Route, ctx: &Context, body: &str) -> String {
     let public = &ctx.public_url;
     let a = &ctx.assets;
     let mut head = format!(
@@ -179,7 +204,7 @@ pub fn document(route: Route, ctx: &Context) -> String {
         ));
         // The checker is not preloaded: the loader starts it when the reader
         // nears a problem (see scripts.rs).
-        if has_exercises(&body) {
+        if has_exercises(body) {
             head.push_str(&format!(
                 "<meta name=\"ridgeline-exercises\" content=\"{public}{}\" />\n",
                 ctx.exercises.boot
@@ -202,13 +227,18 @@ pub fn document(route: Route, ctx: &Context) -> String {
     )
 }
 
-/// Writes every route's document into `site`; returns the routes' paths
-/// (for the service worker's list of pages).
-pub fn write_pages(
-    site: &Path,
-    parts: &[SummaryPart],
-    ctx: &Context,
-) -> Result<Vec<String>, Error> {
+/// What [`write_pages`] wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Every route's path (for the service worker's list of pages).
+    pub paths: Vec<String>,
+    /// Every narrow chart copy, site-relative.
+    pub figures: Vec<String>,
+}
+
+/// Writes every route's document, and the narrow copies of its charts, into
+/// `site`.
+pub fn write_pages(site: &Path, parts: &[SummaryPart], ctx: &Context) -> Result<Written, Error> {
     if parts.len() != PARTS.len() {
         return Err(format!(
             "SUMMARY.md lists {} parts but the app was built with {}: rebuild",
@@ -216,20 +246,26 @@ pub fn write_pages(
             PARTS.len()
         ));
     }
-    let mut paths = Vec::new();
+    let mut written = Written::default();
     for route in Route::all() {
-        write(&site.join(route.file()), document(route, ctx))?;
-        paths.push(route.path().to_string());
+        let (html, figures) = page(route, ctx)?;
+        write(&site.join(route.file()), html)?;
+        for f in figures {
+            write(&site.join(&f.path), &f.svg)?;
+            written.figures.push(f.path);
+        }
+        written.paths.push(route.path().to_string());
     }
-    Ok(paths)
+    Ok(written)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use ridgeline_app::content::Segment;
 
-    fn ctx() -> Context {
+    /// A context with placeholder bundle names, for tests.
+    pub(crate) fn ctx() -> Context {
         let bundles = ridgeline_content::summary::bundles(&crate::parts().expect("summary"))
             .into_iter()
             .map(|(name, _)| {

@@ -127,6 +127,9 @@ const ISLANDS_CSS: &str = "
 .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'the checker loads when you reach the problems'; }
 :root[data-exercises='loading'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'loading the checker…'; }
 :root[data-exercises='failed'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'static: answers cannot be checked (the checker could not load)'; }
+:root:not([data-js]) .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'answers are checked only with JavaScript on'; }
+/* Without JavaScript nothing goes live, so on a phone the sign takes its own line instead of covering the widget's first line. */
+@media (max-width: 600px) { :root:not([data-js]) .island:not([data-live]) > .widget::before { position: static; display: block; width: fit-content; margin: 0 0 .5rem auto; } }
 @media print { .island > .widget::before, .offline, .islands-status { display: none !important; } }
 ";
 
@@ -178,9 +181,10 @@ pub fn system_dark_rules(css: &str) -> String {
 pub fn write_assets(site: &Path, root: &Path, parts: &[Part]) -> Result<Assets, Error> {
     let base = read(&root.join("public/style.css"))?;
     let css = format!(
-        "{base}\n{}\n{}\n{ISLANDS_CSS}",
+        "{base}\n{}\n{}\n{ISLANDS_CSS}{}",
         system_dark_rules(&strip_comments(&base)),
-        ridgeline_app::charts::dark_theme_css()
+        ridgeline_app::charts::dark_theme_css(),
+        crate::figures::css()
     );
     let mut texts = Vec::new();
     for p in parts {
@@ -222,7 +226,10 @@ pub fn write_service_worker(site: &Path, public_url: &str, pages: &[String]) -> 
             .map_err(|e| e.to_string())?
             .to_string_lossy()
             .replace('\\', "/");
+        // The narrow chart copies (`_f/`) are for readers without JavaScript,
+        // whom no service worker serves: caching them would cost everyone else.
         let skip = rel == "sw.js"
+            || rel.starts_with("_f/")
             || rel.ends_with(".gz")
             || rel.ends_with(".br")
             || rel.ends_with(".html")

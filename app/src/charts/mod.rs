@@ -61,13 +61,10 @@ fn hex(c: RGBColor) -> String {
     format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
 }
 
-/// The stylesheet rules that recolour charts for the dark theme: each colour
-/// of the light palette, as plotters writes it into `fill` and `stroke`
-/// attributes, is mapped to its dark counterpart. They apply when the reader
-/// chose the dark theme (`data-theme="dark"` on the root) and when the system
-/// prefers dark and the reader made no choice, before any script runs; on
-/// screens only (print is light).
-pub fn dark_theme_css() -> String {
+/// One rule per light palette colour, as plotters writes it into `fill` and
+/// `stroke` attributes, mapping it to its dark counterpart inside a
+/// `.chart-svg` below `scope` (a selector, or nothing).
+fn dark_rules(scope: &str) -> String {
     let (light, dark) = (palette(false), palette(true));
     let mut pairs = vec![
         (light.background, dark.background),
@@ -85,15 +82,36 @@ pub fn dark_theme_css() -> String {
         }
         for attr in ["fill", "stroke"] {
             rules.push_str(&format!(
-                "  SCOPE .chart-svg [{attr}=\"{l}\"] {{ {attr}: {d}; }}\n"
+                "  {scope} .chart-svg [{attr}=\"{l}\"] {{ {attr}: {d}; }}\n"
             ));
         }
     }
+    rules
+}
+
+/// The stylesheet rules that recolour charts for the dark theme: each colour
+/// of the light palette, as plotters writes it into `fill` and `stroke`
+/// attributes, is mapped to its dark counterpart. They apply when the reader
+/// chose the dark theme (`data-theme="dark"` on the root) and when the system
+/// prefers dark and the reader made no choice, before any script runs; on
+/// screens only (print is light).
+pub fn dark_theme_css() -> String {
     // Screens only: a printed page is always light.
     format!(
         "/* Generated from app/src/charts/mod.rs: charts in the dark theme. */\n@media screen {{\n{}}}\n@media screen and (prefers-color-scheme: dark) {{\n{}}}\n",
-        rules.replace("SCOPE", ":root[data-theme=\"dark\"]"),
-        rules.replace("SCOPE", ":root:not([data-theme=\"light\"])"),
+        dark_rules(":root[data-theme=\"dark\"]"),
+        dark_rules(":root:not([data-theme=\"light\"])"),
+    )
+}
+
+/// The same recolouring for a chart saved as an SVG file of its own and shown
+/// by `<img>` (which does not see the page's stylesheet): a `<style>` body
+/// that follows the system's preference, the only one a page without
+/// JavaScript knows. The file's chart layers must keep their `chart-svg` class.
+pub fn dark_file_css() -> String {
+    format!(
+        "@media screen and (prefers-color-scheme: dark) {{\n{}}}\n",
+        dark_rules("")
     )
 }
 

@@ -10,6 +10,12 @@
 //! and the live one occupy the same box and redrawing at the measured size
 //! moves nothing. The live widget measures the box with a `ResizeObserver`
 //! ([`Frame`]) and redraws whenever its width changes (rotation, resize).
+//!
+//! The static page draws every chart at its design size. For readers without
+//! JavaScript on a phone, the site writer renders each page a second time
+//! inside [`drawn_at`], which makes every frame start at a phone's width
+//! instead, and saves those drawings as files the page names in `<noscript>`
+//! (`site/src/figures.rs`).
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -83,6 +89,41 @@ impl Shape {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
+thread_local! {
+    /// The width every new [`Frame`] starts at instead of its design width,
+    /// while [`drawn_at`] runs.
+    static STATIC_WIDTH: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `render` with every [`Frame`] created in it starting at its size in a
+/// container `css_width` pixels wide ([`Shape::at`]) instead of its design
+/// size: the site writer draws a page's charts for a phone this way. Native
+/// builds only (the browser measures the real box); the previous width is
+/// restored afterwards, also if `render` panics.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn drawn_at<T>(css_width: f64, render: impl FnOnce() -> T) -> T {
+    /// Puts the previous width back when dropped.
+    struct Restore(Option<f64>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STATIC_WIDTH.with(|w| w.set(self.0));
+        }
+    }
+    let _restore = Restore(STATIC_WIDTH.with(|w| w.replace(Some(css_width))));
+    render()
+}
+
+/// The size a new frame of `shape` starts at: the design size, or its size at
+/// the width [`drawn_at`] set.
+fn starting_size(shape: Shape) -> Size {
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(width) = STATIC_WIDTH.with(std::cell::Cell::get) {
+        return shape.at(width);
+    }
+    shape.design()
+}
+
 /// A chart box being measured: put `node` on the `.plot` element and
 /// `style` on it, and draw at `size`.
 #[derive(Debug, Clone, Copy)]
@@ -101,7 +142,7 @@ impl Frame {
     pub fn new(shape: Shape) -> Frame {
         let frame = Frame {
             node: NodeRef::new(),
-            size: RwSignal::new(shape.design()),
+            size: RwSignal::new(starting_size(shape)),
             shape,
         };
         #[cfg(target_arch = "wasm32")]
@@ -220,6 +261,33 @@ mod tests {
             }
         );
         assert_eq!(ROOF.at(100.0).width, MIN_WIDTH);
+    }
+
+    #[test]
+    fn frames_start_at_the_width_drawn_at_sets_and_only_inside_it() {
+        let owner = Owner::new();
+        owner.with(|| {
+            assert_eq!(Frame::new(ROOF).get_untracked(), ROOF.design());
+            let (phone, width_only) = drawn_at(280.0, || {
+                (Frame::new(ROOF).get_untracked(), Frame::width_only(760))
+            });
+            assert_eq!(phone, ROOF.at(280.0));
+            assert_eq!(
+                phone,
+                Size {
+                    width: 280,
+                    height: 300
+                }
+            );
+            assert_eq!(width_only.get_untracked().width, 280);
+            assert_eq!(Frame::new(ROOF).get_untracked(), ROOF.design());
+            // Nested calls restore the outer width.
+            drawn_at(500.0, || {
+                drawn_at(280.0, || ());
+                assert_eq!(Frame::new(ROOF).get_untracked().width, 500);
+            });
+            assert_eq!(Frame::new(ROOF).get_untracked(), ROOF.design());
+        });
     }
 
     #[test]
