@@ -38,6 +38,7 @@ pub mod jax;
 pub mod kv_sharding;
 pub mod layer;
 pub mod layout;
+pub mod library;
 pub mod models;
 pub mod moe;
 pub mod ops;

@@ -97,8 +97,19 @@ impl ChipSpec {
     /// the chip's few hundred bytes for the life of the program: call it once per
     /// chip the reader saves, not per keystroke.
     pub fn leak(self) -> &'static Chip {
+        self.leak_as("own")
+    }
+
+    /// [`ChipSpec::leak`] under the id `id` (a library entry's `my:NAME`), so
+    /// that a widget's URL names the chip the reader picked.
+    pub fn leak_as(self, id: &str) -> &'static Chip {
+        let id: &'static str = if id == "own" {
+            "own"
+        } else {
+            Box::leak(id.to_string().into_boxed_str())
+        };
         let chip = Chip {
-            id: "own",
+            id,
             name: Box::leak(self.name.into_boxed_str()),
             vendor: self.vendor,
             peaks: Box::leak(self.peaks.into_boxed_slice()),

@@ -22,7 +22,8 @@ fn parts_with_exercises() -> Vec<(u8, &'static str, &'static str, Vec<&'static s
         .collect()
 }
 
-fn download(name: &str, text: &str) -> Result<(), String> {
+/// Offers `text` as a JSON file called `name` to download (a Blob URL).
+pub(crate) fn download(name: &str, text: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("application/json");

@@ -1,6 +1,8 @@
 //! Pieces every widget uses: parameters, URL state, pointer positions on charts.
 
 use leptos::prelude::*;
+use ridgeline_core::hardware::{Chip, CHIPS};
+use ridgeline_core::models::{ModelPreset, MODELS};
 use wasm_bindgen::JsCast;
 
 /// Longest query string the widgets read; anything longer is ignored with a notice.
@@ -218,6 +220,70 @@ pub fn number_field(
                 on:input=move |ev| set(key, event_target_value(&ev)) />
         </label>
     }
+}
+
+/// A chip picker's options: the registry chips `accept` takes, then the
+/// reader's saved ones it takes, in an `<optgroup label="Yours">` shown only
+/// when there are some (so static pages list the registry alone).
+pub fn chip_options<S>(
+    accept: fn(&'static Chip) -> bool,
+    chosen: impl Fn() -> S + Copy + Send + Sync + 'static,
+) -> AnyView
+where
+    S: PartialEq<String> + 'static,
+{
+    let presets = CHIPS
+        .iter()
+        .filter(|c| accept(c))
+        .map(|c| option(c.id, c.name, chosen))
+        .collect_view();
+    let yours = move || {
+        let own = crate::library::own_chips(accept);
+        (!own.is_empty()).then(|| {
+            let own = own
+                .into_iter()
+                .map(|c| option(c.id, c.name, chosen))
+                .collect_view();
+            view! { <optgroup label="Yours (saved in this browser)" data-yours="">{own}</optgroup> }
+        })
+    };
+    // Erased: the options sit deep inside each widget's view type, which
+    // otherwise grows past the compiler's layout depth.
+    view! { {presets}{yours} }.into_any()
+}
+
+/// A model picker's options: the registry presets `accept` takes, then the
+/// reader's saved models it takes, as [`chip_options`] does for chips.
+pub fn model_options<S>(
+    accept: fn(&ModelPreset) -> bool,
+    chosen: impl Fn() -> S + Copy + Send + Sync + 'static,
+) -> AnyView
+where
+    S: PartialEq<String> + 'static,
+{
+    let presets = MODELS
+        .iter()
+        .filter(|m| accept(m))
+        .map(|m| option(m.id, m.name, chosen))
+        .collect_view();
+    let yours = move || {
+        let own = crate::library::own_models(accept);
+        (!own.is_empty()).then(|| {
+            let own = own
+                .into_iter()
+                .map(|m| option(m.id, m.name, chosen))
+                .collect_view();
+            view! { <optgroup label="Yours (saved in this browser)" data-yours="">{own}</optgroup> }
+        })
+    };
+    // Erased: the options sit deep inside each widget's view type, which
+    // otherwise grows past the compiler's layout depth.
+    view! { {presets}{yours} }.into_any()
+}
+
+/// Accepts every chip or model (for a picker that offers them all).
+pub fn any<T>(_: &T) -> bool {
+    true
 }
 
 /// The word a memory verdict shows: `fits` or `does not fit`.
