@@ -26,6 +26,7 @@
 //! assert!(future.backup.unwrap().1.contains("version 9"));
 //! ```
 
+use crate::compact::{encode_chip, encode_model, OwnModel};
 use crate::hardware::chip;
 use crate::hf_config::{compact, import};
 use crate::models::{model, ModelConfig};
@@ -37,7 +38,7 @@ pub const VERSION: u64 = 1;
 /// The key naming the schema in the file (its value is the version).
 pub const SCHEMA_KEY: &str = "ridgeline_library";
 /// The prefix of a library entry's id, so that it can never shadow a preset's.
-pub const PREFIX: &str = "my:";
+pub use crate::compact::PREFIX;
 /// The longest name of a library entry, in characters.
 pub const MAX_NAME: usize = 40;
 /// The largest library text read, in bytes (browsers keep about 5 MB per site).
@@ -104,8 +105,9 @@ pub fn check_name(name: &str, is_preset: impl Fn(&str) -> bool) -> Result<(), St
             "A name has 1 to {MAX_NAME} characters, without spaces at either end."
         ));
     }
-    if name.chars().any(char::is_control) {
-        return Err("A name may not hold control characters.".into());
+    // `~` separates the fields of the compact form every page reads.
+    if name.chars().any(|c| c.is_control() || c == '~') {
+        return Err("A name may not hold control characters or “~”.".into());
     }
     if is_preset(name) {
         return Err(format!("“{name}” is a preset's id; choose another name."));
@@ -194,6 +196,24 @@ impl Library {
         self.models.retain(|m| m.name != name);
         self.chips.retain(|c| c.name != name);
         self.models.len() + self.chips.len() != before
+    }
+
+    /// The compact index every page reads (one [`crate::compact`] line per
+    /// entry, models first, each under its entry's name).
+    pub fn index(&self) -> String {
+        let models = self.models.iter().filter_map(|m| {
+            encode_model(&OwnModel {
+                name: m.name.clone(),
+                config: m.config,
+            })
+            .ok()
+        });
+        let chips = self.chips.iter().filter_map(|c| {
+            let mut spec = c.spec.clone();
+            spec.name = c.name.clone();
+            encode_chip(&spec).ok()
+        });
+        models.chain(chips).collect::<Vec<_>>().join("\n")
     }
 
     /// The library in its schema, as one JSON text.
@@ -385,6 +405,24 @@ mod tests {
             1.62e12
         );
         assert!(lib.model("half 8B").is_none(), "ids carry the prefix");
+        // The index every page reads holds the same numbers under the same names.
+        let index = lib.index();
+        let lines: Vec<&str> = index.lines().collect();
+        assert_eq!(lines.len(), 2, "{index}");
+        let m = crate::compact::decode_model(lines[0]).unwrap();
+        assert_eq!(
+            (m.name.as_str(), m.config),
+            ("half 8B", lib.models[0].config)
+        );
+        let c = crate::compact::decode_chip(lines[1]).unwrap();
+        assert_eq!(c.name, "fast v5e");
+        let bandwidths = |links: &[crate::hardware::LinkSpec]| {
+            links
+                .iter()
+                .map(|l| (l.link, l.bandwidth, l.one_way))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bandwidths(&c.links), bandwidths(&lib.chips[0].spec.links));
         assert_eq!(load(""), Loaded::default());
     }
 

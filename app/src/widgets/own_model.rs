@@ -201,20 +201,8 @@ pub fn OwnModel(
         })
     };
     let shown = move || params.with(|p| p.numbers().shown());
-    let name = RwSignal::new(String::new());
-    let saved = RwSignal::new(None::<String>);
-    let save = move |_| {
-        let text = params.with_untracked(|p| p.text.clone());
-        let n = name.get_untracked();
-        let (r, stored) = crate::library::update(|l| l.save_model(&n, &text));
-        saved.set(Some(match r {
-            Ok(replaced) => {
-                let verb = if replaced { "Replaced" } else { "Saved" };
-                let s = format!("{verb} “{n}”: pick it under “Yours” in any model picker.");
-                stored.map_or(s.clone(), |e| format!("{s} {e}"))
-            }
-            Err(e) => e,
-        }));
+    let save = move |l: &mut ridgeline_core::library::Library, name: &str| {
+        l.save_model(name, &params.with_untracked(|p| p.text.clone()))
     };
     view! {
         <figure class="widget own-model" data-widget="own-model">
@@ -239,15 +227,8 @@ pub fn OwnModel(
                 <dt>"Training FLOPs per token (6 · active)"</dt><dd data-flops="">{move || shown()[2].clone()}</dd>
                 <dt>"KV cache per token (bf16, every layer)"</dt><dd data-kv="">{move || shown()[3].clone()}</dd>
             </dl>
-            <div class="controls">
-                <label>"Name "
-                    <input type="text" size="16" maxlength="40" data-save-name="" value="" prop:value=move || name.get()
-                        on:input=move |ev| name.set(event_target_value(&ev)) />
-                </label>
-                <button type="button" data-save="" on:click=save>"Save as my model"</button>
-            </div>
-            <p class="notice" role="status" data-saved="" hidden=move || saved.with(|n| n.is_none())>{move || saved.get().unwrap_or_default()}</p>
-            <crate::library::LibraryPanel />
+            {crate::library::store::save_controls("Save as my model", "model", save)}
+            <crate::library::store::LibraryPanel />
             <div class="table-scroll" tabindex="0">
                 <table>
                     <caption>"How each field maps to the book's symbols"</caption>

@@ -18,13 +18,14 @@ use ridgeline_core::units::Seconds;
 use super::common::{option, WidgetParams, WidgetState};
 use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
-use ridgeline_core::library::PREFIX;
+use ridgeline_core::compact::MODEL_TAG;
 
 /// The models the planner offers (Part 6 is about LLaMA 3).
 pub const PLANNER_MODELS: [&str; 3] = ["llama3-8b", "llama3-70b", "llama3-405b"];
-/// The reader's saved model `id` (`my:NAME`), never a preset.
+/// The reader's own model `id` (`my:NAME` or its compact text), never a preset.
 fn own_model(id: &str) -> Option<&'static ModelPreset> {
-    id.starts_with(PREFIX)
+    model(id)
+        .is_none()
         .then(|| crate::library::resolve_model(id))
         .flatten()
 }
@@ -279,7 +280,7 @@ pub fn TrainingPlanner(
         }
     };
     let model_options = super::common::model_options(
-        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(PREFIX),
+        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
         move || params.with(|p| p.model.id),
     );
     let chip_options = super::common::chip_options(
