@@ -19,6 +19,12 @@
 //! compiles the `exercise`/`exercises` widgets, and the exercises bundle
 //! compiles nothing else. `cfg(page_islands)` marks a bundle that makes a
 //! page's own islands live (any part enabled).
+//!
+//! The reader's library is the other exception, for the same reason: the
+//! `own-model` and `own-chip` forms need the config.json import, the JSON chip
+//! definition and the library file (serde_json and the unit parser), so they
+//! ship in the library bundle (Cargo feature `library`), loaded when the reader
+//! reaches them; page bundles read only the compact index.
 
 use ridgeline_content::render::{render_chapter, Segment};
 use ridgeline_content::search;
@@ -30,6 +36,8 @@ use std::path::Path;
 
 /// The widgets of the exercises bundle (see the module's documentation).
 const EXERCISE_WIDGETS: &[&str] = &["exercise", "exercises"];
+/// The widgets of the library bundle (see the module's documentation).
+const LIBRARY_WIDGETS: &[&str] = &["own-model", "own-chip"];
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../chapters");
@@ -43,13 +51,17 @@ fn main() {
     let wasm = std::env::var("TARGET").is_ok_and(|t| t.starts_with("wasm32"));
     let enabled = |n: u8| std::env::var_os(format!("CARGO_FEATURE_PART{n}")).is_some();
     let exercises = std::env::var_os("CARGO_FEATURE_EXERCISES").is_some();
-    let all_enabled = parts.iter().all(|p| enabled(p.number)) && exercises;
+    let library = std::env::var_os("CARGO_FEATURE_LIBRARY").is_some();
+    let all_enabled = parts.iter().all(|p| enabled(p.number)) && exercises && library;
     let mut used_widgets: BTreeSet<String> = BTreeSet::new();
     if all_enabled {
         used_widgets.extend(WIDGETS.iter().map(|w| w.name.to_string()));
     }
     if exercises {
         used_widgets.extend(EXERCISE_WIDGETS.iter().map(|w| w.to_string()));
+    }
+    if library {
+        used_widgets.extend(LIBRARY_WIDGETS.iter().map(|w| w.to_string()));
     }
     let mut texts: Vec<(String, String)> = Vec::new();
     let mut out = String::from(
@@ -77,7 +89,9 @@ fn main() {
                     let _ = write!(segs, "Segment::Html({h:?}),");
                 }
                 Segment::Widget(name, args) => {
-                    if !EXERCISE_WIDGETS.contains(&name.as_str()) {
+                    let lazy = EXERCISE_WIDGETS.contains(&name.as_str())
+                        || LIBRARY_WIDGETS.contains(&name.as_str());
+                    if !lazy {
                         used_widgets.insert(name.clone());
                     }
                     if !wasm {

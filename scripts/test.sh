@@ -26,6 +26,7 @@ cargo clippy -p ridgeline-app --target wasm32-unknown-unknown --all-targets --qu
 # exercises); the empty subset catches code that only compiles with all of them.
 cargo clippy -p ridgeline-app --target wasm32-unknown-unknown --no-default-features --quiet -- -D warnings
 cargo clippy -p ridgeline-app --target wasm32-unknown-unknown --no-default-features --features exercises --quiet -- -D warnings
+cargo clippy -p ridgeline-app --target wasm32-unknown-unknown --no-default-features --features library --quiet -- -D warnings
 cargo clippy -p ridgeline-core --no-default-features --quiet -- -D warnings
 
 say "rustdoc (warnings denied)"

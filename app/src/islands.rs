@@ -9,12 +9,14 @@
 //! component, mounted in the same element. The markup is the same (charts
 //! included: both are inline SVG), so the text around an island does not move.
 //!
-//! Two bundles may serve one page: the page's own (its part's widgets, search,
-//! the theme toggle, progress; `cfg(page_islands)`) and the exercises bundle
-//! (the answer checker), which the page's loader starts only when the reader
-//! nears the problems. Each mounts only the islands it carries and leaves the
+//! Up to three bundles may serve one page: the page's own (its part's widgets,
+//! search, the theme toggle, progress; `cfg(page_islands)`), the exercises
+//! bundle (the answer checker) and the library bundle (the own-model and
+//! own-chip forms), which the page's loader starts only when the reader nears
+//! their islands. Each mounts only the islands it carries and leaves the
 //! others static; the page's bundle marks the root `data-islands="live"`, the
-//! exercises bundle `data-exercises="live"`.
+//! exercises bundle `data-exercises="live"`, the library bundle
+//! `data-library="live"`.
 //!
 //! Islands are mounted, not hydrated: a widget's live state starts from the
 //! page URL (`?roofline.b=600`), which the build never sees, so the live
@@ -189,6 +191,10 @@ pub fn start() {
     #[cfg(widget = "exercises")]
     if let Some(root) = &root {
         let _ = root.set_attribute("data-exercises", "live");
+    }
+    #[cfg(widget = "own-model")]
+    if let Some(root) = &root {
+        let _ = root.set_attribute("data-library", "live");
     }
     drop(root);
 }

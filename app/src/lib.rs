@@ -20,6 +20,7 @@ pub mod charts;
 pub mod content;
 pub mod input;
 pub mod islands;
+pub mod library;
 pub mod pages;
 pub mod progress;
 pub mod shell;

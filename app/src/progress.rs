@@ -246,7 +246,9 @@ impl Json {
     }
 }
 
-fn escape(s: &str) -> String {
+/// `s` escaped for the inside of a JSON string (quotes, backslashes and
+/// control characters).
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     for c in s.chars() {
         match c {

@@ -31,6 +31,11 @@ pub const DEFAULT_BUNDLE: &str = "main";
 /// when the reader reaches them; no part may name it.
 pub const EXERCISES_BUNDLE: &str = "exercises";
 
+/// The bundle of the reader's library (the own-model and own-chip forms),
+/// which pages holding those forms load when the reader reaches them; no part
+/// may name it.
+pub const LIBRARY_BUNDLE: &str = "library";
+
 /// The book's site, to which every part links.
 pub const BOOK_URL: &str = "https://jax-ml.github.io/scaling-book";
 
@@ -112,9 +117,9 @@ pub fn parse_summary(text: &str) -> Result<Vec<Part>, String> {
 /// A bundle name becomes a folder and a Cargo feature list's key: lowercase
 /// letters, digits and `-` only.
 fn bundle_name(name: &str) -> Result<String, String> {
-    if name == EXERCISES_BUNDLE {
+    if name == EXERCISES_BUNDLE || name == LIBRARY_BUNDLE {
         return Err(format!(
-            "bundle `{name}` is the exercise checker's own: name another"
+            "bundle `{name}` is a lazily loaded bundle's own: name another"
         ));
     }
     let ok = !name.is_empty()

@@ -148,6 +148,11 @@ pub const WIDGETS: &[WidgetSpec] = &[
         doc: "import a Hugging Face config.json: each field mapped to the book's symbols, the fields ignored, and total/active parameters, FLOPs and KV bytes per token from core",
     },
     WidgetSpec {
+        name: "own-chip",
+        args: &["chip", "bf16", "int8", "hbm", "hbm_bw", "link", "net"],
+        doc: "define your own chip from a registry one (peaks, HBM, link bandwidths with units), see its ridge points and save it for every chip picker",
+    },
+    WidgetSpec {
         name: "gpu",
         args: &["gpu", "gpus", "op", "bytes"],
         doc: "GPU cluster layout, collective cost inside and across NVLink domains, GPU and TPU rooflines",

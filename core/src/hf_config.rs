@@ -50,36 +50,9 @@ use std::fmt;
 /// Longer input is refused before it is parsed.
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
-/// The most parameters an imported model may have (10^15; the largest published
-/// models have about 10^12).
-pub const MAX_PARAMS: f64 = 1e15;
+pub use crate::compact::MAX_PARAMS;
 
-/// Why a configuration was refused: the field (a JSON key, `text_config.…` for
-/// a nested one, or a description of the whole input) and what was expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportError {
-    /// The field at fault.
-    pub field: String,
-    /// What was wrong and what was expected, as a sentence fragment.
-    pub message: String,
-}
-
-impl ImportError {
-    fn new(field: impl Into<String>, message: impl Into<String>) -> ImportError {
-        ImportError {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
-
-impl std::error::Error for ImportError {}
+pub use crate::user_chip::ImportError;
 
 /// One field the import read: where it came from, the book's symbol for it
 /// (if the book has one), and the value the model takes.

@@ -23,6 +23,7 @@ pub mod chip_map;
 pub mod codegen;
 pub mod collective_matmul;
 pub mod collectives;
+pub mod compact;
 pub mod dtype;
 pub mod einsum;
 pub mod emulator;
@@ -31,6 +32,7 @@ pub mod flash;
 pub mod format;
 pub mod gpu;
 pub mod hardware;
+#[cfg(feature = "library")]
 pub mod hf_config;
 pub mod hlo_op;
 pub mod inference;
@@ -38,6 +40,8 @@ pub mod jax;
 pub mod kv_sharding;
 pub mod layer;
 pub mod layout;
+#[cfg(feature = "library")]
+pub mod library;
 pub mod models;
 pub mod moe;
 pub mod ops;

@@ -32,14 +32,52 @@
 //! assert_eq!(err.field, "hbm.bandwidth");
 //! ```
 
+use crate::hardware::{Chip, Cited, Link, LinkSpec, Peak, Source, Topology, Vendor};
+use crate::units::Bytes;
+use std::fmt;
+
+// Reading the JSON definition needs serde_json and the answer syntax's unit
+// parser: only the library bundle (Cargo feature `library`) carries them. The
+// limits and checks below are also what the compact form of every page uses.
+#[cfg(feature = "library")]
 use crate::dtype::Dtype;
+#[cfg(feature = "library")]
 use crate::exercises::quantity::{parse_expecting, Dimension, Unit};
-use crate::hardware::{
-    chip, Chip, Cited, Link, LinkSpec, Peak, Source, Topology, Vendor, WrapRule, CHIPS,
-};
-use crate::hf_config::ImportError;
-use crate::units::{Bytes, BytesPerSec, FlopsPerSec};
+#[cfg(feature = "library")]
+use crate::hardware::{chip, WrapRule, CHIPS};
+#[cfg(feature = "library")]
+use crate::units::{BytesPerSec, FlopsPerSec};
+#[cfg(feature = "library")]
 use serde_json::{Map, Value};
+
+/// Why a chip definition or a model configuration was refused: the field (a
+/// JSON key, `text_config.…` for a nested one, or a description of the whole
+/// input) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportError {
+    /// The field at fault.
+    pub field: String,
+    /// What was wrong and what was expected, as a sentence fragment.
+    pub message: String,
+}
+
+impl ImportError {
+    /// An error for `field`.
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> ImportError {
+        ImportError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ImportError {}
 
 /// The largest chip definition accepted, in bytes; longer input is refused before parsing.
 pub const MAX_CHIP_BYTES: usize = 64 << 10;
@@ -93,12 +131,31 @@ impl ChipSpec {
         )
     }
 
+    /// The ridge point `C / W` for a format and a link, as [`Chip::ridge`]
+    /// gives it for a registry chip.
+    pub fn ridge(&self, dtype: crate::dtype::Dtype, link: Link) -> Option<crate::units::Intensity> {
+        let peak = self.peaks.iter().find(|p| p.dtype == dtype)?.rate;
+        let bandwidth = self.links.iter().find(|l| l.link == link)?.bandwidth;
+        Some(peak / bandwidth)
+    }
+
     /// The chip as the registry's type. Registry chips are static, so this keeps
     /// the chip's few hundred bytes for the life of the program: call it once per
     /// chip the reader saves, not per keystroke.
     pub fn leak(self) -> &'static Chip {
+        self.leak_as("own")
+    }
+
+    /// [`ChipSpec::leak`] under the id `id` (a library entry's `my:NAME`), so
+    /// that a widget's URL names the chip the reader picked.
+    pub fn leak_as(self, id: &str) -> &'static Chip {
+        let id: &'static str = if id == "own" {
+            "own"
+        } else {
+            Box::leak(id.to_string().into_boxed_str())
+        };
         let chip = Chip {
-            id: "own",
+            id,
             name: Box::leak(self.name.into_boxed_str()),
             vendor: self.vendor,
             peaks: Box::leak(self.peaks.into_boxed_slice()),
@@ -124,10 +181,7 @@ pub fn validate_chip(c: &Chip) -> Result<(), ImportError> {
 }
 
 fn err(field: impl Into<String>, message: impl Into<String>) -> ImportError {
-    ImportError {
-        field: field.into(),
-        message: message.into(),
-    }
+    ImportError::new(field, message)
 }
 
 fn in_range(field: &str, value: f64, max: f64, unit: &str) -> Result<(), ImportError> {
@@ -285,6 +339,7 @@ fn check(
 }
 
 /// A quantity field: a JSON number in the canonical unit, or text in the answer syntax.
+#[cfg(feature = "library")]
 fn quantity(field: &str, v: &Value, dim: Dimension, unit: &str) -> Result<f64, ImportError> {
     let value = match v {
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
@@ -307,11 +362,13 @@ fn quantity(field: &str, v: &Value, dim: Dimension, unit: &str) -> Result<f64, I
     Ok(value)
 }
 
+#[cfg(feature = "library")]
 fn object<'a>(field: &str, v: &'a Value) -> Result<&'a Map<String, Value>, ImportError> {
     v.as_object()
         .ok_or_else(|| err(field, "expected an object of fields"))
 }
 
+#[cfg(feature = "library")]
 fn whole(field: &str, v: &Value, max: u32) -> Result<u32, ImportError> {
     v.as_u64()
         .filter(|n| (1..=u64::from(max)).contains(n))
@@ -319,6 +376,7 @@ fn whole(field: &str, v: &Value, max: u32) -> Result<u32, ImportError> {
         .ok_or_else(|| err(field, format!("expected a whole number from 1 to {max}")))
 }
 
+#[cfg(feature = "library")]
 fn reject_unknown(
     field: &str,
     obj: &Map<String, Value>,
@@ -338,6 +396,7 @@ fn reject_unknown(
 
 /// Reads a chip definition. Inputs over [`MAX_CHIP_BYTES`] are refused before
 /// parsing; never panics.
+#[cfg(feature = "library")]
 pub fn parse_chip(text: &str) -> Result<ChipSpec, ImportError> {
     if text.len() > MAX_CHIP_BYTES {
         return Err(err(
@@ -504,6 +563,7 @@ pub fn parse_chip(text: &str) -> Result<ChipSpec, ImportError> {
     Ok(spec)
 }
 
+#[cfg(feature = "library")]
 fn read_topology(t: &Value) -> Result<Topology, ImportError> {
     let t = object("topology", t)?;
     reject_unknown("topology.", t, &["torus", "nvlink_domain"])?;
@@ -587,6 +647,28 @@ fn read_topology(t: &Value) -> Result<Topology, ImportError> {
 }
 
 #[cfg(test)]
+mod limit_tests {
+    use super::*;
+    use crate::dtype::Dtype;
+    use crate::hardware::CHIPS;
+
+    #[test]
+    fn a_specs_ridge_is_the_registry_chips() {
+        for c in CHIPS {
+            let spec = crate::compact::spec_of(c);
+            assert_eq!(validate_chip(c), Ok(()), "{}", c.id);
+            assert_eq!(spec.validate(), Ok(()), "{}", c.id);
+            assert_eq!(
+                spec.ridge(Dtype::Bf16, Link::Hbm),
+                c.ridge(Dtype::Bf16, Link::Hbm),
+                "{}",
+                c.id
+            );
+        }
+    }
+}
+
+#[cfg(all(test, feature = "library"))]
 mod tests {
     use super::*;
 

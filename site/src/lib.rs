@@ -33,7 +33,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use ridgeline_content::summary::{bundles, parse_summary, Part, DEFAULT_BUNDLE, EXERCISES_BUNDLE};
+use ridgeline_content::summary::{
+    bundles, parse_summary, Part, DEFAULT_BUNDLE, EXERCISES_BUNDLE, LIBRARY_BUNDLE,
+};
 
 /// Everything that can stop the site from being written, as a sentence.
 pub type Error = String;
@@ -65,7 +67,8 @@ pub fn parts() -> Result<Vec<Part>, Error> {
 }
 
 /// One line per bundle, `name features` (features comma-separated), for the
-/// build script's Trunk loop: the page bundles, then the exercise checker.
+/// build script's Trunk loop: the page bundles, then the exercise checker and
+/// the reader's library.
 pub fn bundle_lines(parts: &[Part]) -> String {
     let mut out = String::new();
     for (name, members) in bundles(parts) {
@@ -76,6 +79,7 @@ pub fn bundle_lines(parts: &[Part]) -> String {
         let _ = writeln!(out, "{name} {}", features.join(","));
     }
     let _ = writeln!(out, "{EXERCISES_BUNDLE} exercises");
+    let _ = writeln!(out, "{LIBRARY_BUNDLE} library");
     out
 }
 
@@ -152,6 +156,7 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
         built.insert(name, bundle);
     }
     let exercises = adopt_bundle(site, EXERCISES_BUNDLE, public_url)?;
+    let library = adopt_bundle(site, LIBRARY_BUNDLE, public_url)?;
     let root = repo_root();
     let assets = scripts::write_assets(site, &root, &parts)?;
     let offline_bytes = compress::gzip_size_of_tree(&site.join("_b"))?;
@@ -161,6 +166,7 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
         bundles: built,
         default_bundle: DEFAULT_BUNDLE.to_string(),
         exercises,
+        library,
         offline_bytes,
     };
     let written = pages::write_pages(site, &parts, &ctx)?;
@@ -272,10 +278,14 @@ mod tests {
         features.sort_unstable();
         let mut expected: Vec<String> = parts.iter().map(|p| format!("part{}", p.number)).collect();
         expected.push("exercises".to_string());
+        expected.push("library".to_string());
         expected.sort_unstable();
         assert_eq!(features, expected);
         assert!(lines.starts_with("main "), "{lines}");
-        assert!(lines.ends_with("\nexercises exercises\n"), "{lines}");
+        assert!(
+            lines.ends_with("\nexercises exercises\nlibrary library\n"),
+            "{lines}"
+        );
     }
 
     #[test]

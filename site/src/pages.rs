@@ -27,6 +27,8 @@ pub struct Context {
     pub default_bundle: String,
     /// The exercise checker's bundle, which pages with problems start lazily.
     pub exercises: Bundle,
+    /// The reader's library bundle, which pages with its forms start lazily.
+    pub library: Bundle,
     /// What "make available offline" downloads, gzip bytes.
     pub offline_bytes: f64,
 }
@@ -149,6 +151,16 @@ pub fn has_exercises(body: &str) -> bool {
     body.contains(r#"data-island="exercises""#) || body.contains(r#"data-island="exercise""#)
 }
 
+/// The islands of the library bundle (its forms).
+pub const LIBRARY_ISLANDS: [&str; 2] = ["own-model", "own-chip"];
+
+/// Whether a page's body holds an island of the library bundle.
+pub fn has_library(body: &str) -> bool {
+    LIBRARY_ISLANDS
+        .iter()
+        .any(|n| body.contains(&format!("data-island=\"{n}\"")))
+}
+
 /// The whole document for `route`, as JavaScript makes no difference to it:
 /// without the narrow copies of its charts ([`page`] adds them).
 pub fn document(route: Route, ctx: &Context) -> String {
@@ -208,6 +220,13 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
             head.push_str(&format!(
                 "<meta name=\"ridgeline-exercises\" content=\"{public}{}\" />\n",
                 ctx.exercises.boot
+            ));
+        }
+        // Likewise the library's forms, when the reader nears them.
+        if has_library(body) {
+            head.push_str(&format!(
+                "<meta name=\"ridgeline-library\" content=\"{public}{}\" />\n",
+                ctx.library.boot
             ));
         }
     }
@@ -295,6 +314,12 @@ pub(crate) mod tests {
                 js: "_b/exercises/app-1.js".into(),
                 wasm: "_b/exercises/app-1_bg.wasm".into(),
             },
+            library: Bundle {
+                name: "library".into(),
+                boot: "_b/library/boot-1.js".into(),
+                js: "_b/library/app-1.js".into(),
+                wasm: "_b/library/app-1_bg.wasm".into(),
+            },
             offline_bytes: 2.5e6,
         }
     }
@@ -349,6 +374,23 @@ pub(crate) mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn pages_with_the_library_forms_name_its_bundle_without_preloading_it() {
+        let ctx = ctx();
+        let mut with = Vec::new();
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let named = html
+                .contains(r#"<meta name="ridgeline-library" content="/_b/library/boot-1.js" />"#);
+            assert_eq!(named, has_library(&html), "{}", route.path());
+            assert!(!html.contains("_b/library/app-1"), "{}", route.path());
+            if named {
+                with.push(route.path());
+            }
+        }
+        assert_eq!(with, vec!["applied-training"]);
     }
 
     #[test]

@@ -66,11 +66,13 @@ const THEME_JS: &str =
 /// the page stays as written and says that its widgets could not start.
 ///
 /// The exercise checker (`<meta name="ridgeline-exercises">`, on pages with
-/// problems) is a bundle of its own of about 200 KiB gzip: it is started only
-/// once the page's bundle is done and the reader nears a problem (400 px ahead
-/// of the viewport) or touches or focuses one, so a first load never carries
-/// it. The root says `data-exercises="loading"`, then `"live"` (set by the
-/// bundle) or `"failed"`.
+/// problems) is a bundle of its own of about 200 KiB gzip, and the reader's
+/// library (`<meta name="ridgeline-library">`, on pages with the own-model and
+/// own-chip forms) another: one loader starts each only once the page's
+/// bundle is done and the reader nears one of its islands (400 px ahead of the
+/// viewport) or touches or focuses one, so a first load never carries them.
+/// The root says `data-exercises` (or `data-library`) `="loading"`, then
+/// `"live"` (set by the bundle) or `"failed"`.
 const START_JS: &str = "// Starts this page's WebAssembly bundle, which makes its islands live.
 const root = document.documentElement;
 const meta = document.querySelector('meta[name=ridgeline-bundle]');
@@ -79,18 +81,20 @@ const page = meta
     root.setAttribute('data-islands', 'failed');
   })
   : Promise.resolve();
-// The exercise checker, when the reader reaches the problems.
-const checker = document.querySelector('meta[name=ridgeline-exercises]');
-if (checker) {
-  const hosts = document.querySelectorAll('[data-island=exercises],[data-island=exercise]');
+// A bundle of its own (named by <meta name=NAME>), started after the page's
+// when the reader reaches one of its islands; the root's attribute says how it went.
+const lazy = (name, islands, attr) => {
+  const boot = document.querySelector(`meta[name=${name}]`);
+  if (!boot) return;
+  const hosts = document.querySelectorAll(islands);
   let started = false;
   const go = () => {
     if (started) return;
     started = true;
     if (seen) seen.disconnect();
-    root.setAttribute('data-exercises', 'loading');
-    page.then(() => import(new URL(checker.content, document.baseURI).href)).catch(() => {
-      root.setAttribute('data-exercises', 'failed');
+    root.setAttribute(attr, 'loading');
+    page.then(() => import(new URL(boot.content, document.baseURI).href)).catch(() => {
+      root.setAttribute(attr, 'failed');
     });
   };
   const seen = 'IntersectionObserver' in window
@@ -104,7 +108,11 @@ if (checker) {
     if (!seen) go();
     else for (const h of hosts) seen.observe(h);
   });
-}
+};
+// The exercise checker, when the reader reaches the problems.
+lazy('ridgeline-exercises', '[data-island=exercises],[data-island=exercise]', 'data-exercises');
+// The reader's library, when the reader reaches its forms.
+lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');
 ";
 
 /// The rules for islands: the sign on a figure that is not live yet, and the
@@ -127,7 +135,11 @@ const ISLANDS_CSS: &str = "
 .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'the checker loads when you reach the problems'; }
 :root[data-exercises='loading'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'loading the checker…'; }
 :root[data-exercises='failed'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'static: answers cannot be checked (the checker could not load)'; }
+.island[data-island^=own-]:not([data-live]) > .widget::before { content: 'the form loads when you reach it'; }
+:root[data-library='loading'] .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'loading your library…'; }
+:root[data-library='failed'] .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'static: the form could not load'; }
 :root:not([data-js]) .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'answers are checked only with JavaScript on'; }
+:root:not([data-js]) .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'the form needs JavaScript'; }
 /* Without JavaScript nothing goes live, so on a phone the sign takes its own line instead of covering the widget's first line. */
 @media (max-width: 600px) { :root:not([data-js]) .island:not([data-live]) > .widget::before { position: static; display: block; width: fit-content; margin: 0 0 .5rem auto; } }
 @media print { .island > .widget::before, .offline, .islands-status { display: none !important; } }
@@ -360,6 +372,10 @@ mod tests {
     fn the_scripts_have_no_inline_handlers_and_the_css_covers_islands() {
         assert!(THEME_JS.contains("ridgeline.theme.v1"));
         assert!(START_JS.contains("data-islands"));
+        // One loader starts both lazily loaded bundles.
+        assert_eq!(START_JS.matches("lazy('ridgeline-").count(), 2);
+        assert!(START_JS.contains("'data-library'") && START_JS.contains("'data-exercises'"));
         assert!(ISLANDS_CSS.contains("[data-live]"));
+        assert!(ISLANDS_CSS.contains(":root[data-library='failed']"));
     }
 }

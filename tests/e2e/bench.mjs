@@ -12,7 +12,10 @@
 //   4. the roofline widget's time to interactive on loopback, unthrottled;
 //   5. what a first visit costs with the service worker enabled (10 s);
 //   6. input-to-redraw of every widget with a slider or a numeric text box;
-//   7. the sharded-matmul emulator in wasm.
+//   7. the sharded-matmul emulator in wasm;
+//   8. the serving simulation in wasm;
+//   9. the reader's library on /applied-training (issue 19): a config.json
+//      import, and switching every model picker to a saved model.
 // Exits non-zero if any budget is missed; ends with a summary table.
 //
 // The server answers every request gzip-compressed (it rewrites the request's
@@ -23,7 +26,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { start, watchedPage, ready, DIST } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary, DIST } from './lib.mjs';
 import { serve } from './serve.mjs';
 
 const KIB = 1024;
@@ -39,6 +42,8 @@ const BUDGET = {
   p95: 8.0, // ms, every other widget
   emulator: 10, // ms, each 8×8-mesh 256³ case, plan + run + trace (issue 15)
   serving10k: 50, // ms, a 10,000-request serving simulation in wasm (issue 17)
+  libraryImport: 5, // ms, a pasted config.json imported and shown (issue 19)
+  librarySwitch: 50, // ms, every model picker of a page switched to a saved model (issue 19)
 };
 const EVENTS = Number(process.env.BENCH_EVENTS || 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
@@ -46,7 +51,7 @@ const LOADS = Number(process.env.BENCH_LOADS || 7);
 const LOADS_3G = Math.max(5, Number(process.env.BENCH_3G_LOADS || 5));
 const SW_WINDOW = Number(process.env.BENCH_SW_MS || 10000);
 const ENCODING = process.env.BENCH_ENCODING || 'gzip';
-// BENCH_ONLY=3g,sw runs only those parts (load, 3g, loopback, sw, redraw, redraw-phone, emulator, serving10k).
+// BENCH_ONLY=3g,sw runs only those parts (load, 3g, loopback, sw, redraw, redraw-phone, emulator, serving10k, library).
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
 const section = (name) => !ONLY || ONLY.has(name);
 // Chrome DevTools' "Fast 3G" as the issue states it.
@@ -113,6 +118,9 @@ console.log(`${'every bundle (_b/)'.padEnd(64)}${kib(allBundles.raw)} ${kib(allB
 // reader reaches its problems), fetched once and then cached.
 const checker = sum(files.filter((f) => f.startsWith('_b/exercises/')));
 console.log(`${'the exercise checker (_b/exercises/, loaded on demand)'.padEnd(64)}${kib(checker.raw)} ${kib(checker.gzip)} ${kib(checker.brotli)}`);
+// The reader's library (own-model, own-chip): likewise loaded on demand.
+const libraryBundle = sum(files.filter((f) => f.startsWith('_b/library/')));
+console.log(`${'the reader\'s library (_b/library/, loaded on demand)'.padEnd(64)}${kib(libraryBundle.raw)} ${kib(libraryBundle.gzip)} ${kib(libraryBundle.brotli)}`);
 console.log(`${'all files'.padEnd(64)}${kib(total.raw)} ${kib(total.gzip)} ${kib(total.brotli)}`);
 
 // Every page the build wrote: index.html → '', rooflines.html → 'rooflines'.
@@ -546,6 +554,71 @@ try {
       const ok = check('serving simulation, 10,000 requests', '/inference', `${t.toFixed(1)} ms`, `≤ ${BUDGET.serving10k} ms`, t >= 0 && t <= BUDGET.serving10k);
       console.log(`  median ${t.toFixed(1)} ms   budget ${BUDGET.serving10k} ms   ${verdict(ok)}`);
     }
+    await context.close();
+  }
+
+  // -------------------------------------------------------------------------
+  // 9. The reader's library on /applied-training, once its bundle is live: a
+  // pasted config.json imported (the input event to the updated total, in the
+  // page), and every model picker switched to a saved model (the change
+  // events to the end of the reactive updates they start).
+  if (section('library')) {
+    console.log(`\nThe reader's library on /applied-training (median of 5; ms)   budgets ${BUDGET.libraryImport} and ${BUDGET.librarySwitch} ms`);
+    const { page, context } = await watchedPage(env.browser, base, { viewport: VIEWPORT });
+    await page.goto(base + 'applied-training');
+    await ready(page);
+    await readyLibrary(page);
+    const config = (layers) => JSON.stringify({
+      model_type: 'llama', hidden_size: 4096, intermediate_size: 14336, max_position_embeddings: 8192,
+      num_attention_heads: 32, num_hidden_layers: layers, num_key_value_heads: 8, vocab_size: 128256,
+      tie_word_embeddings: false,
+    });
+    const imports = [];
+    for (let i = 0; i < 6; i++) {
+      imports.push(await page.evaluate(async (text) => {
+        const w = document.querySelector('[data-widget="own-model"]');
+        const area = w.querySelector('textarea');
+        const total = w.querySelector('[data-total]');
+        const before = total.textContent;
+        const changed = new Promise((r) => {
+          const o = new MutationObserver(() => { if (total.textContent !== before) { o.disconnect(); r(); } });
+          o.observe(total, { childList: true, characterData: true, subtree: true });
+        });
+        const t0 = performance.now();
+        area.value = text;
+        area.dispatchEvent(new Event('input', { bubbles: true }));
+        if (total.textContent === before) await changed;
+        return performance.now() - t0;
+      }, config(20 + i)));
+    }
+    // The first import compiles the code on the engine's baseline tier; not counted.
+    const tImport = median(imports.slice(1));
+    const okImport = check('config.json import (pasted, shown)', '/applied-training', ms(tImport), `≤ ${BUDGET.libraryImport} ms`, tImport !== null && tImport <= BUDGET.libraryImport);
+    console.log(`  config.json import   median ${tImport.toFixed(2)} ms   ${verdict(okImport)}`);
+    const own = page.locator('[data-widget="own-model"]');
+    await own.locator('[data-save-name]').fill('bench model');
+    await own.locator('[data-save]').click();
+    await page.waitForFunction(() => document.querySelector('optgroup[data-yours] option'));
+    const switches = [];
+    for (let i = 0; i < 6; i++) {
+      switches.push(await page.evaluate(async (back) => {
+        const selects = [...document.querySelectorAll('select')]
+          .filter((s) => [...s.querySelectorAll('optgroup[data-yours] option')].some((o) => o.textContent === 'bench model'));
+        const t0 = performance.now();
+        for (const s of selects) {
+          const mine = [...s.querySelectorAll('optgroup[data-yours] option')].find((o) => o.textContent === 'bench model');
+          s.value = back ? s.querySelector('option').value : mine.value;
+          s.dispatchEvent(new Event('change', { bubbles: true }));
+        }
+        // Reactive updates run as microtasks, all before this timer fires.
+        await new Promise((r) => setTimeout(r, 0));
+        return { ms: performance.now() - t0, pickers: selects.length };
+      }, i % 2 === 1));
+    }
+    const pickers = switches[0].pickers;
+    const tSwitch = median(switches.filter((_, i) => i % 2 === 0).slice(1).map((x) => x.ms));
+    const okSwitch = check(`every model picker (${pickers}) to a saved model`, '/applied-training', ms(tSwitch), `≤ ${BUDGET.librarySwitch} ms`, pickers > 0 && tSwitch !== null && tSwitch <= BUDGET.librarySwitch);
+    console.log(`  ${pickers} model pickers switched   median ${tSwitch.toFixed(1)} ms   ${verdict(okSwitch)}`);
     await context.close();
   }
 } catch (e) {

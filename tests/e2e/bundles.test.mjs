@@ -20,6 +20,22 @@ function wasmBundles(page) {
   return seen;
 }
 
+test('the reader\'s library starts only when the reader reaches its forms', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  const seen = wasmBundles(page);
+  await page.goto(env.base + 'applied-training');
+  await ready(page);
+  assert.deepEqual(seen, ['training']);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.library), undefined);
+  await page.locator('[data-widget="own-chip"]').scrollIntoViewIfNeeded();
+  await page.waitForSelector(':root[data-library="live"]', { timeout: 20000 });
+  await page.waitForSelector('[data-island="own-chip"][data-live]');
+  assert.ok(seen.includes('library'), `${seen}`);
+  assert.equal(seen.filter((b) => b === 'training').length, 1, `${seen}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a page fetches exactly its own bundle', async () => {
   for (const [slug, bundle, widget] of [
     ['rooflines', 'main', 'roofline'],
@@ -53,9 +69,10 @@ test('links between parts are plain documents; each page starts its own bundle; 
   assert.match(await page.locator('h1').first().textContent(), /Transformer Inference/);
   await page.waitForSelector('[data-widget="inference-roofline"] [data-verdict]');
   assert.equal(seen.at(-1), 'inference', `${seen}`);
-  // Clicking "next" at the foot of a page passes its problems, which starts
-  // the exercise checker there; no other bundle is fetched.
-  assert.ok(seen.every((b) => ['training', 'inference', 'exercises'].includes(b)), `${seen}`);
+  // Clicking "next" at the foot of a page passes its problems (and Part 6's
+  // own-model and own-chip forms), which starts the exercise checker (and the
+  // reader's library) there; no other bundle is fetched.
+  assert.ok(seen.every((b) => ['training', 'inference', 'exercises', 'library'].includes(b)), `${seen}`);
   // Back returns to Part 6 with its widget live again.
   await page.goBack();
   await page.waitForSelector('[data-page="applied-training"] [data-widget="training-planner"]');

@@ -86,6 +86,18 @@ export async function readyExercises(page, target = '[data-exercise]') {
   await problem.scrollIntoViewIfNeeded();
 }
 
+// The reader's library (the own-model and own-chip forms) is a bundle of its
+// own too, started when the reader nears a form: scroll to `target` and wait
+// until the library bundle has made the forms live.
+export async function readyLibrary(page, target = '[data-widget="own-model"]') {
+  const form = page.locator(target).first();
+  if (!(await page.locator(':root[data-library="live"]').count())) {
+    await form.scrollIntoViewIfNeeded().catch(() => {});
+    await page.waitForSelector(':root[data-library="live"]', { timeout: 20000 });
+  }
+  await page.locator(target).first().scrollIntoViewIfNeeded();
+}
+
 export async function verdictOf(page, widget) {
   return (await page.locator(`[data-widget="${widget}"] [data-verdict]`).first().textContent()).trim();
 }

@@ -3,7 +3,7 @@
 // and the last valid model stays.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -13,8 +13,8 @@ test('Part 6: a pasted config.json is mapped to the book and counted', async () 
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'applied-training');
   await ready(page);
+  await readyLibrary(page);
   const widget = page.locator('[data-widget="own-model"]');
-  await widget.scrollIntoViewIfNeeded();
   const total = widget.locator('[data-total]');
   const kv = widget.locator('[data-kv]');
   // LLaMA 3-70B: 7.055e10 parameters, 2·80·8·128·2 = 327,680 bytes of KV per token.

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, watchedPage, ready, readyExercises, ROOT, pageSlugs } from './lib.mjs';
+import { start, watchedPage, ready, readyExercises, ROOT, pageSlugs, readyLibrary } from './lib.mjs';
 
 const URLS_PER_PAGE = 6;
 
@@ -62,6 +62,8 @@ async function visit(url, expectNotices) {
     for (const selector of expectNotices) {
       // A problem's notice is the checker's: reach the problem to start it.
       if (/^\[data-(exercise=|widget="exercises?")/.test(selector)) await readyExercises(page, selector);
+      // The own-model and own-chip forms are the library bundle's: reach them to start it.
+      if (/^\[data-widget="own-(model|chip)"/.test(selector)) await readyLibrary(page, selector);
       const roots = page.locator(selector);
       const n = await roots.count();
       if (!n) failures.push(`${selector} is missing`);

@@ -22,7 +22,8 @@ fn parts_with_exercises() -> Vec<(u8, &'static str, &'static str, Vec<&'static s
         .collect()
 }
 
-fn download(name: &str, text: &str) -> Result<(), String> {
+/// Offers `text` as a JSON file called `name` to download (a Blob URL).
+pub(crate) fn download(name: &str, text: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("application/json");
@@ -39,6 +40,41 @@ fn download(name: &str, text: &str) -> Result<(), String> {
     a.click();
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
+}
+
+/// Reads the file picked in the `<input type="file">` that `ev` came from as
+/// text and hands it to `then`, then clears the input; a file over `max` bytes
+/// is refused with `too_large` in `notice`.
+pub(crate) fn read_picked_file(
+    ev: &leptos::ev::Event,
+    max: f64,
+    too_large: &str,
+    notice: RwSignal<Option<String>>,
+    then: impl FnOnce(String) + 'static,
+) {
+    let Some(input) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return;
+    };
+    let Some(file) = input.files().and_then(|f| f.get(0)) else {
+        return;
+    };
+    if file.size() > max {
+        notice.set(Some(too_large.to_string()));
+        return;
+    }
+    let promise = file.text();
+    wasm_bindgen_futures::spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        then(text);
+        input.set_value("");
+    });
 }
 
 /// The progress page.
@@ -74,44 +110,29 @@ pub fn ProgressPage() -> impl IntoView {
     let overall = move || state.with(|s| s.solved.len());
 
     let on_import = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        if file.size() > progress::MAX_BYTES as f64 {
-            notice.set(Some(
-                "That file is larger than 1 MiB; nothing was imported.".into(),
-            ));
-            return;
-        }
-        let promise = file.text();
-        wasm_bindgen_futures::spawn_local(async move {
-            let text = wasm_bindgen_futures::JsFuture::from(promise)
-                .await
-                .ok()
-                .and_then(|v| v.as_string())
-                .unwrap_or_default();
-            let known = crate::content::is_exercise;
-            match Progress::from_json(&text, &known) {
-                Ok(imported) => {
-                    let count = imported.solved.len();
-                    let mut merged = state.get_untracked();
-                    merged.merge(&imported);
-                    let saved = progress::save(&merged);
-                    state.set(merged);
-                    notice.set(Some(saved.unwrap_or_else(|| format!("Imported {count} solved exercises; your own progress was kept and merged."))));
+        let too_large = "That file is larger than 1 MiB; nothing was imported.";
+        read_picked_file(
+            &ev,
+            progress::MAX_BYTES as f64,
+            too_large,
+            notice,
+            move |text| {
+                let known = crate::content::is_exercise;
+                match Progress::from_json(&text, &known) {
+                    Ok(imported) => {
+                        let count = imported.solved.len();
+                        let mut merged = state.get_untracked();
+                        merged.merge(&imported);
+                        let saved = progress::save(&merged);
+                        state.set(merged);
+                        notice.set(Some(saved.unwrap_or_else(|| format!("Imported {count} solved exercises; your own progress was kept and merged."))));
+                    }
+                    Err(e) => notice.set(Some(format!(
+                        "Nothing was imported: {e}. Your progress is unchanged."
+                    ))),
                 }
-                Err(e) => notice.set(Some(format!(
-                    "Nothing was imported: {e}. Your progress is unchanged."
-                ))),
-            }
-            input.set_value("");
-        });
+            },
+        );
     };
 
     view! {

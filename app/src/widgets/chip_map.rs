@@ -12,7 +12,7 @@ use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The reader's choices.
@@ -56,7 +56,8 @@ impl WidgetParams for ChipMapParams {
         let mut next = *self;
         match key {
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "part" => next.part = Part::parse(value)?,
             "bytes" => next.bytes = parse_count(value, "array size", 1.0, 1e15)?,
@@ -209,11 +210,7 @@ pub fn ChipMapWidget(
                 .into_any()
         })
     };
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| is_tpu(c))
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let chip_name = move || params.with(|p| p.chip.name);
     let bytes_text = move || format!("{}", params.with(|p| p.bytes));
     view! {

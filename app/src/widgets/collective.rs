@@ -91,7 +91,8 @@ impl CollectiveParams {
             }
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if c.link(Link::Ici).is_none() {
                     return Err(format!("{} has no ICI ring in the book", c.name));
                 }
@@ -399,11 +400,10 @@ pub fn CollectivePlayer(
             })
         })
         .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.link(Link::Ici).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
 
     view! {
         <figure class="widget collective" data-widget="collective">

@@ -9,7 +9,7 @@
 //! instead: a ReduceScatter overlapped with the matmul. Everything comes from
 //! [`ridgeline_core::collective_matmul`].
 
-use super::common::{number_field, Notice};
+use super::common::{number_field, option, Notice};
 use leptos::prelude::*;
 use ridgeline_core::collective_matmul::{
     collective_matmul, reduce_scatter_schedule, ring_schedule, CollectiveMatmul,
@@ -20,7 +20,7 @@ use ridgeline_core::format::seconds;
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, parse_flag, short};
 
@@ -108,7 +108,8 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
         let dim = |what: &str| parse_count(value, what, 1.0, 1e7).map(|v| v.round() as u64);
         match key {
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if Network::ici(c).is_err() {
                     return Err(format!("{} has no ICI in the book", c.name));
                 }
@@ -322,11 +323,10 @@ pub fn CollectiveMatmulWidget(
             .into_any()
         })
     };
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| Network::ici(c).is_ok())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| Network::ici(c).is_ok(),
+        move || params.with(|p| p.chip.id),
+    );
     let field = move |key: &'static str, label: &'static str, aria: &'static str, idx: usize| {
         let get = move || params.with(|p| p.ijk[idx].to_string());
         number_field(label, aria, 7, get, key, set)

@@ -73,7 +73,8 @@ impl WidgetParams for SizeParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 Network::ici(c).map_err(|e| e.to_string())?;
                 self.chip = c;
             }
@@ -117,11 +118,10 @@ pub fn CollectiveSize(
             cost(Collective::AllGather, Bytes(p.v), &[m.axis], &m.network).ok()
         })
     });
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.link(Link::Ici).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
     let sizes = [2u32, 4, 8, 16, 32, 64].map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.n.to_string())

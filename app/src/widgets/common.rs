@@ -1,10 +1,36 @@
 //! Pieces every widget uses: parameters, URL state, pointer positions on charts.
 
 use leptos::prelude::*;
+use ridgeline_core::hardware::{Chip, CHIPS};
+use ridgeline_core::models::{ModelPreset, MODELS};
 use wasm_bindgen::JsCast;
 
 /// Longest query string the widgets read; anything longer is ignored with a notice.
 const MAX_QUERY: usize = 2000;
+
+/// What a widget says when its state no longer fits in a link.
+pub const TOO_LONG: &str = "This state is too long for a link (over 2000 characters), so the page's address keeps the last one that fit; to share it, export your library file (“Export library” under your own model) and import it on the other machine.";
+
+/// The length of `pairs` in a page URL's query (`widget.key=value&`) as
+/// `URLSearchParams` writes it: a space as `+`, each byte other than letters,
+/// digits and `*-._` as `%XX`.
+pub fn link_length(widget: &str, pairs: &[(String, String)]) -> usize {
+    let escaped = |s: &str| {
+        s.bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b"*-._ ".contains(&b) {
+                    1
+                } else {
+                    3
+                }
+            })
+            .sum::<usize>()
+    };
+    pairs
+        .iter()
+        .map(|(k, v)| widget.len() + 1 + escaped(k) + 1 + escaped(v) + 1)
+        .sum()
+}
 
 /// A widget's starting arguments: the chapter's, overridden by `?widget.key=value`
 /// parameters in the page URL. Returns the pairs and a notice if the URL was unusable.
@@ -141,7 +167,13 @@ impl<P: WidgetParams> WidgetState<P> {
             Ok(()) => {
                 self.notice.set(None);
                 if p != self.params.get_untracked() {
-                    write_url_state(P::NAME, p.to_pairs());
+                    let pairs = p.to_pairs();
+                    // A link the widgets would not read back is not written.
+                    if link_length(P::NAME, &pairs) > MAX_QUERY {
+                        self.notice.set(Some(TOO_LONG.into()));
+                    } else {
+                        write_url_state(P::NAME, pairs);
+                    }
                     self.params.set(p);
                 }
                 true
@@ -218,6 +250,70 @@ pub fn number_field(
                 on:input=move |ev| set(key, event_target_value(&ev)) />
         </label>
     }
+}
+
+/// A chip picker's options: the registry chips `accept` takes, then the
+/// reader's saved ones it takes, in an `<optgroup label="Yours">` shown only
+/// when there are some (so static pages list the registry alone).
+pub fn chip_options<S>(
+    accept: fn(&'static Chip) -> bool,
+    chosen: impl Fn() -> S + Copy + Send + Sync + 'static,
+) -> AnyView
+where
+    S: PartialEq<String> + 'static,
+{
+    let presets = CHIPS
+        .iter()
+        .filter(|c| accept(c))
+        .map(|c| option(c.id, c.name, chosen))
+        .collect_view();
+    let yours = move || {
+        let own = crate::library::own_chips(accept);
+        (!own.is_empty()).then(|| {
+            let own = own
+                .into_iter()
+                .map(|c| option(c.id, c.name, chosen))
+                .collect_view();
+            view! { <optgroup label="Yours (saved in this browser)" data-yours="">{own}</optgroup> }
+        })
+    };
+    // Erased: the options sit deep inside each widget's view type, which
+    // otherwise grows past the compiler's layout depth.
+    view! { {presets}{yours} }.into_any()
+}
+
+/// A model picker's options: the registry presets `accept` takes, then the
+/// reader's saved models it takes, as [`chip_options`] does for chips.
+pub fn model_options<S>(
+    accept: fn(&ModelPreset) -> bool,
+    chosen: impl Fn() -> S + Copy + Send + Sync + 'static,
+) -> AnyView
+where
+    S: PartialEq<String> + 'static,
+{
+    let presets = MODELS
+        .iter()
+        .filter(|m| accept(m))
+        .map(|m| option(m.id, m.name, chosen))
+        .collect_view();
+    let yours = move || {
+        let own = crate::library::own_models(accept);
+        (!own.is_empty()).then(|| {
+            let own = own
+                .into_iter()
+                .map(|m| option(m.id, m.name, chosen))
+                .collect_view();
+            view! { <optgroup label="Yours (saved in this browser)" data-yours="">{own}</optgroup> }
+        })
+    };
+    // Erased: the options sit deep inside each widget's view type, which
+    // otherwise grows past the compiler's layout depth.
+    view! { {presets}{yours} }.into_any()
+}
+
+/// Accepts every chip or model (for a picker that offers them all).
+pub fn any<T>(_: &T) -> bool {
+    true
 }
 
 /// The word a memory verdict shows: `fits` or `does not fit`.
@@ -364,4 +460,22 @@ pub fn plot_x(element: &web_sys::HtmlElement, client_x: i32, drawn_width: u32) -
 #[cfg(test)]
 pub(crate) fn svg_colour(c: plotters::style::RGBColor) -> String {
     format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn a_link_counts_escaped_bytes_and_a_compact_chip_fits() {
+        let p = pairs(&[("chip", "v5e"), ("b", "1 2")]);
+        // `roofline.chip=v5e&` is 18, `roofline.b=1+2&` is 15.
+        assert_eq!(link_length("roofline", &p), 33);
+        assert_eq!(link_length("w", &pairs(&[("k", "a~b")])), 10);
+        let (_, chip) = crate::library::tests::sample_codes();
+        let one = pairs(&[("chip", chip.as_str())]);
+        assert!(link_length("roofline", &one) < 400, "{chip}");
+        let long = "x".repeat(MAX_QUERY);
+        assert!(link_length("own-model", &pairs(&[("config", long.as_str())])) > MAX_QUERY);
+    }
 }

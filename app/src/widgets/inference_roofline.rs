@@ -132,12 +132,13 @@ impl WidgetParams for InferenceParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model =
-                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "weight" | "dtype" => {
                 next.weight = Dtype::parse(value)
@@ -268,14 +269,10 @@ pub fn InferenceRoofline(
         })
     };
 
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+    let chip_options =
+        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let dtype_options = |_| {
         [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
             .map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())))

@@ -139,8 +139,8 @@ impl WidgetParams for KvParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model =
-                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
                 if next.variant.config(&next.model.config).is_none() {
                     next.variant = Variant::Published;
@@ -192,10 +192,8 @@ pub fn KvCacheCalc(
         cache.with(|c| c.as_ref().map(|c| si(f(c), "B", 3)).unwrap_or_default())
     };
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
     let dtype_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
     let rows = move || {

@@ -10,7 +10,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
 use ridgeline_core::roofline::Analysis;
 use ridgeline_core::units::{Bytes, Flops};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
@@ -83,7 +83,8 @@ impl WidgetParams for LinkParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if c.vendor != Vendor::Google {
                     return Err(format!("{} is not a TPU", c.name));
                 }
@@ -121,11 +122,10 @@ pub fn LinkRoofline(
         state.set(key, &value);
     };
     let rows = Memo::new(move |_| params.with(|p| p.rows()));
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.vendor == Vendor::Google)
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.vendor == Vendor::Google,
+        move || params.with(|p| p.chip.id),
+    );
     let table = move || {
         let rows = rows.get();
         let longest = rows.iter().map(|r| r.analysis.lower.0).fold(0.0, f64::max);

@@ -11,7 +11,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The formats compared.
@@ -55,12 +55,13 @@ impl WidgetParams for TopologyParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model =
-                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round(),
             other => return Err(format!("unknown setting “{}”", short(other))),
@@ -112,14 +113,10 @@ pub fn MinTopology(
             })
             .collect_view()
     };
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+    let chip_options =
+        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     view! {
         <figure class="widget min-topology" data-widget="min-topology">
             <div class="controls">

@@ -30,6 +30,11 @@ pub mod moe;
 pub mod nvlink_node;
 pub mod overlap;
 pub mod overlap_timeline;
+// The reader's own chip and model: only in the library bundle (Cargo feature
+// `library`), which carries the JSON and config.json readers they need.
+#[cfg(feature = "library")]
+pub mod own_chip;
+#[cfg(feature = "library")]
 pub mod own_model;
 pub mod parallelism_layout;
 pub mod pipeline;
@@ -77,6 +82,7 @@ pub const NAMES: &[&str] = &[
     "serving",
     "min-topology",
     "own-model",
+    "own-chip",
     "gpu",
     "gpu-collectives",
     "nvlink-node",
@@ -165,6 +171,8 @@ pub fn widget_view(name: &str, args: &[(&str, &str)]) -> Option<AnyView> {
         "min-topology" => view! { <min_topology::MinTopology args=args /> }.into_any(),
         #[cfg(widget = "own-model")]
         "own-model" => view! { <own_model::OwnModel args=args /> }.into_any(),
+        #[cfg(widget = "own-chip")]
+        "own-chip" => view! { <own_chip::OwnChip args=args /> }.into_any(),
         #[cfg(widget = "gpu")]
         "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
         #[cfg(widget = "gpu-collectives")]

@@ -108,7 +108,7 @@ impl WidgetParams for MoeChoice {
                 next.preset = m.id;
             }
             "chip" => {
-                p.chip = chip(value)
+                p.chip = crate::library::resolve_chip(value)
                     .filter(|c| c.link(Link::Ici).is_some())
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
@@ -183,11 +183,10 @@ pub fn Moe(
     let model_options = presets()
         .map(|m| option(m.id, m.name, move || params.with(|p| p.preset)))
         .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.params.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.link(Link::Ici).is_some(),
+        move || params.with(|p| p.params.chip.id),
+    );
     let weight_options = WEIGHTS
         .map(|d| {
             option(d.name(), d.name(), move || {

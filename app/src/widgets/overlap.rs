@@ -9,7 +9,7 @@ use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -92,7 +92,8 @@ impl WidgetParams for OverlapParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if link_of(c).is_none() {
                     return Err(format!("{} has no chip-to-chip link in the book", c.name));
                 }
@@ -149,11 +150,8 @@ pub fn Overlap(
             _ => Verdict::CommunicationBound,
         })
     };
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| link_of(c).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options =
+        super::common::chip_options(|c| link_of(c).is_some(), move || params.with(|p| p.chip.id));
     let bar = |t: f64, total: f64| format!("width: {:.1}%", (100.0 * t / total).clamp(0.5, 100.0));
     let t = move |i: usize| {
         times.with(|t| {

@@ -201,6 +201,9 @@ pub fn OwnModel(
         })
     };
     let shown = move || params.with(|p| p.numbers().shown());
+    let save = move |l: &mut ridgeline_core::library::Library, name: &str| {
+        l.save_model(name, &params.with_untracked(|p| p.text.clone()))
+    };
     view! {
         <figure class="widget own-model" data-widget="own-model">
             <div class="controls">
@@ -224,6 +227,8 @@ pub fn OwnModel(
                 <dt>"Training FLOPs per token (6 · active)"</dt><dd data-flops="">{move || shown()[2].clone()}</dd>
                 <dt>"KV cache per token (bf16, every layer)"</dt><dd data-kv="">{move || shown()[3].clone()}</dd>
             </dl>
+            {crate::library::store::save_controls("Save as my model", "model", save)}
+            <crate::library::store::LibraryPanel />
             <div class="table-scroll" tabindex="0">
                 <table>
                     <caption>"How each field maps to the book's symbols"</caption>

@@ -116,11 +116,11 @@ impl WidgetParams for ParallelismParams {
         match key {
             "scheme" => next.strategy = Strategy::parse(value)?,
             "model" => {
-                next.model =
-                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?
+                next.model = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
             }
             "chip" => {
-                next.chip = chip(value)
+                next.chip = crate::library::resolve_chip(value)
                     .filter(|c| c.link(Link::Ici).is_some())
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
@@ -257,15 +257,12 @@ pub fn ParallelismLayout(
             })
         })
         .collect_view();
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+    let chip_options = super::common::chip_options(
+        |c| c.link(Link::Ici).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
 
     let arrays = move || {
         let (x, y) = mesh();

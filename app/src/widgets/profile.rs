@@ -320,7 +320,7 @@ impl WidgetParams for ProfileParams {
                     })?
             }
             "chip" => {
-                let c = chip(value)
+                let c = crate::library::resolve_chip(value)
                     .filter(|c| c.link(Link::Ici).is_some())
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
@@ -421,11 +421,10 @@ pub fn ProfileViewer(
         .filter_map(|id| model(id))
         .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.link(Link::Ici).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
     let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
         .map(|s| {
             option(s.name(), s.label(), move || {

@@ -200,11 +200,12 @@ impl WidgetParams for RematChoice {
         let mut next = *self;
         match key {
             "model" => {
-                next.model =
-                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?
+                next.model = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
             }
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "batch" => {
                 next.batch = parse_count(value, "batch (sequences)", 1.0, MAX_BATCH)?.round()
@@ -254,14 +255,10 @@ pub fn Remat(
     let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
     let chosen = move || params.with(|p| p.chosen());
 
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+    let chip_options =
+        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let policy_options = Policy::ALL
         .map(|p| option(p.name(), label(p), move || params.with(|q| q.policy.name())))
         .collect_view();

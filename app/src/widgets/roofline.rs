@@ -120,7 +120,8 @@ impl WidgetParams for RooflineParams {
         let mut next = *self;
         match key {
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "dtype" | "act" => {
                 next.act = Dtype::parse(value)
@@ -245,10 +246,8 @@ pub fn Roofline(
         set("b", format!("{b}"));
     };
 
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options =
+        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let kind_options = OpKind::ALL
         .into_iter()
         .map(|k| option(k.name(), k.label(), move || params.with(|p| p.kind.name())))

@@ -14,7 +14,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::ops::{rooflines, tiled_intensity, RooflinePoint, TiledIntensity};
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec, Intensity};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::charts::rooflines::{draw, RooflinesModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -126,7 +126,8 @@ impl WidgetParams for RooflinesParams {
         let side = |what: &str| parse_count(value, what, 8.0, 65536.0).map(|v| v.round() as u64);
         match key {
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "faster" => next.faster = parse_count(value, "the speed-up of memory 2", 1.0, 100.0)?,
             "i" => next.intensity = parse_count(value, "the intensity", I_RANGE.0, I_RANGE.1)?,
@@ -192,11 +193,10 @@ pub fn Rooflines(
             </td>
         }
     };
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.peak(Dtype::Bf16).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.peak(Dtype::Bf16).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
     let tile_field = move |key: &'static str, label: &'static str, idx: usize| {
         let get = move || params.with(|p| p.tile[idx].to_string());
         number_field(label, format!("tile side {key}"), 6, get, key, set)

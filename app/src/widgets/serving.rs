@@ -158,12 +158,13 @@ impl WidgetParams for ServingParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model =
-                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "chips" => {
                 let n = parse_count(value, "chips", 1.0, 4096.0)?.round() as u64;
@@ -261,14 +262,10 @@ pub fn Serving(
     let batch_max =
         move || view_data.with(|v| v.as_ref().map(|v| v.max_batch.max(2) as f64).unwrap_or(2.0));
 
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+    let chip_options =
+        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let count_options = CHIP_COUNTS.map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.chips.to_string())

@@ -9,7 +9,7 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
 
-use super::common::{initial_args, option, write_url_state};
+use super::common::{initial_args, write_url_state};
 use crate::input::short;
 
 /// The book's examples, one per case (and ReduceScatter for case 3).
@@ -78,7 +78,8 @@ impl ShardingParams {
             "mesh" => next.mesh = value.chars().take(100).collect(),
             "dims" => next.dims = value.chars().take(200).collect(),
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
@@ -180,11 +181,10 @@ pub fn Sharding(
         }
     };
 
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(ridgeline_core::hardware::Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.link(ridgeline_core::hardware::Link::Ici).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
     let preset_options = PRESETS
         .iter()
         .map(|(label, spec)| view! { <option value=*spec>{*label}</option> })

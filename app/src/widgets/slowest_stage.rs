@@ -142,7 +142,8 @@ impl WidgetParams for SlowestStageParams {
         let mut next = *self;
         match key {
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if !matches!(c.topology, Topology::Torus { .. }) {
                     return Err(format!("{} is not a TPU", c.name));
                 }
@@ -251,11 +252,10 @@ pub fn SlowestStageWidget(
                 .into_any()
         })
     };
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| matches!(c.topology, Topology::Torus { .. }))
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.slice.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| matches!(c.topology, Topology::Torus { .. }),
+        move || params.with(|p| p.slice.chip.id),
+    );
     let dtype_text = move || {
         let chosen = params.with(|p| p.dtype);
         DTYPES

@@ -106,7 +106,8 @@ impl WidgetParams for StreamingParams {
         };
         match key {
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if !matches!(c.topology, Topology::Torus { .. }) {
                     return Err(format!("{} is not a TPU", c.name));
                 }
@@ -272,11 +273,10 @@ pub fn Streaming(
                 .into_any()
         })
     };
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| matches!(c.topology, Topology::Torus { .. }))
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| matches!(c.topology, Topology::Torus { .. }),
+        move || params.with(|p| p.chip.id),
+    );
     let op_options = [("elementwise", "elementwise product"), ("matmul", "matmul")]
         .into_iter()
         .map(|(v, l)| {

@@ -10,7 +10,7 @@ use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::strong_scaling::{strong_scaling, ScalingRow, StrongScalingParams};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::strong_scaling::draw;
 use crate::charts::svg;
@@ -63,7 +63,8 @@ impl WidgetParams for ScalingParams {
         let mut next = *self;
         match key {
             "chip" => {
-                let c = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if !matches!(c.topology, Topology::Torus { .. }) {
                     return Err(format!("{} is not a TPU", c.name));
                 }
@@ -121,11 +122,10 @@ pub fn StrongScaling(
     };
     let show = move |f: fn(&ScalingRow) -> String| move || row().map(|r| f(&r)).unwrap_or_default();
     let log2 = move || params.with(|p| p.chips.trailing_zeros()).to_string();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| matches!(c.topology, Topology::Torus { .. }))
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| matches!(c.topology, Topology::Torus { .. }),
+        move || params.with(|p| p.chip.id),
+    );
     let text = move |get: fn(&ScalingParams) -> f64| move || format!("{}", params.with(get));
     view! {
         <figure class="widget strong-scaling" data-widget="strong-scaling">

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
 use ridgeline_core::tpu::{Coord, Slice};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// Most chips drawn.
@@ -77,8 +77,8 @@ impl WidgetParams for TorusParams {
         let mut next = *self;
         match key {
             "chip" => {
-                next.chip =
-                    chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 if let Topology::Torus { dims, .. } = next.chip.topology {
                     if dims == 3 && next.shape[2] == 1 {
                         next.shape = [4, 4, 4];
@@ -136,11 +136,10 @@ pub fn Torus(
         }
     };
     let slice = Memo::new(move |_| params.with(|p| p.slice().ok()));
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.vendor == Vendor::Google)
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.vendor == Vendor::Google,
+        move || params.with(|p| p.chip.id),
+    );
 
     let grid = move || {
         let p = params.get();

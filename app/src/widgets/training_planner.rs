@@ -18,9 +18,18 @@ use ridgeline_core::units::Seconds;
 use super::common::{option, WidgetParams, WidgetState};
 use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
+use ridgeline_core::compact::MODEL_TAG;
 
 /// The models the planner offers (Part 6 is about LLaMA 3).
 pub const PLANNER_MODELS: [&str; 3] = ["llama3-8b", "llama3-70b", "llama3-405b"];
+/// The reader's own model `id` (`my:NAME` or its compact text), never a preset.
+fn own_model(id: &str) -> Option<&'static ModelPreset> {
+    model(id)
+        .is_none()
+        .then(|| crate::library::resolve_model(id))
+        .flatten()
+}
+
 /// Tokens per sequence.
 pub const SEQ: f64 = 4096.0;
 
@@ -178,15 +187,16 @@ impl WidgetParams for PlannerParams {
                     .iter()
                     .find(|id| id.eq_ignore_ascii_case(value.trim()))
                     .and_then(|id| model(id))
+                    .or_else(|| own_model(value))
                     .ok_or_else(|| {
                         format!(
-                            "the planner offers LLaMA 3 8B, 70B and 405B, not “{}”",
+                            "the planner offers LLaMA 3 8B, 70B and 405B and your saved models, not “{}”",
                             short(value)
                         )
                     })?
             }
             "chip" => {
-                next.chip = chip(value)
+                next.chip = crate::library::resolve_chip(value)
                     .filter(|c| c.link(Link::Ici).is_some())
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
@@ -269,16 +279,14 @@ pub fn TrainingPlanner(
             })
         }
     };
-    let model_options = PLANNER_MODELS
-        .iter()
-        .filter_map(|id| model(id))
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options = super::common::model_options(
+        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
+        move || params.with(|p| p.model.id),
+    );
+    let chip_options = super::common::chip_options(
+        |c| c.link(Link::Ici).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
     let scheme_options = [PlanChoice::FsdpTp, PlanChoice::Fsdp, PlanChoice::Best]
         .map(|c| {
             option(c.name(), c.label(), move || {

@@ -325,11 +325,11 @@ impl WidgetParams for TrainingRooflineParams {
         let mut next = self.clone();
         match key {
             "model" => {
-                next.model = model(value)
+                next.model = crate::library::resolve_model(value)
                     .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?
             }
             "chip" => {
-                let c = chip(value)
+                let c = crate::library::resolve_chip(value)
                     .filter(|c| c.link(Link::Ici).is_some())
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
@@ -447,15 +447,12 @@ pub fn TrainingRoofline(
                 .unwrap_or("communication-bound")
         })
     };
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.link(Link::Ici).is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+    let chip_options = super::common::chip_options(
+        |c| c.link(Link::Ici).is_some(),
+        move || params.with(|p| p.chip.id),
+    );
     let scheme_options = Choice::ALL
         .map(|c| {
             option(c.name(), c.scheme().label(), move || {

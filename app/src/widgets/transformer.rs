@@ -69,7 +69,7 @@ pub type ParamBar = (&'static str, f64);
 impl TransformerParams {
     /// The base preset's id if the shape equals that preset's again.
     fn matching_preset(&self) -> Option<&'static str> {
-        model(self.base)
+        crate::library::resolve_model(self.base)
             .filter(|m| m.config == self.cfg)
             .map(|m| m.id)
     }
@@ -200,7 +200,7 @@ impl WidgetParams for TransformerParams {
         }
         match key {
             "model" => {
-                let m = model(value)
+                let m = crate::library::resolve_model(value)
                     .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?;
                 next.preset = Some(m.id);
                 next.base = m.id;
@@ -336,14 +336,9 @@ pub fn Transformer(
     });
     let marker = move || params.with(|p| p.marker_svg(fraction_frame.get()));
 
-    let model_options = MODELS
-        .iter()
-        .map(|m| {
-            option(m.id, m.name, move || {
-                params.with(|p| p.preset.unwrap_or(""))
-            })
-        })
-        .collect_view();
+    let model_options = super::common::model_options(super::common::any, move || {
+        params.with(|p| p.preset.unwrap_or(""))
+    });
     let dtype_options = KV_DTYPES
         .map(|d| {
             option(d.name(), d.name(), move || {

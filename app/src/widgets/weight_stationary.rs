@@ -14,7 +14,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::models::{ModelPreset, MODELS};
 use ridgeline_core::serving::{
     weight_stationary, WeightStationaryParams, WeightStationaryPoint, WeightStationaryReport,
 };
@@ -153,7 +153,8 @@ impl WidgetParams for WeightStationaryWidgetParams {
         match key {
             "model" if value == BOOK => next.mlp = Mlp::Book,
             "model" => {
-                let m = model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                let m = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
                 if !dense(m) {
                     return Err(format!(
                         "{} is a Mixture-of-Experts model; pick a dense one",
@@ -163,7 +164,8 @@ impl WidgetParams for WeightStationaryWidgetParams {
                 next.mlp = Mlp::Preset(m);
             }
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "b" => next.batch = parse_count(value, "batch B", 1.0, 1e6)?.round(),
             "n" => {
@@ -333,11 +335,10 @@ pub fn WeightStationaryWidget(
         .chain(MODELS.iter().filter(|m| dense(m)).map(|m| (m.id, m.name)))
         .map(|(id, name)| option(id, name, move || params.with(|p| p.mlp.id())))
         .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| c.interconnect().is_some())
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options = super::common::chip_options(
+        |c| c.interconnect().is_some(),
+        move || params.with(|p| p.chip.id),
+    );
     let verdict = move || {
         view_.with(|v| match v {
             Some(v) if v.two_d_wins() => "2D",

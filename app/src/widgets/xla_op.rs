@@ -118,7 +118,8 @@ impl WidgetParams for XlaOpParams {
                 next.op = value.trim().to_string();
             }
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "compute" => {
                 next.compute = Dtype::parse(value)
@@ -205,10 +206,8 @@ pub fn XlaOp(
         .map(|(label, line)| option(*line, *label, chosen))
         .chain(std::iter::once(option("custom", "your own line", chosen)))
         .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let chip_options =
+        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let compute_options = COMPUTE
         .iter()
         .map(|d| {

@@ -99,11 +99,12 @@ impl WidgetParams for ZeroChoice {
         let mut next = *self;
         match key {
             "model" => {
-                next.model =
-                    model(value).ok_or_else(|| format!("unknown model “{}”", short(value)))?
+                next.model = crate::library::resolve_model(value)
+                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
             }
             "chip" => {
-                next.chip = chip(value).ok_or_else(|| format!("unknown chip “{}”", short(value)))?
+                next.chip = crate::library::resolve_chip(value)
+                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "optimizer" => {
@@ -160,14 +161,10 @@ pub fn Zero(
     let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
     let chosen = move || params.with(|p| p.chosen());
 
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.chip.id)))
-        .collect_view();
+    let model_options =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+    let chip_options =
+        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let optimizer_options = OPTIMIZERS
         .map(|(id, name, _)| option(id, name, move || params.with(|p| OPTIMIZERS[p.optimizer].0)))
         .collect_view();
