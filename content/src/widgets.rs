@@ -39,8 +39,8 @@ pub const WIDGETS: &[WidgetSpec] = &[
     },
     WidgetSpec {
         name: "roofline",
-        args: &["chip", "dtype", "weight", "op", "b", "d", "f"],
-        doc: "log-log roofline of one chip with an operation whose batch the reader drags",
+        args: &["chip", "dtype", "weight", "op", "b", "d", "f", "vs"],
+        doc: "log-log roofline of one chip (and optionally a second, `vs`) with an operation whose batch the reader drags",
     },
     WidgetSpec {
         name: "serving-engine",
@@ -109,8 +109,8 @@ pub const WIDGETS: &[WidgetSpec] = &[
     },
     WidgetSpec {
         name: "transformer",
-        args: &["model", "d", "f", "l", "n", "k", "h", "v", "seq", "dtype"],
-        doc: "a Transformer's parameters by component, MLP/attention FLOP split against context, KV cache",
+        args: &["model", "d", "f", "l", "n", "k", "h", "v", "seq", "dtype", "vs"],
+        doc: "a Transformer's parameters by component, MLP/attention FLOP split against context, KV cache; a second model (`vs`) side by side",
     },
     WidgetSpec {
         name: "training-roofline",
@@ -119,13 +119,13 @@ pub const WIDGETS: &[WidgetSpec] = &[
     },
     WidgetSpec {
         name: "training-planner",
-        args: &["model", "chip", "slice", "pods", "scheme", "tp", "batch", "tokens", "mfu"],
-        doc: "a LLaMA 3 training run: step time, MFU ceiling, memory per chip, days and chip-hours",
+        args: &["model", "chip", "slice", "pods", "scheme", "tp", "batch", "tokens", "mfu", "vs"],
+        doc: "a LLaMA 3 training run: step time, MFU ceiling, memory per chip, days and chip-hours; a second model (`vs`) planned alongside",
     },
     WidgetSpec {
         name: "inference-roofline",
-        args: &["model", "chip", "weight", "compute", "phase", "b", "seq"],
-        doc: "prefill or decode on one roofline: a layer's weight matmuls and its attention as two points",
+        args: &["model", "chip", "weight", "compute", "phase", "b", "seq", "vs"],
+        doc: "prefill or decode on one roofline: a layer's weight matmuls and its attention as two points; a second chip (`vs`) on the same axes",
     },
     WidgetSpec {
         name: "kv-cache",

@@ -3,6 +3,9 @@
 //! Drawing is generic over plotters' `DrawingBackend`; pages draw it as inline
 //! SVG (`super::svg`). The static layer (axes, roofs, ridge labels) and the
 //! moving point are separate SVG layers: dragging only redraws the point.
+//!
+//! A second chip may be drawn on the same axes ([`RoofModel::beside`]): its
+//! HBM and compute roofs and its ridge, in a colour of their own.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -14,10 +17,10 @@ use ridgeline_core::roofline::{attainable, Verdict};
 use ridgeline_core::units::Intensity;
 
 use super::palette;
-use super::place::{draw_label, legend_box, text_box, Placer, Rect};
+use super::place::{draw_label, text_box, Placer, Rect};
 use super::style::{
     draw_legend, draw_legend_below, font, legend_below_height, Entry, Mark, Styled, NARROW, NOTE,
-    TICK, TITLE,
+    TITLE,
 };
 
 /// One bandwidth roof.
@@ -48,7 +51,26 @@ pub struct RoofModel {
     pub x: (f64, f64),
     /// Throughput axis range.
     pub y: (f64, f64),
+    /// A second chip drawn beside this one, if any.
+    pub second: Option<Second>,
 }
+
+/// A second chip on the same axes: its compute roof and its HBM roof.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Second {
+    /// Chip name.
+    pub chip: &'static str,
+    /// Format of its compute roof.
+    pub dtype: Dtype,
+    /// Its compute roof, FLOPs/s.
+    pub peak: f64,
+    /// Its HBM roof.
+    pub hbm: Roof,
+}
+
+/// The palette series the second chip is drawn in (vermillion: the chips of
+/// the registry have at most four roofs, drawn in the first four).
+const SECOND: usize = 5;
 
 impl RoofModel {
     /// The roofs of `chip` for compute in `dtype`; `None` if the chip has no such peak.
@@ -73,7 +95,29 @@ impl RoofModel {
             roofs,
             x: (0.05, 1e6),
             y: (peak.0 * 1e-6, peak.0 * 4.0),
+            second: None,
         })
+    }
+
+    /// These roofs with `other`'s HBM and compute roofs (for compute in
+    /// `dtype`) beside them, the throughput axis widened to hold both;
+    /// `None` if `other` has no such peak.
+    pub fn beside(mut self, other: &'static Chip, dtype: Dtype) -> Option<RoofModel> {
+        let (dtype, peak) = other.peak_or_wider(dtype)?;
+        let w = other.bandwidth(Link::Hbm)?;
+        self.y = (self.y.0.min(peak.0 * 1e-6), self.y.1.max(peak.0 * 4.0));
+        self.second = Some(Second {
+            chip: other.name,
+            dtype,
+            peak: peak.0,
+            hbm: Roof {
+                label: Link::Hbm.label(),
+                link: Link::Hbm,
+                bandwidth: w.0,
+                ridge: (peak / w).0,
+            },
+        });
+        Some(self)
     }
 
     /// The HBM roof.
@@ -96,14 +140,30 @@ pub struct OpPoint {
 impl OpPoint {
     /// The point of `op` under `model`'s HBM roof.
     pub fn of(op: &Op, model: &RoofModel) -> OpPoint {
-        let i = op.intensity();
         let (w, ridge) = model
             .hbm()
             .map(|r| (r.bandwidth, r.ridge))
             .unwrap_or((f64::NAN, f64::NAN));
+        OpPoint::under(op.intensity(), model.peak, w, ridge)
+    }
+
+    /// The point of `op` under the second chip's HBM roof, if there is one.
+    pub fn on_second(op: &Op, model: &RoofModel) -> Option<OpPoint> {
+        let s = model.second.as_ref()?;
+        Some(OpPoint::under(
+            op.intensity(),
+            s.peak,
+            s.hbm.bandwidth,
+            s.hbm.ridge,
+        ))
+    }
+
+    /// The point at intensity `i` under a compute roof `peak` and an HBM roof
+    /// of bandwidth `w` whose ridge is `ridge`.
+    fn under(i: Intensity, peak: f64, w: f64, ridge: f64) -> OpPoint {
         let y = attainable(
             i,
-            ridgeline_core::units::FlopsPerSec(model.peak),
+            ridgeline_core::units::FlopsPerSec(peak),
             ridgeline_core::units::BytesPerSec(w),
         );
         OpPoint {
@@ -140,7 +200,8 @@ fn narrow<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>) -> bool {
     root.dim_in_pixel().0 < NARROW
 }
 
-/// The legend's entries: each bandwidth roof (HBM solid), then the compute roof.
+/// The legend's entries: each bandwidth roof (HBM solid), then the compute
+/// roof, then the second chip's roofs if there is one.
 fn entries(model: &RoofModel, pal: &super::Palette) -> Vec<Entry> {
     let mut e: Vec<Entry> = model
         .roofs
@@ -156,7 +217,24 @@ fn entries(model: &RoofModel, pal: &super::Palette) -> Vec<Entry> {
         })
         .collect();
     e.push(Entry::new(peak_label(model), pal.text, Mark::Line(3)));
+    if let Some(s) = &model.second {
+        e.push(Entry::new(
+            format!(
+                "{}: HBM and {} peak {}",
+                s.chip,
+                s.dtype,
+                si(s.peak, "FLOPs/s", 3)
+            ),
+            pal.series[SECOND],
+            Mark::Line(3),
+        ));
+    }
     e
+}
+
+/// How many entries the legend has.
+fn entry_count(model: &RoofModel) -> usize {
+    model.roofs.len() + 1 + usize::from(model.second.is_some())
 }
 
 pub(crate) fn chart<'a, DB: DrawingBackend>(
@@ -164,7 +242,7 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     model: &RoofModel,
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
     let below = if narrow(root) {
-        legend_below_height(model.roofs.len() + 1)
+        legend_below_height(entry_count(model))
     } else {
         0
     };
@@ -236,7 +314,18 @@ pub fn draw_static<DB: DrawingBackend>(
         pal.text.stroke_width(3),
     ))?;
 
-    // The HBM ridge point, marked and labelled with its value.
+    // The second chip's HBM and compute roofs, in its own colour.
+    if let Some(s) = &model.second {
+        let colour = pal.series[SECOND];
+        let (w, ridge) = (s.hbm.bandwidth, s.hbm.ridge.min(model.x.1));
+        let x0 = model.x.0.max(model.y.0 / w);
+        chart.draw_series(LineSeries::new(
+            vec![(x0, x0 * w), (ridge, ridge * w), (model.x.1, s.peak)],
+            colour.stroke_width(3),
+        ))?;
+    }
+
+    // The HBM ridge points, marked and labelled with their values.
     let layout = Layout::of(&chart, model, narrow(root));
     if let Some(hbm) = model.hbm() {
         chart.draw_series(std::iter::once(Circle::new(
@@ -245,7 +334,14 @@ pub fn draw_static<DB: DrawingBackend>(
             pal.series[0].filled(),
         )))?;
     }
-    if let Some((text, r)) = &layout.ridge_label {
+    if let Some(s) = &model.second {
+        chart.draw_series(std::iter::once(Circle::new(
+            (s.hbm.ridge, s.peak),
+            6,
+            pal.series[SECOND].filled(),
+        )))?;
+    }
+    for (text, r) in layout.ridge_labels.iter() {
         root.draw(&Text::new(
             text.clone(),
             (r.x0 + 2, r.y0),
@@ -276,11 +372,13 @@ pub fn draw_static<DB: DrawingBackend>(
 }
 
 /// Draws the operation's point, its guide to the x axis and its label on a
-/// transparent layer over the static chart.
+/// transparent layer over the static chart; with `second` (the same operation
+/// under the second chip's roofs), a ring on that chip's roof too.
 pub fn draw_point<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     model: &RoofModel,
     point: &OpPoint,
+    second: Option<&OpPoint>,
     label: &str,
     dark: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -288,16 +386,31 @@ pub fn draw_point<DB: DrawingBackend>(
     let mut chart = chart(root, model)?;
     let x = point.intensity.clamp(model.x.0, model.x.1);
     let y = point.attainable.clamp(model.y.0, model.y.1);
-    let colour = match point.verdict {
+    let colour_of = |v: Verdict| match v {
         Verdict::ComputeBound => pal.good,
         _ => pal.bad,
     };
+    let colour = colour_of(point.verdict);
+    let other = second.map(|p| (p.attainable.clamp(model.y.0, model.y.1), p.verdict));
+    let top = other.map_or(y, |(y2, _)| y.max(y2));
     chart.draw_series(DashedLineSeries::new(
-        vec![(x, model.y.0), (x, y)],
+        vec![(x, model.y.0), (x, top)],
         4,
         4,
         colour.stroke_width(1),
     ))?;
+    if let Some((y2, v)) = other {
+        chart.draw_series(std::iter::once(Circle::new(
+            (x, y2),
+            7,
+            colour_of(v).filled(),
+        )))?;
+        chart.draw_series(std::iter::once(Circle::new(
+            (x, y2),
+            7,
+            pal.series[SECOND].stroke_width(3),
+        )))?;
+    }
     chart.draw_series(std::iter::once(Circle::new((x, y), 9, colour.filled())))?;
     chart.draw_series(std::iter::once(Circle::new(
         (x, y),
@@ -308,15 +421,22 @@ pub fn draw_point<DB: DrawingBackend>(
     let mut placer = Layout::of(&chart, model, narrow(root)).placer;
     let at = chart.backend_coord(&(x, y));
     let foot = chart.backend_coord(&(x, model.y.0));
-    placer.avoid_line(&[foot, at]);
+    placer.avoid_line(&[foot, chart.backend_coord(&(x, top))]);
     placer.avoid_point(at, 11);
+    if let Some((y2, _)) = other {
+        placer.avoid_point(chart.backend_coord(&(x, y2)), 9);
+    }
     draw_label(root, &mut placer, at, label, TITLE, &colour, 6)?;
     Ok(())
 }
 
-/// The compute roof's legend entry.
+/// The compute roof's legend entry (naming the chip when a second one is drawn).
 fn peak_label(model: &RoofModel) -> String {
-    format!("{} peak {}", model.dtype, si(model.peak, "FLOPs/s", 3))
+    let peak = format!("{} peak {}", model.dtype, si(model.peak, "FLOPs/s", 3));
+    match model.second {
+        Some(_) => format!("{}: {peak}", model.chip),
+        None => peak,
+    }
 }
 
 /// Where the static layer's labels go, computed the same way by both layers
@@ -324,8 +444,8 @@ fn peak_label(model: &RoofModel) -> String {
 struct Layout {
     /// Free space after the roofs, the ridge label and the legend.
     placer: Placer,
-    /// The HBM ridge label and its box.
-    ridge_label: Option<(String, Rect)>,
+    /// The HBM ridge labels (the second chip's after this one's) and their boxes.
+    ridge_labels: Vec<(String, Rect)>,
     /// The legend's position in the plot, or `None` when it goes under it.
     legend: Option<SeriesLabelPosition>,
 }
@@ -335,7 +455,6 @@ impl Layout {
         let (xr, yr) = chart.plotting_area().get_pixel_range();
         let mut placer = Placer::new(Rect::from_ranges(xr, yr));
         let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
-        let mut labels: Vec<String> = Vec::new();
         for roof in &model.roofs {
             let x0 = model.x.0.max(model.y.0 / roof.bandwidth);
             let ridge = roof.ridge.min(model.x.1);
@@ -343,7 +462,12 @@ impl Layout {
                 px(x0, x0 * roof.bandwidth),
                 px(ridge, ridge * roof.bandwidth),
             ]);
-            labels.push(roof.label.to_string());
+        }
+        if let Some(s) = &model.second {
+            let (w, ridge) = (s.hbm.bandwidth, s.hbm.ridge.min(model.x.1));
+            let x0 = model.x.0.max(model.y.0 / w);
+            placer.avoid_line(&[px(x0, x0 * w), px(ridge, ridge * w), px(model.x.1, s.peak)]);
+            placer.avoid_point(px(s.hbm.ridge, s.peak), 7);
         }
         let first_ridge = model
             .roofs
@@ -354,19 +478,34 @@ impl Layout {
             px(model.x.0.max(first_ridge), model.peak),
             px(model.x.1, model.peak),
         ]);
-        labels.push(peak_label(model));
-        let ridge_label = model.hbm().map(|hbm| {
-            let text = format!("HBM ridge {} FLOPs/B", sci(hbm.ridge, 3));
-            let at = px(hbm.ridge, model.peak);
-            placer.avoid_point(at, 7);
-            let r = placer.place(at, text_box(&text, NOTE), 6);
-            (text, r)
-        });
-        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
-        let legend = (!narrow).then(|| placer.legend(legend_box(&names, TICK)));
+        // Each ridge point is kept free before any label is placed, so that
+        // neither chip's label covers the other's point.
+        let mut ridges: Vec<(String, (i32, i32))> = Vec::new();
+        if let Some(hbm) = model.hbm() {
+            let text = match &model.second {
+                Some(_) => format!("{}: HBM ridge {} FLOPs/B", model.chip, sci(hbm.ridge, 3)),
+                None => format!("HBM ridge {} FLOPs/B", sci(hbm.ridge, 3)),
+            };
+            ridges.push((text, px(hbm.ridge, model.peak)));
+        }
+        if let Some(s) = &model.second {
+            let text = format!("{}: HBM ridge {} FLOPs/B", s.chip, sci(s.hbm.ridge, 3));
+            ridges.push((text, px(s.hbm.ridge, s.peak)));
+        }
+        for (_, at) in &ridges {
+            placer.avoid_point(*at, 7);
+        }
+        let ridge_labels = ridges
+            .into_iter()
+            .map(|(text, at)| {
+                let r = placer.place(at, text_box(&text, NOTE), 6);
+                (text, r)
+            })
+            .collect();
+        let legend = (!narrow).then(|| placer.legend_for(&entries(model, &palette(false))));
         Layout {
             placer,
-            ridge_label,
+            ridge_labels,
             legend,
         }
     }
@@ -383,7 +522,16 @@ mod tests {
         {
             let root = SVGBackend::with_string(&mut out, (720, 420)).into_drawing_area();
             draw_static(&root, model, false).unwrap();
-            draw_point(&root, model, &OpPoint::of(op, model), "B = 64", false).unwrap();
+            let second = OpPoint::on_second(op, model);
+            draw_point(
+                &root,
+                model,
+                &OpPoint::of(op, model),
+                second.as_ref(),
+                "B = 64",
+                false,
+            )
+            .unwrap();
             root.present().unwrap();
         }
         out
@@ -411,6 +559,47 @@ mod tests {
         }
         assert!(s.contains("B = 64"));
         assert!(s.contains("197 TFLOPs/s"));
+    }
+
+    #[test]
+    fn a_second_chip_gets_its_roofs_ridge_label_and_point() {
+        let v5e = chip("v5e").unwrap();
+        let h100 = chip("h100").unwrap();
+        let model = RoofModel::new(v5e, Dtype::Bf16)
+            .unwrap()
+            .beside(h100, Dtype::Bf16)
+            .unwrap();
+        let s = model.second.as_ref().unwrap();
+        assert_eq!(s.peak, h100.peak(Dtype::Bf16).unwrap().0);
+        assert_eq!(
+            s.hbm.ridge,
+            h100.ridge(Dtype::Bf16, Link::Hbm).unwrap().0,
+            "the ridge is core's"
+        );
+        // The axis holds H100's 990 TFLOPs/s with room above.
+        assert!(model.y.1 >= 4.0 * s.peak);
+        let op = Op::Matmul {
+            b: 300.0,
+            d: 8192.0,
+            f: 8192.0,
+            act: Dtype::Bf16,
+            weight: Dtype::Bf16,
+        };
+        // At B = 300 the matmul is past v5e's ridge (240) but not H100's (296).
+        assert_eq!(OpPoint::of(&op, &model).verdict, Verdict::ComputeBound);
+        let second = OpPoint::on_second(&op, &model).unwrap();
+        assert_eq!(second.verdict, Verdict::MemoryBound);
+        assert_eq!(Some(second.verdict), op.verdict(h100));
+        let out = svg(&model, &op);
+        assert!(out.contains("TPU v5e: HBM ridge 240 FLOPs/B"), "{out}");
+        assert!(out.contains("NVIDIA H100: HBM ridge 296 FLOPs/B"), "{out}");
+        assert!(out.contains("NVIDIA H100: HBM and bf16 peak 990 TFLOPs/s"));
+        let colour = crate::widgets::common::svg_colour(palette(false).series[SECOND]);
+        assert!(out.contains(&colour), "the second chip's colour");
+        // Alone, the chart is as before: no second colour, the short label.
+        let alone = svg(&RoofModel::new(v5e, Dtype::Bf16).unwrap(), &op);
+        assert!(!alone.contains(&colour), "{alone}");
+        assert!(alone.contains("\nHBM ridge 240 FLOPs/B"), "{alone}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Prefill and decode on one roofline (`data-widget="inference-roofline"`,
 //! Part 7): a layer's weight matmuls and its attention as two points for a
 //! model, chip, precision and phase. Dragging the batch moves the linear part
-//! across the ridge; decode attention stays memory-bound at any batch.
+//! across the ridge; decode attention stays memory-bound at any batch. A
+//! second chip (`vs`) may be drawn on the same axes, with both components'
+//! verdicts on it and the difference between the chips spelled out.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -14,7 +16,10 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
+};
 use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
 use crate::charts::size::{Frame, Shape, Size};
@@ -54,6 +59,8 @@ pub struct InferenceParams {
     pub model: &'static ModelPreset,
     /// The chip.
     pub chip: &'static Chip,
+    /// A second chip drawn beside it, if any.
+    pub vs: Option<&'static Chip>,
     /// Format of the stored weights and KV cache.
     pub weight: Dtype,
     /// Format the matmuls run in.
@@ -71,6 +78,7 @@ impl Default for InferenceParams {
         InferenceParams {
             model: model("llama3-70b").unwrap_or(&MODELS[0]),
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            vs: None,
             weight: Dtype::Bf16,
             compute: Dtype::Bf16,
             phase: Phase::Decode,
@@ -96,15 +104,63 @@ impl InferenceParams {
 
     /// The two per-layer rooflines (linear part, attention).
     pub fn rooflines(&self) -> Result<[ComponentRoofline; 2], InferenceError> {
+        self.rooflines_on(self.chip)
+    }
+
+    /// The two per-layer rooflines on `chip`.
+    pub fn rooflines_on(
+        &self,
+        chip: &'static Chip,
+    ) -> Result<[ComponentRoofline; 2], InferenceError> {
         let m = ServingModel::new(self.model.config)?;
-        component_rooflines(
-            &m,
-            self.precision(),
-            self.chip,
-            self.phase,
-            self.b,
-            self.seq,
-        )
+        component_rooflines(&m, self.precision(), chip, self.phase, self.b, self.seq)
+    }
+
+    /// The chart's static model: the chip's roofs for the compute format,
+    /// with the second chip's beside them if one is chosen.
+    pub fn roof(&self) -> Option<RoofModel> {
+        let model = RoofModel::new(self.chip, self.compute)?;
+        match self.vs {
+            Some(vs) => model.beside(vs, self.compute),
+            None => Some(model),
+        }
+    }
+
+    /// The chip beside the second one: core's numbers for both, then each
+    /// component's verdict, the batch where the weight matmuls turn
+    /// compute-bound and the layer's time on each chip.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.rooflines().ok()?, self.rooflines_on(vs).ok()?);
+        let mut rows = chip_rows(self.chip, vs, self.compute);
+        for (i, key) in [(0, "linear"), (1, "attention")] {
+            rows.push(Diff::words(
+                key,
+                a[i].component.label(),
+                a[i].verdict().text(),
+                b[i].verdict().text(),
+            ));
+        }
+        rows.push(Diff::number(
+            "critical-batch",
+            "weight matmuls compute-bound above (sequences)",
+            self.critical_batch_on(self.chip).unwrap_or(f64::NAN),
+            self.critical_batch_on(vs).unwrap_or(f64::NAN),
+            |b| grouped(b.round()),
+        ));
+        let layer = |r: &[ComponentRoofline; 2]| r.iter().map(|c| c.analysis.lower.0).sum::<f64>();
+        rows.push(Diff::number(
+            "layer-time",
+            "one layer (each part overlapped)",
+            layer(&a),
+            layer(&b),
+            seconds,
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
     }
 
     /// Tokens per sequence the linear part sees in one step (the prompt in prefill, 1 in decode).
@@ -117,15 +173,20 @@ impl InferenceParams {
 
     /// The batch (sequences) above which the weight matmuls are compute-bound.
     pub fn critical_batch(&self) -> Option<f64> {
+        self.critical_batch_on(self.chip)
+    }
+
+    /// The batch (sequences) above which the weight matmuls are compute-bound on `chip`.
+    pub fn critical_batch_on(&self, chip: &'static Chip) -> Option<f64> {
         let m = ServingModel::new(self.model.config).ok()?;
-        let tokens = m.critical_batch(self.chip, self.precision()).ok()?;
+        let tokens = m.critical_batch(chip, self.precision()).ok()?;
         Some(tokens / self.tokens_per_seq())
     }
 }
 
 impl WidgetParams for InferenceParams {
     const NAME: &'static str = "inference-roofline";
-    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip", VS]];
 
     /// Sets one parameter from text, or explains why not (the params stay as they were).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -140,6 +201,7 @@ impl WidgetParams for InferenceParams {
                 next.chip = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
+            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "weight" | "dtype" => {
                 next.weight = Dtype::parse(value)
                     .ok_or_else(|| format!("unknown format “{}”", short(value)))?
@@ -162,6 +224,10 @@ impl WidgetParams for InferenceParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.rooflines().map_err(|e| e.to_string())?;
+        if let Some(vs) = next.vs {
+            next.rooflines_on(vs)
+                .map_err(|e| format!("{} (compared): {e}", vs.name))?;
+        }
         *self = next;
         Ok(())
     }
@@ -177,6 +243,9 @@ impl WidgetParams for InferenceParams {
             ("b".into(), format!("{}", self.b)),
             ("seq".into(), format!("{}", self.seq)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .collect()
     }
 }
 
@@ -194,11 +263,11 @@ pub fn InferenceRoofline(
         state.set_or_refresh(
             key,
             &value,
-            matches!(key, "model" | "chip" | "weight" | "compute" | "phase"),
+            matches!(key, "model" | "chip" | VS | "weight" | "compute" | "phase"),
         );
     };
 
-    let roof = Memo::new(move |_| params.with(|p| RoofModel::new(p.chip, p.compute)));
+    let roof = Memo::new(move |_| params.with(|p| p.roof()));
     // The roofs only change with the chip or the compute format.
     let frame = Frame::new(SHAPE);
     let base = Memo::new(move |_| {
@@ -283,6 +352,21 @@ pub fn InferenceRoofline(
         })
     });
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(super::common::any, vs_id);
+    // A component's verdict on the second chip, beside its verdict on the first.
+    let vs_verdict = move |i: usize| {
+        move || {
+            params.with(|p| {
+                let vs = p.vs?;
+                let v = p.rooflines_on(vs).ok()?[i].verdict();
+                Some(view! {
+                    "; on " {vs.name} " "
+                    <strong class=format!("verdict {}", v.text()) data-vs-verdict=v.text()>{v.text()}</strong>
+                })
+            })
+        }
+    };
 
     view! {
         <figure class="widget inference-roofline" data-widget="inference-roofline">
@@ -305,6 +389,7 @@ pub fn InferenceRoofline(
                         {option("prefill", "prefill (the whole prompt)", move || params.with(|p| phase_name(p.phase)))}
                     </select>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=move || base.get()></div>
@@ -351,6 +436,7 @@ pub fn InferenceRoofline(
                     <strong class=move || format!("verdict {}", verdict_of(0).text()) data-component="linear" data-verdict=move || verdict_of(0).text() aria-live="polite">
                         {move || verdict_of(0).text()}
                     </strong>
+                    {vs_verdict(0)}
                     " — " {move || row(0)}
                 </li>
                 <li>
@@ -358,10 +444,12 @@ pub fn InferenceRoofline(
                     <strong class=move || format!("verdict {}", verdict_of(1).text()) data-component="attention" data-verdict=move || verdict_of(1).text() aria-live="polite">
                         {move || verdict_of(1).text()}
                     </strong>
+                    {vs_verdict(1)}
                     " — " {move || row(1)}
                 </li>
             </ul>
             <p class="crossing">{crossing}</p>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
     }
@@ -406,6 +494,58 @@ mod tests {
         let r = p.rooflines().unwrap();
         assert_eq!(r[0].verdict(), Verdict::ComputeBound);
         assert_eq!(r[1].verdict(), Verdict::MemoryBound);
+    }
+
+    #[test]
+    fn a_second_chip_shows_cores_verdicts_and_critical_batch() {
+        let (mut p, n) = InferenceParams::from_pairs(&pairs(&[("vs", "h100")]));
+        assert!(n.is_empty(), "{n:?}");
+        let h100 = chip("h100").unwrap();
+        let roof = p.roof().unwrap();
+        let second = roof.second.as_ref().unwrap();
+        assert_eq!(second.peak, h100.peak(Dtype::Bf16).unwrap().0);
+        let c = p.comparison().unwrap();
+        // Part 7: decode turns compute-bound above about 240 sequences on
+        // v5e; on H100 the ridge is about 296, so the batch is about 296.
+        let critical = c.row("critical-batch").unwrap();
+        assert_eq!(critical.a, "240");
+        let core = ServingModel::new(p.model.config)
+            .unwrap()
+            .critical_batch(h100, p.precision())
+            .unwrap();
+        assert_eq!(critical.b, grouped(core.round()));
+        assert_eq!(critical.b, "296");
+        // At 270 sequences the weight matmuls are compute-bound on v5e only.
+        p.apply("b", "270").unwrap();
+        let c = p.comparison().unwrap();
+        let linear = c.row("linear").unwrap();
+        assert_eq!(
+            (linear.a.as_str(), linear.b.as_str()),
+            ("compute-bound", "memory-bound")
+        );
+        assert_eq!(c.row("attention").unwrap().ratio_text(), "same");
+        let layer = c.row("layer-time").unwrap();
+        let on = |chip| -> f64 {
+            p.rooflines_on(chip)
+                .unwrap()
+                .iter()
+                .map(|r| r.analysis.lower.0)
+                .sum()
+        };
+        assert_eq!(layer.b, seconds(on(h100)));
+        assert_eq!(layer.a, seconds(on(p.chip)));
+    }
+
+    #[test]
+    fn vs_round_trips_and_an_unknown_chip_is_refused() {
+        let p: InferenceParams = assert_round_trip(&[("vs", "b200"), ("phase", "prefill")]);
+        assert_eq!(p.vs.map(|c| c.id), Some("b200"));
+        let messages = assert_refused_keeps(&p, &[("vs", "tpu-v99")]);
+        assert!(messages[0].contains("tpu-v99"), "{messages:?}");
+        assert!(InferenceParams::default()
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| k != "vs"));
     }
 
     #[test]

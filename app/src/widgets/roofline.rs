@@ -1,6 +1,8 @@
 //! The roofline widget (`data-widget="roofline"`): one chip's roofs on log-log
 //! axes and an operation whose batch the reader drags, with the slider, the
-//! text field or the point itself.
+//! text field or the point itself. A second chip (`vs`) may be drawn on the
+//! same axes, with the same operation's verdict on it and the difference
+//! between the chips spelled out.
 
 use super::common::Notice;
 use leptos::html::Div;
@@ -11,7 +13,10 @@ use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{option, plot_x, WidgetParams, WidgetState};
+use super::common::{
+    chip_rows, compare_picker, compare_table, option, parse_vs, plot_x, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
+};
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::svg;
@@ -34,6 +39,8 @@ pub const DIM_MAX: f64 = 1_048_576.0;
 pub struct RooflineParams {
     /// The chip.
     pub chip: &'static Chip,
+    /// A second chip drawn beside it, if any.
+    pub vs: Option<&'static Chip>,
     /// Activation (and output) format.
     pub act: Dtype,
     /// Weight format.
@@ -52,6 +59,7 @@ impl Default for RooflineParams {
     fn default() -> Self {
         RooflineParams {
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            vs: None,
             act: Dtype::Bf16,
             weight: Dtype::Bf16,
             kind: OpKind::Matmul,
@@ -69,9 +77,46 @@ impl RooflineParams {
             .build(self.b, self.d, self.f, self.act, self.weight)
     }
 
-    /// The chart's static model.
+    /// The chart's static model (with the second chip's roofs, if one is chosen).
     pub fn model(&self) -> Option<RoofModel> {
-        RoofModel::new(self.chip, self.op().compute_dtype())
+        let dtype = self.op().compute_dtype();
+        let model = RoofModel::new(self.chip, dtype)?;
+        match self.vs {
+            Some(vs) => model.beside(vs, dtype),
+            None => Some(model),
+        }
+    }
+
+    /// The operation's verdict on the second chip, if one is chosen.
+    pub fn vs_verdict(&self) -> Option<Verdict> {
+        self.op().verdict(self.vs?)
+    }
+
+    /// The chip beside the second one: core's numbers for both, the
+    /// operation's time and its verdict on each.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let op = self.op();
+        let (a, b) = (op.analyse(self.chip)?, op.analyse(vs)?);
+        let mut rows = chip_rows(self.chip, vs, op.compute_dtype());
+        rows.push(Diff::number(
+            "time",
+            format!("this {} (overlapped)", self.kind.name()),
+            a.lower.0,
+            b.lower.0,
+            seconds,
+        ));
+        rows.push(Diff::words(
+            "verdict",
+            "verdict",
+            a.verdict.text(),
+            b.verdict.text(),
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
     }
 
     /// The batch at which the op crosses the HBM ridge (matmuls only), if it does.
@@ -113,7 +158,7 @@ impl RooflineParams {
 
 impl WidgetParams for RooflineParams {
     const NAME: &'static str = "roofline";
-    const ORDER: &'static [&'static [&'static str]] = &[&["chip"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip", VS]];
 
     /// Sets one parameter from text, or explains why not (the params stay as they were).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -123,6 +168,7 @@ impl WidgetParams for RooflineParams {
                 next.chip = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
+            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "dtype" | "act" => {
                 next.act = Dtype::parse(value)
                     .ok_or_else(|| format!("unknown format “{}”", short(value)))?
@@ -147,13 +193,19 @@ impl WidgetParams for RooflineParams {
                 next.chip.name
             ));
         }
+        if let Some(vs) = next.vs.filter(|vs| vs.peak_or_wider(dtype).is_none()) {
+            return Err(format!(
+                "{} (compared) has no {dtype} rate in the book's tables",
+                vs.name
+            ));
+        }
         *self = next;
         Ok(())
     }
 
     /// The parameters as `key=value` pairs, for the URL.
     fn to_pairs(&self) -> Vec<(String, String)> {
-        vec![
+        let mut pairs = vec![
             ("chip".into(), self.chip.id.into()),
             ("op".into(), self.kind.name().into()),
             ("act".into(), self.act.name().into()),
@@ -161,14 +213,18 @@ impl WidgetParams for RooflineParams {
             ("b".into(), format!("{}", self.b)),
             ("d".into(), format!("{}", self.d)),
             ("f".into(), format!("{}", self.f)),
-        ]
+        ];
+        pairs.extend(self.vs.map(|vs| (VS.into(), vs.id.into())));
+        pairs
     }
 }
 
-fn dtype_options(chip: &Chip) -> Vec<Dtype> {
+/// The formats both the chip and the compared one (if any) have a rate for.
+fn dtype_options(chip: &Chip, vs: Option<&Chip>) -> Vec<Dtype> {
     Dtype::ALL
         .into_iter()
         .filter(|d| chip.peak_or_wider(*d).is_some())
+        .filter(|d| vs.is_none_or(|vs| vs.peak_or_wider(*d).is_some()))
         .collect()
 }
 
@@ -182,14 +238,17 @@ pub fn Roofline(
     let state = WidgetState::<RooflineParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        // A refused second chip is put back in its select.
+        state.set_or_refresh(key, &value, key == VS);
     };
 
     let overlay_ref = NodeRef::<Div>::new();
     let frame = Frame::new(SHAPE);
 
     // The static layer only changes with the chip or the compute format.
-    let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.op().compute_dtype())));
+    let static_key = Memo::new(move |_| {
+        params.with(|p| (p.chip.id, p.vs.map(|c| c.id), p.op().compute_dtype()))
+    });
     let base = Memo::new(move |_| {
         let _ = static_key.get();
         let size = frame.get();
@@ -207,10 +266,11 @@ pub fn Roofline(
                 return String::new();
             };
             let point = OpPoint::of(&p.op(), &model);
+            let second = OpPoint::on_second(&p.op(), &model);
             let label = format!("B = {}, I = {}", grouped(p.b), sci(point.intensity, 3));
             let size = frame.get();
             svg(size.width, size.height, |root| {
-                let _ = draw_point(root, &model, &point, &label, false);
+                let _ = draw_point(root, &model, &point, second.as_ref(), &label, false);
             })
             .0
         })
@@ -252,7 +312,18 @@ pub fn Roofline(
         .into_iter()
         .map(|k| option(k.name(), k.label(), move || params.with(|p| p.kind.name())))
         .collect_view();
-    let dtype_list = Memo::new(move |_| params.with(|p| dtype_options(p.chip)));
+    let dtype_list = Memo::new(move |_| params.with(|p| dtype_options(p.chip, p.vs)));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(super::common::any, vs_id);
+    let vs_verdict = move || {
+        params.with(|p| {
+            let (vs, v) = (p.vs?, p.vs_verdict()?);
+            Some(view! {
+                " on " {p.chip.name} "; on " {vs.name} " it is "
+                <strong class=format!("verdict {}", v.text()) data-vs-verdict=v.text()>{v.text()}</strong>
+            })
+        })
+    };
     let dtypes = move || dtype_list.get();
     let has_weights =
         move || params.with(|p| matches!(p.kind, OpKind::Matmul | OpKind::PerExampleMatmul));
@@ -330,6 +401,7 @@ pub fn Roofline(
                         />
                     </label>
                 </Show>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=base_svg></div>
@@ -401,6 +473,7 @@ pub fn Roofline(
                 >
                     {move || verdict().text()}
                 </strong>
+                {vs_verdict}
                 "."
             </p>
             <super::predict::Predict
@@ -419,6 +492,7 @@ pub fn Roofline(
                     <dd>{move || analysis.with(|a| a.as_ref().map(|a| format!("{:.0}%", 100.0 * a.utilisation())).unwrap_or_default())}</dd>
                 </div>
             </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
     }
@@ -428,7 +502,7 @@ pub fn Roofline(
 mod tests {
     use super::*;
     use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::assert_round_trip;
+    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn defaults_are_a_memory_bound_v5e_matmul() {
@@ -460,6 +534,64 @@ mod tests {
     #[test]
     fn pairs_round_trip() {
         assert_round_trip::<RooflineParams>(&[("chip", "b200"), ("act", "fp4"), ("b", "512")]);
+    }
+
+    #[test]
+    fn a_second_chip_gets_cores_numbers_and_its_own_verdict() {
+        let (p, refused) = RooflineParams::from_pairs(&pairs(&[("vs", "h100"), ("b", "300")]));
+        assert!(refused.is_empty(), "{refused:?}");
+        let h100 = chip("h100").unwrap();
+        assert_eq!(p.vs.map(|c| c.id), Some("h100"));
+        // At B = 300 the 8192 × 8192 matmul is past v5e's ridge (240) but
+        // below H100's (9.9e14 / 3.35e12 ≈ 296), as core says for each chip.
+        assert_eq!(p.op().verdict(p.chip), Some(Verdict::ComputeBound));
+        assert_eq!(p.vs_verdict(), Some(Verdict::MemoryBound));
+        let c = p.comparison().unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("TPU v5e", "NVIDIA H100"));
+        let ridge = c.row("ridge").unwrap();
+        assert_eq!(
+            ridge.b,
+            format!(
+                "{} FLOPs/B",
+                sci(h100.ridge(Dtype::Bf16, Link::Hbm).unwrap().0, 3)
+            )
+        );
+        assert_eq!(ridge.b, "296 FLOPs/B");
+        let verdicts = c.row("verdict").unwrap();
+        assert_eq!(
+            (verdicts.a.as_str(), verdicts.b.as_str()),
+            ("compute-bound", "memory-bound")
+        );
+        let time = c.row("time").unwrap();
+        let core = p.op().analyse(h100).unwrap().lower.0;
+        assert_eq!(time.b, seconds(core));
+        // The chart draws both chips' ridges.
+        let model = p.model().unwrap();
+        assert_eq!(model.second.as_ref().map(|s| s.chip), Some("NVIDIA H100"));
+        // Without a second chip there is nothing to compare.
+        assert_eq!(RooflineParams::default().comparison(), None);
+    }
+
+    #[test]
+    fn vs_round_trips_and_bad_ids_are_refused() {
+        let p: RooflineParams = assert_round_trip(&[("chip", "v5p"), ("vs", "b200")]);
+        assert!(p.to_pairs().contains(&("vs".into(), "b200".into())));
+        // Nothing chosen: no `vs` in the link.
+        assert!(RooflineParams::default()
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| k != "vs"));
+        let messages = assert_refused_keeps(&p, &[("vs", "h900"), ("vs", "my:nothing")]);
+        assert!(messages[0].contains("h900"), "{}", messages[0]);
+        // Choosing "nothing" clears it.
+        let mut q = p;
+        q.apply("vs", "").unwrap();
+        assert_eq!(q.vs, None);
+        // The same chip on both sides is allowed: every ratio reads "same".
+        let mut same = RooflineParams::default();
+        same.apply("vs", "v5e").unwrap();
+        let c = same.comparison().unwrap();
+        assert!(c.rows.iter().all(|d| d.ratio_text() == "same"), "{c:?}");
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! pod (or slice) and a sharding plan, a batch, a token budget and an assumed MFU;
 //! out come step time, the MFU the plan's roofline allows, memory per chip, days
 //! to train and chip-hours. The default is the book's Part 6 configuration.
+//! A second model (`vs`) may be planned the same way beside it, its key
+//! numbers side by side with the ratio.
 
-use super::common::Notice;
+use super::common::{fit_word, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
@@ -15,7 +17,10 @@ use ridgeline_core::training::{
 use ridgeline_core::transformer::params;
 use ridgeline_core::units::Seconds;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
+    VS,
+};
 use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
 use ridgeline_core::compact::MODEL_TAG;
@@ -28,6 +33,15 @@ fn own_model(id: &str) -> Option<&'static ModelPreset> {
         .is_none()
         .then(|| crate::library::resolve_model(id))
         .flatten()
+}
+
+/// A model the planner offers: a LLaMA 3 preset or one of the reader's own.
+fn planner_model(id: &str) -> Option<&'static ModelPreset> {
+    PLANNER_MODELS
+        .iter()
+        .find(|m| m.eq_ignore_ascii_case(id.trim()))
+        .and_then(|m| model(m))
+        .or_else(|| own_model(id))
 }
 
 /// Tokens per sequence.
@@ -69,6 +83,8 @@ impl PlanChoice {
 pub struct PlannerParams {
     /// The model.
     pub model: &'static ModelPreset,
+    /// A second model planned beside it, if any.
+    pub vs: Option<&'static ModelPreset>,
     /// The chip.
     pub chip: &'static Chip,
     /// Chips per slice, or `None` for a full pod.
@@ -91,6 +107,7 @@ impl Default for PlannerParams {
     fn default() -> Self {
         PlannerParams {
             model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            vs: None,
             chip: chip("v5p").unwrap_or(&CHIPS[0]),
             slice: None,
             pods: 1,
@@ -135,8 +152,13 @@ impl PlannerParams {
 
     /// Plans and costs the run, or says what is wrong.
     pub fn outcome(&self) -> Result<Outcome, String> {
+        self.outcome_of(self.model)
+    }
+
+    /// Plans and costs the same run for `model`, or says what is wrong.
+    pub fn outcome_of(&self, model: &ModelPreset) -> Result<Outcome, String> {
         let cluster = self.cluster()?;
-        let job = Job::new(self.model.config, self.batch, SEQ).map_err(|e| e.to_string())?;
+        let job = Job::new(model.config, self.batch, SEQ).map_err(|e| e.to_string())?;
         let n = cluster.chips_per_slice;
         let a = cluster.axes;
         let eval = match self.choice {
@@ -159,7 +181,7 @@ impl PlannerParams {
             .chip
             .peak(job.compute)
             .ok_or_else(|| format!("{} has no bf16 peak", cluster.chip.name))?;
-        let total = params(&self.model.config).total();
+        let total = params(&model.config).total();
         let chips = cluster.chips();
         let run =
             estimate_run(total, self.tokens, chips, peak, self.mfu).map_err(|e| e.to_string())?;
@@ -174,27 +196,99 @@ impl PlannerParams {
     }
 }
 
+impl PlannerParams {
+    /// The plan beside the same plan for the second model: each model's
+    /// parameters and its plan's key numbers from core, with their ratio. A
+    /// second model the settings cannot plan gets a row saying why.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let a = self.outcome().ok()?;
+        let mut rows = vec![Diff::number(
+            "params",
+            "parameters",
+            params(&self.model.config).total(),
+            params(&vs.config).total(),
+            |x| sci(x, 3),
+        )];
+        match self.outcome_of(vs) {
+            Err(e) => rows.push(Diff::words(
+                "plan",
+                "plan",
+                "planned",
+                format!("cannot be planned: {e}"),
+            )),
+            Ok(b) => {
+                let number = |key, what: &str, f: fn(&Outcome) -> f64, show: fn(f64) -> String| {
+                    Diff::number(key, what, f(&a), f(&b), show)
+                };
+                rows.extend([
+                    number("step", "step time at this MFU", |o| o.step.0, seconds),
+                    number(
+                        "step-lower",
+                        "best step time the roofline allows",
+                        |o| o.eval.step_lower.0,
+                        seconds,
+                    ),
+                    number(
+                        "mfu-ceiling",
+                        "MFU ceiling of this plan",
+                        |o| o.eval.mfu * 100.0,
+                        |x| format!("{}%", sci(x, 3)),
+                    ),
+                    number(
+                        "memory",
+                        "memory per chip",
+                        |o| o.eval.memory.total().0,
+                        |x| si(x, "B", 3),
+                    ),
+                    number("flops", "training FLOPs", |o| o.run.flops.0, |x| sci(x, 3)),
+                    number("days", "days to train", |o| o.run.days(), |x| sci(x, 3)),
+                    number(
+                        "chip-hours",
+                        "chip-hours",
+                        |o| o.run.chip_hours(),
+                        |x| sci(x, 3),
+                    ),
+                    Diff::words(
+                        "verdict",
+                        "verdict",
+                        a.eval.verdict.text(),
+                        b.eval.verdict.text(),
+                    ),
+                    Diff::words(
+                        "fits",
+                        "fits in HBM",
+                        fit_word(a.eval.fits),
+                        fit_word(b.eval.fits),
+                    ),
+                ]);
+            }
+        }
+        Some(Comparison {
+            a: self.model.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+}
+
 impl WidgetParams for PlannerParams {
     const NAME: &'static str = "training-planner";
-    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip"], &["slice", "pods"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip", VS], &["slice", "pods"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = PLANNER_MODELS
-                    .iter()
-                    .find(|id| id.eq_ignore_ascii_case(value.trim()))
-                    .and_then(|id| model(id))
-                    .or_else(|| own_model(value))
-                    .ok_or_else(|| {
-                        format!(
-                            "the planner offers LLaMA 3 8B, 70B and 405B and your saved models, not “{}”",
-                            short(value)
-                        )
-                    })?
+                next.model = planner_model(value).ok_or_else(|| {
+                    format!(
+                    "the planner offers LLaMA 3 8B, 70B and 405B and your saved models, not “{}”",
+                    short(value)
+                )
+                })?
             }
+            VS => next.vs = parse_vs(value, "planner model", planner_model)?,
             "chip" => {
                 next.chip = crate::library::resolve_chip(value)
                     .filter(|c| c.link(Link::Ici).is_some())
@@ -245,6 +339,9 @@ impl WidgetParams for PlannerParams {
             ("tokens".into(), format!("{}", self.tokens)),
             ("mfu".into(), format!("{}", self.mfu * 100.0)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .collect()
     }
 }
 
@@ -252,7 +349,7 @@ impl WidgetParams for PlannerParams {
 /// and the tensor degree, whose refused value would otherwise stay on show
 /// beside a plan computed from the last valid one.
 pub fn resets_on_refusal(key: &str) -> bool {
-    matches!(key, "model" | "chip" | "scheme" | "tp")
+    matches!(key, "model" | "chip" | "scheme" | "tp" | VS)
 }
 
 /// The training planner.
@@ -305,6 +402,11 @@ pub fn TrainingPlanner(
         }
     };
     let verdict = move || outcome.with(|o| o.as_ref().map(|o| o.eval.verdict.text()).unwrap_or(""));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
+    let vs_options = super::common::model_options(
+        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(PREFIX),
+        vs_id,
+    );
 
     view! {
         <figure class="widget training-planner" data-widget="training-planner">
@@ -331,6 +433,7 @@ pub fn TrainingPlanner(
                 <label>"Tokens to train " {text_input("tokens", "training tokens", "8", |p| sci(p.tokens, 4))}</label>
                 <label>"MFU % " {text_input("mfu", "assumed MFU in percent", "4", |p| sci(p.mfu * 100.0, 4))}</label>
             </div>
+            <div class="controls">{compare_picker(vs_options, vs_id, set)}</div>
             <Notice notice=notice />
             <p class="plan-line">
                 {show(|o, _| format!(
@@ -362,6 +465,7 @@ pub fn TrainingPlanner(
                     format!("Batch {} tokens; the roofline leaves room for the assumed {}% MFU.", tokens(p.batch), sci(p.mfu * 100.0, 3))
                 })}
             </p>
+            {compare_table(move || params.with(|p| p.comparison()))}
         </figure>
     }
 }
@@ -413,6 +517,65 @@ mod tests {
         assert_eq!(small.choice, PlanChoice::Fsdp);
         assert!(resets_on_refusal("scheme") && resets_on_refusal("tp"));
         assert!(!resets_on_refusal("batch"));
+    }
+
+    #[test]
+    fn a_second_model_is_planned_the_same_way() {
+        let (p, n) = PlannerParams::from_pairs(&pairs(&[("vs", "llama3-8b")]));
+        assert!(n.is_empty(), "{n:?}");
+        let c = p.comparison().unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("LLaMA 3 70B", "LLaMA 3 8B"));
+        // The compared numbers are the planner's own for that model.
+        let mut eight = p;
+        eight.apply("model", "llama3-8b").unwrap();
+        let o = eight.outcome().unwrap();
+        assert_eq!(c.row("days").unwrap().b, sci(o.run.days(), 3));
+        assert_eq!(c.row("step").unwrap().b, seconds(o.step.0));
+        assert_eq!(c.row("chip-hours").unwrap().b, sci(o.run.chip_hours(), 3));
+        // The book's run: about 44 days for 70B on a v5p pod at 40 % MFU.
+        let days = p.outcome().unwrap().run.days();
+        assert_eq!(c.row("days").unwrap().a, sci(days, 3));
+        assert!((days - 44.0).abs() < 1.5, "{days}");
+        // Training FLOPs scale with parameters (6 N D): 8B costs about 8/70.6 of 70B.
+        let flops = c.row("flops").unwrap().ratio.unwrap();
+        let params_ratio = c.row("params").unwrap().ratio.unwrap();
+        assert!(
+            (flops / params_ratio - 1.0).abs() < 0.02,
+            "{flops} {params_ratio}"
+        );
+    }
+
+    #[test]
+    fn vs_round_trips_and_only_planner_models_are_taken() {
+        let p = PlannerParams::default();
+        let mut q = p;
+        q.apply("vs", "llama3-405b").unwrap();
+        let (r, n) = PlannerParams::from_pairs(&q.to_pairs());
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(r, q);
+        let messages = assert_refused_keeps(&q, &[("vs", "deepseek-v3"), ("vs", "my:gone")]);
+        assert!(messages[0].contains("deepseek-v3"), "{messages:?}");
+        // The same model on both sides is allowed; every ratio reads "same".
+        q.apply("vs", "llama3-70b").unwrap();
+        let c = q.comparison().unwrap();
+        assert!(c.rows.iter().all(|d| d.ratio_text() == "same"), "{c:?}");
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert_eq!(q, p);
+    }
+
+    #[test]
+    fn a_second_model_the_settings_cannot_plan_says_why() {
+        // 64-way tensor parallelism suits LLaMA 3 70B's 64 heads, not 8B's 32:
+        // the 70B plan stands and the row for 8B says why it cannot be planned.
+        let (p, n) = PlannerParams::from_pairs(&pairs(&[("tp", "64"), ("vs", "llama3-8b")]));
+        assert!(n.is_empty(), "{n:?}");
+        let c = p.comparison().unwrap();
+        let plan = c.row("plan").unwrap();
+        assert!(plan.b.starts_with("cannot be planned"), "{plan:?}");
+        assert!(plan.b.contains("heads"), "{plan:?}");
+        assert_eq!(plan.ratio_text(), "differs");
+        assert!(c.row("days").is_none());
     }
 
     #[test]

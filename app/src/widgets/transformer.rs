@@ -1,22 +1,26 @@
 //! The Transformer calculator (`data-widget="transformer"`): pick a published
 //! model or type its shape, and see where its parameters live, how a layer's
 //! FLOPs split between the MLP and attention as the context grows, and how big
-//! its KV cache is.
+//! its KV cache is. A second model (`vs`) may be shown beside it: parameter,
+//! FLOP and KV-cache counts side by side with their ratio.
 
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::models::{
-    model, parse_dim, ModelConfig, MAX_D_FF, MAX_D_MODEL, MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS,
-    MAX_VOCAB, MODELS,
+    model, parse_dim, ModelConfig, ModelPreset, MAX_D_FF, MAX_D_MODEL, MAX_HEADS, MAX_HEAD_DIM,
+    MAX_LAYERS, MAX_VOCAB, MODELS,
 };
 use ridgeline_core::transformer::{
     attention_crossover, attention_fraction, flops, kv_bytes_per_token, kv_cache_bytes, params,
     Pass,
 };
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
+    VS,
+};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::transformer::{
@@ -48,6 +52,8 @@ pub struct TransformerParams {
     pub seq: f64,
     /// KV-cache format.
     pub kv_dtype: Dtype,
+    /// A second model shown beside this shape, if any.
+    pub vs: Option<&'static ModelPreset>,
 }
 
 impl Default for TransformerParams {
@@ -59,6 +65,7 @@ impl Default for TransformerParams {
             cfg: preset.config,
             seq: 8192.0,
             kv_dtype: Dtype::Bf16,
+            vs: None,
         }
     }
 }
@@ -173,6 +180,67 @@ impl TransformerParams {
             .unwrap_or(f64::NAN)
     }
 
+    /// This shape beside the second model at the same length and KV format:
+    /// core's parameter, FLOP and KV-cache counts for each, with their ratio.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let other = TransformerParams {
+            preset: Some(vs.id),
+            base: vs.id,
+            cfg: vs.config,
+            vs: None,
+            ..*self
+        };
+        let (a, b) = (params(&self.cfg), params(&vs.config));
+        let (ka, kb) = (self.kv(), other.kv());
+        let name = match self.preset {
+            Some(_) => crate::library::resolve_model(self.base).map_or(self.base, |m| m.name),
+            None => "custom shape",
+        };
+        Some(Comparison {
+            a: name.into(),
+            b: vs.name.into(),
+            rows: vec![
+                Diff::number("params", "parameters", a.total(), b.total(), billions),
+                Diff::number("mlp", "in the MLP", a.mlp, b.mlp, billions),
+                Diff::number(
+                    "attention",
+                    "in attention",
+                    a.attention,
+                    b.attention,
+                    billions,
+                ),
+                Diff::number(
+                    "embeddings",
+                    "in embeddings",
+                    a.vocab(),
+                    b.vocab(),
+                    billions,
+                ),
+                Diff::number(
+                    "flops-per-token",
+                    format!("training FLOPs per token at T = {}", grouped(self.seq)),
+                    self.flops_per_token(),
+                    other.flops_per_token(),
+                    |x| sci(x, 3),
+                ),
+                Diff::number(
+                    "attention-share",
+                    "FLOPs in dot-product attention",
+                    self.split().2,
+                    other.split().2,
+                    pct,
+                ),
+                Diff::number("kv-token", "KV cache per token", ka.0, kb.0, |x| {
+                    si(x, "B", 3)
+                }),
+                Diff::number("kv-seq", "KV cache per sequence", ka.1, kb.1, |x| {
+                    si(x, "B", 3)
+                }),
+            ],
+        })
+    }
+
     /// KV-cache bytes: per token, per sequence of the current length.
     pub fn kv(&self) -> (f64, f64) {
         (
@@ -209,6 +277,7 @@ impl WidgetParams for TransformerParams {
             "seq" => {
                 next.seq = parse_count(value, "sequence length", T_RANGE.0, T_RANGE.1)?.round()
             }
+            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
             "dtype" => {
                 let d = Dtype::parse(value)
                     .filter(|d| KV_DTYPES.contains(d))
@@ -273,6 +342,7 @@ impl WidgetParams for TransformerParams {
         }
         out.push(("seq".into(), format!("{}", self.seq)));
         out.push(("dtype".into(), self.kv_dtype.name().into()));
+        out.extend(self.vs.map(|vs| (VS.into(), vs.id.into())));
         out
     }
 }
@@ -339,6 +409,8 @@ pub fn Transformer(
     let model_options = super::common::model_options(super::common::any, move || {
         params.with(|p| p.preset.unwrap_or(""))
     });
+    let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
+    let vs_options = super::common::model_options(super::common::any, vs_id);
     let dtype_options = KV_DTYPES
         .map(|d| {
             option(d.name(), d.name(), move || {
@@ -385,6 +457,7 @@ pub fn Transformer(
                 <tbody>{table}</tbody>
             </table>
         </div>
+        {compare_table(move || params.with(|p| p.comparison()))}
         <h4>"FLOPs: MLP against attention"</h4>
         <div class="plot" node_ref=fraction_frame.node style=fraction_frame.style()>
             <div class="layer" aria-hidden="true" inner_html=move || fraction.get()></div>
@@ -436,6 +509,7 @@ pub fn Transformer(
                         {model_options}
                     </select>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls shapes">
                 {dim("d", "D ", "model width D", |c| c.d_model)}
@@ -561,6 +635,46 @@ mod tests {
         assert_eq!(q, p);
         let (_, n) = TransformerParams::from_pairs(&pairs(&[("n", "57")]));
         assert!(n[0].contains("divide"), "{n:?}");
+    }
+
+    #[test]
+    fn a_second_model_shows_cores_counts_side_by_side() {
+        let (p, n) = TransformerParams::from_pairs(&pairs(&[("vs", "llama3-8b")]));
+        assert!(n.is_empty(), "{n:?}");
+        let c = p.comparison().unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("LLaMA 3 70B", "LLaMA 3 8B"));
+        let eight = model("llama3-8b").unwrap();
+        let total = c.row("params").unwrap();
+        assert_eq!(total.a, "70.6B");
+        assert_eq!(total.b, billions(params(&eight.config).total()));
+        assert_eq!(total.b, "8.03B");
+        // The compared numbers are what the calculator shows for that model.
+        let (q, _) = TransformerParams::from_pairs(&pairs(&[("model", "llama3-8b")]));
+        assert_eq!(
+            c.row("flops-per-token").unwrap().b,
+            sci(q.flops_per_token(), 3)
+        );
+        assert_eq!(c.row("kv-token").unwrap().b, si(q.kv().0, "B", 3));
+        assert_eq!(c.row("kv-token").unwrap().a, "328 kB");
+        // An edited shape is named as such.
+        let mut edited = p;
+        edited.apply("l", "40").unwrap();
+        assert_eq!(edited.comparison().unwrap().a, "custom shape");
+    }
+
+    #[test]
+    fn vs_round_trips_with_an_edited_shape_and_bad_ids_are_refused() {
+        let p: TransformerParams = assert_round_trip(&[
+            ("model", "deepseek-v3"),
+            ("f", "4096"),
+            ("vs", "llama3-405b"),
+        ]);
+        assert_eq!(p.vs.map(|m| m.id), Some("llama3-405b"));
+        let messages = assert_refused_keeps(&p, &[("vs", "gpt-9"), ("vs", "my:none")]);
+        assert!(messages[0].contains("gpt-9"), "{messages:?}");
+        let mut q = p;
+        q.apply("vs", "").unwrap();
+        assert_eq!(q.comparison(), None);
     }
 
     #[test]
