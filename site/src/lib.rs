@@ -198,6 +198,12 @@ pub fn write_static(site: &Path) -> Result<Vec<PageSizes>, Error> {
             js: String::new(),
             wasm: String::new(),
         },
+        library: Bundle {
+            name: LIBRARY_BUNDLE.to_string(),
+            boot: String::new(),
+            js: String::new(),
+            wasm: String::new(),
+        },
         offline_bytes: 0.0,
     };
     pages::write_pages(site, &parts, &ctx)?;

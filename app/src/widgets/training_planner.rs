@@ -404,7 +404,7 @@ pub fn TrainingPlanner(
     let verdict = move || outcome.with(|o| o.as_ref().map(|o| o.eval.verdict.text()).unwrap_or(""));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let vs_options = super::common::model_options(
-        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(PREFIX),
+        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
         vs_id,
     );
 
