@@ -22,7 +22,8 @@
 // Accept-Encoding), as the budgets say; BENCH_ENCODING=native leaves the
 // browser's own header, so brotli is served where the build wrote it.
 // Knobs: BENCH_LOADS (loopback loads, 7), BENCH_3G_LOADS (≥ 5), BENCH_EVENTS,
-// BENCH_ROUNDS, BENCH_SW_MS (10000), BENCH_ONLY and BENCH_PAGES (see below).
+// BENCH_ROUNDS, BENCH_SW_MS (10000), BENCH_ONLY and BENCH_PAGES (see below);
+// BENCH_FILES=1 lists every file of each first load with its size.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -292,6 +293,7 @@ try {
         return a + sizeOf(f).brotli;
       }, 0);
       const wasm = fetched.filter((e) => e.path.endsWith('.wasm'));
+      if (process.env.BENCH_FILES) for (const e of fetched) console.log(`      ${e.path.padEnd(60)} ${(e.bytes / KIB).toFixed(1)} KiB`);
       const okLoad = check('first load (HTML, CSS, JS, wasm)', route(r), `${(bytes / KIB).toFixed(1)} KiB`, `≤ ${BUDGET.firstLoadGzip / KIB} KiB`, bytes <= BUDGET.firstLoadGzip);
       console.log(`  ${route(r).padEnd(20).slice(0, 20)}${String(head.bundle || '—').padEnd(12)}${String(fetched.length).padStart(5)}${kib(htmlCss).padStart(15)}  ${verdict(okHtml).padEnd(12)}${kib(bytes).padStart(12)} ${kib(brotli).padStart(9)}  ${verdict(okLoad)}`);
       const bundles = new Set(fetched.map((e) => bundleOfPath(e.path)).filter(Boolean));

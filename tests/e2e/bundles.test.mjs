@@ -73,6 +73,14 @@ test('links between parts are plain documents; each page starts its own bundle; 
   // own-model and own-chip forms), which starts the exercise checker (and the
   // reader's library) there; no other bundle is fetched.
   assert.ok(seen.every((b) => ['training', 'inference', 'exercises', 'library'].includes(b)), `${seen}`);
+  // Part 8 has a bundle of its own (Part 7's and 8's widgets together were over budget).
+  await page.locator('.pager a.next').click();
+  await page.waitForSelector('[data-page="applied-inference"]');
+  await ready(page);
+  await page.waitForSelector('[data-live] [data-widget="serving"]');
+  assert.equal(seen.at(-1), 'applied-inference', `${seen}`);
+  await page.goBack();
+  await page.waitForSelector('[data-page="inference"]');
   // Back returns to Part 6 with its widget live again.
   await page.goBack();
   await page.waitForSelector('[data-page="applied-training"] [data-widget="training-planner"]');
