@@ -144,41 +144,85 @@ fn typed_fields(host: &web_sys::HtmlElement) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Replaces every island this bundle carries with its live component. The
-/// page's own bundle then installs the page-wide keyboard shortcuts and the
-/// service worker.
+/// Replaces every island this bundle carries with its live component, one
+/// island per task in page order, so that the first are live (and the page
+/// answers the reader) while the later ones are still being mounted: one
+/// long task for all of them kept the roofline widget of `/rooflines` dead
+/// until the exercises' and the footer's islands were done. When the last is
+/// mounted, the page's own bundle installs the page-wide keyboard shortcuts
+/// and the service worker and marks the page live.
 pub fn start() {
-    for host in nodes::<web_sys::HtmlElement>(document().query_selector_all("[data-island]")) {
-        let name = host.get_attribute("data-island").unwrap_or_default();
-        match name.as_str() {
-            #[cfg(page_islands)]
-            names::SEARCH => mount(host, shell::Search),
-            #[cfg(page_islands)]
-            names::THEME => mount(host, shell::ThemeToggle),
-            #[cfg(page_islands)]
-            names::OFFLINE => {
-                let bytes = host
-                    .get_attribute("data-bytes")
-                    .and_then(|b| b.parse::<f64>().ok())
-                    .unwrap_or(0.0);
-                mount(
-                    host,
-                    move || view! { <shell::OfflineControl bytes=bytes /> },
-                )
-            }
-            #[cfg(site_pages)]
-            names::PROGRESS => mount(host, crate::pages::progress::ProgressPage),
-            widget => {
-                let args = decode_args(&host.get_attribute("data-args").unwrap_or_default());
-                let pairs: Vec<(&str, &str)> =
-                    args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                // Another bundle's island stays as it is.
-                if let Some(live) = widgets::widget_view(widget, &pairs) {
-                    mount(host, move || live);
-                }
+    let hosts: Vec<web_sys::HtmlElement> =
+        nodes(document().query_selector_all("[data-island]")).collect();
+    mount_in_turn(hosts.into_iter());
+}
+
+/// Mounts the next island `hosts` holds that this bundle carries, then
+/// yields and goes on in a later task; after the last, [`finish`].
+fn mount_in_turn(mut hosts: std::vec::IntoIter<web_sys::HtmlElement>) {
+    while let Some(host) = hosts.next() {
+        if mount_island(host) && hosts.len() > 0 {
+            next_task(move || mount_in_turn(hosts));
+            return;
+        }
+    }
+    finish();
+}
+
+/// Runs `then` in a task of its own, queued behind whatever the browser has
+/// waiting (input, a frame). A message posted to ourselves, not a zero
+/// timeout: browsers stretch nested zero timeouts to 4 ms each.
+fn next_task(then: impl FnOnce() + 'static) {
+    use wasm_bindgen::closure::Closure;
+    let Ok(channel) = web_sys::MessageChannel::new() else {
+        return then();
+    };
+    let on_message = Closure::once_into_js(move |_: web_sys::MessageEvent| then());
+    channel
+        .port1()
+        .set_onmessage(Some(on_message.unchecked_ref()));
+    // A failed post leaves the rest static, as a bundle that failed would; it
+    // cannot fail for a port we have just made.
+    let _ = channel.port2().post_message(&wasm_bindgen::JsValue::NULL);
+}
+
+/// Mounts `host`'s live component if this bundle carries it; says whether it did.
+fn mount_island(host: web_sys::HtmlElement) -> bool {
+    let name = host.get_attribute("data-island").unwrap_or_default();
+    match name.as_str() {
+        #[cfg(page_islands)]
+        names::SEARCH => mount(host, shell::Search),
+        #[cfg(page_islands)]
+        names::THEME => mount(host, shell::ThemeToggle),
+        #[cfg(page_islands)]
+        names::OFFLINE => {
+            let bytes = host
+                .get_attribute("data-bytes")
+                .and_then(|b| b.parse::<f64>().ok())
+                .unwrap_or(0.0);
+            mount(
+                host,
+                move || view! { <shell::OfflineControl bytes=bytes /> },
+            )
+        }
+        #[cfg(site_pages)]
+        names::PROGRESS => mount(host, crate::pages::progress::ProgressPage),
+        widget => {
+            let args = decode_args(&host.get_attribute("data-args").unwrap_or_default());
+            let pairs: Vec<(&str, &str)> =
+                args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            // Another bundle's island stays as it is.
+            match widgets::widget_view(widget, &pairs) {
+                Some(live) => mount(host, move || live),
+                None => return false,
             }
         }
     }
+    true
+}
+
+/// Marks the page live once every island this bundle carries is.
+fn finish() {
     let root = document().document_element();
     #[cfg(page_islands)]
     {

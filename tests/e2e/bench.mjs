@@ -15,7 +15,9 @@
 //   7. the sharded-matmul emulator in wasm;
 //   8. the serving simulation in wasm;
 //   9. the reader's library on /applied-training (issue 19): a config.json
-//      import, and switching every model picker to a saved model.
+//      import, a 5 MB paste refused (≤ 50 ms, our bound for "without
+//      freezing": a longer task is what browsers call a long task), and
+//      switching every model picker to a saved model.
 // Exits non-zero if any budget is missed; ends with a summary table.
 //
 // The server answers every request gzip-compressed (it rewrites the request's
@@ -45,6 +47,7 @@ const BUDGET = {
   serving10k: 50, // ms, a 10,000-request serving simulation in wasm (issue 17)
   libraryImport: 5, // ms, a pasted config.json imported and shown (issue 19)
   librarySwitch: 50, // ms, every model picker of a page switched to a saved model (issue 19)
+  pasteRefused: 50, // ms, a 5 MB paste refused with its message (a long task starts at 50 ms)
 };
 const EVENTS = Number(process.env.BENCH_EVENTS || 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
@@ -186,7 +189,7 @@ const bundleOfPath = (p) => (p.startsWith('_b/') ? p.split('/')[1] : null);
 // Records, from the document's creation on, the moments the bench needs, in
 // the page's own clock (performance.now(), zero at navigation start).
 function probe() {
-  const m = { paraFrame: null, paraRule: null, svgs: 0, widgets: 0, svgAt: null, live: null, fcp: null, shifts: [] };
+  const m = { paraFrame: null, paraRule: null, svgs: 0, widgets: 0, svgAt: null, live: null, roofline: null, fcp: null, shifts: [] };
   window.__bench = m;
   try {
     new PerformanceObserver((list) => {
@@ -199,9 +202,14 @@ function probe() {
     // An engine without these entry types leaves the fields empty.
   }
   const isLive = () => document.documentElement && document.documentElement.getAttribute('data-islands') === 'live';
+  // The page's islands go live one task each; the roofline widget is
+  // interactive once its own island is (the budgets of issue 12 are for it).
+  const rooflineLive = () => document.querySelector('[data-island="roofline"][data-live]') !== null;
   new MutationObserver(() => {
-    if (m.live === null && isLive()) m.live = performance.now();
-  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-islands'] });
+    const now = performance.now();
+    if (m.roofline === null && rooflineLive()) m.roofline = now;
+    if (m.live === null && isLive()) m.live = now;
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-islands', 'data-live'] });
   // A frame callback runs just before the frame is painted, and none runs
   // while the stylesheet and the theme script still block rendering.
   const frame = () => {
@@ -337,7 +345,9 @@ try {
       const okFig = figures === null || check(`every static figure present (${widgets} widgets, ${svgs} svg), Fast 3G; lag ${ms(lag)}`, route(r), ms(figures), `≤ ${textBudget} ms`, figures !== null && figures <= textBudget);
       const okCls = check('layout shift until live + 500 ms (median)', route(r), cls.toFixed(4), `≤ ${BUDGET.cls}`, cls <= BUDGET.cls);
       if (r === 'rooflines') {
-        check('roofline widget interactive, Fast 3G', route(r), ms(live), `≤ ${BUDGET.interactive3g} ms`, live !== null && live <= BUDGET.interactive3g);
+        const roof = median(runs.map((m) => m.roofline));
+        check('roofline widget interactive, Fast 3G', route(r), ms(roof), `≤ ${BUDGET.interactive3g} ms`, roof !== null && roof <= BUDGET.interactive3g);
+        console.log(`    the roofline widget live at ${ms(roof)}; every island at ${ms(live)}`);
       }
       const lagText = lag === null ? '—' : `${lag >= 0 ? '+' : ''}${Math.round(lag)}`;
       console.log(`  ${route(r).padEnd(18).slice(0, 18)}${ms(fcp).padStart(8)}${ms(para).padStart(10)}  ${(textBudget + ' ' + verdict(okPara && okFig)).padEnd(14)}${(ms(figures) + `(${widgets}/${svgs})`).padStart(14)}${lagText.padStart(7)}${ms(live).padStart(9)}  ${cls.toFixed(4)}(${clsMax.toFixed(4)})  ${verdict(okCls)}`);
@@ -356,9 +366,11 @@ try {
     console.log(`\nCold load to interactive on loopback, no throttling, /rooflines (${LOADS} loads, fresh context each)`);
     const runs = [];
     for (let i = 0; i < LOADS; i++) runs.push(await coldLoad('rooflines', { throttle: null, hasBundle: true }));
+    const roof = median(runs.map((m) => m.roofline));
     const live = median(runs.map((m) => m.live));
-    const ok = check('roofline widget interactive, loopback', '/rooflines', ms(live), `≤ ${BUDGET.interactiveLoopback} ms`, live !== null && live <= BUDGET.interactiveLoopback);
-    console.log(`  paragraph ${ms(median(runs.map((m) => m.para)))}, live p50 ${ms(live)} (each: ${runs.map((m) => Math.round(m.live)).join(', ')})   budget ${BUDGET.interactiveLoopback} ms  ${verdict(ok)}`);
+    const ok = check('roofline widget interactive, loopback', '/rooflines', ms(roof), `≤ ${BUDGET.interactiveLoopback} ms`, roof !== null && roof <= BUDGET.interactiveLoopback);
+    console.log(`  paragraph ${ms(median(runs.map((m) => m.para)))}, roofline widget live p50 ${ms(roof)} (each: ${runs.map((m) => Math.round(m.roofline)).join(', ')})   budget ${BUDGET.interactiveLoopback} ms  ${verdict(ok)}`);
+    console.log(`  every island live p50 ${ms(live)} (each: ${runs.map((m) => Math.round(m.live)).join(', ')})`);
   }
 
   // -------------------------------------------------------------------------
@@ -597,6 +609,26 @@ try {
     const tImport = median(imports.slice(1));
     const okImport = check('config.json import (pasted, shown)', '/applied-training', ms(tImport), `≤ ${BUDGET.libraryImport} ms`, tImport !== null && tImport <= BUDGET.libraryImport);
     console.log(`  config.json import   median ${tImport.toFixed(2)} ms   ${verdict(okImport)}`);
+    // A 5 MB paste is refused at once, with the limit stated (issue 19: "a
+    // 5 MB paste is refused quickly without freezing the page").
+    const pastes = [];
+    for (let i = 0; i < 5; i++) {
+      pastes.push(await page.evaluate(async (n) => {
+        const w = document.querySelector('[data-widget="own-model"]');
+        const area = w.querySelector('textarea');
+        const notice = w.querySelector('[data-notice]');
+        const text = `{"hidden_size": ${4096 + n}, "pad": "${'x'.repeat(5 * 1024 * 1024)}"}`;
+        const t0 = performance.now();
+        area.value = text;
+        area.dispatchEvent(new Event('input', { bubbles: true }));
+        await new Promise((r) => setTimeout(r, 0));
+        return { ms: performance.now() - t0, said: notice.textContent };
+      }, i));
+    }
+    const tPaste = median(pastes.slice(1).map((x) => x.ms));
+    const refused = pastes.every((x) => /at most/.test(x.said));
+    const okPaste = check('a 5 MB paste refused, with the limit stated', '/applied-training', ms(tPaste), `≤ ${BUDGET.pasteRefused} ms`, refused && tPaste <= BUDGET.pasteRefused);
+    console.log(`  5 MB paste refused   median ${tPaste.toFixed(1)} ms ("${pastes[0].said.slice(0, 70)}")   ${verdict(okPaste)}`);
     const own = page.locator('[data-widget="own-model"]');
     await own.locator('[data-save-name]').fill('bench model');
     await own.locator('[data-save]').click();

@@ -53,7 +53,7 @@ pub fn svg<T>(
     // plotters writes fixed pixel sizes; the viewBox alone sizes the figure,
     // and CSS gives it the container's width.
     let fixed = format!(r#"<svg width="{width}" height="{height}" "#);
-    let out = out.replacen(&fixed, r#"<svg class="chart-svg" "#, 1);
+    let out = backend::merge_strokes(&out.replacen(&fixed, r#"<svg class="chart-svg" "#, 1));
     (out, result)
 }
 

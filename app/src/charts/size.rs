@@ -194,7 +194,12 @@ impl Frame {
                     size.set(next);
                 }
             };
-            measure(element.get_bounding_client_rect().width());
+            // No measuring here: reading the element's box now would force a
+            // layout of the whole page at mount, once per chart (about 20 ms
+            // of a cold load of /rooflines). A ResizeObserver always reports
+            // its element once after the next layout, before that frame is
+            // painted, so the chart is redrawn at its width before the reader
+            // sees it; until then it is the static drawing's size.
             let callback =
                 Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
                     for entry in entries.iter() {
