@@ -28,26 +28,16 @@ pub fn draw_pareto<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     points: &[ParetoPoint],
     mark: Option<&ParetoPoint>,
+    second: Option<(&str, &[ParetoPoint])>,
     dark: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     root.fill(&pal.background)?;
-    let xy: Vec<(f64, f64)> = points
-        .iter()
-        .map(|p| (p.step.total.0 * 1e3, p.tokens_per_sec_per_chip))
-        .collect();
-    let (Some(xs), Some(ys)) = (
-        span(
-            xy.iter()
-                .map(|p| p.0)
-                .chain(mark.map(|m| m.step.total.0 * 1e3)),
-        ),
-        span(
-            xy.iter()
-                .map(|p| p.1)
-                .chain(mark.map(|m| m.tokens_per_sec_per_chip)),
-        ),
-    ) else {
+    let at = |p: &ParetoPoint| (p.step.total.0 * 1e3, p.tokens_per_sec_per_chip);
+    let xy: Vec<(f64, f64)> = points.iter().map(at).collect();
+    let other: Vec<(f64, f64)> = second.map_or(Vec::new(), |s| s.1.iter().map(at).collect());
+    let all = || xy.iter().chain(&other).copied().chain(mark.map(at));
+    let (Some(xs), Some(ys)) = (span(all().map(|p| p.0)), span(all().map(|p| p.1))) else {
         return Ok(());
     };
     let mut chart = ChartBuilder::on(root)
@@ -100,11 +90,17 @@ pub fn draw_pareto<DB: DrawingBackend>(
             font(TITLE, &c),
         )))?;
     }
-    let legend = [Entry::new(
+    let mut legend = vec![Entry::new(
         "Pareto frontier (batch 1 → largest that fits)",
         colour,
         Mark::Line(3),
     )];
+    if let Some((name, _)) = second {
+        // The second chip's frontier, dashed in vermillion (series 5).
+        let colour = pal.series[5];
+        chart.draw_series(DashedLineSeries::new(other, 6, 4, colour.stroke_width(3)))?;
+        legend.push(Entry::new(format!("on {name}"), colour, Mark::Dashed));
+    }
     legend_on(&chart, &legend, SeriesLabelPosition::LowerRight, &pal)?;
     Ok(())
 }
@@ -212,7 +208,7 @@ mod tests {
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, (760, 400)).into_drawing_area();
-            draw_pareto(&root, &pts, pts.get(10), false).unwrap();
+            draw_pareto(&root, &pts, pts.get(10), None, false).unwrap();
             root.present().unwrap();
         }
         assert!(out.contains("latency per token (ms)"));
@@ -253,7 +249,7 @@ mod tests {
     fn empty_series_draw_nothing_and_do_not_fail() {
         let mut out = String::new();
         let root = SVGBackend::with_string(&mut out, (100, 100)).into_drawing_area();
-        draw_pareto(&root, &[], None, true).unwrap();
+        draw_pareto(&root, &[], None, None, true).unwrap();
         draw_breakdown(&root, &[], true).unwrap();
     }
 }

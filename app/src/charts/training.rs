@@ -1,7 +1,8 @@
 //! Part 5 charts: the training roofline (per-layer compute and communication time
 //! against the global batch, log-log, one communication line per strategy, the
-//! communication-bound region of the selected strategy shaded), and memory per
-//! chip as stacked bars against HBM.
+//! communication-bound region of the selected strategy shaded, and a second
+//! chip's compute and communication lines beside them if there is one), and
+//! memory per chip as stacked bars against HBM.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -38,7 +39,29 @@ pub struct TrainingModel {
     pub x: (f64, f64),
     /// Time axis.
     pub y: (f64, f64),
+    /// A second chip's lines on the same axes, if any.
+    pub second: Option<SecondChip>,
 }
+
+/// A second chip on the training roofline: its compute line and the selected
+/// strategy's communication line, swept over the same batches, and where they cross.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SecondChip {
+    /// Chip name.
+    pub chip: &'static str,
+    /// The selected strategy's label.
+    pub comms_label: String,
+    /// `(batch, t_math)`, seconds.
+    pub math: Vec<(f64, f64)>,
+    /// `(batch, t_comms)`, seconds.
+    pub comms: Vec<(f64, f64)>,
+    /// `(batch, time)` where the strategy turns compute-bound on this chip, if it does.
+    pub crossing: Option<(f64, f64)>,
+}
+
+/// The palette series the second chip is drawn in (vermillion: the strategies
+/// take at most the first four).
+const SECOND: usize = 5;
 
 impl TrainingModel {
     /// Fits the time axis around every positive point.
@@ -47,6 +70,11 @@ impl TrainingModel {
             .math
             .iter()
             .chain(self.comms.iter().flat_map(|c| c.points.iter()))
+            .chain(
+                self.second
+                    .iter()
+                    .flat_map(|s| s.math.iter().chain(s.comms.iter())),
+            )
             .map(|p| p.1)
             .filter(|t| t.is_finite() && *t > 0.0);
         let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
@@ -155,6 +183,31 @@ pub fn draw_roofline<DB: DrawingBackend>(
                 colour.stroke_width(2),
             ))?;
             legend.push(Entry::new(label, colour, Mark::Dashed));
+        }
+    }
+    if let Some(s) = &m.second {
+        // The second chip in one colour: its compute dashed, its
+        // communication solid, their crossover a dot.
+        let colour = pal.series[SECOND];
+        let (math, comms) = (positive(&s.math), positive(&s.comms));
+        placer.avoid_line(&pixels(&chart, &math));
+        placer.avoid_line(&pixels(&chart, &comms));
+        chart.draw_series(DashedLineSeries::new(math, 6, 4, colour.stroke_width(3)))?;
+        chart.draw_series(LineSeries::new(comms, colour.stroke_width(3)))?;
+        legend.push(Entry::new(
+            format!("compute on {}", s.chip),
+            colour,
+            Mark::Dashed,
+        ));
+        legend.push(Entry::new(
+            format!("{} comms on {}", s.comms_label, s.chip),
+            colour,
+            Mark::Line(3),
+        ));
+        if let Some((b, t)) = s.crossing {
+            if b > m.x.0 && b < m.x.1 && t > m.y.0 && t < m.y.1 {
+                chart.draw_series(std::iter::once(Circle::new((b, t), 6, colour.filled())))?;
+            }
         }
     }
     if let Some((b, label)) = &m.boundary {
@@ -359,6 +412,7 @@ mod tests {
             boundary: Some((3e6, "B ≈ 3M tokens".into())),
             x: (1e4, 1e9),
             y: (0.0, 0.0),
+            second: None,
         };
         m.fit_y();
         m

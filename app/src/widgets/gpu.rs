@@ -1,6 +1,8 @@
 //! GPU clusters (`data-widget="gpu"`, Part 12): how many nodes, Scalable Units
 //! and switches a GPU count occupies, what a collective costs inside one NVLink
-//! domain and across the fat tree, and GPU and TPU rooflines side by side.
+//! domain and across the fat tree, and GPU and TPU rooflines side by side. A
+//! second GPU (`vs`) may be laid out for the same job beside it, with the
+//! difference spelled out.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -10,10 +12,13 @@ use ridgeline_core::gpu::compare::{roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{Collective, CollectiveCost, CollectiveOptions, Layout};
 use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
-use ridgeline_core::hardware::{Topology, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
+};
 use crate::input::{parse_count, short};
 
 /// Largest GPU count (2^16).
@@ -36,6 +41,8 @@ pub struct GpuParams {
     pub kind: Collective,
     /// Bytes in the whole array.
     pub bytes: f64,
+    /// A second GPU laid out for the same job, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for GpuParams {
@@ -45,6 +52,7 @@ impl Default for GpuParams {
             gpus: 1024,
             kind: Collective::AllGather,
             bytes: 1e9,
+            vs: None,
         }
     }
 }
@@ -81,6 +89,80 @@ pub fn find_gpu(value: &str) -> Result<&'static str, String> {
 }
 
 impl GpuParams {
+    /// The same job on `gpu`: the GPU count rounded up to whole nodes of it
+    /// if the tree cannot hold it as it is (an NVL72 rack holds 72).
+    pub fn on(mut self, gpu: &'static str) -> GpuParams {
+        self.gpu = gpu;
+        if self.compute().is_err() {
+            if let Ok(sys) = GpuSystem::from_id(gpu, Dtype::Bf16) {
+                let per = u64::from(sys.gpus_per_node.max(1));
+                if self.gpus > per {
+                    self.gpus = self.gpus.div_ceil(per) * per;
+                }
+            }
+        }
+        self
+    }
+
+    /// The second GPU's job, if one is chosen.
+    pub fn versus(&self) -> Option<GpuParams> {
+        Some(self.on(self.vs?.id))
+    }
+
+    /// The GPU beside the second one: core's numbers for both chips, the
+    /// data-parallel tokens each needs, then the same job on each: GPUs,
+    /// nodes, the collective inside a node and across them all.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let a_chip = chip(self.gpu)?;
+        let q = self.versus()?;
+        let (a, b) = (self.compute().ok()?, q.compute().ok()?);
+        let mut rows = chip_rows(a_chip, vs, Dtype::Bf16);
+        let dp = |id| roofline_row(id, Dtype::Bf16).map_or(f64::NAN, |r| r.dp_tokens_in_domain);
+        rows.push(Diff::number(
+            "dp-tokens",
+            "DP tokens per chip inside a node",
+            dp(self.gpu),
+            dp(vs.id),
+            grouped,
+        ));
+        let count = |v: &GpuView, f: fn(&Layout) -> u64| f(&v.layout) as f64;
+        rows.push(Diff::number(
+            "gpus",
+            "GPUs",
+            count(&a, |l| l.gpus),
+            count(&b, |l| l.gpus),
+            grouped,
+        ));
+        rows.push(Diff::number(
+            "nodes",
+            "nodes",
+            count(&a, |l| l.nodes),
+            count(&b, |l| l.nodes),
+            grouped,
+        ));
+        rows.push(Diff::number(
+            "in-node",
+            format!("{} inside one node", self.kind.label()),
+            a.in_node.total.0,
+            b.in_node.total.0,
+            seconds,
+        ));
+        let across = |v: &GpuView| v.across.as_ref().unwrap_or(&v.in_node).total.0;
+        rows.push(Diff::number(
+            "across",
+            "across all the GPUs",
+            across(&a),
+            across(&b),
+            seconds,
+        ));
+        Some(Comparison {
+            a: a_chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+
     /// Everything computed, or why not.
     pub fn compute(&self) -> Result<GpuView, String> {
         let system = GpuSystem::from_id(self.gpu, Dtype::Bf16).map_err(|e| e.to_string())?;
@@ -111,24 +193,14 @@ impl GpuParams {
 
 impl WidgetParams for GpuParams {
     const NAME: &'static str = "gpu";
-    const ORDER: &'static [&'static [&'static str]] = &[&["gpu", "chip"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["gpu", "chip", VS]];
 
     /// Sets one parameter from text; a GPU count the tree cannot hold is refused.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "gpu" | "chip" => {
-                next.gpu = find_gpu(value)?;
-                // Keep whole nodes of the new GPU (an NVL72 rack holds 72).
-                if next.compute().is_err() {
-                    if let Ok(sys) = GpuSystem::from_id(next.gpu, Dtype::Bf16) {
-                        let per = u64::from(sys.gpus_per_node.max(1));
-                        if next.gpus > per {
-                            next.gpus = next.gpus.div_ceil(per) * per;
-                        }
-                    }
-                }
-            }
+            "gpu" | "chip" => next = next.on(find_gpu(value)?),
+            VS => next.vs = parse_vs(value, "GPU", |v| chip(find_gpu(v).ok()?))?,
             "gpus" | "n" => {
                 next.gpus = parse_count(value, "GPU count", 1.0, GPUS_MAX)?.round() as u64
             }
@@ -140,6 +212,10 @@ impl WidgetParams for GpuParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.compute()?;
+        if let Some(q) = next.versus() {
+            q.compute()
+                .map_err(|e| format!("{} (compared): {e}", q.gpu))?;
+        }
         *self = next;
         Ok(())
     }
@@ -152,6 +228,9 @@ impl WidgetParams for GpuParams {
             ("op".into(), self.kind.name().into()),
             ("bytes".into(), format!("{}", self.bytes)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .collect()
     }
 }
 
@@ -220,7 +299,8 @@ pub fn Gpu(
     let state = WidgetState::<GpuParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        // Put a refused comparison back to the last valid one.
+        state.set_or_refresh(key, &value, key == VS);
     };
     let data = Memo::new(move |_| params.with(|p| p.compute().ok()));
     let read =
@@ -317,6 +397,12 @@ pub fn Gpu(
         .into_iter()
         .map(|(id, name)| option(id, name, move || params.with(|p| p.gpu)))
         .collect_view();
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = gpu_ids()
+        .into_iter()
+        .map(|(id, name)| option(id, name, vs_id))
+        .collect_view()
+        .into_any();
     let op_options = Collective::ALL
         .map(|c| option(c.name(), c.label(), move || params.with(|p| p.kind.name())));
     let log2 = move || params.with(|p| (p.gpus as f64).log2().round());
@@ -335,6 +421,7 @@ pub fn Gpu(
                         value=move || format!("{}", params.with(|p| p.bytes)) prop:value=move || format!("{}", params.with(|p| p.bytes))
                         on:input=move |ev| set("bytes", event_target_value(&ev)) />
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="gpu-count">"GPUs"</label>
@@ -368,6 +455,7 @@ pub fn Gpu(
                     <dd>{move || read(|v| v.across.as_ref().unwrap_or(&v.in_node).algo_bandwidth().map(|b| si(b.0, "B/s", 3)).unwrap_or_default())}</dd>
                 </div>
             </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <div class="table-scroll" tabindex="0">
                 <table class="levels">
                     <thead><tr><th scope="col">"level"</th><th scope="col">"children spanned"</th><th scope="col">"link per child"</th><th scope="col">"time"</th></tr></thead>
@@ -427,6 +515,69 @@ mod tests {
         p.apply("gpu", "gb200").unwrap();
         p.apply("gpus", "144").unwrap();
         assert_pairs_restore(&p);
+    }
+
+    #[test]
+    fn a_second_gpu_lays_out_the_same_job() {
+        use crate::widgets::common::pairs;
+        let (mut p, n) = GpuParams::from_pairs(&pairs(&[("vs", "gb200")]));
+        assert!(n.is_empty(), "{n:?}");
+        // 1024 GPUs are not whole NVL72 racks: the GB200 job takes 15 racks.
+        let q = p.versus().unwrap();
+        assert_eq!(q.gpus, 1080);
+        let c = p.comparison().unwrap();
+        assert_eq!(
+            (c.a.as_str(), c.b.as_str()),
+            ("NVIDIA H100", "NVIDIA GB200 NVL72")
+        );
+        let row = |k: &str| c.row(k).unwrap().clone();
+        assert_eq!(
+            (row("gpus").a, row("gpus").b),
+            (grouped(1024.0), grouped(1080.0))
+        );
+        assert_eq!(
+            (row("nodes").a, row("nodes").b),
+            ("128".to_string(), "15".to_string())
+        );
+        let (a, b) = (p.compute().unwrap(), q.compute().unwrap());
+        assert_eq!(row("in-node").a, seconds(a.in_node.total.0));
+        assert_eq!(row("in-node").b, seconds(b.in_node.total.0));
+        assert_eq!(row("across").b, seconds(b.across.unwrap().total.0));
+        // Inside its 72-GPU domain the GB200 moves the same bytes over the
+        // same NVLink per GPU as a B200 node, so DP needs the same tokens there.
+        let dp = row("dp-tokens");
+        let b200 = roofline_row("b200", Dtype::Bf16)
+            .unwrap()
+            .dp_tokens_in_domain;
+        assert_eq!(dp.b, grouped(b200));
+        assert_eq!(
+            dp.a,
+            grouped(
+                roofline_row("h100", Dtype::Bf16)
+                    .unwrap()
+                    .dp_tokens_in_domain
+            )
+        );
+        assert_eq!(row("ridge").a, "296 FLOPs/B");
+        // The compared GPU follows the job: 8 GPUs is one node of each.
+        p.apply("gpus", "8").unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(c.row("nodes").unwrap().b, "1");
+    }
+
+    #[test]
+    fn vs_round_trips_and_a_tpu_is_refused() {
+        let mut p = GpuParams::default();
+        p.apply("vs", "b200").unwrap();
+        assert_pairs_restore(&p);
+        let messages = assert_refused_keeps(&p, &[("vs", "v5e"), ("vs", "h900")]);
+        assert!(messages[0].contains("v5e"), "{messages:?}");
+        assert!(GpuParams::default()
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| k != "vs"));
+        p.apply("vs", "").unwrap();
+        assert_eq!(p.comparison(), None);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The KV-cache calculator (`data-widget="kv-cache"`, Part 7): bytes per token,
 //! per sequence and for a batch, for a model's own attention and the variants it
-//! could have used (multi-head, grouped-query, multi-query).
+//! could have used (multi-head, grouped-query, multi-query). A second model
+//! (`vs`) may be set beside it: its cache at the same settings and the batch
+//! that fits in the first model's cache.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -9,7 +11,10 @@ use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
 use ridgeline_core::models::{model, ModelConfig, ModelPreset, MODELS};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
+    VS,
+};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 240.0;
@@ -83,6 +88,8 @@ pub struct KvParams {
     pub seq: f64,
     /// Sequences.
     pub batch: f64,
+    /// A second model, its cache as published beside this one's, if any.
+    pub vs: Option<&'static ModelPreset>,
 }
 
 impl Default for KvParams {
@@ -93,6 +100,7 @@ impl Default for KvParams {
             dtype: Dtype::Bf16,
             seq: 8192.0,
             batch: 32.0,
+            vs: None,
         }
     }
 }
@@ -114,6 +122,44 @@ impl KvParams {
         })
     }
 
+    /// The second model's cache as published, at the same format, context
+    /// (up to its longest) and batch.
+    pub fn vs_cache(&self) -> Option<Result<KvCache, String>> {
+        let m = self.vs?;
+        let seq = self.seq.min(m.config.max_seq as f64);
+        Some(kv_cache(&m.config, seq, self.batch, self.dtype).map_err(|e| e.to_string()))
+    }
+
+    /// This model's cache beside the second one's: bytes per token, per
+    /// sequence and for the batch, and how many of the second model's
+    /// sequences fit in the bytes this model's batch takes.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.cache().ok()?, self.vs_cache()?.ok()?);
+        let bytes = |x| si(x, "B", 3);
+        Some(Comparison {
+            a: format!("{} ({})", self.model.name, self.label(self.variant)),
+            b: self.vs?.name.into(),
+            rows: vec![
+                Diff::number("token", "per token", a.per_token.0, b.per_token.0, bytes),
+                Diff::number(
+                    "sequence",
+                    "per sequence",
+                    a.per_sequence.0,
+                    b.per_sequence.0,
+                    bytes,
+                ),
+                Diff::number("total", "whole batch", a.total.0, b.total.0, bytes),
+                Diff::number(
+                    "fits",
+                    "sequences in this batch's bytes",
+                    self.batch,
+                    (a.total / b.per_sequence).floor(),
+                    grouped,
+                ),
+            ],
+        })
+    }
+
     /// Label of a variant for this model.
     pub fn label(&self, v: Variant) -> String {
         match v.config(&self.model.config) {
@@ -132,7 +178,7 @@ impl KvParams {
 
 impl WidgetParams for KvParams {
     const NAME: &'static str = "kv-cache";
-    const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", VS]];
 
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -154,11 +200,15 @@ impl WidgetParams for KvParams {
                 next.dtype = Dtype::parse(value)
                     .ok_or_else(|| format!("unknown format “{}”", short(value)))?
             }
+            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
             "seq" => next.seq = parse_count(value, "context", 1.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 1.0, BATCH_MAX)?.round(),
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.cache()?;
+        if let Some(Err(e)) = next.vs_cache() {
+            return Err(format!("compared model: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -172,6 +222,9 @@ impl WidgetParams for KvParams {
             ("seq".into(), format!("{}", self.seq)),
             ("batch".into(), format!("{}", self.batch)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|m| (VS.into(), m.id.into())))
+        .collect()
     }
 }
 
@@ -185,8 +238,9 @@ pub fn KvCacheCalc(
     let state = WidgetState::<KvParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        state.set_or_refresh(key, &value, key == VS);
     };
+    let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let cache = Memo::new(move |_| params.with(|p| p.cache().ok()));
     let show = move |f: fn(&KvCache) -> f64| {
         cache.with(|c| c.as_ref().map(|c| si(f(c), "B", 3)).unwrap_or_default())
@@ -239,6 +293,7 @@ pub fn KvCacheCalc(
                 <label>"Cache format "
                     <select prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
+                {compare_picker(super::common::model_options(super::common::any, vs_id), vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="kv-cache-seq">"Context (tokens)"</label>
@@ -272,6 +327,7 @@ pub fn KvCacheCalc(
                 <div><dt>"whole batch"</dt><dd data-kv="total">{move || show(|c| c.total.0)}</dd></div>
                 <div><dt>"smaller than MHA"</dt><dd data-kv="reduction">{move || cache.with(|c| c.as_ref().map(|c| format!("{}×", sci(c.reduction(), 3))).unwrap_or_default())}</dd></div>
             </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <div class="table-scroll" tabindex="0">
                 <table>
                     <thead><tr><th scope="col">"attention"</th><th scope="col">"per token"</th><th scope="col">"whole batch"</th><th scope="col">"vs MHA"</th></tr></thead>
@@ -301,6 +357,52 @@ mod tests {
         let mqa = p.cache_of(Variant::Mqa).unwrap().unwrap();
         assert_eq!(mqa.reduction(), 64.0);
         assert_eq!(p.label(Variant::Published), "GQA (G = 8), as published");
+    }
+
+    #[test]
+    fn a_second_model_shows_its_cache_and_the_batch_that_fits() {
+        use crate::widgets::common::pairs;
+        let (p, n) = KvParams::from_pairs(&pairs(&[("vs", "llama3-8b")]));
+        assert!(n.is_empty(), "{n:?}");
+        let c = p.comparison().unwrap();
+        // LLaMA 3 8B: 2·8·128·32·2 = 131,072 bytes per token, 2.5× fewer
+        // than 70B's 80 layers, so 2.5 × 32 = 80 of its sequences fit.
+        let token = c.row("token").unwrap();
+        assert_eq!((token.a.as_str(), token.b.as_str()), ("328 kB", "131 kB"));
+        assert_eq!(token.ratio, Some(0.4));
+        assert_eq!(c.row("fits").unwrap().b, "80");
+        let mut q = p;
+        q.apply("variant", "mqa").unwrap();
+        let c = q.comparison().unwrap();
+        // MQA keeps 2·1·128·80·2 = 40,960 bytes per token: 32 sequences of
+        // it hold as much as 32 · 40,960 / 131,072 = 10 sequences of 8B.
+        assert_eq!(c.row("fits").unwrap().b, "10");
+        assert!(c.a.contains("MQA"), "{}", c.a);
+        // A context past the second model's longest is cut to it.
+        q.apply("vs", "llama2-13b").unwrap();
+        let b = q.vs_cache().unwrap().unwrap();
+        let m = model("llama2-13b").unwrap();
+        let expected = kv_cache(&m.config, 4096.0, 32.0, Dtype::Bf16).unwrap();
+        assert_eq!(b.total, expected.total);
+        assert_eq!(
+            q.comparison().unwrap().row("total").unwrap().b,
+            si(expected.total.0, "B", 3)
+        );
+    }
+
+    #[test]
+    fn vs_round_trips_and_an_unknown_model_is_refused() {
+        let mut p = KvParams::default();
+        p.apply("vs", "deepseek-v3").unwrap();
+        assert_pairs_restore(&p);
+        let messages = assert_refused_keeps(&p, &[("vs", "gpt-9")]);
+        assert!(messages[0].contains("gpt-9"), "{messages:?}");
+        assert!(KvParams::default()
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| k != "vs"));
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! degree, weight format and context length, and the per-token latency broken
 //! into weight loading, KV-cache loading and FLOPs. Configurations that cannot
 //! run (weights larger than the replica's HBM, an empty batch, a context longer
-//! than the model's) are refused with a notice.
+//! than the model's) are refused with a notice. A second chip (`vs`) may
+//! serve the same model on as many chips beside it: its frontier on the same
+//! axes and the difference spelled out.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -17,7 +19,10 @@ use ridgeline_core::inference::{
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{initial_args, option, write_url_state, WidgetParams};
+use super::common::{
+    chip_rows, compare_picker, compare_table, initial_args, option, parse_vs, write_url_state,
+    Comparison, Diff, WidgetParams, VS,
+};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -52,6 +57,8 @@ pub struct ServingParams {
     pub seq: f64,
     /// The batch the readout describes.
     pub batch: f64,
+    /// A second chip serving the same model on as many chips, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for ServingParams {
@@ -64,6 +71,7 @@ impl Default for ServingParams {
             dtype: Dtype::Int8,
             seq: 2048.0,
             batch: 64.0,
+            vs: None,
         }
     }
 }
@@ -82,10 +90,12 @@ pub struct ServingView {
 }
 
 impl ServingView {
-    /// The Pareto curve with the reader's batch marked, as inline SVG.
-    pub fn pareto_svg(&self, size: Size) -> String {
+    /// The Pareto curve with the reader's batch marked, and the second
+    /// chip's curve (`vs`: its name and view) beside it, as inline SVG.
+    pub fn pareto_svg(&self, vs: Option<(&str, &ServingView)>, size: Size) -> String {
+        let second = vs.map(|(name, v)| (name, v.series.as_slice()));
         svg(size.width, size.height, |root| {
-            draw_pareto(root, &self.series, Some(&self.mark), false)
+            draw_pareto(root, &self.series, Some(&self.mark), second, false)
         })
         .0
     }
@@ -142,6 +152,56 @@ impl ServingParams {
     }
 }
 
+impl ServingParams {
+    /// The same configuration on the second chip, if one is chosen.
+    pub fn versus(&self) -> Option<Result<ServingView, String>> {
+        let chip = self.vs?;
+        Some(ServingParams { chip, ..*self }.compute())
+    }
+
+    /// The chip beside the second one: core's numbers for both chips, then
+    /// the largest batch, the latency, throughput and MLP verdict at this batch.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.compute().ok()?, self.versus()?.ok()?);
+        let mut rows = chip_rows(self.chip, vs, Dtype::Bf16);
+        rows.extend([
+            Diff::number(
+                "max-batch",
+                "largest batch that fits",
+                a.max_batch as f64,
+                b.max_batch as f64,
+                grouped,
+            ),
+            Diff::number(
+                "latency",
+                "latency per token",
+                a.mark.step.total.0,
+                b.mark.step.total.0,
+                seconds,
+            ),
+            Diff::number(
+                "throughput",
+                "tokens/s per chip",
+                a.mark.tokens_per_sec_per_chip,
+                b.mark.tokens_per_sec_per_chip,
+                |x| sci(x, 3),
+            ),
+            Diff::words(
+                "verdict",
+                "MLP at this batch",
+                a.mark.step.mlp_verdict.text(),
+                b.mark.step.mlp_verdict.text(),
+            ),
+        ]);
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+}
+
 impl WidgetParams for ServingParams {
     const NAME: &'static str = "serving";
     const ORDER: &'static [&'static [&'static str]] = &[
@@ -150,6 +210,7 @@ impl WidgetParams for ServingParams {
         &["dtype", "weight"],
         &["chips"],
         &["tp"],
+        &[VS],
     ];
 
     /// Sets one parameter from text; an impossible configuration is refused
@@ -180,11 +241,18 @@ impl WidgetParams for ServingParams {
                 next.dtype = Dtype::parse(value)
                     .ok_or_else(|| format!("unknown format “{}”", short(value)))?
             }
+            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.compute()?;
+        if let Some(Err(e)) = next.versus() {
+            return Err(format!(
+                "{} (compared): {e}",
+                next.vs.map_or("", |c| c.name)
+            ));
+        }
         *self = next;
         Ok(())
     }
@@ -200,6 +268,9 @@ impl WidgetParams for ServingParams {
             ("seq".into(), format!("{}", self.seq)),
             ("batch".into(), format!("{}", self.batch)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -230,17 +301,26 @@ pub fn Serving(
                 notice.set(Some(format!("Not possible: {e}.")));
                 // Put a refused select back to the last valid setting (text fields keep
                 // what the reader typed).
-                if matches!(key, "model" | "chip" | "chips" | "tp" | "dtype") {
+                if matches!(key, "model" | "chip" | "chips" | "tp" | "dtype" | VS) {
                     params.set(params.get_untracked());
                 }
             }
         }
     };
     let view_data = Memo::new(move |_| params.with(|p| p.compute().ok()));
+    let vs_data = Memo::new(move |_| params.with(|p| p.versus().and_then(Result::ok)));
     let pareto_frame = Frame::new(PARETO);
     let breakdown_frame = Frame::new(BREAKDOWN);
-    let pareto_chart =
-        move || view_data.with(|v| v.as_ref().map(|v| v.pareto_svg(pareto_frame.get())));
+    let pareto_chart = move || {
+        let name = params.with(|p| p.vs.map_or("", |c| c.name));
+        view_data.with(|v| {
+            vs_data.with(|w| {
+                v.as_ref()
+                    .map(|v| v.pareto_svg(w.as_ref().map(|w| (name, w)), pareto_frame.get()))
+            })
+        })
+    };
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     // The breakdown does not mark the reader's batch: it is redrawn only when
     // the curve changes.
     let series = Memo::new(move |_| view_data.with(|v| v.as_ref().map(|v| v.series.clone())));
@@ -303,6 +383,7 @@ pub fn Serving(
                 <label>"Weights and KV "
                     <select class="dtype" prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
+                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="serving-seq">"Sequence length"</label>
@@ -346,6 +427,10 @@ pub fn Serving(
             <p class="verdict-line">
                 "At this batch the MLP is "
                 <strong class=move || format!("verdict {}", mlp().text()) data-component="linear" data-verdict=move || mlp().text()>{move || mlp().text()}</strong>
+                {move || vs_data.with(|w| w.as_ref().map(|w| {
+                    let v = w.mark.step.mlp_verdict.text();
+                    view! { " (on " {params.with(|p| p.vs.map_or("", |c| c.name))} " " <strong class=format!("verdict {v}") data-vs-verdict=v>{v}</strong> ")" }
+                }))}
                 "; attention is "
                 <strong class="verdict memory-bound" data-component="attention" data-verdict="memory-bound">"memory-bound"</strong>
                 ". HBM holds "
@@ -358,6 +443,7 @@ pub fn Serving(
                 ))}
                 "."
             </p>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <div class="plot" node_ref=breakdown_frame.node style=breakdown_frame.style()>
                 <div class="layer breakdown" inner_html=move || breakdown.get().unwrap_or_default() role="img"
                     aria-label="Latency per token against batch, split into KV loading, weight loading and FLOPs"></div>
@@ -377,7 +463,7 @@ mod tests {
         let mut p = ServingParams::default();
         let v = p.compute().unwrap();
         let (pareto, breakdown) = (
-            v.pareto_svg(PARETO.design()),
+            v.pareto_svg(None, PARETO.design()),
             breakdown_svg(&v.series, BREAKDOWN.design()),
         );
         assert!(pareto.starts_with(r#"<svg class="chart-svg""#), "{pareto}");
@@ -394,10 +480,63 @@ mod tests {
         let w = p.compute().unwrap();
         assert_eq!(w.series, v.series, "the curve does not depend on the batch");
         assert_ne!(
-            w.pareto_svg(PARETO.design()),
+            w.pareto_svg(None, PARETO.design()),
             pareto,
             "the mark did not move"
         );
+    }
+
+    #[test]
+    fn a_second_chip_serves_the_same_model_beside_the_first() {
+        let (mut p, n) = ServingParams::from_pairs(&pairs(&[("vs", "v5p")]));
+        assert!(n.is_empty(), "{n:?}");
+        let v5p = chip("v5p").unwrap();
+        let (a, b) = (p.compute().unwrap(), p.versus().unwrap().unwrap());
+        let c = p.comparison().unwrap();
+        let row = |k: &str| c.row(k).unwrap().clone();
+        // The same model on 16 v5p: core's own numbers for that slice.
+        let q = ServingParams {
+            chip: v5p,
+            ..ServingParams::default()
+        };
+        let direct = q.compute().unwrap();
+        assert_eq!(b, direct);
+        assert_eq!(row("max-batch").a, grouped(a.max_batch as f64));
+        assert_eq!(row("max-batch").b, grouped(direct.max_batch as f64));
+        assert!(
+            direct.max_batch > a.max_batch,
+            "a v5p's HBM holds more KV than a v5e's 16 GB"
+        );
+        assert_eq!(row("latency").b, seconds(direct.mark.step.total.0));
+        assert_eq!(row("hbm").b, si(v5p.hbm_capacity.value.0, "B", 3));
+        assert_eq!(row("verdict").a, "memory-bound");
+        // The second frontier is drawn in its own colour and named.
+        let svg = a.pareto_svg(Some((v5p.name, &b)), PARETO.design());
+        assert!(svg.contains("on TPU v5p"), "{svg}");
+        let vermillion =
+            crate::widgets::common::svg_colour(crate::charts::palette(false).series[5]);
+        assert!(svg.contains(&vermillion));
+        assert!(!a.pareto_svg(None, PARETO.design()).contains(&vermillion));
+        // A slice the second chip cannot serve on is refused with its name:
+        // 70 GB of int8 weights fit on two v5p but not on two v5e.
+        p.apply("vs", "none").unwrap();
+        p.apply("chip", "v5p").unwrap();
+        p.apply("chips", "2").unwrap();
+        let e = p.apply("vs", "v5e").unwrap_err();
+        assert!(
+            e.contains("TPU v5e (compared)") && e.contains("weights alone"),
+            "{e}"
+        );
+        p.apply("vs", "h100").unwrap();
+        assert_pairs_restore(&p);
+        let messages = crate::widgets::common::testing::assert_refused_keeps(
+            &p,
+            &[("vs", "h900"), ("vs", "v5e")],
+        );
+        assert!(messages[0].contains("h900"), "{messages:?}");
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! FSDP, tensor parallelism and FSDP + tensor on a TPU mesh the reader sizes; the
 //! selected strategy's communication-bound region shaded, its boundary batch
 //! labelled, memory per chip as stacked bars, and a batch slider whose verdict
-//! flips as it crosses the boundary.
+//! flips as it crosses the boundary. A second chip (`vs`) may be drawn on the
+//! same axes (its compute line, the selected strategy's communication line and
+//! their crossover), with the difference between the chips spelled out.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -16,13 +18,17 @@ use ridgeline_core::training::{
     Parallelism, Scheme,
 };
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
+};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::training::{
-    draw_memory, draw_operating_point, draw_roofline, CommsLine, TrainingModel,
+    draw_memory, draw_operating_point, draw_roofline, CommsLine, SecondChip, TrainingModel,
 };
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use ridgeline_core::dtype::Dtype;
 
 /// Slider positions for the batch.
 pub const STEPS: f64 = 400.0;
@@ -134,6 +140,8 @@ pub struct TrainingRooflineParams {
     pub model: &'static ModelPreset,
     /// The chip (a TPU with ICI).
     pub chip: &'static Chip,
+    /// A second chip (a TPU with ICI) drawn beside it, if any.
+    pub vs: Option<&'static Chip>,
     /// Mesh axis sizes of the slice.
     pub mesh: Vec<u32>,
     /// The selected strategy.
@@ -147,6 +155,7 @@ impl Default for TrainingRooflineParams {
         TrainingRooflineParams {
             model: model("llama3-70b").unwrap_or(&MODELS[0]),
             chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            vs: None,
             mesh: vec![16, 16, 16],
             choice: Choice::Fsdp,
             batch: 1_048_576.0,
@@ -213,6 +222,19 @@ fn choice_of(p: &Parallelism) -> Option<Choice> {
     Choice::ALL.into_iter().find(|c| c.scheme() == p.scheme())
 }
 
+/// A chip with ICI, found among the registry's and the reader's chips.
+fn ici_chip(id: &str) -> Option<&'static Chip> {
+    crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
+}
+
+/// A mesh as the reader writes it: `16x16x16`.
+pub fn mesh_text(mesh: &[u32]) -> String {
+    mesh.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
 impl TrainingRooflineParams {
     /// Chips in the slice.
     pub fn chips(&self) -> f64 {
@@ -227,7 +249,28 @@ impl TrainingRooflineParams {
 
     /// Builds and evaluates everything, or says what is wrong.
     pub fn analyse(&self) -> Result<Analysis, String> {
-        let cluster = Cluster::new(self.chip, &self.mesh, 1).map_err(|e| e.to_string())?;
+        self.analyse_on(self.chip, &self.mesh)
+    }
+
+    /// The mesh the second chip `vs` runs on: the reader's mesh if that chip
+    /// can form it, else its largest slice.
+    pub fn vs_mesh(&self, vs: &'static Chip) -> Vec<u32> {
+        if Cluster::new(vs, &self.mesh, 1).is_ok() {
+            self.mesh.clone()
+        } else {
+            full_mesh(vs)
+        }
+    }
+
+    /// The same model, batch and strategy on the second chip, if one is chosen.
+    pub fn analyse_vs(&self) -> Option<Result<Analysis, String>> {
+        let vs = self.vs?;
+        Some(self.analyse_on(vs, &self.vs_mesh(vs)))
+    }
+
+    /// Builds and evaluates everything on `chip` with `mesh`, or says what is wrong.
+    pub fn analyse_on(&self, chip: &'static Chip, mesh: &[u32]) -> Result<Analysis, String> {
+        let cluster = Cluster::new(chip, mesh, 1).map_err(|e| e.to_string())?;
         let job = Job::new(self.model.config, self.batch, SEQ).map_err(|e| e.to_string())?;
         let plans: Vec<(Choice, Parallelism, Option<Evaluation>)> = book_plans(&job, &cluster)
             .into_iter()
@@ -237,7 +280,7 @@ impl TrainingRooflineParams {
             return Err(match self.choice {
                 Choice::Tp => format!(
                     "tensor parallelism alone cannot use {} chips: the model has only {} heads",
-                    grouped(self.chips()),
+                    grouped(cluster.chips()),
                     self.model.config.heads
                 ),
                 c => format!("{} needs more than one chip", c.scheme().label()),
@@ -252,8 +295,9 @@ impl TrainingRooflineParams {
         })
     }
 
-    /// The chart's static model: a sweep of every strategy over the slider's range.
-    pub fn chart_model(&self, a: &Analysis) -> TrainingModel {
+    /// The chart's static model: a sweep of every strategy over the slider's
+    /// range, and the selected strategy on the second chip `vs` if there is one.
+    pub fn chart_model(&self, a: &Analysis, vs: Option<&Analysis>) -> TrainingModel {
         let (lo, hi) = self.batch_range();
         let xs = log_batches(lo, hi, 90).unwrap_or_default();
         let mut math = Vec::new();
@@ -286,6 +330,24 @@ impl TrainingRooflineParams {
             Ok(Boundary::Never) => (Some((lo, hi)), None),
             _ => (None, None),
         };
+        let second = vs.and_then(|v| {
+            let points = sweep(&v.job, &v.cluster, &v.selected.parallelism, &xs).ok()?;
+            let crossing = match v.selected.boundary {
+                Boundary::At(b) => {
+                    let job = v.job.with_batch(b).ok()?;
+                    let e = evaluate(&job, &v.cluster, &v.selected.parallelism).ok()?;
+                    Some((b, e.layer.t_math.0))
+                }
+                _ => None,
+            };
+            Some(SecondChip {
+                chip: v.cluster.chip.name,
+                comms_label: plan_label(&v.selected.parallelism),
+                math: points.iter().map(|p| (p.batch, p.t_math.0)).collect(),
+                comms: points.iter().map(|p| (p.batch, p.t_comms.0)).collect(),
+                crossing,
+            })
+        });
         let mut m = TrainingModel {
             math,
             comms,
@@ -294,6 +356,7 @@ impl TrainingRooflineParams {
             boundary,
             x: (lo, hi),
             y: (0.0, 0.0),
+            second,
         };
         m.fit_y();
         m
@@ -314,11 +377,97 @@ impl TrainingRooflineParams {
             ),
         }
     }
+
+    /// The chip beside the second one: core's numbers for both chips, their
+    /// ICI bandwidth and mesh, then the selected strategy on each: where it
+    /// turns compute-bound, its verdict, times and memory at this batch.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.analyse().ok()?, self.analyse_vs()?.ok()?);
+        let mut rows = chip_rows(self.chip, vs, Dtype::Bf16);
+        let ici = |c: &Chip| c.bandwidth(Link::Ici).map_or(f64::NAN, |w| w.0);
+        rows.push(Diff::number(
+            "ici",
+            "ICI bandwidth",
+            ici(self.chip),
+            ici(vs),
+            |x| si(x, "B/s", 3),
+        ));
+        let mesh = |m: &[u32], e: &Analysis| {
+            format!("{} ({} chips)", mesh_text(m), grouped(e.cluster.chips()))
+        };
+        rows.push(Diff::words(
+            "mesh",
+            "mesh",
+            mesh(&self.mesh, &a),
+            mesh(&self.vs_mesh(vs), &b),
+        ));
+        let (ea, eb) = (&a.selected, &b.selected);
+        let name = plan_label(&ea.parallelism);
+        rows.push(
+            match (ea.critical_tokens_per_chip, eb.critical_tokens_per_chip) {
+                (Some(x), Some(y)) => Diff::number(
+                    "boundary",
+                    format!("{name} compute-bound from (tokens per chip)"),
+                    x,
+                    y,
+                    |t| grouped(t.round()),
+                ),
+                _ => Diff::words(
+                    "boundary",
+                    format!("{name} compute-bound from"),
+                    boundary_words(ea.boundary),
+                    boundary_words(eb.boundary),
+                ),
+            },
+        );
+        rows.push(Diff::words(
+            "verdict",
+            "at this batch",
+            ea.verdict.text(),
+            eb.verdict.text(),
+        ));
+        rows.push(Diff::number(
+            "math",
+            "compute per layer",
+            ea.layer.t_math.0,
+            eb.layer.t_math.0,
+            seconds,
+        ));
+        rows.push(Diff::number(
+            "comms",
+            "communication per layer",
+            ea.layer.t_comms.0,
+            eb.layer.t_comms.0,
+            seconds,
+        ));
+        rows.push(Diff::number(
+            "memory",
+            "memory per chip",
+            ea.memory.total().0,
+            eb.memory.total().0,
+            |x| si(x, "B", 3),
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+}
+
+/// Where a strategy turns compute-bound, in words for a comparison row.
+fn boundary_words(b: Boundary) -> String {
+    match b {
+        Boundary::At(b) => format!("{} tokens", tokens(b)),
+        Boundary::Always => "any batch".into(),
+        Boundary::Never => "never".into(),
+    }
 }
 
 impl WidgetParams for TrainingRooflineParams {
     const NAME: &'static str = "training-roofline";
-    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip"], &["mesh"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip", VS], &["mesh"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -328,9 +477,9 @@ impl WidgetParams for TrainingRooflineParams {
                 next.model = crate::library::resolve_model(value)
                     .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?
             }
+            VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .filter(|c| c.link(Link::Ici).is_some())
+                let c = ici_chip(value)
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
                     next.mesh = full_mesh(c);
@@ -372,6 +521,12 @@ impl WidgetParams for TrainingRooflineParams {
                 e
             }
         })?;
+        if let Some(Err(e)) = next.analyse_vs() {
+            return Err(format!(
+                "{} (compared): {e}",
+                next.vs.map_or("", |c| c.name)
+            ));
+        }
         *self = next;
         Ok(())
     }
@@ -381,17 +536,13 @@ impl WidgetParams for TrainingRooflineParams {
         vec![
             ("model".into(), self.model.id.into()),
             ("chip".into(), self.chip.id.into()),
-            (
-                "mesh".into(),
-                self.mesh
-                    .iter()
-                    .map(|a| a.to_string())
-                    .collect::<Vec<_>>()
-                    .join("x"),
-            ),
+            ("mesh".into(), mesh_text(&self.mesh)),
             ("scheme".into(), self.choice.name().into()),
             ("b".into(), format!("{}", self.batch)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .collect()
     }
 }
 
@@ -406,12 +557,13 @@ pub fn TrainingRoofline(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // A refused select goes back to the strategy the verdict describes.
-        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "scheme"));
+        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "scheme" | VS));
     };
     let analysis = Memo::new(move |_| params.with(|p| p.analyse().ok()));
+    let vs_analysis = Memo::new(move |_| params.with(|p| p.analyse_vs().and_then(Result::ok)));
     let chart_model = Memo::new(move |_| {
         let a = analysis.get()?;
-        Some(params.with_untracked(|p| p.chart_model(&a)))
+        vs_analysis.with(|v| Some(params.with_untracked(|p| p.chart_model(&a, v.as_ref()))))
     });
     // The curves are redrawn only when the sweep changes, not with every batch.
     let roofline_frame = Frame::new(ROOFLINE);
@@ -461,6 +613,19 @@ pub fn TrainingRoofline(
         })
         .collect_view();
     let range = move || params.with(|p| p.batch_range());
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
+    // The selected strategy's verdict on the second chip, beside the first's.
+    let vs_verdict = move || {
+        vs_analysis.with(|v| {
+            let v = v.as_ref()?;
+            let word = v.selected.verdict.text();
+            Some(view! {
+                "; on " {v.cluster.chip.name} " "
+                <strong class=format!("verdict {word}") data-vs-verdict=word>{word}</strong>
+            })
+        })
+    };
     let rows = move || {
         analysis.get().map(|a| {
             a.plans
@@ -509,12 +674,13 @@ pub fn TrainingRoofline(
                 </label>
                 <label>"Mesh "
                     <input type="text" size="10" class="mesh-text" aria-label="mesh axis sizes, like 16x16x16"
-                        value=move || params.with(|p| p.mesh.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("x")) prop:value=move || params.with(|p| p.mesh.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("x"))
+                        value=move || params.with(|p| mesh_text(&p.mesh)) prop:value=move || params.with(|p| mesh_text(&p.mesh))
                         on:change=move |ev| set("mesh", event_target_value(&ev)) />
                 </label>
                 <label>"Strategy "
                     <select class="scheme" prop:value=move || params.with(|p| p.choice.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=roofline_frame.node style=roofline_frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=move || base.get()></div>
@@ -540,11 +706,13 @@ pub fn TrainingRoofline(
                 {move || analysis.with(|a| a.as_ref().map(|a| grouped(a.selected.tokens_per_chip)).unwrap_or_default())}
                 " per chip), " {move || analysis.with(|a| a.as_ref().map(|a| plan_label(&a.selected.parallelism)).unwrap_or_default())} " is "
                 <strong class=move || format!("verdict {}", verdict()) data-verdict=verdict aria-live="polite">{verdict}</strong>
+                {vs_verdict}
                 "."
             </p>
             <p class="crossing" data-boundary="">
                 {move || analysis.with(|a| a.as_ref().map(|a| params.with_untracked(|p| p.boundary_text(a))).unwrap_or_default())}
             </p>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
             <div class="table-scroll" tabindex="0">
                 <table class="schemes">
@@ -569,7 +737,7 @@ mod tests {
     fn layers_are_svg_and_the_point_takes_the_verdicts_colour() {
         let mut p = TrainingRooflineParams::default();
         let a = p.analyse().unwrap();
-        let m = p.chart_model(&a);
+        let m = p.chart_model(&a, None);
         let base = roofline_svg(&m, ROOFLINE.design());
         assert!(base.starts_with(r#"<svg class="chart-svg""#), "{base}");
         assert!(base.contains("global batch B (tokens)"), "{base}");
@@ -586,7 +754,7 @@ mod tests {
         assert!(memory.contains("FSDP"), "{memory}");
         p.apply("b", "8388608").unwrap();
         let b = p.analyse().unwrap();
-        let point = b.point_svg(&p.chart_model(&b), ROOFLINE.design());
+        let point = b.point_svg(&p.chart_model(&b, None), ROOFLINE.design());
         assert_eq!(point.matches(&good).count(), 2, "{point}");
     }
 
@@ -602,7 +770,7 @@ mod tests {
         assert!(p.boundary_text(&a).contains("850 per chip"));
         p.apply("b", &format!("{}", (b * 1.2).round())).unwrap();
         assert_eq!(p.analyse().unwrap().selected.verdict, Verdict::ComputeBound);
-        let m = p.chart_model(&p.analyse().unwrap());
+        let m = p.chart_model(&p.analyse().unwrap(), None);
         assert_eq!(m.comms.len(), 3); // DP, FSDP, FSDP+TP: 4096 chips > 64 heads
         assert!(m.boundary.is_some());
     }
@@ -643,6 +811,81 @@ mod tests {
         // A chip with two axes resets a three-axis mesh to its pod.
         p.apply("chip", "v5e").unwrap();
         assert_eq!(p.mesh, vec![16, 16]);
+    }
+
+    #[test]
+    fn a_second_chip_draws_its_crossover_and_compares_cores_numbers() {
+        use crate::widgets::common::pairs;
+        use ridgeline_core::training::{dp_critical_tokens_per_chip, ici_intensity};
+        let (mut p, n) = TrainingRooflineParams::from_pairs(&pairs(&[("vs", "v5e")]));
+        assert!(n.is_empty(), "{n:?}");
+        let v5e = chip("v5e").unwrap();
+        // A v5e cannot form the 16×16×16 cube: it runs on its own pod.
+        assert_eq!(p.vs_mesh(v5e), vec![16, 16]);
+        let c = p.comparison().unwrap();
+        assert_eq!(
+            c.row("mesh").unwrap().b,
+            "16x16 (256 chips)",
+            "{:?}",
+            c.rows
+        );
+        // FSDP turns compute-bound at α / M_X tokens per chip: 850 on the
+        // v5p cube, and core's closed form for v5e on its two axes.
+        let boundary = c.row("boundary").unwrap();
+        assert_eq!(boundary.a, "850");
+        let alpha = ici_intensity(v5e, Dtype::Bf16).unwrap();
+        let expected = dp_critical_tokens_per_chip(alpha, 2.0);
+        assert_eq!(boundary.b, grouped(expected.round()));
+        assert!(boundary.ratio.unwrap() > 1.0, "{boundary:?}");
+        let b = p.analyse_vs().unwrap().unwrap();
+        assert_eq!(
+            c.row("comms").unwrap().b,
+            seconds(b.selected.layer.t_comms.0)
+        );
+        assert_eq!(
+            c.row("ici").unwrap().b,
+            si(v5e.bandwidth(Link::Ici).unwrap().0, "B/s", 3)
+        );
+        // The chart draws the second chip's lines in their own colour, named.
+        let a = p.analyse().unwrap();
+        let m = p.chart_model(&a, Some(&b));
+        let s = m.second.as_ref().unwrap();
+        let (x, t) = s.crossing.unwrap();
+        assert!((x / 256.0 - expected).abs() < 1e-6 * expected, "{x}");
+        assert!(t > 0.0);
+        let svg = roofline_svg(&m, ROOFLINE.design());
+        assert!(svg.contains("FSDP comms on TPU v5e"), "{svg}");
+        assert!(svg.contains("compute on TPU v5e"), "{svg}");
+        let vermillion = svg_colour(palette(false).series[5]);
+        assert!(svg.contains(&vermillion), "the second chip's colour");
+        let alone = roofline_svg(&p.chart_model(&a, None), ROOFLINE.design());
+        assert!(!alone.contains(&vermillion) && !alone.contains("on TPU v5e"));
+        // At 1M tokens FSDP is communication-bound on the cube (256 per chip,
+        // short of 850) and compute-bound on the v5e pod (4096 per chip).
+        let v = c.row("verdict").unwrap();
+        assert_eq!(v.a, "communication-bound");
+        assert!(4096.0 > expected, "{expected}");
+        assert_eq!(v.b, "compute-bound");
+        // At 8M tokens (2048 per chip) the cube is compute-bound too.
+        p.apply("b", "8388608").unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(c.row("verdict").unwrap().ratio_text(), "same");
+    }
+
+    #[test]
+    fn vs_round_trips_and_a_chip_without_ici_is_refused() {
+        let p: TrainingRooflineParams = assert_round_trip(&[("vs", "v6e"), ("mesh", "8x8")]);
+        assert_eq!(p.vs.map(|c| c.id), Some("v6e"));
+        assert_eq!(p.vs_mesh(chip("v6e").unwrap()), vec![8, 8]);
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "tpu-v99")]);
+        assert!(messages[0].contains("h100"), "{messages:?}");
+        assert!(TrainingRooflineParams::default()
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| k != "vs"));
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
     }
 
     #[test]
