@@ -280,7 +280,7 @@ pub fn draw_static<DB: DrawingBackend>(
     let mut chart = chart(root, model)?;
     chart
         .configure_mesh()
-        .x_desc("arithmetic intensity (FLOPs per byte)")
+        .x_desc(super::style::intensity_title(narrow(root)))
         .x_labels(if narrow(root) { 5 } else { 10 })
         .y_desc(format!("attainable {} FLOPs/s", model.dtype))
         .x_label_formatter(&|x| sci(*x, 2))
