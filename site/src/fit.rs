@@ -43,7 +43,6 @@ const STILL_CUT: &[(&str, &str)] = &[
     ("inference", "tokens drafted per round, k"),
     ("inference", "tokens per target step"),
     ("profiling", "all-gather"),
-    ("profiling", "end 16.5 ms"),
     ("profiling", "matmul (backward)"),
     ("profiling", "reduce-scatter"),
     ("profiling", "step overhead"),
