@@ -88,29 +88,29 @@ pub struct Figure {
 
 /// A chart box (`<div class="plot" …>`) in a page body.
 #[derive(Debug, Clone, Copy)]
-struct PlotBox<'a> {
+pub(crate) struct PlotBox<'a> {
     /// Where its closing `</div>` starts in the body.
     close: usize,
     /// What lies between its opening tag and its closing tag.
-    inner: &'a str,
+    pub(crate) inner: &'a str,
 }
 
 /// One `<div class="layer …">` of a chart box.
 #[derive(Debug, Clone, Copy)]
-struct Layer<'a> {
+pub(crate) struct Layer<'a> {
     /// An overlay lies over the box (`position: absolute; inset: 0`) instead
     /// of below the layer before it.
     overlay: bool,
     /// The layer's `aria-label`, if it has one (HTML-escaped).
     label: Option<&'a str>,
     /// The layer's content.
-    content: &'a str,
+    pub(crate) content: &'a str,
 }
 
 /// Every chart box of `html` (a `div` whose classes include `plot`) in
 /// document order. A box's end is found by counting `<div` and `</div>` (the
 /// SVG inside holds no `div`, and text in the page has `<` escaped).
-fn plot_boxes(html: &str) -> Vec<PlotBox<'_>> {
+pub(crate) fn plot_boxes(html: &str) -> Vec<PlotBox<'_>> {
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(at) = html[from..].find("<div ").map(|i| i + from) {
@@ -158,7 +158,7 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 }
 
 /// The layers of a chart box, in order.
-fn layers(inner: &str) -> Vec<Layer<'_>> {
+pub(crate) fn layers(inner: &str) -> Vec<Layer<'_>> {
     let mut out = Vec::new();
     let mut rest = inner;
     while let Some(at) = rest.find("<div ") {
@@ -183,7 +183,7 @@ fn layers(inner: &str) -> Vec<Layer<'_>> {
 }
 
 /// The size of a chart drawing from its `viewBox="0 0 W H"`.
-fn view_box(svg: &str) -> Option<(u32, u32)> {
+pub(crate) fn view_box(svg: &str) -> Option<(u32, u32)> {
     let value = attribute(svg.split('>').next()?, "viewBox")?;
     let numbers: Vec<u32> = value
         .split_whitespace()

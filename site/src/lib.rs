@@ -29,6 +29,9 @@ pub mod figures;
 pub mod pages;
 pub mod scripts;
 
+#[cfg(test)]
+mod fit;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

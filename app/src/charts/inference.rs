@@ -5,14 +5,15 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use ridgeline_core::format::sci;
 use ridgeline_core::inference::{Component, ComponentRoofline};
 use ridgeline_core::roofline::{attainable, Verdict};
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
-use super::roofline::{chart, RoofModel};
-use super::style::{font, TITLE};
+use super::place::draw_label;
+use super::roofline::{chart, label_placer, RoofModel};
+use super::style::TITLE;
 
 /// One component of a layer as a point on the roofline.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,8 +48,9 @@ impl ComponentPoint {
     }
 }
 
-/// Draws the component points and their labels (the linear part's label below
-/// right, attention's above left, so nearby points stay readable).
+/// Draws the component points and their labels, each label beside its point
+/// where it covers no roof, point, guide or other label (the shared
+/// [`Placer`](super::place::Placer)), inside the plot at any width.
 pub fn draw_components<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     model: &RoofModel,
@@ -57,6 +59,9 @@ pub fn draw_components<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     let mut chart = chart(root, model)?;
+    let mut placer = label_placer(root, &chart, model);
+    let narrow = root.dim_in_pixel().0 < super::style::NARROW;
+    let mut labels = Vec::with_capacity(points.len());
     for p in points {
         let x = p.intensity.clamp(model.x.0, model.x.1);
         let y = p.attainable.clamp(model.y.0, model.y.1);
@@ -70,7 +75,6 @@ pub fn draw_components<DB: DrawingBackend>(
             4,
             colour.stroke_width(1),
         ))?;
-        let near_right = x > model.x.0 * (model.x.1 / model.x.0).powf(0.7);
         match p.component {
             Component::Linear => {
                 chart.draw_series(std::iter::once(Circle::new((x, y), 9, colour.filled())))?;
@@ -78,16 +82,6 @@ pub fn draw_components<DB: DrawingBackend>(
                     (x, y),
                     9,
                     pal.background.stroke_width(2),
-                )))?;
-                let (pos, anchor) = if near_right {
-                    ((x / 1.3, y / 1.5), Pos::new(HPos::Right, VPos::Top))
-                } else {
-                    ((x * 1.3, y / 1.5), Pos::new(HPos::Left, VPos::Top))
-                };
-                chart.draw_series(std::iter::once(Text::new(
-                    p.label.clone(),
-                    pos,
-                    font(TITLE, &colour).pos(anchor),
                 )))?;
             }
             Component::Attention => {
@@ -97,19 +91,26 @@ pub fn draw_components<DB: DrawingBackend>(
                         + Rectangle::new([(-9, -9), (9, 9)], pal.background.filled())
                         + Rectangle::new([(-7, -7), (7, 7)], colour.filled()),
                 ))?;
-                let left = x > model.x.0 * (model.x.1 / model.x.0).powf(0.3);
-                let (pos, anchor) = if left {
-                    ((x / 1.3, y * 1.6), Pos::new(HPos::Right, VPos::Bottom))
-                } else {
-                    ((x * 1.3, y * 1.6), Pos::new(HPos::Left, VPos::Bottom))
-                };
-                chart.draw_series(std::iter::once(Text::new(
-                    p.label.clone(),
-                    pos,
-                    font(TITLE, &colour).pos(anchor),
-                )))?;
             }
         }
+        let at = chart.backend_coord(&(x, y));
+        placer.avoid_line(&[chart.backend_coord(&(x, model.y.0)), at]);
+        placer.avoid_point(at, 11);
+        // On a phone the full label is wider than the plot.
+        let label = if narrow {
+            let name = match p.component {
+                Component::Linear => "MLP",
+                Component::Attention => "attn",
+            };
+            format!("{name} {} FLOPs/B", sci(p.intensity, 3))
+        } else {
+            p.label.clone()
+        };
+        labels.push((at, label, colour));
+    }
+    // Every point and guide is kept free before any label is placed.
+    for (at, text, colour) in labels {
+        draw_label(root, &mut placer, at, &text, TITLE, &colour, 6)?;
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
 use super::place::{draw_label, placer_for};
-use super::style::{legend_on, Entry, Mark, Styled, NOTE};
+use super::style::{fit_text, legend_on, Entry, Mark, Styled, NOTE};
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,7 +126,15 @@ pub fn draw_static<DB: DrawingBackend>(
     chart.draw_series(LineSeries::new(line(|t| t.2), c2.stroke_width(1)))?;
     let legend = [
         Entry::new("T_math (compute)", c0, Mark::Line(3)),
-        Entry::new("T_comms (partial sums over the link)", c1, Mark::Line(3)),
+        Entry::new(
+            fit_text(
+                root,
+                "T_comms (partial sums over the link)",
+                "T_comms (link)",
+            ),
+            c1,
+            Mark::Line(3),
+        ),
         Entry::new("no overlap: sum", c2, Mark::Dashed),
         Entry::new("perfect overlap: max", c2, Mark::Line(1)),
     ];

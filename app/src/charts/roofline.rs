@@ -237,18 +237,28 @@ fn entry_count(model: &RoofModel) -> usize {
     model.roofs.len() + 1 + usize::from(model.second.is_some())
 }
 
+/// The band above a narrow chart's plot that holds the operation's label:
+/// on a phone the plot is too small for a label beside the point that
+/// crosses none of the roofs (issue #13), so the label goes above the plot,
+/// over its point's guide, where no roof is drawn.
+const LABEL_STRIP: u32 = 24;
+
+/// The chart's margin above the plot.
+const TOP: u32 = 14;
+
 pub(crate) fn chart<'a, DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     model: &RoofModel,
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
-    let below = if narrow(root) {
-        legend_below_height(entry_count(model))
+    let (below, strip) = if narrow(root) {
+        (legend_below_height(entry_count(model)), LABEL_STRIP)
     } else {
-        0
+        (0, 0)
     };
     ChartBuilder::on(root)
-        .margin(14)
-        .margin_bottom(14 + below)
+        .margin(TOP)
+        .margin_top(TOP + strip)
+        .margin_bottom(TOP + below)
         .margin_right(24)
         .x_label_area_size(44)
         .y_label_area_size(74)
@@ -270,7 +280,7 @@ pub fn draw_static<DB: DrawingBackend>(
     let mut chart = chart(root, model)?;
     chart
         .configure_mesh()
-        .x_desc("arithmetic intensity (FLOPs per byte)")
+        .x_desc(super::style::intensity_title(narrow(root)))
         .x_labels(if narrow(root) { 5 } else { 10 })
         .y_desc(format!("attainable {} FLOPs/s", model.dtype))
         .x_label_formatter(&|x| sci(*x, 2))
@@ -373,7 +383,8 @@ pub fn draw_static<DB: DrawingBackend>(
 
 /// Draws the operation's point, its guide to the x axis and its label on a
 /// transparent layer over the static chart; with `second` (the same operation
-/// under the second chip's roofs), a ring on that chip's roof too.
+/// under the second chip's roofs), a ring on that chip's roof too. Returns the
+/// box the label took.
 pub fn draw_point<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     model: &RoofModel,
@@ -381,7 +392,7 @@ pub fn draw_point<DB: DrawingBackend>(
     second: Option<&OpPoint>,
     label: &str,
     dark: bool,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Result<Rect, DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     let mut chart = chart(root, model)?;
     let x = point.intensity.clamp(model.x.0, model.x.1);
@@ -392,7 +403,13 @@ pub fn draw_point<DB: DrawingBackend>(
     };
     let colour = colour_of(point.verdict);
     let other = second.map(|p| (p.attainable.clamp(model.y.0, model.y.1), p.verdict));
-    let top = other.map_or(y, |(y2, _)| y.max(y2));
+    let narrow = narrow(root);
+    // On a phone the guide runs to the top of the plot, to the label above it.
+    let top = match (narrow, other) {
+        (true, _) => model.y.1,
+        (false, Some((y2, _))) => y.max(y2),
+        (false, None) => y,
+    };
     chart.draw_series(DashedLineSeries::new(
         vec![(x, model.y.0), (x, top)],
         4,
@@ -417,17 +434,35 @@ pub fn draw_point<DB: DrawingBackend>(
         9,
         pal.background.stroke_width(2),
     )))?;
-    // Beside the point, where it covers no roof, the legend or the ridge label.
-    let mut placer = Layout::of(&chart, model, narrow(root)).placer;
     let at = chart.backend_coord(&(x, y));
+    if narrow {
+        // Above the plot, centred on the guide, inside the drawing.
+        let (w, h) = text_box(label, TITLE);
+        let right = root.dim_in_pixel().0 as i32 - 2;
+        let x0 = (at.0 - w / 2).min(right - w).max(2);
+        let r = Rect::new(x0, TOP as i32 + (LABEL_STRIP as i32 - h) / 2 - 2, w, h);
+        root.draw(&Text::new(label, (r.x0 + 2, r.y0), font(TITLE, &colour)))?;
+        return Ok(r);
+    }
+    // Beside the point, where it covers no roof, the legend or the ridge label.
+    let mut placer = label_placer(root, &chart, model);
     let foot = chart.backend_coord(&(x, model.y.0));
     placer.avoid_line(&[foot, chart.backend_coord(&(x, top))]);
     placer.avoid_point(at, 11);
     if let Some((y2, _)) = other {
         placer.avoid_point(chart.backend_coord(&(x, y2)), 9);
     }
-    draw_label(root, &mut placer, at, label, TITLE, &colour, 6)?;
-    Ok(())
+    draw_label(root, &mut placer, at, label, TITLE, &colour, 6)
+}
+
+/// Free space on `root`'s plot for labels drawn over the static layer: the
+/// roofs, the ridge points and labels and the legend are taken.
+pub(crate) fn label_placer<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart<'_, DB>,
+    model: &RoofModel,
+) -> Placer {
+    Layout::of(chart, model, narrow(root)).placer
 }
 
 /// The compute roof's legend entry (naming the chip when a second one is drawn).
@@ -600,6 +635,91 @@ mod tests {
         let alone = svg(&RoofModel::new(v5e, Dtype::Bf16).unwrap(), &op);
         assert!(!alone.contains(&colour), "{alone}");
         assert!(alone.contains("\nHBM ridge 240 FLOPs/B"), "{alone}");
+    }
+
+    /// Every line the static layer draws, in pixels: each bandwidth roof up to
+    /// its ridge, the compute roof, and the second chip's roofs.
+    fn roof_segments<DB: DrawingBackend>(
+        root: &DrawingArea<DB, Shift>,
+        model: &RoofModel,
+    ) -> Vec<((i32, i32), (i32, i32))> {
+        let c = chart(root, model).unwrap();
+        let px = |x: f64, y: f64| c.backend_coord(&(x, y));
+        let mut out = Vec::new();
+        for r in &model.roofs {
+            let x0 = model.x.0.max(model.y.0 / r.bandwidth);
+            let ridge = r.ridge.min(model.x.1);
+            out.push((px(x0, x0 * r.bandwidth), px(ridge, ridge * r.bandwidth)));
+        }
+        let first = model
+            .roofs
+            .iter()
+            .map(|r| r.ridge)
+            .fold(f64::INFINITY, f64::min);
+        out.push((
+            px(model.x.0.max(first), model.peak),
+            px(model.x.1, model.peak),
+        ));
+        if let Some(s) = &model.second {
+            let (w, ridge) = (s.hbm.bandwidth, s.hbm.ridge.min(model.x.1));
+            let x0 = model.x.0.max(model.y.0 / w);
+            out.push((px(x0, x0 * w), px(ridge, ridge * w)));
+            out.push((px(ridge, ridge * w), px(model.x.1, s.peak)));
+        }
+        out
+    }
+
+    /// Issue #13: on a phone the operation's label ("B = 64, I = 63" on v5e,
+    /// whose ICI roof runs just under HBM's) crosses none of the roofs, the
+    /// dashed ICI roof included, nor sits within a pixel of one.
+    #[test]
+    fn the_point_label_crosses_no_roof_on_a_phone() {
+        let v5e = chip("v5e").unwrap();
+        let alone = RoofModel::new(v5e, Dtype::Bf16).unwrap();
+        let both = alone
+            .clone()
+            .beside(chip("h100").unwrap(), Dtype::Bf16)
+            .unwrap();
+        let mut crossed = Vec::new();
+        for model in [&alone, &both] {
+            for (w, h) in [(267, 420), (320, 420), (337, 420), (390, 420), (760, 440)] {
+                for b in [1.0, 8.0, 16.0, 32.0, 64.0, 128.0, 240.0, 1024.0, 65536.0] {
+                    let op = Op::Matmul {
+                        b,
+                        d: 8192.0,
+                        f: 8192.0,
+                        act: Dtype::Bf16,
+                        weight: Dtype::Bf16,
+                    };
+                    let point = OpPoint::of(&op, model);
+                    let second = OpPoint::on_second(&op, model);
+                    let label = format!("B = {b}, I = {}", sci(point.intensity, 3));
+                    let mut out = String::new();
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_static(&root, model, false).unwrap();
+                    let r =
+                        draw_point(&root, model, &point, second.as_ref(), &label, false).unwrap();
+                    assert!(
+                        r.x0 >= 0 && r.y0 >= 0 && r.x1 <= w as i32 && r.y1 <= h as i32,
+                        "{w} px: “{label}” {r:?} leaves the drawing"
+                    );
+                    // The text's box, a pixel wider each way for the line's width.
+                    let padded = Rect::new(r.x0 - 1, r.y0 - 1, r.w() + 2, r.h() + 2);
+                    for (a, z) in roof_segments(&root, model) {
+                        if padded.crosses(a, z) {
+                            let vs = model.second.as_ref().map_or("", |s| s.chip);
+                            crossed.push(format!("{w} px {vs}: “{label}” {r:?} on {a:?}–{z:?}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            crossed.is_empty(),
+            "{} labels on a roof:\n{}",
+            crossed.len(),
+            crossed.join("\n")
+        );
     }
 
     #[test]

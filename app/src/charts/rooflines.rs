@@ -78,7 +78,7 @@ pub fn draw<DB: DrawingBackend>(
         .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
     chart
         .configure_mesh()
-        .x_desc("arithmetic intensity (FLOPs per byte)")
+        .x_desc(super::style::intensity_title(narrow))
         .x_labels(if narrow { 5 } else { 10 })
         .y_desc("attainable FLOPs/s")
         .x_label_formatter(&|x| sci(*x, 2))

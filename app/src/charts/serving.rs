@@ -7,8 +7,11 @@ use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::inference::ParetoPoint;
 
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
 use super::palette;
-use super::style::{font, legend_on, log_ticks, Entry, Mark, Styled, NOTE, TITLE};
+use super::place::text_box;
+use super::style::{fit_text, font, legend_on, log_ticks, Entry, Mark, Styled, NOTE, TITLE};
 
 /// One stacked layer: legend label, its top edge, its colour.
 type Layer = (&'static str, Vec<(f64, f64)>, RGBColor);
@@ -69,15 +72,24 @@ pub fn draw_pareto<DB: DrawingBackend>(
     )?;
     let note = font(NOTE, &pal.text);
     if let (Some(first), Some(last)) = (points.first(), points.last()) {
+        let right = chart.plotting_area().get_pixel_range().0.end;
         for p in [first, last] {
-            chart.draw_series(std::iter::once(Text::new(
-                format!("B = {}", grouped(p.batch)),
+            let text = format!("B = {}", grouped(p.batch));
+            let at = (
+                p.step.total.0 * 1e3 * 1.04,
+                p.tokens_per_sec_per_chip * 1.15,
+            );
+            // A label that would pass the plot's right edge ends at the point instead.
+            let past = chart.backend_coord(&at).0 + text_box(&text, NOTE).0 > right;
+            let (at, style) = if past {
                 (
-                    p.step.total.0 * 1e3 * 1.04,
-                    p.tokens_per_sec_per_chip * 1.15,
-                ),
-                note.clone(),
-            )))?;
+                    (at.0 / 1.08, at.1),
+                    note.clone().pos(Pos::new(HPos::Right, VPos::Top)),
+                )
+            } else {
+                (at, note.clone())
+            };
+            chart.draw_series(std::iter::once(Text::new(text, at, style)))?;
         }
     }
     if let Some(m) = mark {
@@ -91,7 +103,11 @@ pub fn draw_pareto<DB: DrawingBackend>(
         )))?;
     }
     let mut legend = vec![Entry::new(
-        "Pareto frontier (batch 1 → largest that fits)",
+        fit_text(
+            root,
+            "Pareto frontier (batch 1 → largest that fits)",
+            "Pareto frontier",
+        ),
         colour,
         Mark::Line(3),
     )];

@@ -60,6 +60,30 @@ where
 /// it: on a phone a legend box would cover much of a small plotting area.
 pub const NARROW: u32 = 560;
 
+/// `short` on a chart narrower than [`NARROW`], `full` otherwise: for a
+/// title or legend entry wider than a phone's plot.
+pub fn fit_text<'a, DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    full: &'a str,
+    short: &'a str,
+) -> &'a str {
+    if root.dim_in_pixel().0 < NARROW {
+        short
+    } else {
+        full
+    }
+}
+
+/// The intensity axis's title, shortened on a narrow chart (the full title
+/// is wider than a phone's plot).
+pub fn intensity_title(narrow: bool) -> &'static str {
+    if narrow {
+        "intensity (FLOPs/byte)"
+    } else {
+        "arithmetic intensity (FLOPs per byte)"
+    }
+}
+
 /// How a legend entry shows its series.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {

@@ -168,7 +168,7 @@ pub fn draw_trace<DB: DrawingBackend>(
     )))?;
     let (ex, ey) = chart.backend_coord(&(end, 0.0));
     let end_text = format!("end {}", seconds(end));
-    let ew = 7 * end_text.chars().count() as i32;
+    let ew = super::place::text_box(&end_text, TICK).0;
     let ex = if ex + ew + 6 > pw as i32 {
         ex - ew - 6
     } else {

@@ -20,7 +20,8 @@ use ridgeline_core::models::{model, ModelPreset, MODELS};
 
 use super::common::{option, WidgetParams, WidgetState};
 use super::gpu::{find_gpu, gpu_ids};
-use super::pipeline::{scale, timeline_svg};
+use super::pipeline::{timeline_svg, Boxes, Fit};
+use crate::charts::size::Frame;
 use crate::input::{parse_count, short};
 
 /// Most stages the widget draws (one row each).
@@ -29,10 +30,8 @@ pub const MAX_STAGES: u32 = 16;
 pub const MAX_MICROBATCHES: u32 = 32;
 /// Height of one stage's row, in CSS pixels.
 const ROW: f64 = 30.0;
-/// Room on the left for the stage labels (the width [`scale`] leaves for them).
-const LABEL_W: f64 = 64.0;
-/// Narrowest box that carries its microbatch's number.
-const LABELLED_W: f64 = 16.0;
+/// Room on the left for the stage labels (the width [`Fit`] leaves for them).
+const LABEL_W: f64 = super::pipeline::LABEL_W;
 
 /// The reader's choices; always a schedule core can time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -167,12 +166,14 @@ pub fn transfer_into(r: &Pipelining, b: &Block) -> Option<(f64, f64)> {
 
 /// The GPipe step as SVG markup: a row per stage, a box per forward or
 /// backward pass (labelled when wide enough), the activations each stage
-/// receives, and each stage's gradient reduction.
-fn gpipe_svg(r: &Pipelining, stages: u32) -> String {
+/// receives, and each stage's gradient reduction, laid out for a box `box_w`
+/// CSS pixels wide ([`Fit`]: compact on a phone, the sends then one path).
+fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
     use std::fmt::Write;
     let step = r.step_units;
-    let px = scale(step);
-    let width = LABEL_W + step * px + 4.0;
+    let fit = Fit::new(step, box_w);
+    let px = fit.px;
+    let width = fit.width(step);
     let height = f64::from(stages) * ROW + 22.0;
     let x_of = |t: f64| LABEL_W + t * px;
     let y_of = |s: u32| f64::from(s) * ROW + 2.0;
@@ -191,26 +192,16 @@ fn gpipe_svg(r: &Pipelining, stages: u32) -> String {
         );
     }
     // A box with its letter, shared by the passes and the reductions.
-    let mut slot = |class: &str,
-                    stage: u32,
-                    start: f64,
-                    end: f64,
-                    label: &dyn std::fmt::Display| {
+    let mut boxes = Boxes::new(fit);
+    let mut slot = |class: &'static str, stage: u32, start: f64, end: f64, label: &str| {
         let w = ((end - start) * px - 1.0).max(1.0);
         let (x, y) = (x_of(start), y_of(stage));
-        let _ = write!(
-            out,
-            r#"<rect class="{class}" x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
-            ROW - 10.0
+        boxes.add(
+            class,
+            (x, y),
+            (w, ROW - 10.0),
+            Some((label, y + ROW / 2.0 - 2.0)),
         );
-        if w >= LABELLED_W {
-            let _ = write!(
-                out,
-                r#"<text class="slot-label" x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{label}</text>"#,
-                x + w / 2.0,
-                y + ROW / 2.0 - 2.0
-            );
-        }
     };
     for b in &r.timed.blocks {
         let (class, letter) = match b.work {
@@ -222,26 +213,28 @@ fn gpipe_svg(r: &Pipelining, stages: u32) -> String {
             b.stage,
             b.start,
             b.end,
-            &format_args!("{letter}{}", b.microbatch),
+            &format!("{letter}{}", b.microbatch),
         );
     }
     for g in r.reductions.iter().filter(|g| g.end > g.start) {
-        slot("slot reduce", g.stage, g.start, g.end, &'G');
+        slot("slot reduce", g.stage, g.start, g.end, "G");
     }
+    out.push_str(&boxes.finish());
+    let mut sends = Boxes::new(fit);
     for (s, (a, e)) in r
         .timed
         .blocks
         .iter()
         .filter_map(|b| transfer_into(r, b).map(|t| (b.stage, t)))
     {
-        let _ = write!(
-            out,
-            r#"<rect class="send" x="{}" y="{}" width="{}" height="5"></rect>"#,
-            x_of(a),
-            y_of(s) + ROW - 9.0,
-            ((e - a) * px).max(1.0)
+        sends.add(
+            "send",
+            (x_of(a), y_of(s) + ROW - 9.0),
+            (((e - a) * px).max(1.0), 5.0),
+            None,
         );
     }
+    out.push_str(&sends.finish());
     let end_y = f64::from(stages) * ROW + 16.0;
     let _ = write!(
         out,
@@ -292,9 +285,16 @@ pub fn GpuParallelism(
 
     // Both timelines are written as SVG text and set with `inner_html`, for
     // the reason given at `pipeline::timeline_svg` (a thousand boxes).
+    // Both are laid out for the width of the first one's box.
+    let frame = Frame::width_only(super::pipeline::MAX_W as u32);
     let drawing = move || {
+        let box_w = f64::from(frame.get().width);
         let stages = params.with(|p| p.stages);
-        result.with(|r| r.as_ref().map(|r| gpipe_svg(r, stages)).unwrap_or_default())
+        result.with(|r| {
+            r.as_ref()
+                .map(|r| gpipe_svg(r, stages, box_w))
+                .unwrap_or_default()
+        })
     };
     let zb = Memo::new(move |_| {
         result.with(|r| {
@@ -303,6 +303,7 @@ pub fn GpuParallelism(
         })
     });
     let zb_drawing = move || {
+        let box_w = f64::from(frame.get().width);
         let stages = params.with(|p| p.stages);
         zb.with(|z| {
             z.as_ref()
@@ -318,6 +319,7 @@ pub fn GpuParallelism(
                     timeline_svg(
                         t,
                         stages,
+                        box_w,
                         "pipeline-timeline gpu-pipeline zero-bubble",
                         &aria,
                         &end,
@@ -364,7 +366,7 @@ pub fn GpuParallelism(
                 <label>"Stages talk over "<select prop:value=move || params.with(|p| link_name(p.link)) on:change=move |ev| set("link", event_target_value(&ev))>{link_options}</select></label>
             </div>
             <Notice notice=notice />
-            <div class="table-scroll" tabindex="0" inner_html=drawing></div>
+            <div class="table-scroll" tabindex="0" node_ref=frame.node inner_html=drawing></div>
             <p class="legend"><span class="key fwd"></span>" F: forward (1 unit) "<span class="key bwd"></span>" B: backward (2 units) "<span class="key send"></span>" activations sent to the next stage "<span class="key reduce"></span>" G: the stage's gradient AllReduce"</p>
             <dl class="times gpu-pipeline-results">
                 <div><dt>"one unit: a stage's forward pass of one microbatch"</dt><dd data-forward=stat(|r| r.forward.0.to_string())>{stat(|r| seconds(r.forward.0))}</dd></div>
@@ -487,6 +489,62 @@ mod tests {
             "no zero-bubble timeline"
         );
         assert_eq!(html.matches("class=\"slot wgt\"").count(), 16);
+    }
+
+    /// The elements a drawing asks the browser to lay out and rasterise.
+    fn elements(svg: &str) -> usize {
+        ["<rect", "<path", "<text"]
+            .iter()
+            .map(|t| svg.matches(t).count())
+            .sum()
+    }
+
+    /// The width a drawing says it has.
+    fn drawn_width(svg: &str) -> f64 {
+        svg.split(" width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(f64::INFINITY)
+    }
+
+    /// Issue #13: on a 390 px phone (a 336 px box) both timelines are drawn no
+    /// wider than their box, with a fraction of the elements of the wide drawing.
+    #[test]
+    fn a_phone_draws_both_timelines_compact_and_inside_the_box() {
+        const PHONE_BOX: f64 = 336.0;
+        let mut report = Vec::new();
+        for (stages, microbatches, bound) in [(4, 4, 90), (16, 4, 60), (16, 32, 60)] {
+            let p = ParallelismChoice {
+                stages,
+                microbatches,
+                ..ParallelismChoice::default()
+            };
+            let r = p.compute().unwrap();
+            let z = p.zero_bubble(&r).unwrap();
+            let draw = |box_w: f64| {
+                let zb = timeline_svg(&z.timeline, stages, box_w, "c", "a", "e", |_| false);
+                (gpipe_svg(&r, stages, box_w), zb)
+            };
+            let (wide_g, wide_z) = draw(f64::NAN);
+            let (phone_g, phone_z) = draw(PHONE_BOX);
+            for svg in [&phone_g, &phone_z] {
+                assert!(drawn_width(svg) <= PHONE_BOX, "{svg}");
+            }
+            let (before, after) = (
+                elements(&wide_g) + elements(&wide_z),
+                elements(&phone_g) + elements(&phone_z),
+            );
+            report.push(format!("S={stages} M={microbatches}: {before} → {after}"));
+            assert!(after <= bound, "{report:?}\n{phone_g}\n{phone_z}");
+            assert!(2 * after < before, "{report:?}");
+            // Every pass is still drawn: the merged boxes cover the same time.
+            assert_eq!(phone_g.matches("class=\"slot fwd\"").count(), 1);
+            assert_eq!(phone_g.matches("class=\"slot reduce\"").count(), 1);
+            assert_eq!(phone_g.matches("class=\"send\"").count(), 1);
+        }
+        // The figures for the report (shown with --nocapture).
+        println!("gpu-parallelism elements, wide → 336 px box: {report:?}");
     }
 
     #[test]

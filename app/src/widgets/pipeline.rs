@@ -12,6 +12,7 @@ use ridgeline_core::pipeline::{
 };
 
 use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::size::Frame;
 use crate::input::{parse_count, short};
 
 /// Most stages the widget draws (each is a row of the timeline).
@@ -25,7 +26,7 @@ pub(super) const ROW: f64 = 28.0;
 /// Room on the left for the stage labels.
 pub(super) const LABEL_W: f64 = 64.0;
 /// Most drawing width of the timeline, in CSS pixels; wider steps are compressed.
-const MAX_W: f64 = 1400.0;
+pub(super) const MAX_W: f64 = 1400.0;
 /// Width of one forward-pass unit when the step is short.
 const UNIT_W: f64 = 26.0;
 /// Narrowest box that carries its microbatch's number.
@@ -128,11 +129,176 @@ pub fn scale(step: f64) -> f64 {
     }
 }
 
+/// Timelines in boxes narrower than this many CSS pixels (a phone's) are
+/// drawn [`Fit::compact`]: wider ones keep one box per pass and scroll.
+pub(super) const COMPACT_BELOW: f64 = 560.0;
+
+/// How a timeline of some step is laid out in its box.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Fit {
+    /// Pixels per unit of time.
+    pub px: f64,
+    /// Drawn for a narrow box: no wider than the box, the boxes of each kind
+    /// in one `path` with touching unlabelled boxes merged, and a label only
+    /// where it fits its box. A phone then lays out and rasterises a few
+    /// dozen elements per redraw instead of hundreds.
+    pub compact: bool,
+}
+
+impl Fit {
+    /// The layout of a step of `step` units in a box `box_w` CSS pixels wide
+    /// (a width that is not a finite positive number is a wide box).
+    pub(super) fn new(step: f64, box_w: f64) -> Fit {
+        let compact = box_w.is_finite() && box_w > 0.0 && box_w < COMPACT_BELOW;
+        let px = if compact && step > 0.0 {
+            scale(step).min((box_w - LABEL_W - 4.0).max(1.0) / step)
+        } else {
+            scale(step)
+        };
+        Fit { px, compact }
+    }
+
+    /// The drawing's width for a step of `step` units.
+    pub(super) fn width(self, step: f64) -> f64 {
+        LABEL_W + step * self.px + 4.0
+    }
+
+    /// Whether a box `w` pixels wide carries `label`: at least
+    /// [`LABELLED_W`], and when compact, as wide as the label's 12 px text.
+    fn labels(self, w: f64, label: &str) -> bool {
+        w >= LABELLED_W
+            && (!self.compact || w >= f64::from(crate::charts::place::text_box(label, 12).0))
+    }
+}
+
+/// One box of a compact timeline, kept until [`Boxes::finish`] merges them.
+#[derive(Debug, Clone)]
+struct Pending {
+    class: &'static str,
+    x: f64,
+    y: f64,
+    w: f64,
+    h: f64,
+    labelled: bool,
+}
+
+/// The boxes of a timeline and their labels, written as [`Fit`] says: a
+/// `rect` (and its label) each, or, compact, one `path` per class with
+/// touching unlabelled boxes of a row merged, the labels over them.
+pub(super) struct Boxes {
+    fit: Fit,
+    out: String,
+    pending: Vec<Pending>,
+    labels: String,
+}
+
+impl Boxes {
+    /// No boxes yet, laid out by `fit`.
+    pub(super) fn new(fit: Fit) -> Boxes {
+        Boxes {
+            fit,
+            out: String::new(),
+            pending: Vec::new(),
+            labels: String::new(),
+        }
+    }
+
+    /// A box of `class` at `(x, y)`, `w` × `h`, with `label` centred at
+    /// `label_y` when it fits.
+    pub(super) fn add(
+        &mut self,
+        class: &'static str,
+        (x, y): (f64, f64),
+        (w, h): (f64, f64),
+        label: Option<(&str, f64)>,
+    ) {
+        use std::fmt::Write;
+        let label = label.filter(|(text, _)| self.fit.labels(w, text));
+        if self.fit.compact {
+            self.pending.push(Pending {
+                class,
+                x,
+                y,
+                w,
+                h,
+                labelled: label.is_some(),
+            });
+        } else {
+            let _ = write!(
+                self.out,
+                r#"<rect class="{class}" x="{x}" y="{y}" width="{w}" height="{h}" rx="2"></rect>"#
+            );
+        }
+        if let Some((text, label_y)) = label {
+            let target = if self.fit.compact {
+                &mut self.labels
+            } else {
+                &mut self.out
+            };
+            let _ = write!(
+                target,
+                r#"<text class="slot-label" x="{}" y="{label_y}" text-anchor="middle" dominant-baseline="middle">{text}</text>"#,
+                x + w / 2.0
+            );
+        }
+    }
+
+    /// The markup of every box added, in the order of their classes' first boxes.
+    pub(super) fn finish(self) -> String {
+        use std::fmt::Write;
+        let Boxes {
+            mut out,
+            pending,
+            labels,
+            ..
+        } = self;
+        let mut classes: Vec<&'static str> = Vec::new();
+        for p in &pending {
+            if !classes.contains(&p.class) {
+                classes.push(p.class);
+            }
+        }
+        for class in classes {
+            let mut mine: Vec<&Pending> = pending.iter().filter(|p| p.class == class).collect();
+            mine.sort_by(|a, b| a.y.total_cmp(&b.y).then(a.x.total_cmp(&b.x)));
+            let mut merged: Vec<Pending> = Vec::with_capacity(mine.len());
+            for p in mine {
+                match merged.last_mut() {
+                    // A box that touches the previous one of its row (across
+                    // the pixel gap between boxes) joins it, unless either is labelled.
+                    Some(m)
+                        if !m.labelled
+                            && !p.labelled
+                            && m.y == p.y
+                            && m.h == p.h
+                            && p.x <= m.x + m.w + 1.5 =>
+                    {
+                        m.w = m.w.max(p.x + p.w - m.x);
+                    }
+                    _ => merged.push(p.clone()),
+                }
+            }
+            let _ = write!(out, r#"<path class="{class}" d=""#);
+            for m in merged {
+                let _ = write!(
+                    out,
+                    "M{:.1} {:.1}h{:.1}v{:.1}h-{:.1}z",
+                    m.x, m.y, m.w, m.h, m.w
+                );
+            }
+            out.push_str(r#""></path>"#);
+        }
+        out.push_str(&labels);
+        out
+    }
+}
+
 /// A pipeline timeline as SVG markup: a row per stage, a box per pass
-/// (`rect.slot`, no group around it: a third fewer elements to parse)
-/// labelled with its microbatch (`text.slot-label`) when wide enough (rows of [`ROW`] pixels below
+/// (`rect.slot`, no group around it: a third fewer elements to parse; in a
+/// compact drawing one `path.slot` per kind) labelled with its microbatch (`text.slot-label`) when wide enough (rows of [`ROW`] pixels below
 /// a [`LABEL_W`]-pixel margin), and the step's length under the last row.
 /// `stream_b` marks the passes of a bidirectional schedule's second stream.
+/// The drawing is laid out for a box `box_w` CSS pixels wide ([`Fit`]).
 ///
 /// Written as text and set with `inner_html` rather than built with `view!`:
 /// a 16-stage, 32-microbatch step has over a thousand boxes, and creating them
@@ -143,14 +309,16 @@ pub fn scale(step: f64) -> f64 {
 pub(super) fn timeline_svg(
     t: &Timeline,
     stages: u32,
+    box_w: f64,
     class: &str,
     aria: &str,
     axis_end: &str,
     stream_b: impl Fn(&Slot) -> bool,
 ) -> String {
     use std::fmt::Write;
-    let px = scale(t.step.0);
-    let width = LABEL_W + t.step.0 * px + 4.0;
+    let fit = Fit::new(t.step.0, box_w);
+    let px = fit.px;
+    let width = fit.width(t.step.0);
     let height = f64::from(stages) * ROW + 22.0;
     let mut out = String::with_capacity(96 * t.slots.len() + 512);
     let _ = write!(
@@ -164,31 +332,28 @@ pub(super) fn timeline_svg(
             r#"<text class="stage" x="2" y="{y}" dominant-baseline="middle">stage {d}</text>"#
         );
     }
+    let mut boxes = Boxes::new(fit);
     for s in &t.slots {
         let x = LABEL_W + s.start.0 * px;
         let w = ((s.end.0 - s.start.0) * px - 1.0).max(1.0);
         let y = s.device as f64 * ROW + 2.0;
-        let pass = match s.pass {
-            Pass::Forward => "fwd",
-            Pass::Backward => "bwd",
-            Pass::Weight => "wgt",
+        let class = match (s.pass, stream_b(s)) {
+            (Pass::Forward, false) => "slot fwd",
+            (Pass::Forward, true) => "slot fwd stream-b",
+            (Pass::Backward, false) => "slot bwd",
+            (Pass::Backward, true) => "slot bwd stream-b",
+            (Pass::Weight, false) => "slot wgt",
+            (Pass::Weight, true) => "slot wgt stream-b",
         };
-        let b = if stream_b(s) { " stream-b" } else { "" };
-        let _ = write!(
-            out,
-            r#"<rect class="slot {pass}{b}" x="{x}" y="{y}" width="{w}" height="{}" rx="2"></rect>"#,
-            ROW - 4.0
+        let label = s.microbatch.to_string();
+        boxes.add(
+            class,
+            (x, y),
+            (w, ROW - 4.0),
+            Some((&label, y + ROW / 2.0 + 1.0)),
         );
-        if w >= LABELLED_W {
-            let _ = write!(
-                out,
-                r#"<text class="slot-label" x="{}" y="{}" text-anchor="middle" dominant-baseline="middle">{}</text>"#,
-                x + w / 2.0,
-                y + ROW / 2.0 + 1.0,
-                s.microbatch
-            );
-        }
     }
+    out.push_str(&boxes.finish());
     let end_y = f64::from(stages) * ROW + 16.0;
     let _ = write!(
         out,
@@ -219,7 +384,9 @@ pub fn Pipeline(
         })
         .collect_view();
 
+    let frame = Frame::width_only(MAX_W as u32);
     let drawing = move || {
+        let box_w = f64::from(frame.get().width);
         let (stages, bidirectional) =
             params.with(|p| (p.stages, p.schedule == Schedule::Bidirectional));
         result.with(|t| {
@@ -231,7 +398,7 @@ pub fn Pipeline(
                         sci(t.step.0, 3)
                     );
                     let end = format!("{} units", sci(t.step.0, 3));
-                    timeline_svg(t, stages, "pipeline-timeline", &aria, &end, |s| {
+                    timeline_svg(t, stages, box_w, "pipeline-timeline", &aria, &end, |s| {
                         bidirectional && s.microbatch % 2 == 1
                     })
                 })
@@ -268,7 +435,7 @@ pub fn Pipeline(
                 <label>"Chunks v (interleaved) " {number_input("chunks", "chunks per device", |p| p.chunks)}</label>
             </div>
             <Notice notice=notice />
-            <div class="table-scroll" tabindex="0" inner_html=drawing></div>
+            <div class="table-scroll" tabindex="0" node_ref=frame.node inner_html=drawing></div>
             <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units; in the zero-bubble schedule only its input-gradient half B, 1 unit) "<span class="key wgt"></span>" W: the weight-gradient half (zero-bubble, 1 unit); the number is the microbatch."</p>
             <dl class="times pipeline-results">
                 <div><dt>"bubble (idle share of device time)"</dt><dd data-bubble="">{stat(|t, _| format!("{}%", sci(100.0 * t.bubble, 3)))}</dd></div>
