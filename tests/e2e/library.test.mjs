@@ -125,3 +125,27 @@ test('Part 6: a corrupt library file and corrupt storage are reported inline and
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 6: a paste too long to import is refused with the limit, and the last valid text comes back', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'applied-training');
+  await ready(page);
+  await readyLibrary(page);
+  const own = page.locator('[data-widget="own-model"]');
+  await own.locator('textarea').fill(LLAMA3_8B);
+  const total = await own.locator('[data-total]').textContent();
+  // Two megabytes pasted at once (the limit is 1 MiB).
+  const after = await page.evaluate(async () => {
+    const area = document.querySelector('[data-widget="own-model"] textarea');
+    area.value = `{"hidden_size": 4096, "pad": "${'x'.repeat(2 * 1024 * 1024)}"}`;
+    area.dispatchEvent(new Event('input', { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 0));
+    return area.value.length;
+  });
+  assert.match(await own.locator('[data-notice]').textContent(), /a config\.json may have at most 1048576/);
+  // The box holds the last valid text again, and the numbers are still its.
+  assert.equal(after, LLAMA3_8B.length);
+  assert.equal(await own.locator('[data-total]').textContent(), total);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

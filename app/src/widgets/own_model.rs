@@ -216,7 +216,14 @@ pub fn OwnModel(
             </div>
             <label class="own-model-text">"config.json (paste your model's)"
                 <textarea rows="12" spellcheck="false" autocomplete="off"
-                    prop:value=text on:input=move |ev| { state.set("config", &event_target_value(&ev)); }>
+                    prop:value=text on:input=move |ev| {
+                        // A text too long to import does not stay in the box
+                        // either (the last valid one comes back beside the
+                        // message): the browser spent a second laying out a
+                        // 5 MB paste, with the page frozen.
+                        let text = event_target_value(&ev);
+                        state.set_or_refresh("config", &text, text.len() > MAX_CONFIG_BYTES);
+                    }>
                     {initial}
                 </textarea>
             </label>
