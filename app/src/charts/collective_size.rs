@@ -9,7 +9,9 @@ use ridgeline_core::units::Bytes;
 
 use super::palette;
 use super::place::{draw_label, placer_for};
-use super::style::{legend_on, Entry, Mark, Styled, NOTE};
+use super::style::{
+    draw_legend_below, fit_text, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
+};
 
 /// Message-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
@@ -84,9 +86,17 @@ pub fn draw<DB: DrawingBackend>(
     } else {
         (1e-7, 1.0)
     };
+    // A phone's plot has no room for the legend box: it goes under the plot.
+    let narrow = root.dim_in_pixel().0 < NARROW;
+    let below = if narrow {
+        legend_below_height(kinds.len())
+    } else {
+        0
+    };
     let mut chart = ChartBuilder::on(root)
         .margin(14)
         .margin_right(24)
+        .margin_bottom(14 + below)
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d(
@@ -119,17 +129,27 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         let knee_line = [(knee, y_min), (knee, y_max)].map(|p| chart.backend_coord(&p));
         placer.avoid_line(&knee_line);
-        let text = format!("latency-bound below {}", si(knee, "B", 2));
+        let size = si(knee, "B", 2);
+        let (full, short) = (
+            format!("latency-bound below {size}"),
+            format!("latency < {size}"),
+        );
+        let text = fit_text(root, &full, &short);
         let at = chart.backend_coord(&(knee, y_max / 3.0));
-        draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
+        draw_label(root, &mut placer, at, text, NOTE, &pal.text, 6)?;
     }
     let v = m.v.clamp(V_RANGE.0, V_RANGE.1);
     let t = m.time(Collective::AllGather, v);
     if t.is_finite() {
         chart.draw_series(std::iter::once(Circle::new((v, t), 7, pal.bad.filled())))?;
     }
-    let position = placer.legend_for(&legend);
-    legend_on(&chart, &legend, position, &pal)?;
+    if narrow {
+        let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        let position = placer.legend_for(&legend);
+        legend_on(&chart, &legend, position, &pal)?;
+    }
     Ok(())
 }
 

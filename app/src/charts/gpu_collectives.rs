@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use ridgeline_core::format::si;
 
 use super::palette;
-use super::style::{legend_on, Entry, Mark};
+use super::style::{draw_legend_below, legend_below_height, legend_on, Entry, Mark, NARROW};
 
 /// Array-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
@@ -22,6 +22,8 @@ const MEASURED_COLOURS: [usize; 3] = [1, 3, 5];
 pub struct Curve {
     /// Legend text.
     pub label: String,
+    /// Legend text on a phone's chart, where the legend line is short.
+    pub short: String,
     /// Points, smallest size first.
     pub points: Vec<(f64, f64)>,
 }
@@ -56,9 +58,23 @@ pub fn draw<DB: DrawingBackend>(
         .fold(0.0, f64::max);
     // Headroom above the highest curve keeps room for the legend.
     let y_max = if y_top > 0.0 { y_top * 1.45 } else { 1e9 };
+    // A phone's plot has no room for the legend box: it goes under the plot,
+    // with the curves' short labels.
+    let (width, height) = root.dim_in_pixel();
+    let narrow = width < NARROW;
+    let rows = 1 + usize::from(m.other.is_some()) + m.measured.len();
+    let below = if narrow { legend_below_height(rows) } else { 0 };
+    let label = |c: &Curve| {
+        if narrow {
+            c.short.clone()
+        } else {
+            c.label.clone()
+        }
+    };
     let mut chart = ChartBuilder::on(root)
         .margin(14)
         .margin_right(24)
+        .margin_bottom(14 + below)
         .x_label_area_size(44)
         .y_label_area_size(80)
         .build_cartesian_2d((V_RANGE.0..V_RANGE.1).log_scale(), 0.0..y_max)?;
@@ -81,7 +97,7 @@ pub fn draw<DB: DrawingBackend>(
         keep(&m.model.points),
         colour.stroke_width(3),
     ))?;
-    let mut legend = vec![Entry::new(m.model.label.clone(), colour, Mark::Line(3))];
+    let mut legend = vec![Entry::new(label(&m.model), colour, Mark::Line(3))];
     if let Some(other) = &m.other {
         let colour = pal.series[2];
         chart.draw_series(DashedLineSeries::new(
@@ -90,7 +106,7 @@ pub fn draw<DB: DrawingBackend>(
             5,
             colour.stroke_width(2),
         ))?;
-        legend.push(Entry::new(other.label.clone(), colour, Mark::Dashed));
+        legend.push(Entry::new(label(other), colour, Mark::Dashed));
     }
     for (i, c) in m.measured.iter().enumerate() {
         let colour = pal.series[MEASURED_COLOURS[i % MEASURED_COLOURS.len()]];
@@ -100,13 +116,18 @@ pub fn draw<DB: DrawingBackend>(
             pts.into_iter()
                 .map(move |p| Circle::new(p, 4, colour.filled())),
         )?;
-        legend.push(Entry::new(c.label.clone(), colour, Mark::Dot));
+        legend.push(Entry::new(label(c), colour, Mark::Dot));
     }
     let (v, bw) = m.marker;
     if v >= V_RANGE.0 && v <= V_RANGE.1 && bw.is_finite() {
         chart.draw_series(std::iter::once(Circle::new((v, bw), 7, pal.bad.filled())))?;
     }
-    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
+    if narrow {
+        let top = height as i32 - below as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
+    }
     Ok(())
 }
 
@@ -120,14 +141,17 @@ mod tests {
         let m = CollectivesChart {
             model: Curve {
                 label: "model".into(),
+                short: "model".into(),
                 points: vec![(1e3, 1e6), (1e11, 4e11)],
             },
             other: Some(Curve {
                 label: "with SHARP".into(),
+                short: "with SHARP".into(),
                 points: vec![(1e3, 2e6), (1e11, 7e11)],
             }),
             measured: vec![Curve {
                 label: "measured".into(),
+                short: "measured".into(),
                 points: vec![(8192.0, 0.0), (1e9, 3.5e11), (1e12, 1.0)],
             }],
             marker: (1e9, 3e11),

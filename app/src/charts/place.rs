@@ -160,6 +160,13 @@ pub fn text_box(text: &str, size: u32) -> (i32, i32) {
     )
 }
 
+/// Whether one line of `text` at `size` pixels, starting at pixel `x`, passes
+/// pixel `right` (a plot's right edge): a label that would is drawn to end at
+/// its point instead.
+pub fn passes(x: i32, text: &str, size: u32, right: i32) -> bool {
+    x + text_box(text, size).0 > right
+}
+
 /// Free-space bookkeeping for one plot.
 #[derive(Debug, Clone)]
 pub struct Placer {

@@ -10,8 +10,11 @@ use ridgeline_core::inference::ParetoPoint;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::palette;
-use super::place::text_box;
-use super::style::{fit_text, font, legend_on, log_ticks, Entry, Mark, Styled, NOTE, TITLE};
+use super::place::passes;
+use super::style::{
+    draw_legend_below, fit_text, font, legend_below_height, legend_on, log_ticks, Entry, Mark,
+    Styled, NARROW, NOTE, TITLE,
+};
 
 /// One stacked layer: legend label, its top edge, its colour.
 type Layer = (&'static str, Vec<(f64, f64)>, RGBColor);
@@ -80,7 +83,7 @@ pub fn draw_pareto<DB: DrawingBackend>(
                 p.tokens_per_sec_per_chip * 1.15,
             );
             // A label that would pass the plot's right edge ends at the point instead.
-            let past = chart.backend_coord(&at).0 + text_box(&text, NOTE).0 > right;
+            let past = passes(chart.backend_coord(&at).0, &text, NOTE, right);
             let (at, style) = if past {
                 (
                     (at.0 / 1.08, at.1),
@@ -142,31 +145,45 @@ pub fn draw_breakdown<DB: DrawingBackend>(
         return Ok(());
     }
     let x_hi = if bs.1 > bs.0 { bs.1 } else { bs.0 * 2.0 };
+    let shaded = points.iter().find(|p| p.step.flops >= p.step.param_load);
+    // A phone's plot has no room for the legend box or the shaded band's
+    // note: the legend goes under the plot, with the band as its last entry.
+    let (width, height) = root.dim_in_pixel();
+    let narrow = width < NARROW;
+    let below = if narrow {
+        legend_below_height(3 + usize::from(shaded.is_some()))
+    } else {
+        0
+    };
     let mut chart = ChartBuilder::on(root)
         .margin(14)
         .margin_right(28)
+        .margin_bottom(14 + below)
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d((bs.0..x_hi).log_scale(), 0.0..top * 1.12)?;
     chart
         .configure_mesh()
         .x_desc("batch (sequences)")
-        .y_desc("latency per token (ms)")
+        .y_desc(fit_text(root, "latency per token (ms)", "ms per token"))
         .x_label_formatter(&|x| sci(*x, 2))
         .y_label_formatter(&|y| sci(*y, 2))
         .styled(&pal)
         .draw()?;
     // Shade the batches where the weight matmuls are compute-bound.
-    if let Some(first) = points.iter().find(|p| p.step.flops >= p.step.param_load) {
+    let band = "MLP compute-bound";
+    if let Some(first) = shaded {
         chart.draw_series(std::iter::once(Rectangle::new(
             [(first.batch, 0.0), (x_hi, top * 1.12)],
             pal.grid.mix(0.45).filled(),
         )))?;
-        chart.draw_series(std::iter::once(Text::new(
-            "MLP compute-bound",
-            (first.batch * 1.05, top * 1.08),
-            font(NOTE, &pal.text),
-        )))?;
+        if !narrow {
+            chart.draw_series(std::iter::once(Text::new(
+                band,
+                (first.batch * 1.05, top * 1.08),
+                font(NOTE, &pal.text),
+            )))?;
+        }
     }
     let ms = |x: f64| x * 1e3;
     let layers: [Layer; 3] = [
@@ -200,7 +217,15 @@ pub fn draw_breakdown<DB: DrawingBackend>(
         chart.draw_series(AreaSeries::new(data, 0.0, colour.mix(0.85)).border_style(colour))?;
         legend.push(Entry::new(label, colour, Mark::Swatch));
     }
-    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
+    if narrow {
+        if shaded.is_some() {
+            legend.push(Entry::new(band, pal.grid, Mark::Tint));
+        }
+        let top = height as i32 - below as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
+    }
     Ok(())
 }
 

@@ -67,8 +67,13 @@ pub fn draw_trace<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     root.fill(&pal.background)?;
-    let (_, h) = root.dim_in_pixel();
-    let legend_h = 34u32;
+    let (w, h) = root.dim_in_pixel();
+    let kinds: Vec<OpKind> = OpKind::ALL
+        .into_iter()
+        .filter(|k| m.timeline.spans.iter().any(|s| s.kind == *k))
+        .collect();
+    let (spots, rows) = legend_spots(&kinds, w);
+    let legend_h = (34 + LEGEND_ROW * (rows - 1).max(0)) as u32;
     let (plot, legend) = root.split_vertically(h.saturating_sub(legend_h));
     let n = m.lanes.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&plot)
@@ -176,21 +181,34 @@ pub fn draw_trace<DB: DrawingBackend>(
     };
     plot.draw(&Text::new(end_text, (ex, ey - 16), font(TICK, &colour)))?;
     // Legend: one swatch per kind present.
-    let mut x = 10i32;
-    for kind in OpKind::ALL {
-        if !m.timeline.spans.iter().any(|s| s.kind == kind) {
-            continue;
-        }
+    for (kind, (x, y)) in kinds.into_iter().zip(spots) {
         let c = kind_colour(&pal, kind);
-        legend.draw(&Rectangle::new([(x, 10), (x + 14, 24)], c.filled()))?;
-        legend.draw(&Text::new(
-            kind.label(),
-            (x + 19, 10),
-            font(TICK, &pal.text),
-        ))?;
-        x += 19 + 7 * kind.label().chars().count() as i32 + 16;
+        legend.draw(&Rectangle::new([(x, y), (x + 14, y + 14)], c.filled()))?;
+        legend.draw(&Text::new(kind.label(), (x + 19, y), font(TICK, &pal.text)))?;
     }
     Ok(())
+}
+
+/// The height of each further row of the legend.
+const LEGEND_ROW: i32 = 20;
+
+/// Where each kind's legend swatch goes in a legend `width` pixels wide, in
+/// one row while they fit and on further rows on a phone, and how many rows
+/// that takes.
+fn legend_spots(kinds: &[OpKind], width: u32) -> (Vec<(i32, i32)>, i32) {
+    let (mut x, mut row) = (10i32, 0);
+    let mut spots = Vec::new();
+    for kind in kinds {
+        let label = kind.label();
+        let end = x + 19 + super::place::text_box(label, TICK).0;
+        if end > width as i32 && x > 10 {
+            x = 10;
+            row += 1;
+        }
+        spots.push((x, 10 + LEGEND_ROW * row));
+        x += 19 + 7 * label.chars().count() as i32 + 16;
+    }
+    (spots, row + 1)
 }
 
 #[cfg(test)]

@@ -11,7 +11,10 @@ use ridgeline_core::transformer::TrainingMemory;
 
 use super::palette;
 use super::place::{text_box, Placer, Rect};
-use super::style::{font, legend_on, Entry, Mark, Styled, NOTE, TICK};
+use super::style::{
+    draw_legend_below, fit_text, font, legend_below_height, legend_on, Entry, Mark, Styled, NARROW,
+    NOTE, TICK,
+};
 
 /// One strategy's communication line.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +93,22 @@ impl TrainingModel {
 
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
+/// How many entries the roofline's legend has: compute, one per strategy,
+/// and two for a second chip.
+fn legend_rows(m: &TrainingModel) -> usize {
+    1 + m.comms.len() + 2 * usize::from(m.second.is_some())
+}
+
+/// The height under a narrow roofline's plot that holds its legend (a
+/// phone's plot has no room for the legend box), or nothing on a wide one.
+fn below<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &TrainingModel) -> u32 {
+    if root.dim_in_pixel().0 < NARROW {
+        legend_below_height(legend_rows(m))
+    } else {
+        0
+    }
+}
+
 fn frame<'a, DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     m: &TrainingModel,
@@ -97,6 +116,7 @@ fn frame<'a, DB: DrawingBackend>(
     ChartBuilder::on(root)
         .margin(14)
         .margin_right(24)
+        .margin_bottom(14 + below(root, m))
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d((m.x.0..m.x.1).log_scale(), (m.y.0..m.y.1).log_scale())
@@ -120,6 +140,9 @@ pub fn draw_roofline<DB: DrawingBackend>(
     let pal = palette(dark);
     root.fill(&pal.background)?;
     let mut chart = frame(root, m)?;
+    let narrow = root.dim_in_pixel().0 < NARROW;
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let plot = Rect::from_ranges(xr, yr);
     if let Some((a, b)) = m.shaded {
         let (a, b) = (a.max(m.x.0), b.min(m.x.1));
         if b > a {
@@ -127,17 +150,19 @@ pub fn draw_roofline<DB: DrawingBackend>(
                 [(a, m.y.0), (b, m.y.1)],
                 pal.bad.mix(0.12).filled(),
             )))?;
-            chart.draw_series(std::iter::once(Text::new(
-                "communication-bound",
-                ((a * b).sqrt().max(a * 1.2), m.y.1 / 2.2),
+            let text = "communication-bound";
+            let at = chart.backend_coord(&((a * b).sqrt().max(a * 1.2), m.y.1 / 2.2));
+            root.draw(&Text::new(
+                text,
+                (within(at.0, text, &plot), at.1),
                 font(NOTE, &pal.bad),
-            )))?;
+            ))?;
         }
     }
     chart
         .configure_mesh()
         .x_desc("global batch B (tokens)")
-        .y_desc("time per layer (forward)")
+        .y_desc(fit_text(root, "time per layer (forward)", "time per layer"))
         .x_label_formatter(&|x| si(*x, "", 2))
         .y_label_formatter(&|y| seconds(*y))
         .styled(&pal)
@@ -148,8 +173,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
         pal.text,
         Mark::Line(3),
     )];
-    let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let mut placer = Placer::new(Rect::from_ranges(xr, yr));
+    let mut placer = Placer::new(plot);
     placer.avoid_line(&pixels(&chart, &positive(&m.math)));
     // The selected line first, the dashed ones over it: a strategy whose line
     // coincides with the selected one's (data parallelism and FSDP move the
@@ -167,6 +191,8 @@ pub fn draw_roofline<DB: DrawingBackend>(
             .find(|o| same_curve(&o.points, &line.points));
         let label = match (i == m.selected, same) {
             (true, _) => format!("{} comms (selected)", line.label),
+            // A phone's legend line has no room for "same as".
+            (false, Some(o)) if narrow => format!("{} comms (= {})", line.label, o.label),
             (false, Some(o)) => format!("{} comms (same as {})", line.label, o.label),
             (false, None) => format!("{} comms", line.label),
         };
@@ -225,18 +251,37 @@ pub fn draw_roofline<DB: DrawingBackend>(
                 (*b / 40.0, m.y.0 * 2.0)
             };
             let at = chart.backend_coord(&pos);
-            let (w, h) = text_box(label, NOTE);
-            placer.avoid_box(Rect::new(at.0, at.1, w, h));
-            chart.draw_series(std::iter::once(Text::new(
-                label.clone(),
-                pos,
-                font(NOTE, &pal.text),
-            )))?;
+            // On a phone the label is wider than the plot: it breaks before
+            // its parenthesis onto a second line, the first above the second.
+            let lines: Vec<&str> = match label.split_once(" (") {
+                Some((first, _)) if narrow => vec![first, &label[first.len() + 1..]],
+                _ => vec![label.as_str()],
+            };
+            let row = text_box(label, NOTE).1;
+            let top = at.1 - row * (lines.len() as i32 - 1);
+            for (i, line) in lines.into_iter().enumerate() {
+                let (w, h) = text_box(line, NOTE);
+                let x = within(at.0, line, &plot);
+                let y = top + row * i as i32;
+                placer.avoid_box(Rect::new(x, y, w, h));
+                root.draw(&Text::new(line, (x, y), font(NOTE, &pal.text)))?;
+            }
         }
     }
-    let position = placer.legend_for(&legend);
-    legend_on(&chart, &legend, position, &pal)?;
+    if narrow {
+        let top = root.dim_in_pixel().1 as i32 - below(root, m) as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        let position = placer.legend_for(&legend);
+        legend_on(&chart, &legend, position, &pal)?;
+    }
     Ok(())
+}
+
+/// The left pixel of a `NOTE` label of `text` asked to start at `x`, moved
+/// left (never past the plot's left edge) so that it ends inside `plot`.
+fn within(x: i32, text: &str, plot: &Rect) -> i32 {
+    x.min(plot.x1 - text_box(text, NOTE).0).max(plot.x0)
 }
 
 /// A curve in pixels.
@@ -294,6 +339,7 @@ pub fn draw_memory<DB: DrawingBackend>(
     let pal = palette(dark);
     root.fill(&pal.background)?;
     let n = bars.len().max(1) as f64;
+    let narrow = root.dim_in_pixel().0 < NARROW;
     let largest = bars.iter().map(|b| b.1.total().0).fold(hbm, f64::max);
     let x_max = (largest * 1.15).min(hbm * 1.5).max(hbm * 1.2);
     let mut chart = ChartBuilder::on(root)
@@ -348,8 +394,15 @@ pub fn draw_memory<DB: DrawingBackend>(
                 )))?;
             }
         }
-        let verdict = if total <= hbm { "fits" } else { "does not fit" };
-        let text = format!("{label}: {} ({verdict})", si(total, "B", 3));
+        // A phone's bar has no room for the verdict in words: a tick or a
+        // cross, as in the table beside the chart.
+        let verdict = match (total <= hbm, narrow) {
+            (true, false) => " (fits)",
+            (false, false) => " (does not fit)",
+            (true, true) => " ✓",
+            (false, true) => " ✗",
+        };
+        let text = format!("{label}: {}{verdict}", si(total, "B", 3));
         let at = chart.backend_coord(&(x_max * 0.01, y + 0.95));
         let (w, h) = text_box(&text, NOTE);
         placer.avoid_box(Rect::new(at.0, at.1, w, h));

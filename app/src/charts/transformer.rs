@@ -10,7 +10,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
 use super::palette;
+use super::place::{passes, text_box};
 use super::style::{font, legend_on, Entry, Mark, Styled, NOTE};
 
 /// Sequence-length axis of the fraction plot, tokens.
@@ -39,12 +42,39 @@ pub fn draw_params<DB: DrawingBackend>(
     let max = bars.iter().map(|b| b.1).fold(0.0, f64::max);
     let max = if max > 0.0 { max } else { 1.0 };
     let n = bars.len().max(1) as f64;
+    let share = |v: f64| {
+        let share = if total > 0.0 { 100.0 * v / total } else { 0.0 };
+        if share < 0.01 {
+            "<0.01".to_string()
+        } else {
+            sci(share, 3)
+        }
+    };
+    let labels: Vec<String> = bars
+        .iter()
+        .map(|(name, v)| format!("{name}: {} ({}%)", billions(*v), share(*v)))
+        .collect();
+    // The axis reaches far enough that every bar's label fits after it (on a
+    // phone the longest bar's label is wider than the plot's spare half).
+    let plot_w = f64::from(root.dim_in_pixel().0) - 40.0;
+    let x_hi = bars
+        .iter()
+        .zip(&labels)
+        .map(|((_, v), text)| {
+            let spare = plot_w - f64::from(text_box(text, NOTE).0);
+            if spare > 0.0 {
+                (v + max * 0.02) * plot_w / spare
+            } else {
+                0.0
+            }
+        })
+        .fold(max * 1.9, f64::max);
     let mut chart = ChartBuilder::on(root)
         .margin(10)
         .margin_right(20)
         .x_label_area_size(34)
         .y_label_area_size(10)
-        .build_cartesian_2d(0.0..max * 1.9, 0.0..n)?;
+        .build_cartesian_2d(0.0..x_hi, 0.0..n)?;
     chart
         .configure_mesh()
         .disable_y_mesh()
@@ -54,21 +84,15 @@ pub fn draw_params<DB: DrawingBackend>(
         .x_label_formatter(&|x| billions(*x))
         .styled(&pal)
         .draw()?;
-    for (i, (name, v)) in bars.iter().enumerate() {
+    for (i, ((_, v), text)) in bars.iter().zip(labels).enumerate() {
         let y = n - i as f64 - 1.0;
         let colour = pal.series[i % pal.series.len()];
         chart.draw_series(std::iter::once(Rectangle::new(
             [(0.0, y + 0.18), (*v, y + 0.82)],
             colour.filled(),
         )))?;
-        let share = if total > 0.0 { 100.0 * v / total } else { 0.0 };
-        let share = if share < 0.01 {
-            "<0.01".to_string()
-        } else {
-            sci(share, 3)
-        };
         chart.draw_series(std::iter::once(Text::new(
-            format!("{name}: {} ({share}%)", billions(*v)),
+            text,
             (*v + max * 0.02, y + 0.62),
             font(NOTE, &pal.text),
         )))?;
@@ -140,11 +164,20 @@ pub fn draw_fraction<DB: DrawingBackend>(
             4,
             pal.text.stroke_width(1),
         ))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("T = 8D = {}", grouped(m.eight_d)),
-            (m.eight_d * 1.12, 0.93),
-            font(NOTE, &pal.text),
-        )))?;
+        let text = format!("T = 8D = {}", grouped(m.eight_d));
+        let right = chart.plotting_area().get_pixel_range().0.end;
+        let x = chart.backend_coord(&(m.eight_d * 1.12, 0.93)).0;
+        // Near the right edge the label ends left of its line instead.
+        let label = if passes(x, &text, NOTE, right) {
+            Text::new(
+                text,
+                (m.eight_d / 1.12, 0.93),
+                font(NOTE, &pal.text).pos(Pos::new(HPos::Right, VPos::Top)),
+            )
+        } else {
+            Text::new(text, (m.eight_d * 1.12, 0.93), font(NOTE, &pal.text))
+        };
+        chart.draw_series(std::iter::once(label))?;
     }
     if in_range(m.crossover) {
         chart.draw_series(std::iter::once(Circle::new(

@@ -299,10 +299,18 @@ pub fn chart_of(p: &GpuCollectivesParams, v: &CollectivesView) -> CollectivesCha
             } else {
                 what.clone()
             },
+            // The collective, GPU count and system are in the controls
+            // above the chart; on a phone the legend names the curve only.
+            short: if p.kind == Collective::AllReduce {
+                format!("model, {}", sharp_label(p.sharp))
+            } else {
+                "model".into()
+            },
             points: points(&v.curve),
         },
         other: v.other.as_ref().map(|o| Curve {
             label: format!("model, {}", sharp_label(!p.sharp)),
+            short: format!("model, {}", sharp_label(!p.sharp)),
             points: points(o),
         }),
         measured: v
@@ -311,6 +319,7 @@ pub fn chart_of(p: &GpuCollectivesParams, v: &CollectivesView) -> CollectivesCha
             .iter()
             .map(|c| Curve {
                 label: format!("{} (the book's measurement)", c.label),
+                short: format!("measured: {}", c.short),
                 points: c.points.to_vec(),
             })
             .collect(),

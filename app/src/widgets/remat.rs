@@ -18,7 +18,7 @@ use ridgeline_core::remat::{compare, Policy, PolicyCost, RematParams};
 use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
 use crate::charts::place::{draw_label, placer_for};
 use crate::charts::size::{Frame, Shape, Size};
-use crate::charts::style::{log_ticks, Styled, NOTE};
+use crate::charts::style::{fit_text, log_ticks, Styled, NOTE};
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short};
 
@@ -68,6 +68,17 @@ pub fn label(p: Policy) -> &'static str {
         Policy::Selected => "selected activations",
         Policy::PerLayer => "per layer",
         Policy::Full => "full (√L segments)",
+    }
+}
+
+/// A policy's label on a phone's plot: the first word, which still tells the
+/// four policies apart (the table under the chart gives the full names).
+fn short_label(p: Policy) -> &'static str {
+    match p {
+        Policy::None => "none",
+        Policy::Selected => "selected",
+        Policy::PerLayer => "per layer",
+        Policy::Full => "full",
     }
 }
 
@@ -147,7 +158,11 @@ fn draw<DB: DrawingBackend>(
         .build_cartesian_2d(0.0..x_max, (lo..hi).log_scale().with_key_points(ticks))?;
     chart
         .configure_mesh()
-        .x_desc("extra FLOPs (% of a step without recomputation)")
+        .x_desc(fit_text(
+            root,
+            "extra FLOPs (% of a step without recomputation)",
+            "extra FLOPs (% of step)",
+        ))
         .y_desc("activations per chip")
         .x_labels(6)
         .x_label_formatter(&|x| format!("{x:.0}%"))
@@ -185,7 +200,8 @@ fn draw<DB: DrawingBackend>(
     let at = chart.backend_coord(&(x_max * 0.7, hbm));
     draw_label(root, &mut placer, at, &hbm_text, NOTE, &pal.text, 4)?;
     for (row, &(x, y)) in rows.iter().zip(&points) {
-        let text = format!("{}: {}", label(row.policy), si(y, "B", 3));
+        let name = fit_text(root, label(row.policy), short_label(row.policy));
+        let text = format!("{name}: {}", si(y, "B", 3));
         let at = chart.backend_coord(&(x, y));
         draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 10)?;
     }

@@ -7,7 +7,7 @@
 //! that checks the expectation.
 
 use super::common::Notice;
-use crate::charts::style::{legend_on, Entry, Mark, Styled};
+use crate::charts::style::{fit_text, legend_on, Entry, Mark, Styled};
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -139,7 +139,11 @@ fn draw<DB: DrawingBackend>(
         .ok()?;
     chart
         .configure_mesh()
-        .x_desc("tokens drafted per round, k")
+        .x_desc(fit_text(
+            root,
+            "tokens drafted per round, k",
+            "draft length k",
+        ))
         .y_desc("per target step / speedup")
         .x_labels(MAX_DRAFT as usize + 1)
         .x_label_formatter(&|x| format!("{}", x.round()))
@@ -169,7 +173,11 @@ fn draw<DB: DrawingBackend>(
         ])
         .ok()?;
     let legend = [
-        Entry::new("tokens per target step", tok, Mark::Line(3)),
+        Entry::new(
+            fit_text(root, "tokens per target step", "tokens / step"),
+            tok,
+            Mark::Line(3),
+        ),
         Entry::new("speedup", speed, Mark::Line(3)),
     ];
     legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal).ok()?;

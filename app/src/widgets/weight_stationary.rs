@@ -197,15 +197,17 @@ impl WidgetParams for WeightStationaryWidgetParams {
     }
 }
 
-/// The two curves' legend entries.
-fn entries(pal: &crate::charts::Palette) -> [Entry; 2] {
+/// The two curves' legend entries; on a phone the 2D entry drops "best
+/// split", which the text around the chart explains.
+fn entries(pal: &crate::charts::Palette, narrow: bool) -> [Entry; 2] {
+    let two_d = if narrow {
+        "2D weight-stationary"
+    } else {
+        "2D weight-stationary, best split"
+    };
     [
         Entry::new("1D (Megatron): 4BD/(3W)", pal.series[0], Mark::Line(3)),
-        Entry::new(
-            "2D weight-stationary, best split",
-            pal.series[1],
-            Mark::Line(3),
-        ),
+        Entry::new(two_d, pal.series[1], Mark::Line(3)),
     ]
 }
 
@@ -262,7 +264,7 @@ fn draw<DB: DrawingBackend>(
     let one: Vec<(f64, f64)> = pts.iter().map(|p| (p.chips as f64, p.one_d.0)).collect();
     let two: Vec<(f64, f64)> = pts.iter().map(|p| (p.chips as f64, p.two_d.0)).collect();
     let mut placer = placer_for(&chart, &[one.as_slice(), two.as_slice()]);
-    let [e1, e2] = entries(&pal);
+    let [e1, e2] = entries(&pal, narrow);
     chart.draw_series(LineSeries::new(one, e1.colour.stroke_width(3)))?;
     chart.draw_series(LineSeries::new(two, e2.colour.stroke_width(3)))?;
 

@@ -692,6 +692,8 @@ pub struct MeasuredCurve {
     pub key: &'static str,
     /// What was measured.
     pub label: &'static str,
+    /// The setup alone, for a legend on a phone's chart.
+    pub short: &'static str,
     /// The collective.
     pub collective: &'static str,
     /// The bandwidth the vendor claims for the link, as drawn on the plot.
@@ -719,6 +721,7 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
     MeasuredCurve {
         key: "h100-allreduce",
         label: "AllReduce bus bandwidth, 8xH100 node, SHARP off (NCCL)",
+        short: "8xH100, SHARP off",
         collective: "allreduce",
         claimed: BytesPerSec(450e9),
         points: &[
@@ -742,6 +745,7 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
     MeasuredCurve {
         key: "v5p-allreduce",
         label: "AllReduce bus bandwidth, TPU v5p 4x4x4, one axis",
+        short: "v5p 4x4x4, one axis",
         collective: "allreduce",
         claimed: BytesPerSec(90e9),
         points: &[
@@ -765,6 +769,7 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
     MeasuredCurve {
         key: "h100-allgather",
         label: "AllGather link bandwidth, 8xH100 node (NCCL)",
+        short: "8xH100 node",
         collective: "allgather",
         claimed: BytesPerSec(450e9),
         points: &[
@@ -787,6 +792,7 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
     MeasuredCurve {
         key: "v5e-allgather",
         label: "AllGather link bandwidth, TPU v5e 8x16, one axis",
+        short: "v5e 8x16, one axis",
         collective: "allgather",
         claimed: BytesPerSec(45e9),
         points: &[
