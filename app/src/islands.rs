@@ -148,10 +148,13 @@ fn typed_fields(host: &web_sys::HtmlElement) -> Vec<(String, String)> {
 /// island per task in page order, so that the first are live (and the page
 /// answers the reader) while the later ones are still being mounted: one
 /// long task for all of them kept the roofline widget of `/rooflines` dead
-/// until the exercises' and the footer's islands were done. When the last is
-/// mounted, the page's own bundle installs the page-wide keyboard shortcuts
-/// and the service worker and marks the page live.
+/// until the exercises' and the footer's islands were done. The page's own
+/// bundle installs the page-wide keyboard shortcuts first, and once the last
+/// island is mounted registers the service worker and marks the page live.
 pub fn start() {
+    // The page's keys work from the start, not only once every island is live.
+    #[cfg(page_islands)]
+    shell::install_part_keys();
     let hosts: Vec<web_sys::HtmlElement> =
         nodes(document().query_selector_all("[data-island]")).collect();
     mount_in_turn(hosts.into_iter());
@@ -226,7 +229,6 @@ fn finish() {
     let root = document().document_element();
     #[cfg(page_islands)]
     {
-        shell::install_part_keys();
         shell::register_service_worker();
         if let Some(root) = &root {
             let _ = root.set_attribute("data-islands", "live");
