@@ -155,21 +155,71 @@ pub fn start() {
     // The page's keys work from the start, not only once every island is live.
     #[cfg(page_islands)]
     shell::install_part_keys();
-    let hosts: Vec<web_sys::HtmlElement> =
-        nodes(document().query_selector_all("[data-island]")).collect();
-    mount_in_turn(hosts.into_iter());
+    mount_from(0);
 }
 
-/// Mounts the next island `hosts` holds that this bundle carries, then
-/// yields and goes on in a later task; after the last, [`finish`].
-fn mount_in_turn(mut hosts: std::vec::IntoIter<web_sys::HtmlElement>) {
-    while let Some(host) = hosts.next() {
-        if mount_island(host) && hosts.len() > 0 {
-            next_task(move || mount_in_turn(hosts));
+/// Mounts, in document order from the `taken`-th, the next island this
+/// bundle carries, then yields and goes on in a later task; after the last,
+/// [`finish`].
+///
+/// The bundle starts from an `async` script, so the parser may still be
+/// writing the page: an island is taken only once the parser is past it
+/// (mounting a half-parsed island would let the parser append the rest of
+/// its static copy to the live one), and when none is ready the rest waits
+/// for `DOMContentLoaded`. Islands finish in document order, so those taken
+/// are always the first `taken` of the page's list.
+fn mount_from(taken: usize) {
+    let parsing = still_parsing();
+    let hosts: Vec<web_sys::HtmlElement> =
+        nodes(document().query_selector_all("[data-island]")).collect();
+    let mut next = taken;
+    while let Some(host) = hosts.get(next) {
+        if parsing && !parsed(host) {
+            break;
+        }
+        next += 1;
+        if mount_island(host.clone()) {
+            next_task(move || mount_from(next));
             return;
         }
     }
-    finish();
+    if parsing {
+        when_parsed(move || mount_from(next));
+    } else {
+        finish();
+    }
+}
+
+/// Whether the parser is still writing the document.
+fn still_parsing() -> bool {
+    document().ready_state() == "loading"
+}
+
+/// Whether the parser is past `host`'s end tag: some node follows it, or
+/// follows one of its ancestors.
+fn parsed(host: &web_sys::HtmlElement) -> bool {
+    let mut node: Option<web_sys::Node> = Some(host.clone().into());
+    while let Some(n) = node {
+        if n.next_sibling().is_some() {
+            return true;
+        }
+        node = n.parent_node();
+    }
+    false
+}
+
+/// Runs `then` once the document is parsed (`DOMContentLoaded`).
+fn when_parsed(then: impl FnOnce() + 'static) {
+    let listener = wasm_bindgen::closure::Closure::once_into_js(move |_: web_sys::Event| then());
+    let options = web_sys::AddEventListenerOptions::new();
+    options.set_once(true);
+    // Adding a listener to the document cannot fail; if it did, the rest of
+    // the page would stay static, as with a bundle that failed to load.
+    let _ = document().add_event_listener_with_callback_and_add_event_listener_options(
+        "DOMContentLoaded",
+        listener.unchecked_ref(),
+        &options,
+    );
 }
 
 /// Runs `then` in a task of its own, queued behind whatever the browser has

@@ -207,7 +207,7 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
 <link rel="modulepreload" href="{public}{boot}" crossorigin="anonymous" />
 <link rel="modulepreload" href="{public}{js}" crossorigin="anonymous" />
 <link rel="preload" href="{public}{wasm}" as="fetch" type="application/wasm" crossorigin="anonymous" fetchpriority="low" />
-<script type="module" src="{public}{start}"></script>
+<script type="module" async src="{public}{start}"></script>
 "#,
             boot = b.boot,
             js = b.js,

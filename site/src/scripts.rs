@@ -73,6 +73,11 @@ const THEME_JS: &str =
 /// viewport) or touches or focuses one, so a first load never carries them.
 /// The root says `data-exercises` (or `data-library`) `="loading"`, then
 /// `"live"` (set by the bundle) or `"failed"`.
+///
+/// The page loads it `async`, so that the bundle is fetched, compiled and
+/// started while the parser is still writing the page; the bundle mounts each
+/// island once the parser is past it (`islands::start`), and this script
+/// looks up the lazy bundles' islands once the document is complete.
 const START_JS: &str = "// Starts this page's WebAssembly bundle, which makes its islands live.
 const root = document.documentElement;
 const meta = document.querySelector('meta[name=ridgeline-bundle]');
@@ -109,10 +114,17 @@ const lazy = (name, islands, attr) => {
     else for (const h of hosts) seen.observe(h);
   });
 };
-// The exercise checker, when the reader reaches the problems.
-lazy('ridgeline-exercises', '[data-island=exercises],[data-island=exercise]', 'data-exercises');
-// The reader's library, when the reader reaches its forms.
-lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');
+// This script is async (it may run before the page is parsed): the islands
+// are looked up once the document is complete.
+const parsed = (f) => (document.readyState === 'loading'
+  ? document.addEventListener('DOMContentLoaded', f, { once: true })
+  : f());
+parsed(() => {
+  // The exercise checker, when the reader reaches the problems.
+  lazy('ridgeline-exercises', '[data-island=exercises],[data-island=exercise]', 'data-exercises');
+  // The reader's library, when the reader reaches its forms.
+  lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');
+});
 ";
 
 /// The rules for islands: the sign on a figure that is not live yet, and the
