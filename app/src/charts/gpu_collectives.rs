@@ -81,6 +81,8 @@ pub fn draw<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .x_desc("array size (bytes)")
+        // Every decade labelled is too close together on a phone: every third.
+        .x_labels(if narrow { 3 } else { 10 })
         .y_desc("bus bandwidth per GPU")
         .x_label_formatter(&|x| si(*x, "B", 2))
         .y_label_formatter(&|y| si(*y, "B/s", 2))

@@ -337,6 +337,57 @@ pub fn legend_box(labels: &[&str], font: u32) -> (i32, i32) {
     (widest + 50, rows * (font as i32 + 6) + 20)
 }
 
+/// The pieces of the vertical line at pixel column `x` from `top` to `bottom`
+/// that stay `pad` pixels clear of every box in `boxes` (labels it would
+/// otherwise cross): a guide or boundary line is interrupted where a label
+/// sits, as a map's road is under a town's name. Pieces shorter than a pixel
+/// are dropped; a line no box meets comes back whole.
+pub fn vertical_runs(x: i32, top: i32, bottom: i32, boxes: &[Rect], pad: i32) -> Vec<(i32, i32)> {
+    let (top, bottom) = (top.min(bottom), top.max(bottom));
+    let mut cuts: Vec<(i32, i32)> = boxes
+        .iter()
+        .filter(|b| x >= b.x0 - pad && x <= b.x1 + pad)
+        .map(|b| (b.y0 - pad, b.y1 + pad))
+        .filter(|(a, b)| *b > top && *a < bottom)
+        .collect();
+    cuts.sort_unstable();
+    let mut runs = Vec::new();
+    let mut from = top;
+    for (a, b) in cuts {
+        if a > from {
+            runs.push((from, a));
+        }
+        from = from.max(b);
+    }
+    if bottom > from {
+        runs.push((from, bottom));
+    }
+    runs.retain(|(a, b)| b - a >= 1);
+    runs
+}
+
+/// Every two-point `<polyline>` of an SVG drawing whose tag contains `with`
+/// (a dashed line is drawn as one per dash), as pixel end points: for tests
+/// that check what a dashed line crosses.
+#[cfg(test)]
+pub(crate) fn dashes(svg: &str, with: &str) -> Vec<((i32, i32), (i32, i32))> {
+    svg.split("<polyline")
+        .skip(1)
+        .filter(|p| p.split('>').next().is_some_and(|tag| tag.contains(with)))
+        .filter_map(|p| {
+            let pts = p.split("points=\"").nth(1)?.split('"').next()?;
+            let xy: Vec<(i32, i32)> = pts
+                .split_whitespace()
+                .filter_map(|q| {
+                    let (x, y) = q.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            (xy.len() == 2).then(|| (xy[0], xy[1]))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,6 +437,24 @@ mod tests {
         assert!(r.crosses((15, 0), (15, 40)));
         assert!(!r.crosses((0, 0), (30, 0)));
         assert!(!r.crosses((0, 30), (5, 40)));
+    }
+
+    #[test]
+    fn a_vertical_line_is_cut_around_the_boxes_it_meets() {
+        let label = Rect::new(90, 40, 60, 16);
+        let other = Rect::new(95, 100, 10, 10);
+        let aside = Rect::new(200, 0, 50, 400);
+        let runs = vertical_runs(100, 10, 300, &[other, label, aside], 2);
+        assert_eq!(runs, vec![(10, 38), (58, 98), (112, 300)]);
+        // No piece passes through any box.
+        for (a, b) in &runs {
+            for r in [label, other] {
+                assert!(!r.crosses((100, *a), (100, *b)), "{a}-{b} crosses {r:?}");
+            }
+        }
+        // A line beside every box is whole; one inside a box is gone.
+        assert_eq!(vertical_runs(10, 300, 10, &[label], 2), vec![(10, 300)]);
+        assert!(vertical_runs(100, 42, 50, &[label], 2).is_empty());
     }
 
     #[cfg(not(target_arch = "wasm32"))]

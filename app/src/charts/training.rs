@@ -10,7 +10,7 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::transformer::TrainingMemory;
 
 use super::palette;
-use super::place::{text_box, Placer, Rect};
+use super::place::{text_box, vertical_runs, Placer, Rect};
 use super::style::{
     draw_legend_below, fit_text, font, legend_below_height, legend_on, Entry, Mark, Styled, NARROW,
     NOTE, TICK,
@@ -143,6 +143,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
     let narrow = root.dim_in_pixel().0 < NARROW;
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let plot = Rect::from_ranges(xr, yr);
+    let mut placer = Placer::new(plot);
     if let Some((a, b)) = m.shaded {
         let (a, b) = (a.max(m.x.0), b.min(m.x.1));
         if b > a {
@@ -152,16 +153,18 @@ pub fn draw_roofline<DB: DrawingBackend>(
             )))?;
             let text = "communication-bound";
             let at = chart.backend_coord(&((a * b).sqrt().max(a * 1.2), m.y.1 / 2.2));
-            root.draw(&Text::new(
-                text,
-                (within(at.0, text, &plot), at.1),
-                font(NOTE, &pal.bad),
-            ))?;
+            let x = within(at.0, text, &plot);
+            // The legend keeps off the note.
+            let (w, h) = text_box(text, NOTE);
+            placer.avoid_box(Rect::new(x, at.1, w, h));
+            root.draw(&Text::new(text, (x, at.1), font(NOTE, &pal.bad)))?;
         }
     }
     chart
         .configure_mesh()
         .x_desc("global batch B (tokens)")
+        // Every decade labelled is too close together on a phone: every other.
+        .x_labels(if narrow { 3 } else { 10 })
         .y_desc(fit_text(root, "time per layer (forward)", "time per layer"))
         .x_label_formatter(&|x| si(*x, "", 2))
         .y_label_formatter(&|y| seconds(*y))
@@ -173,7 +176,6 @@ pub fn draw_roofline<DB: DrawingBackend>(
         pal.text,
         Mark::Line(3),
     )];
-    let mut placer = Placer::new(plot);
     placer.avoid_line(&pixels(&chart, &positive(&m.math)));
     // The selected line first, the dashed ones over it: a strategy whose line
     // coincides with the selected one's (data parallelism and FSDP move the
@@ -238,33 +240,24 @@ pub fn draw_roofline<DB: DrawingBackend>(
     }
     if let Some((b, label)) = &m.boundary {
         if *b > m.x.0 && *b < m.x.1 {
-            chart.draw_series(DashedLineSeries::new(
-                vec![(*b, m.y.0), (*b, m.y.1)],
-                5,
-                4,
-                pal.text.stroke_width(1),
-            ))?;
-            let right = *b < (m.x.0 * m.x.1).sqrt();
-            let pos = if right {
-                (*b * 1.15, m.y.0 * 2.0)
-            } else {
-                (*b / 40.0, m.y.0 * 2.0)
-            };
-            let at = chart.backend_coord(&pos);
-            // On a phone the label is wider than the plot: it breaks before
-            // its parenthesis onto a second line, the first above the second.
-            let lines: Vec<&str> = match label.split_once(" (") {
-                Some((first, _)) if narrow => vec![first, &label[first.len() + 1..]],
-                _ => vec![label.as_str()],
-            };
-            let row = text_box(label, NOTE).1;
-            let top = at.1 - row * (lines.len() as i32 - 1);
-            for (i, line) in lines.into_iter().enumerate() {
-                let (w, h) = text_box(line, NOTE);
-                let x = within(at.0, line, &plot);
-                let y = top + row * i as i32;
-                placer.avoid_box(Rect::new(x, y, w, h));
-                root.draw(&Text::new(line, (x, y), font(NOTE, &pal.text)))?;
+            let boxes = boundary_label(&chart, &plot, m, *b, label, narrow);
+            // The boundary, interrupted where the label still meets it.
+            let rects: Vec<Rect> = boxes.iter().map(|(_, r)| *r).collect();
+            let (top, foot) = (
+                chart.backend_coord(&(*b, m.y.1)),
+                chart.backend_coord(&(*b, m.y.0)),
+            );
+            for (y0, y1) in vertical_runs(foot.0, top.1, foot.1, &rects, 2) {
+                root.draw(&plotters::element::DashedPathElement::new(
+                    vec![(foot.0, y1), (foot.0, y0)],
+                    5,
+                    4,
+                    pal.text.stroke_width(1),
+                ))?;
+            }
+            for (line, r) in boxes {
+                placer.avoid_box(r);
+                root.draw(&Text::new(line, (r.x0, r.y0), font(NOTE, &pal.text)))?;
             }
         }
     }
@@ -276,6 +269,50 @@ pub fn draw_roofline<DB: DrawingBackend>(
         legend_on(&chart, &legend, position, &pal)?;
     }
     Ok(())
+}
+
+/// The lines of the boundary's label and their boxes, beside the boundary at
+/// batch `b`: on the side the plot has room for them (the right one first
+/// when the boundary is in the left half), near the foot of the plot. On a
+/// phone the label breaks before its parenthesis onto a second line, the
+/// first above the second; if neither side has room, the side with more.
+fn boundary_label<DB: DrawingBackend>(
+    chart: &Chart<'_, DB>,
+    plot: &Rect,
+    m: &TrainingModel,
+    b: f64,
+    label: &str,
+    narrow: bool,
+) -> Vec<(String, Rect)> {
+    const GAP: i32 = 6;
+    let lines: Vec<&str> = match label.split_once(" (") {
+        Some((first, _)) if narrow => vec![first, &label[first.len() + 1..]],
+        _ => vec![label],
+    };
+    let widest = lines.iter().map(|l| text_box(l, NOTE).0).max().unwrap_or(0);
+    let (bx, by) = chart.backend_coord(&(b, m.y.0 * 2.0));
+    let (room_right, room_left) = (plot.x1 - bx - GAP, bx - GAP - plot.x0);
+    let prefer_right = b < (m.x.0 * m.x.1).sqrt();
+    let right = match (room_right >= widest, room_left >= widest) {
+        (true, true) => prefer_right,
+        (true, false) => true,
+        (false, true) => false,
+        (false, false) => room_right >= room_left,
+    };
+    let row = text_box(label, NOTE).1;
+    let rows = lines.len() as i32;
+    // The last line stays above the axis.
+    let top = (by - row * (rows - 1)).min(plot.y1 - row * rows - 2);
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let (w, h) = text_box(line, NOTE);
+            let x = if right { bx + GAP } else { bx - GAP - w };
+            let x = within(x, line, plot);
+            (line.to_string(), Rect::new(x, top + row * i as i32, w, h))
+        })
+        .collect()
 }
 
 /// The left pixel of a `NOTE` label of `text` asked to start at `x`, moved
@@ -342,9 +379,23 @@ pub fn draw_memory<DB: DrawingBackend>(
     let narrow = root.dim_in_pixel().0 < NARROW;
     let largest = bars.iter().map(|b| b.1.total().0).fold(hbm, f64::max);
     let x_max = (largest * 1.15).min(hbm * 1.5).max(hbm * 1.2);
+    let kinds = ["parameters", "gradients", "optimizer", "activations"];
+    // A phone's plot has no room for the legend box beside the bars' labels:
+    // it goes under the plot, in two columns.
+    let legend: Vec<Entry> = kinds
+        .iter()
+        .enumerate()
+        .map(|(j, k)| Entry::new(*k, pal.series[j], Mark::Swatch))
+        .collect();
+    let below = if narrow {
+        legend_below_height(legend.len().div_ceil(2))
+    } else {
+        0
+    };
     let mut chart = ChartBuilder::on(root)
         .margin(10)
         .margin_right(24)
+        .margin_bottom(10 + below)
         .x_label_area_size(34)
         .y_label_area_size(10)
         .build_cartesian_2d(0.0..x_max, 0.0..n)?;
@@ -357,7 +408,6 @@ pub fn draw_memory<DB: DrawingBackend>(
         .x_label_formatter(&|x| si(*x, "B", 2))
         .styled(&pal)
         .draw()?;
-    let kinds = ["parameters", "gradients", "optimizer", "activations"];
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let mut placer = Placer::new(Rect::from_ranges(xr, yr));
     for (i, (label, mem)) in bars.iter().enumerate() {
@@ -430,13 +480,16 @@ pub fn draw_memory<DB: DrawingBackend>(
             font(TICK, &pal.bad),
         )))?;
     }
-    let legend: Vec<Entry> = kinds
-        .iter()
-        .enumerate()
-        .map(|(j, k)| Entry::new(*k, pal.series[j], Mark::Swatch))
-        .collect();
-    let position = placer.legend_for(&legend);
-    legend_on(&chart, &legend, position, &pal)?;
+    if narrow {
+        let (width, height) = root.dim_in_pixel();
+        let top = height as i32 - below as i32 - 4;
+        let (left, right) = legend.split_at(legend.len().div_ceil(2));
+        draw_legend_below(root, left, (14, top), &pal)?;
+        draw_legend_below(root, right, (14 + (width as i32 - 14) / 2, top), &pal)?;
+    } else {
+        let position = placer.legend_for(&legend);
+        legend_on(&chart, &legend, position, &pal)?;
+    }
     Ok(())
 }
 
@@ -490,6 +543,118 @@ mod tests {
             "compute (every strategy)",
         ] {
             assert!(out.contains(s), "{s} missing");
+        }
+    }
+
+    /// On a phone the two-line boundary label was pushed back over its own
+    /// line; now it sits on the side with room, and where no side has room
+    /// the line is interrupted under it.
+    #[test]
+    fn the_boundary_label_never_sits_on_its_line() {
+        let mut crossed = Vec::new();
+        for (w, h) in [(267, 320), (320, 320), (390, 320), (760, 420)] {
+            for b in [2e4, 1e5, 1e6, 3e6, 1e7, 1e8, 5e8] {
+                let mut m = model();
+                m.boundary = Some((b, "B ≈ 3M tokens (2,930 per chip)".into()));
+                let mut out = String::new();
+                let (labels, x, plot) = {
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_roofline(&root, &m, false).unwrap();
+                    let chart = frame(&root, &m).unwrap();
+                    let (xr, yr) = chart.plotting_area().get_pixel_range();
+                    let plot = Rect::from_ranges(xr, yr);
+                    let narrow = w < NARROW;
+                    let label = "B ≈ 3M tokens (2,930 per chip)";
+                    let x = chart.backend_coord(&(b, m.y.0)).0;
+                    (boundary_label(&chart, &plot, &m, b, label, narrow), x, plot)
+                };
+                // The boundary's dashes: the thin ones along its column.
+                let dashes: Vec<_> = crate::charts::place::dashes(&out, r#"stroke-width="1""#)
+                    .into_iter()
+                    .filter(|(a, z)| a.0 == x && z.0 == x)
+                    .collect();
+                assert!(!dashes.is_empty(), "{w} px: no boundary drawn");
+                for (line, r) in &labels {
+                    assert!(out.contains(line.as_str()), "{line}");
+                    assert!(
+                        plot.contains(r),
+                        "{w} px, B = {b}: “{line}” {r:?} leaves {plot:?}"
+                    );
+                    for (a, z) in &dashes {
+                        if r.crosses(*a, *z) {
+                            crossed.push(format!("{w} px, B = {b}: “{line}” {r:?} on {a:?}–{z:?}"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(crossed.is_empty(), "{}", crossed.join("\n"));
+    }
+
+    /// At 267 px the legend box covered the third bar's label: a phone's
+    /// legend goes under the plot, clear of every bar label.
+    #[test]
+    fn a_phone_memory_legend_covers_no_bar_label() {
+        let mem = TrainingMemory {
+            params: Bytes(2e10),
+            grads: Bytes(2e10),
+            optimizer: Bytes(8e10),
+            activations: Bytes(1e10),
+        };
+        let bars: Vec<(String, TrainingMemory)> = ["DP", "FSDP", "TP", "FSDP + TP"]
+            .iter()
+            .map(|l| (l.to_string(), mem))
+            .collect();
+        for (w, h) in [(267, 240), (320, 240), (390, 240)] {
+            let mut out = String::new();
+            {
+                let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                draw_memory(&root, &bars, 9.5e10, false).unwrap();
+                root.present().unwrap();
+            }
+            // Each text's top and baseline (plotters writes y at the baseline
+            // less 0.76 em with dy; the rows only need to be apart).
+            let texts: Vec<(String, i32, i32)> = out
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| {
+                    let attr = |k: &str| -> Option<i32> {
+                        let v = t.split(&format!(" {k}=\"")).nth(1)?.split('"').next()?;
+                        v.parse::<f64>().ok().map(|v| v.round() as i32)
+                    };
+                    let body = t
+                        .split('>')
+                        .nth(1)?
+                        .split("</text")
+                        .next()?
+                        .trim()
+                        .to_string();
+                    Some((body, attr("x")?, attr("y")?))
+                })
+                .collect();
+            let legend: Vec<&(String, i32, i32)> = texts
+                .iter()
+                .filter(|t| {
+                    ["parameters", "gradients", "optimizer", "activations"].contains(&t.0.as_str())
+                })
+                .collect();
+            assert_eq!(legend.len(), 4, "{w} px: {texts:?}");
+            for bar in texts.iter().filter(|t| t.0.contains(": ")) {
+                for l in &legend {
+                    assert!(
+                        (bar.2 - l.2).abs() >= 14 || {
+                            let (bw, _) = text_box(&bar.0, NOTE);
+                            let (lw, _) = text_box(&l.0, TICK);
+                            bar.1 + bw <= l.1 || l.1 + lw <= bar.1
+                        },
+                        "{w} px: legend “{}” at {:?} on “{}” at {:?}",
+                        l.0,
+                        (l.1, l.2),
+                        bar.0,
+                        (bar.1, bar.2)
+                    );
+                }
+            }
         }
     }
 

@@ -174,7 +174,7 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
     let fit = Fit::new(step, box_w);
     let px = fit.px;
     let width = fit.width(step);
-    let height = f64::from(stages) * ROW + 22.0;
+    let height = timeline_height(stages, ROW);
     let x_of = |t: f64| LABEL_W + t * px;
     let y_of = |s: u32| f64::from(s) * ROW + 2.0;
     let mut out = String::with_capacity(128 * r.timed.blocks.len() + 512);
@@ -246,6 +246,11 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
     out
 }
 
+/// The height of a timeline of `stages` rows `row` pixels high, with its axis.
+fn timeline_height(stages: u32, row: f64) -> f64 {
+    f64::from(stages) * row + 22.0
+}
+
 fn percent(x: f64) -> String {
     format!("{}%", sci(100.0 * x, 3))
 }
@@ -287,6 +292,15 @@ pub fn GpuParallelism(
     // the reason given at `pipeline::timeline_svg` (a thousand boxes).
     // Both are laid out for the width of the first one's box.
     let frame = Frame::width_only(super::pipeline::MAX_W as u32);
+    // Each timeline's box keeps the height of the most stages drawn so far:
+    // dragging the stages slider down then leaves the page below where it
+    // is, instead of moving all of it (a new layout, paint and layer tree of
+    // the whole page per step, 10-25 ms on a phone).
+    let most_stages = Memo::new(move |before: Option<&u32>| {
+        params.with(|p| p.stages).max(before.copied().unwrap_or(0))
+    });
+    let keep_height =
+        move |row: f64| move || format!("{}px", timeline_height(most_stages.get(), row));
     let drawing = move || {
         let box_w = f64::from(frame.get().width);
         let stages = params.with(|p| p.stages);
@@ -366,7 +380,7 @@ pub fn GpuParallelism(
                 <label>"Stages talk over "<select prop:value=move || params.with(|p| link_name(p.link)) on:change=move |ev| set("link", event_target_value(&ev))>{link_options}</select></label>
             </div>
             <Notice notice=notice />
-            <div class="table-scroll" tabindex="0" node_ref=frame.node inner_html=drawing></div>
+            <div class="table-scroll" tabindex="0" node_ref=frame.node style:min-height=keep_height(ROW) inner_html=drawing></div>
             <p class="legend"><span class="key fwd"></span>" F: forward (1 unit) "<span class="key bwd"></span>" B: backward (2 units) "<span class="key send"></span>" activations sent to the next stage "<span class="key reduce"></span>" G: the stage's gradient AllReduce"</p>
             <dl class="times gpu-pipeline-results">
                 <div><dt>"one unit: a stage's forward pass of one microbatch"</dt><dd data-forward=stat(|r| r.forward.0.to_string())>{stat(|r| seconds(r.forward.0))}</dd></div>
@@ -380,7 +394,7 @@ pub fn GpuParallelism(
             </dl>
             <h4 class="zb-title">"The same step with a zero-bubble schedule"</h4>
             <p class="muted">"Each backward pass splits into B, the gradient for the stage's input that the previous stage is waiting for, and W, the gradient for the stage's own weights that nobody waits for. B goes first; a stage runs its W passes whenever it would otherwise sit idle. Sends and gradient reductions are left out here, so compare the bubbles, not the step with the one above."</p>
-            <div class="table-scroll" tabindex="0" inner_html=zb_drawing></div>
+            <div class="table-scroll" tabindex="0" style:min-height=keep_height(super::pipeline::ROW) inner_html=zb_drawing></div>
             <p class="legend"><span class="key fwd"></span>" F (1 unit) "<span class="key bwd"></span>" B: input gradient (1 unit) "<span class="key wgt"></span>" W: weight gradient (1 unit); the number is the microbatch."</p>
             <dl class="times zb-results">
                 <div><dt>"zero-bubble: idle share"</dt><dd data-zb-bubble=zb_stat(|z| z.timeline.bubble.to_string())>{zb_stat(|z| format!("{} (step {})", percent(z.timeline.bubble), seconds(z.step.0)))}</dd></div>
@@ -397,6 +411,30 @@ mod tests {
     use super::*;
     use crate::widgets::common::pairs;
     use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+
+    /// The box held open for the most stages drawn is as tall as their drawing.
+    #[test]
+    fn the_kept_height_is_the_drawings() {
+        for stages in [1, 4, 16] {
+            let p = ParallelismChoice {
+                stages,
+                ..ParallelismChoice::default()
+            };
+            let r = p.compute().unwrap();
+            let h = timeline_height(stages, ROW);
+            assert!(
+                gpipe_svg(&r, stages, 336.0).contains(&format!(r#" height="{h}""#)),
+                "{stages} stages"
+            );
+            let z = p.zero_bubble(&r).unwrap();
+            let zh = timeline_height(stages, super::super::pipeline::ROW);
+            let zb = timeline_svg(&z.timeline, stages, 336.0, "c", "a", "e", |_| false);
+            assert!(
+                zb.contains(&format!(r#" height="{zh}""#)),
+                "{stages} stages"
+            );
+        }
+    }
 
     #[test]
     fn the_books_two_by_two_figure() {
