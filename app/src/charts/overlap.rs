@@ -10,7 +10,9 @@ use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
 use super::place::{draw_label, placer_for};
-use super::style::{fit_text, legend_on, Entry, Mark, Styled, NOTE};
+use super::style::{
+    draw_legend_below, fit_text, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
+};
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,6 +92,19 @@ fn y_range(m: &OverlapModel) -> (f64, f64) {
     (lo * 0.5, hi * 2.0)
 }
 
+/// Entries of the legend with a compared chip.
+const VS_ENTRIES: usize = 6;
+
+/// The height kept under the plot for the legend: on a phone with a compared
+/// chip its six entries would cover the plot, so they go below it.
+fn legend_below<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &OverlapModel) -> u32 {
+    if m.vs.is_some() && root.dim_in_pixel().0 < NARROW {
+        legend_below_height(VS_ENTRIES)
+    } else {
+        0
+    }
+}
+
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
 fn chart<'a, DB: DrawingBackend>(
@@ -99,6 +114,7 @@ fn chart<'a, DB: DrawingBackend>(
     let (y_min, y_max) = y_range(m);
     ChartBuilder::on(root)
         .margin(14)
+        .margin_bottom(14 + legend_below(root, m))
         .margin_right(24)
         .x_label_area_size(44)
         .y_label_area_size(70)
@@ -209,8 +225,14 @@ pub fn draw_static<DB: DrawingBackend>(
         placer.avoid_point(at, 7);
         draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
     }
-    let position = placer.legend_for(&legend);
-    legend_on(&chart, &legend, position, &pal)?;
+    let below = legend_below(root, m);
+    if below > 0 {
+        let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        let position = placer.legend_for(&legend);
+        legend_on(&chart, &legend, position, &pal)?;
+    }
     Ok(())
 }
 

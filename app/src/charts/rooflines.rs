@@ -11,7 +11,7 @@ use ridgeline_core::ops::RooflinePoint;
 use ridgeline_core::roofline::Verdict;
 
 use super::palette;
-use super::style::{draw_legend_below, legend_below_height, Entry, Mark, Styled};
+use super::style::{draw_legend_below, legend_below_height, log_ticks, Entry, Mark, Styled};
 
 /// What the chart draws: the peak, the bandwidths, the algorithms and the
 /// points from [`ridgeline_core::ops::rooflines`].
@@ -96,7 +96,10 @@ pub fn draw<DB: DrawingBackend>(
         .margin_right(24)
         .x_label_area_size(44)
         .y_label_area_size(74)
-        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
+        .build_cartesian_2d(
+            (x0..x1).log_scale(),
+            (y0..y1).log_scale().with_key_points(log_ticks(y0, y1)),
+        )?;
     chart
         .configure_mesh()
         .x_desc(super::style::intensity_title(narrow))
