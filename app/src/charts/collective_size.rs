@@ -25,6 +25,9 @@ pub struct SizeModel {
     pub axis: RingAxis,
     /// The message size marked on the chart.
     pub v: f64,
+    /// A second chip drawn on the same axes: its name and links (its
+    /// AllGather, knee and marked size on the same ring).
+    pub vs: Option<(&'static str, Network)>,
 }
 
 impl SizeModel {
@@ -33,6 +36,16 @@ impl SizeModel {
         cost(c, Bytes(v), &[self.axis], &self.network)
             .map(|k| k.time.0)
             .unwrap_or(f64::NAN)
+    }
+
+    /// The same ring on the compared chip, if there is one.
+    pub fn vs_model(&self) -> Option<SizeModel> {
+        let (_, network) = self.vs?;
+        Some(SizeModel {
+            network,
+            vs: None,
+            ..*self
+        })
     }
 
     /// The message size below which an AllGather is latency-bound.
@@ -65,15 +78,18 @@ pub fn draw<DB: DrawingBackend>(
         (Collective::AllReduce, "AllReduce"),
         (Collective::AllToAll, "AllToAll"),
     ];
-    let series: Vec<Vec<(f64, f64)>> = kinds
-        .iter()
-        .map(|(c, _)| {
-            xs.iter()
-                .map(|&v| (v, m.time(*c, v)))
-                .filter(|(_, t)| t.is_finite() && *t > 0.0)
-                .collect()
-        })
-        .collect();
+    let curve = |m: &SizeModel, c: Collective| -> Vec<(f64, f64)> {
+        xs.iter()
+            .map(|&v| (v, m.time(c, v)))
+            .filter(|(_, t)| t.is_finite() && *t > 0.0)
+            .collect()
+    };
+    let mut series: Vec<Vec<(f64, f64)>> = kinds.iter().map(|(c, _)| curve(m, *c)).collect();
+    // The compared chip's AllGather, last, on the same axes.
+    let vs = m.vs.zip(m.vs_model());
+    if let Some((_, v)) = vs {
+        series.push(curve(&v, Collective::AllGather));
+    }
     let y_min = series
         .iter()
         .flatten()
@@ -89,7 +105,7 @@ pub fn draw<DB: DrawingBackend>(
     // A phone's plot has no room for the legend box: it goes under the plot.
     let narrow = root.dim_in_pixel().0 < NARROW;
     let below = if narrow {
-        legend_below_height(kinds.len())
+        legend_below_height(kinds.len() + usize::from(vs.is_some()))
     } else {
         0
     };
@@ -107,7 +123,7 @@ pub fn draw<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("array size V (bytes)")
         .y_desc("time")
-        .x_label_formatter(&|x| si(*x, "B", 2))
+        .x_label_formatter(&|x| tick_label(*x, narrow))
         .y_label_formatter(&|y| seconds(*y))
         .styled(&pal)
         .draw()?;
@@ -118,6 +134,30 @@ pub fn draw<DB: DrawingBackend>(
         let colour = pal.series[i];
         chart.draw_series(LineSeries::new(pts, colour.stroke_width(3)))?;
         legend.push(Entry::new(*label, colour, Mark::Line(3)));
+    }
+    if let (Some(((name, _), v)), Some(pts)) = (vs, series.get(kinds.len())) {
+        let colour = pal.series[5];
+        chart.draw_series(DashedLineSeries::new(
+            pts.clone(),
+            8,
+            5,
+            colour.stroke_width(3),
+        ))?;
+        let (full, short) = (format!("{name}: AllGather"), format!("{name} AG"));
+        legend.push(Entry::new(
+            fit_text(root, &full, &short),
+            colour,
+            Mark::Dashed,
+        ));
+        let at = m.v.clamp(V_RANGE.0, V_RANGE.1);
+        let t = v.time(Collective::AllGather, at);
+        if t.is_finite() {
+            chart.draw_series(std::iter::once(Circle::new(
+                (at, t),
+                7,
+                pal.bad.stroke_width(3),
+            )))?;
+        }
     }
     let knee = m.knee();
     if knee > V_RANGE.0 && knee < V_RANGE.1 {
@@ -153,6 +193,17 @@ pub fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// An x tick's label: every decade on a wide chart; on a phone only
+/// 1 kB, 1 MB, 1 GB (the decade labels of a narrow plot run into each other).
+fn tick_label(x: f64, narrow: bool) -> String {
+    let decade = x.log10();
+    let exact = (decade - decade.round()).abs() < 1e-6;
+    if narrow && !(exact && (decade.round() as i64).rem_euclid(3) == 0) {
+        return String::new();
+    }
+    si(x, "B", 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +216,7 @@ mod tests {
             network: Network::ici(chip("v5e").unwrap()).unwrap(),
             axis: RingAxis::ring(16),
             v: 1e8,
+            vs: None,
         };
         // Large messages: AllReduce costs twice an AllGather, AllToAll a quarter.
         let (ag, ar, a2a) = (
@@ -183,5 +235,17 @@ mod tests {
         }
         assert!(out.contains("latency-bound below"));
         assert!(out.contains("AllGather = ReduceScatter"));
+    }
+
+    #[test]
+    fn a_phone_labels_every_third_decade() {
+        assert_eq!(tick_label(1e6, true), si(1e6, "B", 2));
+        assert_eq!(tick_label(1e7, true), "");
+        assert_eq!(tick_label(1e7, false), si(1e7, "B", 2));
+        let labels: Vec<String> = (3..=11)
+            .map(|e| tick_label(10f64.powi(e), true))
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(labels.len(), 3, "{labels:?}");
     }
 }

@@ -10,7 +10,9 @@ use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
 use super::place::{draw_label, placer_for};
-use super::style::{fit_text, legend_on, Entry, Mark, Styled, NOTE};
+use super::style::{
+    draw_legend_below, fit_text, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
+};
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,6 +29,8 @@ pub struct OverlapModel {
     pub d: f64,
     /// D axis range.
     pub d_range: (f64, f64),
+    /// A second chip drawn on the same axes: its name, peak and link bandwidth.
+    pub vs: Option<(&'static str, f64, f64)>,
 }
 
 impl OverlapModel {
@@ -48,6 +52,17 @@ impl OverlapModel {
         (a.t_math.0, comms, a.lower.0, a.upper.0)
     }
 
+    /// The same split on the compared chip, if there is one.
+    pub fn vs_model(&self) -> Option<OverlapModel> {
+        let (_, c, w) = self.vs?;
+        Some(OverlapModel {
+            c,
+            w,
+            vs: None,
+            ..*self
+        })
+    }
+
     /// Where compute time overtakes communication time.
     pub fn crossover(&self) -> f64 {
         SplitContraction::critical_d(FlopsPerSec(self.c), BytesPerSec(self.w))
@@ -63,12 +78,31 @@ fn samples(m: &OverlapModel) -> Vec<(f64, (f64, f64, f64, f64))> {
         .collect()
 }
 
-/// The time axis range: it depends on B, F and the chip, not on D.
+/// The time axis range: it depends on B, F and the chips, not on D.
 fn y_range(m: &OverlapModel) -> (f64, f64) {
-    let (lo, _, _, _) = m.times(m.d_range.0);
-    let (_, tc, _, _) = m.times(m.d_range.0);
-    let (_, _, _, hi) = m.times(m.d_range.1);
-    (lo.min(tc) * 0.5, hi * 2.0)
+    let one = |m: &OverlapModel| {
+        let (lo, tc, _, _) = m.times(m.d_range.0);
+        let (_, _, _, hi) = m.times(m.d_range.1);
+        (lo.min(tc), hi)
+    };
+    let (mut lo, mut hi) = one(m);
+    if let Some((vlo, vhi)) = m.vs_model().map(|v| one(&v)) {
+        (lo, hi) = (lo.min(vlo), hi.max(vhi));
+    }
+    (lo * 0.5, hi * 2.0)
+}
+
+/// Entries of the legend with a compared chip.
+const VS_ENTRIES: usize = 6;
+
+/// The height kept under the plot for the legend: on a phone with a compared
+/// chip its six entries would cover the plot, so they go below it.
+fn legend_below<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &OverlapModel) -> u32 {
+    if m.vs.is_some() && root.dim_in_pixel().0 < NARROW {
+        legend_below_height(VS_ENTRIES)
+    } else {
+        0
+    }
 }
 
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
@@ -80,6 +114,7 @@ fn chart<'a, DB: DrawingBackend>(
     let (y_min, y_max) = y_range(m);
     ChartBuilder::on(root)
         .margin(14)
+        .margin_bottom(14 + legend_below(root, m))
         .margin_right(24)
         .x_label_area_size(44)
         .y_label_area_size(70)
@@ -113,7 +148,22 @@ pub fn draw_static<DB: DrawingBackend>(
         series.iter().map(|(d, t)| (*d, pick(t))).collect()
     };
     let (c0, c1, c2) = (pal.series[0], pal.series[1], pal.text);
-    let lines = [line(|t| t.0), line(|t| t.1), line(|t| t.3), line(|t| t.2)];
+    let vs_series = m.vs_model().map(|v| samples(&v));
+    let vs_line = |pick: fn(&(f64, f64, f64, f64)) -> f64| -> Vec<(f64, f64)> {
+        vs_series
+            .iter()
+            .flatten()
+            .map(|(d, t)| (*d, pick(t)))
+            .collect()
+    };
+    let lines = [
+        line(|t| t.0),
+        line(|t| t.1),
+        line(|t| t.3),
+        line(|t| t.2),
+        vs_line(|t| t.0),
+        vs_line(|t| t.1),
+    ];
     let mut placer = placer_for(&chart, &lines.each_ref().map(|l| l.as_slice()));
     chart.draw_series(LineSeries::new(line(|t| t.0), c0.stroke_width(3)))?;
     chart.draw_series(LineSeries::new(line(|t| t.1), c1.stroke_width(3)))?;
@@ -124,7 +174,7 @@ pub fn draw_static<DB: DrawingBackend>(
         c2.stroke_width(1),
     ))?;
     chart.draw_series(LineSeries::new(line(|t| t.2), c2.stroke_width(1)))?;
-    let legend = [
+    let mut legend = vec![
         Entry::new("T_math (compute)", c0, Mark::Line(3)),
         Entry::new(
             fit_text(
@@ -138,6 +188,33 @@ pub fn draw_static<DB: DrawingBackend>(
         Entry::new("no overlap: sum", c2, Mark::Dashed),
         Entry::new("perfect overlap: max", c2, Mark::Line(1)),
     ];
+    // The compared chip: its two times dashed in the same colours' partners.
+    if let (Some((name, _, _)), Some(v)) = (m.vs, m.vs_model()) {
+        let (v0, v1) = (pal.series[4], pal.series[5]);
+        chart.draw_series(DashedLineSeries::new(
+            lines[4].clone(),
+            8,
+            5,
+            v0.stroke_width(3),
+        ))?;
+        chart.draw_series(DashedLineSeries::new(
+            lines[5].clone(),
+            8,
+            5,
+            v1.stroke_width(3),
+        ))?;
+        legend.push(Entry::new(format!("{name}: T_math"), v0, Mark::Dashed));
+        legend.push(Entry::new(format!("{name}: T_comms"), v1, Mark::Dashed));
+        let dx = v.crossover();
+        if dx > m.d_range.0 && dx < m.d_range.1 {
+            let (tm, _, _, _) = v.times(dx);
+            chart.draw_series(std::iter::once(Circle::new((dx, tm), 6, v1.filled())))?;
+            let at = chart.backend_coord(&(dx, tm));
+            placer.avoid_point(at, 7);
+            let text = format!("{name}: D = {}", grouped(dx));
+            draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
+        }
+    }
 
     let dx = m.crossover();
     if dx > m.d_range.0 && dx < m.d_range.1 {
@@ -148,8 +225,14 @@ pub fn draw_static<DB: DrawingBackend>(
         placer.avoid_point(at, 7);
         draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
     }
-    let position = placer.legend_for(&legend);
-    legend_on(&chart, &legend, position, &pal)?;
+    let below = legend_below(root, m);
+    if below > 0 {
+        let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        let position = placer.legend_for(&legend);
+        legend_on(&chart, &legend, position, &pal)?;
+    }
     Ok(())
 }
 
@@ -177,6 +260,16 @@ pub fn draw_marker<DB: DrawingBackend>(
             .into_iter()
             .map(|t| Circle::new((d, t), 6, colour.filled())),
     )?;
+    // The compared chip's two times at the same D, as rings.
+    if let Some(v) = m.vs_model() {
+        let (tm, tc, _, _) = v.times(d);
+        let colour = if tm >= tc { pal.good } else { pal.bad };
+        chart.draw_series(
+            [tm, tc]
+                .into_iter()
+                .map(|t| Circle::new((d, t), 6, colour.stroke_width(3))),
+        )?;
+    }
     Ok(())
 }
 
@@ -194,6 +287,7 @@ mod tests {
             f: 8192.0,
             d: 4096.0,
             d_range: (256.0, 1048576.0),
+            vs: None,
         };
         assert!((m.crossover() - 8755.6).abs() < 1.0);
         let (tm, tc, lo, hi) = m.times(4096.0);

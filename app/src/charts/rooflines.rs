@@ -11,7 +11,7 @@ use ridgeline_core::ops::RooflinePoint;
 use ridgeline_core::roofline::Verdict;
 
 use super::palette;
-use super::style::{draw_legend_below, legend_below_height, Entry, Mark, Styled};
+use super::style::{draw_legend_below, legend_below_height, log_ticks, Entry, Mark, Styled};
 
 /// What the chart draws: the peak, the bandwidths, the algorithms and the
 /// points from [`ridgeline_core::ops::rooflines`].
@@ -25,6 +25,21 @@ pub struct RooflinesModel {
     pub algorithms: Vec<(String, f64)>,
     /// Every pairing's attained rate and verdict.
     pub points: Vec<RooflinePoint>,
+    /// A second chip drawn on the same axes, if one is compared.
+    pub vs: Option<VsRoof>,
+}
+
+/// A compared chip's HBM roof under its own peak, with the algorithms on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VsRoof {
+    /// Its legend label (the chip's name), and a short one for a phone.
+    pub label: (String, String),
+    /// Its compute peak, FLOPs/s.
+    pub peak: f64,
+    /// Its HBM bandwidth, bytes/s.
+    pub bandwidth: f64,
+    /// Each algorithm on its HBM.
+    pub points: Vec<RooflinePoint>,
 }
 
 impl RooflinesModel {
@@ -34,6 +49,7 @@ impl RooflinesModel {
             .memories
             .iter()
             .map(|(_, w)| self.peak / w)
+            .chain(self.vs.iter().map(|v| v.peak / v.bandwidth))
             .chain(self.algorithms.iter().map(|(_, i)| *i))
             .filter(|x| x.is_finite() && *x > 0.0);
         let (lo, hi) = xs.fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
@@ -51,8 +67,13 @@ impl RooflinesModel {
             .memories
             .iter()
             .map(|(_, w)| x0 * w)
+            .chain(self.vs.iter().map(|v| (x0 * v.bandwidth).min(v.peak)))
             .fold(self.peak, f64::min);
-        (lo.max(self.peak * 1e-6), self.peak * 2.0)
+        let top = self
+            .vs
+            .as_ref()
+            .map_or(self.peak, |v| v.peak.max(self.peak));
+        (lo.max(top * 1e-6), top * 2.0)
     }
 }
 
@@ -64,7 +85,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     root.fill(&pal.background)?;
-    let entries = model.memories.len() + model.algorithms.len();
+    let entries = model.memories.len() + model.algorithms.len() + usize::from(model.vs.is_some());
     let below = legend_below_height(entries);
     let (x0, x1) = model.x_range();
     let (y0, y1) = model.y_range();
@@ -75,7 +96,10 @@ pub fn draw<DB: DrawingBackend>(
         .margin_right(24)
         .x_label_area_size(44)
         .y_label_area_size(74)
-        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
+        .build_cartesian_2d(
+            (x0..x1).log_scale(),
+            (y0..y1).log_scale().with_key_points(log_ticks(y0, y1)),
+        )?;
     chart
         .configure_mesh()
         .x_desc(super::style::intensity_title(narrow))
@@ -109,16 +133,37 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         legend.push(Entry::new(label.clone(), colour, Mark::Line(2)));
     }
+    // The compared chip: its HBM roof under its own peak, dotted, and each
+    // algorithm on it as a ring (hollow: the chart's own chip's points are filled).
+    if let Some(vs) = &model.vs {
+        let colour = pal.series[5];
+        let ridge = (vs.peak / vs.bandwidth).clamp(x0, x1);
+        let start = x0.max(y0 / vs.bandwidth);
+        let line = vec![
+            (start, start * vs.bandwidth),
+            (ridge, vs.peak),
+            (x1, vs.peak),
+        ];
+        chart.draw_series(DashedLineSeries::new(line, 3, 4, colour.stroke_width(3)))?;
+        let label = super::style::fit_text(root, &vs.label.0, &vs.label.1);
+        legend.push(Entry::new(label, colour, Mark::Dashed));
+    }
     // Each pairing where it lands, filled when compute-bound.
-    for p in &model.points {
+    let compared = model.vs.iter().flat_map(|v| v.points.iter());
+    for (k, p) in model.points.iter().chain(compared).enumerate() {
         let colour = match p.verdict {
             Verdict::ComputeBound => pal.good,
             _ => pal.bad,
         };
+        let style = if k < model.points.len() {
+            colour.filled()
+        } else {
+            colour.stroke_width(3)
+        };
         chart.draw_series(std::iter::once(Circle::new(
             (p.intensity.0, p.attained.0),
             7,
-            colour.filled(),
+            style,
         )))?;
     }
     let height = root.dim_in_pixel().1 as i32;

@@ -14,17 +14,21 @@ use super::style::{legend_on, Entry, Mark, Styled};
 /// One line of the chart: its legend, the time it draws for a row, its colour.
 type Line = (&'static str, fn(&ScalingRow) -> f64, RGBColor);
 
-/// Compute, communication and step time of each row, and the chosen row marked.
+/// Compute, communication and step time of each row, and the chosen row
+/// marked; a compared chip's rows (`vs`: its name and rows) add its step time,
+/// dashed, on the same axes.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     rows: &[ScalingRow],
     chosen: u32,
+    vs: Option<(&str, &[ScalingRow])>,
     dark: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     root.fill(&pal.background)?;
     let times = rows
         .iter()
+        .chain(vs.iter().flat_map(|v| v.1))
         .flat_map(|r| [r.compute.0, r.comms.0, r.step.0])
         .filter(|t| t.is_finite() && *t > 0.0);
     let (lo, hi) = times.fold((f64::INFINITY, 0.0f64), |(a, b), t| (a.min(t), b.max(t)));
@@ -63,6 +67,29 @@ pub fn draw<DB: DrawingBackend>(
             .collect();
         chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(3)))?;
         legend.push(Entry::new(label, colour, Mark::Line(3)));
+        drawn.push(pts);
+    }
+    if let Some((name, vs_rows)) = vs {
+        let colour = pal.series[5];
+        let pts: Vec<(f64, f64)> = vs_rows
+            .iter()
+            .map(|r| (f64::from(r.chips), r.step.0))
+            .filter(|(_, t)| t.is_finite() && *t > 0.0)
+            .collect();
+        chart.draw_series(DashedLineSeries::new(
+            pts.clone(),
+            8,
+            5,
+            colour.stroke_width(3),
+        ))?;
+        legend.push(Entry::new(format!("{name}: step"), colour, Mark::Dashed));
+        if let Some(r) = vs_rows.iter().find(|r| r.chips == chosen) {
+            chart.draw_series(std::iter::once(Circle::new(
+                (f64::from(r.chips), r.step.0),
+                7,
+                colour.stroke_width(3),
+            )))?;
+        }
         drawn.push(pts);
     }
     if let Some(r) = rows.iter().find(|r| r.chips == chosen) {

@@ -7,9 +7,14 @@
 //! first and multiplying afterwards. The second case, Part 3's case 3
 //! (`A[I, J_X] · B[J_X, K]`), passes running partial sums of `C` round the ring
 //! instead: a ReduceScatter overlapped with the matmul. Everything comes from
-//! [`ridgeline_core::collective_matmul`].
+//! [`ridgeline_core::collective_matmul`]. A second chip (`vs`) runs the same
+//! matmul on its own ICI and peak: its lanes on the same time scale, its
+//! verdict and the difference spelled out.
 
-use super::common::{number_field, option, Notice};
+use super::common::{
+    chip_rows, compare_picker, compare_table, diff_rows, number_field, option, parse_vs_chip,
+    Comparison, Diff, Notice, VS,
+};
 use leptos::prelude::*;
 use ridgeline_core::collective_matmul::{
     collective_matmul, reduce_scatter_schedule, ring_schedule, CollectiveMatmul,
@@ -41,6 +46,8 @@ pub struct CollectiveMatmulWidgetParams {
     pub ijk: [u64; 3],
     /// Blocks travel both ways round the ring.
     pub bidirectional: bool,
+    /// A second chip running the same matmul, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for CollectiveMatmulWidgetParams {
@@ -51,6 +58,7 @@ impl Default for CollectiveMatmulWidgetParams {
             n: 8,
             ijk: [8192, 8192, 4096],
             bidirectional: true,
+            vs: None,
         }
     }
 }
@@ -72,6 +80,52 @@ impl CollectiveMatmulWidgetParams {
         collective_matmul(&self.model())
     }
 
+    /// The same matmul on the compared chip; `None` when nothing is compared.
+    pub fn vs_run(&self) -> Option<Result<CollectiveMatmul, String>> {
+        let chip = self.vs?;
+        Some(
+            CollectiveMatmulWidgetParams {
+                chip,
+                vs: None,
+                ..*self
+            }
+            .run(),
+        )
+    }
+
+    /// The matmul beside the same matmul on the compared chip: core's chip
+    /// numbers, then each time and the verdict.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.run().ok()?, self.vs_run()?.ok()?);
+        let mut rows = chip_rows(self.chip, vs, ridgeline_core::dtype::Dtype::Bf16);
+        rows.extend(diff_rows(
+            &a,
+            &b,
+            seconds,
+            &[
+                ("compute", "compute", |r| r.compute.0),
+                ("ring-comms", "ring ppermutes", |r| r.ring_comms.0),
+                ("overlapped", "overlapped", |r| r.overlapped.0),
+                ("blocking", "blocking collective, then matmul", |r| {
+                    r.blocking.0
+                }),
+                ("saved", "saved", |r| r.saved.0),
+            ],
+        ));
+        rows.push(Diff::words(
+            "verdict",
+            "the ring is",
+            verdict(&a).text(),
+            verdict(&b).text(),
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+
     /// Who holds, multiplies and sends what at each step.
     pub fn schedule(&self) -> Vec<Vec<DeviceStep>> {
         match self.case {
@@ -86,6 +140,14 @@ impl CollectiveMatmulWidgetParams {
             MatmulCase::AllGather => "AllGather",
             MatmulCase::ReduceScatter => "ReduceScatter",
         }
+    }
+}
+
+/// Refuses a chip without ICI in the book.
+fn has_ici(c: &'static Chip) -> Result<(), String> {
+    match Network::ici(c) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(format!("{} has no ICI in the book", c.name)),
     }
 }
 
@@ -110,11 +172,10 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
             "chip" => {
                 let c = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if Network::ici(c).is_err() {
-                    return Err(format!("{} has no ICI in the book", c.name));
-                }
+                has_ici(c)?;
                 next.chip = c;
             }
+            VS => next.vs = parse_vs_chip(value, has_ici)?,
             "n" => {
                 next.n = parse_count(value, "the number of devices", 2.0, MAX_DEVICES as f64)?
                     .round() as u32
@@ -134,6 +195,9 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.run()?;
+        if let Some(Err(e)) = next.vs_run() {
+            return Err(format!("compared chip: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -153,6 +217,9 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
                 if self.bidirectional { "1" } else { "0" }.into(),
             ),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -212,10 +279,12 @@ pub fn CollectiveMatmulWidget(
     let last = Signal::derive(move || schedule.with(|s| s.len().saturating_sub(1)));
     let player = Player::new(last, 900);
     let set = move |key: &'static str, value: String| {
-        if state.set(key, &value) {
+        if state.set_or_refresh(key, &value, key == VS) {
             player.reset();
         }
     };
+    let compared = Memo::new(move |_| params.with(|p| p.vs_run().and_then(Result::ok)));
+    let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let step = player.step;
     let at = move |f: &dyn Fn(&CollectiveMatmul) -> String| {
         result.with(|r| r.as_ref().map(f).unwrap_or_default())
@@ -262,7 +331,8 @@ pub fn CollectiveMatmulWidget(
             let Some(r) = r.as_ref() else {
                 return ().into_any();
             };
-            let end = r.blocking.0.max(r.overlapped.0).max(f64::MIN_POSITIVE);
+            let vs_end = compared.with(|c| c.as_ref().map_or(0.0, |c| c.blocking.0.max(c.overlapped.0)));
+            let end = r.blocking.0.max(r.overlapped.0).max(vs_end).max(f64::MIN_POSITIVE);
             let pct = |t: f64| 100.0 * t / end;
             let span = |start: f64, len: f64, class: &'static str, done: bool, title: String| {
                 let style = format!(
@@ -315,10 +385,31 @@ pub fn CollectiveMatmulWidget(
                     "multiply, then reduce-scatter",
                 ),
             };
+            // The compared chip on the same time scale: its ring's multiplies
+            // and its blocking collective followed by (or after) the matmul.
+            let vs_lanes = compared.with(|c| {
+                c.as_ref().map(|c| {
+                    let ring = c
+                        .steps
+                        .iter()
+                        .map(|st| span(st.start.0, st.compute.0, "compute", true, format!("step {}", st.index)))
+                        .collect_view();
+                    let (first, second) = match case {
+                        MatmulCase::AllGather => (span(0.0, c.gather.0, "comms", true, "AllGather of A".into()), span(c.gather.0, c.compute.0, "compute", true, "the whole matmul".into())),
+                        MatmulCase::ReduceScatter => (span(0.0, c.compute.0, "compute", true, "the whole local matmul".into()), span(c.compute.0, c.gather.0, "comms", true, "ReduceScatter of C".into())),
+                    };
+                    let name = vs_name();
+                    view! {
+                        <div class="lane" data-vs-lane="ring"><span class="lane-label">{format!("{name}: ring multiply")}</span><div class="track">{ring}</div></div>
+                        <div class="lane" data-vs-lane="blocking"><span class="lane-label">{format!("{name}: {label}")}</span><div class="track">{first}{second}</div></div>
+                    }
+                })
+            });
             view! {
                 <div class="lane"><span class="lane-label">"ring: multiply"</span><div class="track">{compute}</div></div>
                 <div class="lane"><span class="lane-label">"ring: ppermute"</span><div class="track">{comms}</div></div>
                 <div class="lane"><span class="lane-label">{label}</span><div class="track">{blocking}</div></div>
+                {vs_lanes}
             }
             .into_any()
         })
@@ -327,6 +418,8 @@ pub fn CollectiveMatmulWidget(
         |c| Network::ici(c).is_ok(),
         move || params.with(|p| p.chip.id),
     );
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(|c| Network::ici(c).is_ok(), vs_id);
     let field = move |key: &'static str, label: &'static str, aria: &'static str, idx: usize| {
         let get = move || params.with(|p| p.ijk[idx].to_string());
         number_field(label, aria, 7, get, key, set)
@@ -368,6 +461,7 @@ pub fn CollectiveMatmulWidget(
                         on:change=move |ev| set("bidi", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
                     " both directions round the ring"
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="collective-matmul-n">"Devices X"</label>
@@ -426,7 +520,12 @@ pub fn CollectiveMatmulWidget(
                     MatmulCase::ReduceScatter => "multiply, then reduce-scatter",
                 })}</dt><dd data-blocking="">{move || at(&|r| seconds(r.blocking.0))}</dd></div>
                 <div><dt>"saved"</dt><dd data-saved="">{move || at(&|r| seconds(r.saved.0))}</dd></div>
+                {move || compared.with(|c| c.as_ref().map(|c| {
+                    let v = verdict(c).text();
+                    view! { <div><dt>{format!("on {}, the ring is", vs_name())}</dt><dd data-vs-verdict=v>{v}</dd></div> }
+                }))}
             </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
     }
     .into_any();
     view! {
@@ -561,5 +660,23 @@ mod tests {
         p.apply("n", "16").unwrap();
         p.apply("bidi", "0").unwrap();
         assert_pairs_restore(&p);
+    }
+
+    #[test]
+    fn a_second_chip_runs_the_same_ring() {
+        let p: CollectiveMatmulWidgetParams =
+            crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+        let c = p.comparison().unwrap();
+        let mut m = CollectiveMatmulParams::new(chip("v5p").unwrap(), 8, 8192, 8192, 4096);
+        m.case = MatmulCase::AllGather;
+        let r = collective_matmul(&m).unwrap();
+        assert_eq!(c.row("overlapped").unwrap().b, seconds(r.overlapped.0));
+        assert_eq!(c.row("verdict").unwrap().b, verdict(&r).text());
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "tpu-v99")]);
+        assert!(messages[0].contains("no ICI"), "{messages:?}");
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert!(q.to_pairs().iter().all(|(k, _)| k != "vs"));
     }
 }

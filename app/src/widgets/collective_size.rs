@@ -1,9 +1,15 @@
 //! Collective time against message size (`data-widget="collective-size"`): where
-//! the per-hop latency stops mattering and bandwidth takes over.
+//! the per-hop latency stops mattering and bandwidth takes over. A second chip
+//! (`vs`) adds its AllGather on the same axes and the difference spelled out.
 
-use super::common::Notice;
+use super::common::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
+    VS,
+};
 use leptos::prelude::*;
+use ridgeline_core::collectives::CollectiveCost;
 use ridgeline_core::collectives::{cost, Bound, Collective, Network, RingAxis};
+use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::units::Bytes;
@@ -29,6 +35,8 @@ pub struct SizeParams {
     pub wrap: bool,
     /// The array size marked, bytes.
     pub v: f64,
+    /// A second chip whose ICI times the same ring, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for SizeParams {
@@ -38,6 +46,7 @@ impl Default for SizeParams {
             n: 16,
             wrap: true,
             v: 1e6,
+            vs: None,
         }
     }
 }
@@ -51,10 +60,72 @@ impl SizeParams {
         } else {
             RingAxis::line(self.n)
         };
+        let vs = self.vs.and_then(|c| Some((c.name, Network::ici(c).ok()?)));
         Some(SizeModel {
             network,
             axis,
             v: self.v,
+            vs,
+        })
+    }
+
+    /// The AllGather of the marked array on `m`'s ring.
+    fn all_gather(&self, m: &SizeModel) -> Option<CollectiveCost> {
+        cost(Collective::AllGather, Bytes(self.v), &[m.axis], &m.network).ok()
+    }
+
+    /// The ring on the chip beside the same ring on the compared one: core's
+    /// chip numbers, the ICI link and hop, the knee, and the AllGather of the
+    /// marked array (its time and what bounds it).
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let a = self.model()?;
+        let b = a.vs_model()?;
+        let (ca, cb) = (self.all_gather(&a)?, self.all_gather(&b)?);
+        let mut rows = chip_rows(self.chip, vs, Dtype::Bf16);
+        // One way's bandwidth, the hop, the knee and the AllGather's time.
+        let facts = |m: &SizeModel, c: &CollectiveCost| {
+            [
+                m.network.one_way.0,
+                m.network.hop_latency.0,
+                m.knee(),
+                c.time.0,
+            ]
+        };
+        let (fa, fb) = (facts(&a, &ca), facts(&b, &cb));
+        rows.push(Diff::number(
+            "ici",
+            "ICI link, one way",
+            fa[0],
+            fb[0],
+            |x| si(x, "B/s", 3),
+        ));
+        rows.extend(diff_rows(
+            &fa,
+            &fb,
+            seconds,
+            &[
+                ("hop", "per-hop latency", |f| f[1]),
+                ("time", "AllGather of V", |f| f[3]),
+            ],
+        ));
+        rows.push(Diff::number(
+            "knee",
+            "latency-bound below",
+            fa[2],
+            fb[2],
+            |x| si(x, "B", 3),
+        ));
+        rows.push(Diff::words(
+            "bound",
+            "it is",
+            bound_text(ca.bound),
+            bound_text(cb.bound),
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
         })
     }
 
@@ -63,6 +134,14 @@ impl SizeParams {
         self.model()
             .map(|m| svg(size.width, size.height, |root| draw(root, &m, false)).0)
             .unwrap_or_default()
+    }
+}
+
+/// What bounds a collective, as the verdict line says it.
+fn bound_text(bound: Bound) -> &'static str {
+    match bound {
+        Bound::Latency => "latency-bound",
+        Bound::Bandwidth => "bandwidth-bound",
     }
 }
 
@@ -77,6 +156,11 @@ impl WidgetParams for SizeParams {
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
                 Network::ici(c).map_err(|e| e.to_string())?;
                 self.chip = c;
+            }
+            VS => {
+                self.vs = parse_vs_chip(value, |c| {
+                    Network::ici(c).map(|_| ()).map_err(|e| e.to_string())
+                })?
             }
             "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
@@ -94,6 +178,9 @@ impl WidgetParams for SizeParams {
             ("wrap".into(), if self.wrap { "1" } else { "0" }.into()),
             ("v".into(), format!("{}", self.v)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -107,7 +194,21 @@ pub fn CollectiveSize(
     let state = WidgetState::<SizeParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        state.set_or_refresh(key, &value, key == VS);
+    };
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
+    let vs_line = move || {
+        params.with(|p| {
+            let b = p.model()?.vs_model()?;
+            let c = p.all_gather(&b)?;
+            let text = bound_text(c.bound);
+            Some(view! {
+                <p data-vs-line="">{format!("On {}'s ICI it takes {}: ", p.vs?.name, seconds(c.time.0))}
+                    <strong class="verdict-tag" data-vs-verdict=text>{text}</strong>"."
+                </p>
+            })
+        })
     };
     // The whole chart moves with the marked size, so it is one layer.
     let frame = Frame::new(SHAPE);
@@ -141,6 +242,7 @@ pub fn CollectiveSize(
                     <input type="checkbox" prop:checked=move || params.with(|p| p.wrap) on:change=move |ev| set("wrap", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
                     " wraparound"
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()><div class="layer" inner_html=chart role="img" aria-label="collective time against array size"></div></div>
             <div class="slider-row">
@@ -156,7 +258,7 @@ pub fn CollectiveSize(
             </div>
             <p class="verdict-line">
                 {move || at.get().map(|c| {
-                    let text = match c.bound { Bound::Latency => "latency-bound", Bound::Bandwidth => "bandwidth-bound" };
+                    let text = bound_text(c.bound);
                     view! {
                         "An AllGather of this array takes " {seconds(c.time.0)} " in " {c.steps} " hops: it is "
                         <strong class="verdict-tag" data-bound=text>{text}</strong>
@@ -164,6 +266,8 @@ pub fn CollectiveSize(
                     }
                 })}
             </p>
+            {vs_line}
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
     }
@@ -189,5 +293,29 @@ mod tests {
         let (q, n) = SizeParams::from_pairs(&pairs(&[("v", "1e9")]));
         assert!(n.is_empty(), "{n:?}");
         assert_ne!(q.chart_svg(SHAPE.design()), s, "the marker did not move");
+    }
+
+    #[test]
+    fn a_second_chip_gathers_the_same_array_on_its_own_ring() {
+        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        let p: SizeParams = assert_round_trip(&[("vs", "v5p"), ("v", "1e9")]);
+        let c = p.comparison().unwrap();
+        let net = Network::ici(chip("v5p").unwrap()).unwrap();
+        let expected = cost(
+            Collective::AllGather,
+            Bytes(1e9),
+            &[RingAxis::ring(16)],
+            &net,
+        )
+        .unwrap();
+        assert_eq!(c.row("time").unwrap().b, seconds(expected.time.0));
+        assert_eq!(c.row("bound").unwrap().b, "bandwidth-bound");
+        assert!(p.chart_svg(SHAPE.design()).contains("TPU v5p: AllGather"));
+        let messages = assert_refused_keeps(&p, &[("vs", "tpu-v99"), ("vs", "h100")]);
+        assert!(messages[0].contains("tpu-v99"), "{messages:?}");
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert!(!q.chart_svg(SHAPE.design()).contains("v5p"));
     }
 }

@@ -529,6 +529,30 @@ pub fn compare_table(
     }
 }
 
+/// Reads a widget's `vs` chip as [`parse_vs`] does, then refuses one the
+/// widget cannot take with `check`'s reason (a GPU where a TPU is needed).
+pub fn parse_vs_chip(
+    value: &str,
+    check: impl Fn(&'static Chip) -> Result<(), String>,
+) -> Result<Option<&'static Chip>, String> {
+    let chip = parse_vs(value, "chip", crate::library::resolve_chip)?;
+    if let Some(c) = chip {
+        check(c)?;
+    }
+    Ok(chip)
+}
+
+/// One row for [`diff_rows`]: its key, what it compares, how to read the value.
+pub type DiffOf<'a, T> = (&'static str, &'a str, fn(&T) -> f64);
+
+/// Comparison rows of values `a` and `b` both have, each read by its
+/// function and shown by `show` (the times of two runs, say).
+pub fn diff_rows<T>(a: &T, b: &T, show: fn(f64) -> String, rows: &[DiffOf<T>]) -> Vec<Diff> {
+    rows.iter()
+        .map(|(key, what, get)| Diff::number(key, *what, get(a), get(b), show))
+        .collect()
+}
+
 /// `key=value` pairs from string literals, for tests.
 #[cfg(test)]
 pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {

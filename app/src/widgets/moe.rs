@@ -4,12 +4,16 @@
 //! and used, FLOPs per token, the batch at which the expert matmuls turn
 //! compute-bound, the weights per chip and the two AllToAlls that route tokens
 //! against the expert matmuls' time, all from [`ridgeline_core::moe::analyse`].
+//! A second Mixture-of-Experts model (`vs`, a preset or the reader's own) is
+//! analysed on the same chip, batch and weights (its experts spread over as
+//! many of the chips as divide them), its verdict and the difference spelled out.
 
-use super::common::Notice;
+use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Link, CHIPS};
+use ridgeline_core::models::ModelPreset;
 use ridgeline_core::models::MODELS;
 use ridgeline_core::moe::{analyse, presets, MoeAnalysis, MoeParams};
 
@@ -30,6 +34,8 @@ pub struct MoeChoice {
     pub preset: &'static str,
     /// The core's parameters (the preset with the reader's overrides).
     pub params: MoeParams,
+    /// A second Mixture-of-Experts model analysed beside the first, if any.
+    pub vs: Option<&'static ModelPreset>,
 }
 
 impl Default for MoeChoice {
@@ -47,6 +53,7 @@ impl Default for MoeChoice {
         MoeChoice {
             preset: "deepseek-v3",
             params,
+            vs: None,
         }
     }
 }
@@ -69,6 +76,108 @@ impl MoeChoice {
         self.params.model.moe.as_ref().map_or(0, f)
     }
 
+    /// The compared model on the same chip, batch and weights, its experts
+    /// over as many of the expert-parallel chips as divide them.
+    pub fn vs_params(&self) -> Option<MoeParams> {
+        let m = self.vs?;
+        let experts = m.config.moe.as_ref().map_or(1, |e| e.experts);
+        Some(MoeParams {
+            model: m.config,
+            expert_parallel: gcd(experts, self.params.expert_parallel as u64).max(1) as u32,
+            ..self.params
+        })
+    }
+
+    /// The compared model's analysis; `None` when nothing is compared.
+    pub fn vs_analysis(&self) -> Option<Result<MoeAnalysis, String>> {
+        self.vs_params().map(|p| analyse(&p))
+    }
+
+    /// The layer beside the compared model's: parameters, FLOPs, the batch
+    /// where the experts turn compute-bound, weights per chip, the AllToAlls,
+    /// the expert matmuls and the verdict, all from core.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.analysis().ok()?, self.vs_analysis()?.ok()?);
+        let (pa, pb) = (&self.params, self.vs_params()?);
+        let count = |x: f64| si(x, "", 3);
+        let rows = vec![
+            Diff::number(
+                "experts",
+                "routed experts E",
+                self.experts() as f64,
+                pb.model.moe.map_or(f64::NAN, |m| m.experts as f64),
+                grouped,
+            ),
+            Diff::number(
+                "ep",
+                "expert-parallel chips",
+                pa.expert_parallel as f64,
+                pb.expert_parallel as f64,
+                grouped,
+            ),
+            Diff::number(
+                "total",
+                "parameters stored",
+                a.total_params,
+                b.total_params,
+                count,
+            ),
+            Diff::number(
+                "active",
+                "parameters a token uses",
+                a.active_params,
+                b.active_params,
+                count,
+            ),
+            Diff::number(
+                "flops",
+                "forward FLOPs per token",
+                a.forward_flops_per_token.0,
+                b.forward_flops_per_token.0,
+                |x| sci(x, 3),
+            ),
+            Diff::number(
+                "critical",
+                "compute-bound above (tokens)",
+                a.critical_batch,
+                b.critical_batch,
+                grouped,
+            ),
+            Diff::number(
+                "weights",
+                "weights per chip",
+                a.weight_bytes_per_chip.0,
+                b.weight_bytes_per_chip.0,
+                |x| si(x, "B", 3),
+            ),
+            Diff::number(
+                "all-to-all",
+                "AllToAll, dispatch + combine",
+                a.all_to_all_time.0,
+                b.all_to_all_time.0,
+                seconds,
+            ),
+            Diff::number(
+                "experts-time",
+                "expert matmuls, forward",
+                a.expert_time.0,
+                b.expert_time.0,
+                seconds,
+            ),
+            Diff::words(
+                "verdict",
+                "the expert matmuls are",
+                a.verdict.text(),
+                b.verdict.text(),
+            ),
+        ];
+        Some(Comparison {
+            a: models_name(self.preset),
+            b: self.vs?.name.into(),
+            rows,
+        })
+    }
+
     /// Routed experts `E`.
     pub fn experts(&self) -> u64 {
         self.moe_field(|m| m.experts)
@@ -83,6 +192,11 @@ impl MoeChoice {
     pub fn expert_ff(&self) -> u64 {
         self.moe_field(|m| m.expert_ff)
     }
+}
+
+/// A preset's name from its id (the id itself if the registry lacks it).
+fn models_name(id: &str) -> String {
+    ridgeline_core::models::model(id).map_or_else(|| id.to_string(), |m| m.name.to_string())
 }
 
 impl WidgetParams for MoeChoice {
@@ -141,9 +255,18 @@ impl WidgetParams for MoeChoice {
                 p.expert_parallel =
                     parse_count(value, "expert-parallel degree", 1.0, 4096.0)?.round() as u32
             }
+            VS => {
+                next.vs = parse_vs(value, "model", crate::library::resolve_model)?;
+                if let Some(m) = next.vs.filter(|m| m.config.moe.is_none()) {
+                    return Err(format!("{} is not a Mixture-of-Experts model", m.name));
+                }
+            }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.analysis()?;
+        if let Some(Err(e)) = next.vs_analysis() {
+            return Err(format!("compared model: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -161,6 +284,9 @@ impl WidgetParams for MoeChoice {
             ("weight".into(), p.weight.name().into()),
             ("ep".into(), p.expert_parallel.to_string()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|m| (VS.into(), m.id.into())))
+        .collect()
     }
 }
 
@@ -187,6 +313,20 @@ pub fn Moe(
         |c| c.link(Link::Ici).is_some(),
         move || params.with(|p| p.params.chip.id),
     );
+    let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
+    let vs_options = super::common::model_options(|m| m.config.moe.is_some(), vs_id);
+    let vs_line = move || {
+        params.with(|p| {
+            let b = p.vs_analysis()?.ok()?;
+            let text = b.verdict.text();
+            Some(view! {
+                <p data-vs-line="">{format!("{}'s expert matmuls at this batch are ", p.vs?.name)}
+                    <strong class=format!("verdict {text}") data-vs-verdict=text>{text}</strong>
+                    {format!(" (compute-bound above {} tokens).", grouped(b.critical_batch))}
+                </p>
+            })
+        })
+    };
     let weight_options = WEIGHTS
         .map(|d| {
             option(d.name(), d.name(), move || {
@@ -227,6 +367,7 @@ pub fn Moe(
             <label>"Active k " {field("k", "active experts per token k", MoeChoice::active)}</label>
             <label>"Expert width " {field("ff", "hidden width of one expert", MoeChoice::expert_ff)}</label>
             <label>"Expert-parallel chips " {field("ep", "chips the experts are spread over", |p| p.params.expert_parallel as u64)}</label>
+            {compare_picker(vs_options, vs_id, set)}
         </div>
     }
     .into_any();
@@ -261,6 +402,8 @@ pub fn Moe(
                 <strong class=move || format!("verdict {}", verdict()) data-verdict=verdict>{verdict}</strong>
                 "."
             </p>
+            {vs_line}
+            {compare_table(move || params.with(|p| p.comparison()))}
         </figure>
     }
 }
@@ -320,5 +463,28 @@ mod tests {
         assert_pairs_restore(&c);
         let m: MoeChoice = assert_round_trip(&[("model", "mixtral-8x7b"), ("k", "1")]);
         assert_eq!((m.experts(), m.active()), (8, 1));
+    }
+
+    #[test]
+    fn a_second_moe_model_on_the_same_chip_and_batch() {
+        let c: MoeChoice = assert_round_trip(&[("vs", "mixtral-8x7b")]);
+        let cmp = c.comparison().unwrap();
+        assert_eq!(cmp.a, "DeepSeek-V3");
+        // Mixtral's eight experts over gcd(8, 256) = 8 chips, same v5e and batch.
+        let mut q = MoeParams::preset("mixtral-8x7b", c.params.chip).unwrap();
+        q.tokens = c.params.tokens;
+        q.expert_parallel = 8;
+        let b = analyse(&q).unwrap();
+        assert_eq!(cmp.row("total").unwrap().b, si(b.total_params, "", 3));
+        assert_eq!(cmp.row("critical").unwrap().b, grouped(b.critical_batch));
+        assert_eq!(cmp.row("ep").unwrap().b, "8");
+        let messages = assert_refused_keeps(&c, &[("vs", "llama3-70b"), ("vs", "gpt-9")]);
+        assert!(
+            messages[0].contains("not a Mixture-of-Experts"),
+            "{messages:?}"
+        );
+        let mut n = c;
+        n.apply("vs", "none").unwrap();
+        assert_eq!(n.comparison(), None);
     }
 }

@@ -1,9 +1,13 @@
 //! The overlap widget (`data-widget="overlap"`): the book's two-chip split
 //! contraction. As D grows, compute time grows while the partial sums to
 //! exchange stay the same size, so the split turns from communication-bound to
-//! compute-bound; the timeline shows what overlap buys.
+//! compute-bound; the timeline shows what overlap buys. A second chip (`vs`)
+//! may be drawn on the same axes, its crossover and verdict compared.
 
-use super::common::Notice;
+use super::common::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
+    VS,
+};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -33,6 +37,8 @@ pub struct OverlapParams {
     pub d: f64,
     /// Output features.
     pub f: f64,
+    /// A second chip whose split is drawn beside the first, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for OverlapParams {
@@ -42,6 +48,7 @@ impl Default for OverlapParams {
             b: 1024.0,
             d: 4096.0,
             f: 8192.0,
+            vs: None,
         }
     }
 }
@@ -60,6 +67,10 @@ impl OverlapParams {
     pub fn model(&self) -> Option<OverlapModel> {
         let (_, w) = link_of(self.chip)?;
         let c = self.chip.peak(ridgeline_core::dtype::Dtype::Bf16)?.0;
+        let vs = self.vs.and_then(|v| {
+            let (_, w) = link_of(v)?;
+            Some((v.name, v.peak(ridgeline_core::dtype::Dtype::Bf16)?.0, w))
+        });
         Some(OverlapModel {
             c,
             w,
@@ -67,6 +78,48 @@ impl OverlapParams {
             f: self.f,
             d: self.d,
             d_range: D_RANGE,
+            vs,
+        })
+    }
+
+    /// The split on the chip beside the compared one, spelled out: core's
+    /// chip numbers, the link, the crossover, the times at D and the verdict.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let a = self.model()?;
+        let b = a.vs_model()?;
+        let vs = self.vs?;
+        let (ta, tb) = (a.times(self.d), b.times(self.d));
+        let mut rows = chip_rows(self.chip, vs, ridgeline_core::dtype::Dtype::Bf16);
+        rows.push(Diff::number("link", "link bandwidth", a.w, b.w, |x| {
+            format!("{} B/s", sci(x, 3))
+        }));
+        rows.push(Diff::number(
+            "crossover",
+            "compute-bound above D =",
+            a.crossover(),
+            b.crossover(),
+            grouped,
+        ));
+        rows.extend(diff_rows(
+            &ta,
+            &tb,
+            seconds,
+            &[
+                ("t-math", "T_math at D", |t| t.0),
+                ("t-comms", "T_comms at D", |t| t.1),
+                ("overlapped", "overlapped step", |t| t.2),
+            ],
+        ));
+        rows.push(Diff::words(
+            "verdict",
+            "the split is",
+            verdict_of(ta).text(),
+            verdict_of(tb).text(),
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
         })
     }
 
@@ -85,6 +138,22 @@ impl OverlapParams {
     }
 }
 
+/// Refuses a chip without a chip-to-chip link in the book.
+fn has_link(c: &Chip) -> Result<(), String> {
+    link_of(c)
+        .map(|_| ())
+        .ok_or_else(|| format!("{} has no chip-to-chip link in the book", c.name))
+}
+
+/// Compute-bound when compute takes at least as long as the exchange.
+fn verdict_of((tm, tc, _, _): (f64, f64, f64, f64)) -> Verdict {
+    if tm >= tc {
+        Verdict::ComputeBound
+    } else {
+        Verdict::CommunicationBound
+    }
+}
+
 impl WidgetParams for OverlapParams {
     const NAME: &'static str = "overlap";
 
@@ -94,11 +163,10 @@ impl WidgetParams for OverlapParams {
             "chip" => {
                 let c = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if link_of(c).is_none() {
-                    return Err(format!("{} has no chip-to-chip link in the book", c.name));
-                }
+                has_link(c)?;
                 self.chip = c;
             }
+            VS => self.vs = parse_vs_chip(value, has_link)?,
             "b" => self.b = parse_count(value, "batch B", 1.0, 1e7)?.round(),
             "d" => self.d = parse_count(value, "D", D_RANGE.0, D_RANGE.1)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, 1e7)?.round(),
@@ -115,6 +183,9 @@ impl WidgetParams for OverlapParams {
             ("d".into(), format!("{}", self.d)),
             ("f".into(), format!("{}", self.f)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -128,12 +199,14 @@ pub fn Overlap(
     let state = WidgetState::<OverlapParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        state.set_or_refresh(key, &value, key == VS);
     };
 
     let revealed = RwSignal::new(false);
     // Everything but the marker depends on the chip, B and F, not on D.
-    let static_key = Memo::new(move |_| params.with(|p| (p.chip.id, p.b.to_bits(), p.f.to_bits())));
+    let static_key = Memo::new(move |_| {
+        params.with(|p| (p.chip.id, p.vs.map(|c| c.id), p.b.to_bits(), p.f.to_bits()))
+    });
     let frame = Frame::new(SHAPE);
     let curves = Memo::new(move |_| {
         let _ = static_key.get();
@@ -146,8 +219,22 @@ pub fn Overlap(
         Memo::new(move |_| params.with(|p| p.model().map(|m| (m.times(p.d), m.crossover()))));
     let verdict = move || {
         times.with(|t| match t {
-            Some(((tm, tc, _, _), _)) if tm >= tc => Verdict::ComputeBound,
-            _ => Verdict::CommunicationBound,
+            Some((t, _)) => verdict_of(*t),
+            None => Verdict::CommunicationBound,
+        })
+    };
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(|c| link_of(c).is_some(), vs_id);
+    let vs_verdict = move || {
+        params.with(|p| {
+            let v = p.model()?.vs_model()?;
+            let text = verdict_of(v.times(p.d)).text();
+            Some(view! {
+                <p data-vs-line="">{format!("On {}, it is ", p.vs?.name)}
+                    <strong data-vs-verdict=text>{text}</strong>
+                    {format!(" (compute-bound above D = {}).", grouped(v.crossover()))}
+                </p>
+            })
         })
     };
     let chip_options =
@@ -194,6 +281,7 @@ pub fn Overlap(
                         on:input=move |ev| set("f", event_target_value(&ev))
                     />
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
                 <span class="link-note">
                     {move || params.with(|p| link_of(p.chip).map(|(name, w)| format!("link: {name}, {} B/s", sci(w, 3))))}
                 </span>
@@ -238,6 +326,8 @@ pub fn Overlap(
                     " It becomes compute-bound above D = " {move || times.with(|t| t.map(|(_, dx)| grouped(dx)).unwrap_or_default())} ", whatever B is."
                 </span>
             </p>
+            {vs_verdict}
+            {compare_table(move || params.with(|p| p.comparison()))}
             <super::predict::Predict
                 question="Above what contracting dimension D does the split become compute-bound?"
                 answer=Signal::derive(move || times.with(|t| t.map(|(_, dx)| dx.ceil())))
@@ -286,5 +376,35 @@ mod tests {
         assert_eq!(q, p);
         q.apply("chip", "h100").unwrap();
         assert_eq!(link_of(q.chip).unwrap().0, "NVLink");
+    }
+
+    #[test]
+    fn a_second_chip_crosses_at_its_own_d() {
+        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        use ridgeline_core::roofline::SplitContraction;
+        use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
+        let p: OverlapParams = assert_round_trip(&[("vs", "v5p"), ("d", "4096")]);
+        let c = p.comparison().unwrap();
+        let v5p = chip("v5p").unwrap();
+        let (_, w) = link_of(v5p).unwrap();
+        let dx = SplitContraction::critical_d(
+            FlopsPerSec(v5p.peak(ridgeline_core::dtype::Dtype::Bf16).unwrap().0),
+            BytesPerSec(w),
+        );
+        assert_eq!(c.row("crossover").unwrap().b, grouped(dx));
+        assert_eq!(c.row("crossover").unwrap().a, "8,756");
+        assert_eq!(c.row("verdict").unwrap().a, "communication-bound");
+        let curves = p.curves_svg(SHAPE.design());
+        assert!(curves.contains("TPU v5p: T_math"), "{curves}");
+        assert!(
+            curves.contains(&format!("TPU v5p: D = {}", grouped(dx))),
+            "{curves}"
+        );
+        let messages = assert_refused_keeps(&p, &[("vs", "tpu-v99")]);
+        assert!(messages[0].contains("tpu-v99"));
+        let mut q = p;
+        q.apply("vs", "").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert!(!q.curves_svg(SHAPE.design()).contains("v5p"));
     }
 }

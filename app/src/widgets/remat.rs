@@ -4,9 +4,12 @@
 //! memory per chip against the extra FLOPs it costs, for a registry model, a
 //! batch, a sequence length and the chips the activations are spread over. The
 //! chip's HBM is drawn as a line, so the reader sees which policies fit. Every
-//! number comes from [`ridgeline_core::remat::compare`].
+//! number comes from [`ridgeline_core::remat::compare`]. A second model (`vs`,
+//! a preset or the reader's own) is drawn on the same axes at the same batch,
+//! sequence and chips: its four policies as rings joined by a dashed line, its
+//! verdict and the difference spelled out.
 
-use super::common::Notice;
+use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -46,6 +49,8 @@ pub struct RematChoice {
     pub chips: f64,
     /// The highlighted policy.
     pub policy: Policy,
+    /// A second model drawn beside the first, if any.
+    pub vs: Option<&'static ModelPreset>,
 }
 
 impl Default for RematChoice {
@@ -57,6 +62,7 @@ impl Default for RematChoice {
             seq: 4096.0,
             chips: 1.0,
             policy: Policy::PerLayer,
+            vs: None,
         }
     }
 }
@@ -93,6 +99,57 @@ impl RematChoice {
         compare(&self.params())
     }
 
+    /// Every policy's cost for the compared model at the same batch,
+    /// sequence and chips; `None` when nothing is compared.
+    pub fn vs_rows(&self) -> Option<Result<Vec<PolicyCost>, String>> {
+        let m = self.vs?;
+        Some(compare(&RematParams::new(
+            m.config, self.batch, self.seq, self.chips,
+        )))
+    }
+
+    /// The model beside the compared one: each policy's activations per
+    /// chip, the chosen policy's extra FLOPs and whether it fits.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.rows().ok()?, self.vs_rows()?.ok()?);
+        let mut rows = Vec::new();
+        for (ra, rb) in a.iter().zip(&b) {
+            let key = match ra.policy {
+                Policy::None => "memory-none",
+                Policy::Selected => "memory-selected",
+                Policy::PerLayer => "memory-per-layer",
+                Policy::Full => "memory-full",
+            };
+            rows.push(Diff::number(
+                key,
+                format!("activations, {}", label(ra.policy)),
+                ra.activation_bytes.0,
+                rb.activation_bytes.0,
+                |x| si(x, "B", 3),
+            ));
+        }
+        let pick = |rows: &[PolicyCost]| rows.iter().find(|r| r.policy == self.policy).copied();
+        let (ca, cb) = (pick(&a)?, pick(&b)?);
+        rows.push(Diff::number(
+            "extra",
+            format!("extra FLOPs, {}", label(self.policy)),
+            100.0 * ca.extra_share(),
+            100.0 * cb.extra_share(),
+            |x| format!("{}%", sci(x, 3)),
+        ));
+        rows.push(Diff::words(
+            "fits",
+            format!("in {}'s HBM", self.chip.name),
+            fit_word(self.fits(&ca)),
+            fit_word(self.fits(&cb)),
+        ));
+        Some(Comparison {
+            a: self.model.name.into(),
+            b: self.vs?.name.into(),
+            rows,
+        })
+    }
+
     /// The highlighted policy's cost.
     pub fn chosen(&self) -> Option<PolicyCost> {
         self.rows()
@@ -118,8 +175,10 @@ impl RematChoice {
             return String::new();
         };
         let hbm = self.hbm();
+        let vs_rows = self.vs_rows().and_then(Result::ok);
+        let vs = self.vs.zip(vs_rows.as_deref()).map(|(m, r)| (m.name, r));
         svg(size.width, size.height, |root| {
-            draw(root, &rows, self.policy, hbm, self.chip.name)
+            draw(root, &rows, self.policy, hbm, self.chip.name, vs)
         })
         .0
     }
@@ -131,11 +190,20 @@ fn draw<DB: DrawingBackend>(
     chosen: Policy,
     hbm: f64,
     chip_name: &str,
+    vs: Option<(&str, &[PolicyCost])>,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(false);
     root.fill(&pal.background)?;
-    let xs: Vec<f64> = rows.iter().map(|r| 100.0 * r.extra_share()).collect();
-    let ys: Vec<f64> = rows.iter().map(|r| r.activation_bytes.0).collect();
+    let xs: Vec<f64> = rows
+        .iter()
+        .chain(vs.iter().flat_map(|v| v.1))
+        .map(|r| 100.0 * r.extra_share())
+        .collect();
+    let ys: Vec<f64> = rows
+        .iter()
+        .chain(vs.iter().flat_map(|v| v.1))
+        .map(|r| r.activation_bytes.0)
+        .collect();
     let x_max = xs.iter().copied().fold(10.0, f64::max) * 1.25;
     let lo = ys
         .iter()
@@ -177,8 +245,34 @@ fn draw<DB: DrawingBackend>(
         pal.text.stroke_width(1),
     ))?;
     let points: Vec<(f64, f64)> = xs.iter().copied().zip(ys.iter().copied()).collect();
-    let mut placer = placer_for(&chart, &[&hbm_line[..]]);
-    for (row, &(x, y)) in rows.iter().zip(&points) {
+    let (points, vs_points) = points.split_at(rows.len().min(points.len()));
+    let mut placer = placer_for(&chart, &[&hbm_line[..], vs_points]);
+    // The compared model: its four policies as rings joined by a dashed line,
+    // the chosen one labelled with its name.
+    if let Some((name, vs_rows)) = vs {
+        let colour = pal.series[0];
+        chart.draw_series(DashedLineSeries::new(
+            vs_points.to_vec(),
+            6,
+            4,
+            colour.stroke_width(2),
+        ))?;
+        for (row, &(x, y)) in vs_rows.iter().zip(vs_points) {
+            let ring = if y <= hbm { pal.good } else { pal.bad };
+            placer.avoid_point(chart.backend_coord(&(x, y)), 9);
+            chart.draw_series(std::iter::once(Circle::new(
+                (x, y),
+                6,
+                ring.stroke_width(3),
+            )))?;
+            if row.policy == chosen {
+                let text = format!("{name}: {}", si(y, "B", 3));
+                let at = chart.backend_coord(&(x, y));
+                draw_label(root, &mut placer, at, &text, NOTE, &colour, 10)?;
+            }
+        }
+    }
+    for (row, &(x, y)) in rows.iter().zip(points) {
         let colour = if y <= hbm { pal.good } else { pal.bad };
         let anchor = chart.backend_coord(&(x, y));
         let radius = if row.policy == chosen { 9 } else { 6 };
@@ -199,7 +293,7 @@ fn draw<DB: DrawingBackend>(
     let hbm_text = format!("{chip_name} HBM {}", si(hbm, "B", 3));
     let at = chart.backend_coord(&(x_max * 0.7, hbm));
     draw_label(root, &mut placer, at, &hbm_text, NOTE, &pal.text, 4)?;
-    for (row, &(x, y)) in rows.iter().zip(&points) {
+    for (row, &(x, y)) in rows.iter().zip(points) {
         let name = fit_text(root, label(row.policy), short_label(row.policy));
         let text = format!("{name}: {}", si(y, "B", 3));
         let at = chart.backend_coord(&(x, y));
@@ -229,9 +323,13 @@ impl WidgetParams for RematChoice {
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, MAX_SEQ)?.round(),
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "policy" => next.policy = Policy::parse(value)?,
+            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.rows()?;
+        if let Some(Err(e)) = next.vs_rows() {
+            return Err(format!("compared model: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -246,6 +344,9 @@ impl WidgetParams for RematChoice {
             ("chips".into(), format!("{}", self.chips)),
             ("policy".into(), self.policy.name().into()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|m| (VS.into(), m.id.into())))
+        .collect()
     }
 }
 
@@ -264,7 +365,7 @@ pub fn Remat(
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
         // Put a refused select back to the last valid setting.
-        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "policy"));
+        state.set_or_refresh(key, &value, matches!(key, "model" | "chip" | "policy" | VS));
     };
     let frame = Frame::new(SHAPE);
     let chart = move || params.with(|p| p.chart_svg(frame.get()));
@@ -275,6 +376,20 @@ pub fn Remat(
         super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
     let chip_options =
         super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
+    let vs_options = super::common::model_options(super::common::any, vs_id);
+    let vs_line = move || {
+        params.with(|p| {
+            let rows = p.vs_rows()?.ok()?;
+            let r = rows.into_iter().find(|r| r.policy == p.policy)?;
+            let word = fit_word(p.fits(&r));
+            Some(view! {
+                <p data-vs-line="">{format!("{} at the same settings keeps {} per chip, which ", p.vs?.name, si(r.activation_bytes.0, "B", 3))}
+                    <strong class=fit_class(word) data-vs-verdict=word>{word}</strong>"."
+                </p>
+            })
+        })
+    };
     let policy_options = Policy::ALL
         .map(|p| option(p.name(), label(p), move || params.with(|q| q.policy.name())))
         .collect_view();
@@ -330,6 +445,7 @@ pub fn Remat(
                 {field("batch", "Sequences ", "sequences per step", |p| p.batch)}
                 {field("seq", "Tokens each ", "tokens per sequence", |p| p.seq)}
                 {field("chips", "Chips ", "chips the activations are spread over", |p| p.chips)}
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
@@ -346,7 +462,9 @@ pub fn Remat(
                     data-verdict=verdict>{verdict}</strong>
                 " in " {move || params.with(|p| format!("{}'s {}", p.chip.name, si(p.hbm(), "B", 3)))} " of HBM."
             </p>
+            {vs_line}
             <Notice notice=notice />
+            {compare_table(move || params.with(|p| p.comparison()))}
             <div class="table-scroll" tabindex="0">
                 <table class="remat-table">
                     <thead><tr><th scope="col">"policy"</th><th scope="col">"activations / chip"</th><th scope="col">"extra FLOPs"</th><th scope="col">"FLOPs / param / token"</th></tr></thead>
@@ -430,5 +548,27 @@ mod tests {
             ("policy", "selected"),
         ]);
         assert_eq!(p.policy, Policy::Selected);
+    }
+
+    #[test]
+    fn a_second_model_at_the_same_settings() {
+        let p: RematChoice = assert_round_trip(&[("vs", "llama3-8b")]);
+        let c = p.comparison().unwrap();
+        let m = model("llama3-8b").unwrap();
+        let rows = compare(&RematParams::new(m.config, 1.0, 4096.0, 1.0)).unwrap();
+        assert_eq!(
+            c.row("memory-none").unwrap().b,
+            si(rows[0].activation_bytes.0, "B", 3)
+        );
+        assert_eq!(c.row("memory-none").unwrap().a, "107 GB");
+        assert_eq!(c.row("fits").unwrap().b, "fits");
+        let svg = p.chart_svg(SHAPE.design());
+        assert!(svg.contains("LLaMA 3 8B: "), "{svg}");
+        let messages = assert_refused_keeps(&p, &[("vs", "gpt-9")]);
+        assert!(messages[0].contains("gpt-9"));
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert!(!q.chart_svg(SHAPE.design()).contains("LLaMA 3 8B"));
     }
 }

@@ -5,8 +5,12 @@
 //! (about `bm·bn/(bm+bn)` in bf16). The second memory is the chip's HBM made
 //! faster by a factor. Rates and verdicts come from
 //! [`ridgeline_core::ops::rooflines`] and [`ridgeline_core::ops::tiled_intensity`].
+//! A second chip (`vs`) may be drawn on the same axes: its HBM roof under its
+//! own peak, both algorithms on it, and the difference spelled out.
 
-use super::common::{number_field, Notice};
+use super::common::{
+    chip_rows, compare_picker, compare_table, number_field, parse_vs, Comparison, Diff, Notice, VS,
+};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::sci;
@@ -15,7 +19,7 @@ use ridgeline_core::ops::{rooflines, tiled_intensity, RooflinePoint, TiledIntens
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec, Intensity};
 
 use super::common::{WidgetParams, WidgetState};
-use crate::charts::rooflines::{draw, RooflinesModel};
+use crate::charts::rooflines::{draw, RooflinesModel, VsRoof};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -26,6 +30,9 @@ const SHAPE: Shape = Shape::new(760, 460, 420);
 pub const I_RANGE: (f64, f64) = (0.5, 5000.0);
 /// Slider positions.
 pub const STEPS: f64 = 200.0;
+
+/// The compared chip's bf16 peak, HBM bandwidth and both algorithms on its HBM.
+pub type VsChip = (FlopsPerSec, BytesPerSec, Vec<RooflinePoint>);
 
 /// The reader's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,6 +45,8 @@ pub struct RooflinesParams {
     pub intensity: f64,
     /// The second algorithm's tile sides `bm, bk, bn`.
     pub tile: [u64; 3],
+    /// A second chip shown beside the first on its own HBM, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for RooflinesParams {
@@ -47,6 +56,7 @@ impl Default for RooflinesParams {
             faster: 2.0,
             intensity: 100.0,
             tile: [1024, 8192, 1024],
+            vs: None,
         }
     }
 }
@@ -84,6 +94,62 @@ impl RooflinesParams {
         })
     }
 
+    /// The compared chip's bf16 peak, HBM bandwidth and both algorithms on
+    /// its HBM; `None` when nothing is compared.
+    pub fn vs_run(&self) -> Option<Result<VsChip, String>> {
+        let c = self.vs?;
+        Some((|| {
+            let peak = c
+                .peak(Dtype::Bf16)
+                .ok_or_else(|| format!("{} has no bf16 peak in the book", c.name))?;
+            let [bm, bk, bn] = self.tile;
+            let tile = tiled_intensity(bm, bk, bn, Dtype::Bf16)?;
+            let points = rooflines(
+                peak,
+                &[c.hbm_bw()],
+                &[Intensity(self.intensity), tile.exact],
+            )?;
+            Ok((peak, c.hbm_bw(), points))
+        })())
+    }
+
+    /// The chip beside the compared one: core's chip numbers, then each
+    /// algorithm's rate and verdict on each chip's HBM.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.run().ok()?, self.vs_run()?.ok()?);
+        let on_hbm = |points: &[RooflinePoint], algorithm: usize| {
+            points
+                .iter()
+                .find(|p| p.algorithm == algorithm && p.memory == 0)
+                .copied()
+        };
+        let mut rows = chip_rows(self.chip, self.vs?, Dtype::Bf16);
+        for (algorithm, key, verdict_key, what) in [
+            (0, "rate-1", "verdict-1", "algorithm 1"),
+            (1, "rate-tiled", "verdict-tiled", "tiled matmul"),
+        ] {
+            let (pa, pb) = (on_hbm(&a.points, algorithm)?, on_hbm(&b.2, algorithm)?);
+            rows.push(Diff::number(
+                key,
+                format!("{what} on HBM"),
+                pa.attained.0,
+                pb.attained.0,
+                |x| format!("{} FLOPs/s", sci(x, 3)),
+            ));
+            rows.push(Diff::words(
+                verdict_key,
+                format!("{what} is"),
+                pa.verdict.text(),
+                pb.verdict.text(),
+            ));
+        }
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: self.vs?.name.into(),
+            rows,
+        })
+    }
+
     /// The chart as inline SVG at `size`.
     pub fn chart_svg(&self, size: Size) -> String {
         let Ok(v) = self.run() else {
@@ -112,6 +178,14 @@ impl RooflinesParams {
                 ),
             ],
             points: v.points,
+            vs: self.vs.zip(self.vs_run().and_then(Result::ok)).map(
+                |(c, (peak, bandwidth, points))| VsRoof {
+                    label: (format!("{}: HBM roof, peak", c.name), c.name.to_string()),
+                    peak: peak.0,
+                    bandwidth: bandwidth.0,
+                    points,
+                },
+            ),
         };
         svg(size.width, size.height, |root| draw(root, &model, false)).0
     }
@@ -134,9 +208,13 @@ impl WidgetParams for RooflinesParams {
             "bm" => next.tile[0] = side("bm")?,
             "bk" => next.tile[1] = side("bk")?,
             "bn" => next.tile[2] = side("bn")?,
+            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.run()?;
+        if let Some(Err(e)) = next.vs_run() {
+            return Err(format!("compared chip: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -152,6 +230,9 @@ impl WidgetParams for RooflinesParams {
             ("bk".into(), bk.to_string()),
             ("bn".into(), bn.to_string()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -165,7 +246,7 @@ pub fn Rooflines(
     let state = WidgetState::<RooflinesParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        state.set_or_refresh(key, &value, key == VS);
     };
     let frame = Frame::new(SHAPE);
     let chart = move || params.with(|p| p.chart_svg(frame.get()));
@@ -197,6 +278,21 @@ pub fn Rooflines(
         |c| c.peak(Dtype::Bf16).is_some(),
         move || params.with(|p| p.chip.id),
     );
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(|c| c.peak(Dtype::Bf16).is_some(), vs_id);
+    let vs_verdict = move || {
+        params.with(|p| {
+            let (c, (_, _, points)) = p.vs.zip(p.vs_run().and_then(Result::ok))?;
+            let first = points.iter().find(|q| q.algorithm == 0)?;
+            let text = first.verdict.text();
+            Some(view! {
+                <p data-vs-line="">{format!("On {}'s HBM, algorithm 1 is ", c.name)}
+                    <strong data-vs-verdict=text>{text}</strong>
+                    {format!(" at {} FLOPs/s.", sci(first.attained.0, 3))}
+                </p>
+            })
+        })
+    };
     let tile_field = move |key: &'static str, label: &'static str, idx: usize| {
         let get = move || params.with(|p| p.tile[idx].to_string());
         number_field(label, format!("tile side {key}"), 6, get, key, set)
@@ -225,6 +321,7 @@ pub fn Rooflines(
                     {tile_field("bk", "bk ", 1)}
                     {tile_field("bn", "bn ", 2)}
                 </span>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="rooflines-i">"Algorithm 1's intensity"</label>
@@ -261,6 +358,8 @@ pub fn Rooflines(
                     </tbody>
                 </table>
             </div>
+            {vs_verdict}
+            {compare_table(move || params.with(|p| p.comparison()))}
     }
     .into_any();
     view! {
@@ -336,5 +435,34 @@ mod tests {
         p.apply("i", "42").unwrap();
         p.apply("bn", "256").unwrap();
         assert_pairs_restore(&p);
+    }
+
+    #[test]
+    fn a_second_chip_is_drawn_and_compared() {
+        let p: RooflinesParams =
+            crate::widgets::common::testing::assert_round_trip(&[("chip", "v5e"), ("vs", "v5p")]);
+        let c = p.comparison().unwrap();
+        assert_eq!(c.b, "TPU v5p");
+        // Algorithm 1 (I = 100) on the v5p's HBM attains I · W, memory-bound.
+        let v5p = chip("v5p").unwrap();
+        let expected = 100.0 * v5p.hbm_bw().0;
+        let row = c.row("rate-1").unwrap();
+        assert_eq!(row.b, format!("{} FLOPs/s", sci(expected, 3)));
+        assert_eq!(c.row("verdict-1").unwrap().b, Verdict::MemoryBound.text());
+        let ridge = v5p.peak(Dtype::Bf16).unwrap().0 / v5p.hbm_bw().0;
+        assert_eq!(
+            c.row("ridge").unwrap().b,
+            format!("{} FLOPs/B", sci(ridge, 3))
+        );
+        let svg = p.chart_svg(SHAPE.design());
+        assert!(svg.contains("TPU v5p: HBM roof, peak"), "{svg}");
+        // An unknown chip is refused and the comparison kept; none removes it.
+        let messages = assert_refused_keeps(&p, &[("vs", "tpu-v99")]);
+        assert!(messages[0].contains("tpu-v99"), "{messages:?}");
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert!(q.to_pairs().iter().all(|(k, _)| k != "vs"));
+        assert!(!q.chart_svg(SHAPE.design()).contains("TPU v5p"));
     }
 }

@@ -5,13 +5,18 @@
 //! batch. Each stage's time comes from
 //! [`ridgeline_core::streaming::StagePipeline::challenge`]; the stage that sets
 //! the pace is marked, and the totals compare perfect overlap, overlap in a
-//! number of pieces, and one stage after another.
+//! number of pieces, and one stage after another. A second TPU (`vs`) runs the
+//! same job on the same slice shape (or its smallest 2D slice when it cannot
+//! form it): its bar beside each stage, its verdict and the difference spelled out.
 
-use super::common::{number_field, Notice};
+use super::common::{
+    chip_rows, compare_picker, compare_table, diff_rows, number_field, parse_vs_chip, Comparison,
+    Diff, Notice, VS,
+};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{decimal_bytes, seconds};
-use ridgeline_core::hardware::{chip, Topology, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::streaming::{PipelineTime, StagePipeline};
 use ridgeline_core::tpu::Slice;
@@ -39,6 +44,8 @@ pub struct SlowestStageParams {
     pub batch: u64,
     /// Pieces the transfer is cut into so that stages overlap.
     pub pieces: u64,
+    /// A second TPU running the same job, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for SlowestStageParams {
@@ -50,6 +57,7 @@ impl Default for SlowestStageParams {
             dtype: Dtype::Int8,
             batch: 8,
             pieces: 16,
+            vs: None,
         }
     }
 }
@@ -117,6 +125,90 @@ impl SlowestStageParams {
         Ok(SlowestStage { pipeline, time })
     }
 
+    /// The same job on the compared TPU: the same slice shape when it can
+    /// form it, else its smallest 2D slice. `None` when nothing is compared.
+    pub fn vs_params(&self) -> Option<Result<SlowestStageParams, String>> {
+        let c = self.vs?;
+        Some(
+            Slice::parse(c, &self.shape_text())
+                .or_else(|_| Slice::parse(c, "2x2"))
+                .map_err(|e| e.to_string())
+                .map(|slice| SlowestStageParams {
+                    slice,
+                    vs: None,
+                    ..*self
+                }),
+        )
+    }
+
+    /// The pipeline on the compared TPU.
+    pub fn vs_run(&self) -> Option<Result<SlowestStage, String>> {
+        self.vs_params().map(|p| p?.run())
+    }
+
+    /// The job beside the same job on the compared TPU: core's chip numbers,
+    /// the slice, each stage, the slowest, the totals and the verdict.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let q = self.vs_params()?.ok()?;
+        let (a, b) = (self.run().ok()?, q.run().ok()?);
+        let mut rows = chip_rows(self.slice.chip, vs, Dtype::Bf16);
+        rows.push(Diff::words(
+            "slice",
+            "slice",
+            self.slice.chips_text(),
+            q.slice.chips_text(),
+        ));
+        for (i, (name, _)) in a.pipeline.stages.iter().enumerate() {
+            let key = match name.as_str() {
+                "PCIe" => "stage-pcie",
+                "ICI" => "stage-ici",
+                "HBM" => "stage-hbm",
+                _ => "stage-mxu",
+            };
+            rows.push(Diff::number(
+                key,
+                name.clone(),
+                a.stage_total(i),
+                b.stage_total(i),
+                seconds,
+            ));
+        }
+        let slowest = |r: &SlowestStage| {
+            r.pipeline
+                .stages
+                .get(r.time.slowest)
+                .map(|s| s.0.clone())
+                .unwrap_or_default()
+        };
+        rows.push(Diff::words(
+            "slowest",
+            "slowest stage",
+            slowest(&a),
+            slowest(&b),
+        ));
+        rows.extend(diff_rows(
+            &a,
+            &b,
+            seconds,
+            &[
+                ("bound", "perfect overlap", SlowestStage::bound),
+                ("total", "overlapped in these pieces", |r| r.time.total.0),
+            ],
+        ));
+        rows.push(Diff::words(
+            "verdict",
+            "the whole is",
+            a.verdict().text(),
+            b.verdict().text(),
+        ));
+        Some(Comparison {
+            a: self.slice.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+
     /// The weights' size in bytes.
     pub fn weight_bytes(&self) -> f64 {
         self.dtype.size_of(self.side as f64 * self.side as f64).0
@@ -133,6 +225,14 @@ impl SlowestStageParams {
     }
 }
 
+/// Refuses a chip that is not a TPU (no torus to form a slice on).
+fn torus(c: &Chip) -> Result<(), String> {
+    match c.topology {
+        Topology::Torus { .. } => Ok(()),
+        _ => Err(format!("{} is not a TPU", c.name)),
+    }
+}
+
 impl WidgetParams for SlowestStageParams {
     const NAME: &'static str = "slowest-stage";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["slice"]];
@@ -144,15 +244,14 @@ impl WidgetParams for SlowestStageParams {
             "chip" => {
                 let c = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if !matches!(c.topology, Topology::Torus { .. }) {
-                    return Err(format!("{} is not a TPU", c.name));
-                }
+                torus(c)?;
                 // Keep the shape if the new chip can form it, else take its smallest 2D slice.
                 next.slice = Slice::parse(c, &self.shape_text())
                     .or_else(|_| Slice::parse(c, "2x2"))
                     .map_err(|e| e.to_string())?;
             }
             "slice" => next.slice = Slice::parse(self.slice.chip, value)?,
+            VS => next.vs = parse_vs_chip(value, torus)?,
             "side" => {
                 next.side =
                     parse_count(value, "the matrix side", 128.0, 1_048_576.0)?.round() as u64
@@ -172,6 +271,9 @@ impl WidgetParams for SlowestStageParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.run()?;
+        if let Some(Err(e)) = next.vs_run() {
+            return Err(format!("compared chip: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -190,6 +292,9 @@ impl WidgetParams for SlowestStageParams {
             ("batch".into(), self.batch.to_string()),
             ("pieces".into(), self.pieces.to_string()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -213,8 +318,10 @@ pub fn SlowestStageWidget(
     let state = WidgetState::<SlowestStageParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        state.set_or_refresh(key, &value, key == VS);
     };
+    let compared = Memo::new(move |_| params.with(|p| p.vs_run().and_then(Result::ok)));
+    let vs_name = move || params.with(|p| p.vs.map(|c| c.name));
     let result = Memo::new(move |_| {
         params
             .with(|p| p.run())
@@ -229,7 +336,10 @@ pub fn SlowestStageWidget(
             let Some(r) = r.as_ref() else {
                 return ().into_any();
             };
-            let longest = r.bound().max(f64::MIN_POSITIVE);
+            let longest = compared
+                .with(|c| c.as_ref().map_or(0.0, SlowestStage::bound))
+                .max(r.bound())
+                .max(f64::MIN_POSITIVE);
             r.pipeline
                 .stages
                 .iter()
@@ -237,7 +347,22 @@ pub fn SlowestStageWidget(
                 .map(|(i, (name, _))| {
                     let t = r.stage_total(i);
                     let slowest = i == r.time.slowest;
-                    let style = format!("width: {:.1}%", (100.0 * t / longest).clamp(0.5, 100.0));
+                    let width = |t: f64| format!("width: {:.1}%", (100.0 * t / longest).clamp(0.5, 100.0));
+                    let style = width(t);
+                    // The same stage on the compared TPU, a second bar under the first.
+                    let vs = compared.with(|c| {
+                        c.as_ref().map(|c| {
+                            let t = c.stage_total(i);
+                            let slowest = i == c.time.slowest;
+                            view! {
+                                <span class="stage-vs" data-vs-stage="">
+                                    <span class="stage-name">{format!("on {}{}", vs_name().unwrap_or_default(), if slowest { " (sets its pace)" } else { "" })}</span>
+                                    <span class="stage-bar"><span class="bar vs" style=width(t)></span></span>
+                                    <span class="stage-time" data-vs-time="">{seconds(t)}</span>
+                                </span>
+                            }
+                        })
+                    });
                     view! {
                         <li class="stage" class:bottleneck=slowest data-stage=name.clone()
                             data-slowest=if slowest { "yes" } else { "no" }>
@@ -245,6 +370,7 @@ pub fn SlowestStageWidget(
                             <span class="stage-note">{stage_note(name)}</span>
                             <span class="stage-bar"><span class="bar" style=style></span></span>
                             <span class="stage-time" data-time="">{seconds(t)}</span>
+                            {vs}
                         </li>
                     }
                 })
@@ -256,6 +382,9 @@ pub fn SlowestStageWidget(
         |c| matches!(c.topology, Topology::Torus { .. }),
         move || params.with(|p| p.slice.chip.id),
     );
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options =
+        super::common::chip_options(|c| matches!(c.topology, Topology::Torus { .. }), vs_id);
     let dtype_text = move || {
         let chosen = params.with(|p| p.dtype);
         DTYPES
@@ -283,6 +412,7 @@ pub fn SlowestStageWidget(
                     <select prop:value=dtype_text on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
                 {text("batch", "Batch ", |p| p.batch.to_string())}
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="slowest-stage-pieces">"Pieces streamed"</label>
@@ -305,7 +435,12 @@ pub fn SlowestStageWidget(
                 <div><dt>"perfect overlap (at least)"</dt><dd data-bound="">{move || at(&|r| seconds(r.bound()))}</dd></div>
                 <div><dt>"overlapped in these pieces"</dt><dd data-total="">{move || at(&|r| seconds(r.time.total.0))}</dd></div>
                 <div><dt>"one stage after another"</dt><dd data-serial="">{move || at(&|r| seconds(r.time.serial.0))}</dd></div>
+                {move || compared.with(|c| c.as_ref().map(|c| {
+                    let v = c.verdict().text();
+                    view! { <div><dt>{format!("on {}, the whole is", vs_name().unwrap_or_default())}</dt><dd data-vs-verdict=v>{v}</dd></div> }
+                }))}
             </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
     }
     .into_any();
     view! {
@@ -377,5 +512,28 @@ mod tests {
         p.apply("dtype", "bf16").unwrap();
         p.apply("pieces", "32").unwrap();
         assert_pairs_restore(&p);
+    }
+
+    #[test]
+    fn a_second_tpu_runs_the_same_job_on_the_same_slice() {
+        let p: SlowestStageParams =
+            crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+        let c = p.comparison().unwrap();
+        let v5p = chip("v5p").unwrap();
+        let q = SlowestStageParams {
+            slice: Slice::parse(v5p, "4x4").unwrap(),
+            vs: None,
+            ..p
+        };
+        let r = q.run().unwrap();
+        assert_eq!(c.row("bound").unwrap().b, seconds(r.bound()));
+        assert_eq!(c.row("bound").unwrap().a, "179 ms");
+        assert_eq!(c.row("stage-ici").unwrap().b, seconds(r.stage_total(1)));
+        assert_eq!(c.row("verdict").unwrap().b, r.verdict().text());
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "tpu-v99")]);
+        assert!(messages[0].contains("not a TPU"), "{messages:?}");
+        let mut none = p;
+        none.apply("vs", "none").unwrap();
+        assert_eq!(none.comparison(), None);
     }
 }

@@ -2,9 +2,13 @@
 //! care?"): a fixed training step spread over 1 to 65,536 chips, with compute,
 //! the gradient AllReduce and the step time drawn against the chip count and
 //! the efficiency at the chosen count, all from
-//! [`ridgeline_core::strong_scaling`].
+//! [`ridgeline_core::strong_scaling`]. A second TPU (`vs`) adds its step
+//! time on the same axes, and the difference at the chosen count spelled out.
 
-use super::common::Notice;
+use super::common::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
+    VS,
+};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -31,6 +35,8 @@ pub struct ScalingParams {
     pub tokens: f64,
     /// The chip count marked, a power of two.
     pub chips: u32,
+    /// A second TPU running the same step, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for ScalingParams {
@@ -40,6 +46,7 @@ impl Default for ScalingParams {
             params: 8e9,
             tokens: 1_048_576.0,
             chips: 16,
+            vs: None,
         }
     }
 }
@@ -47,11 +54,68 @@ impl Default for ScalingParams {
 impl ScalingParams {
     /// One row per power of two, 1 to 2^16 chips.
     pub fn rows(&self) -> Result<Vec<ScalingRow>, String> {
+        self.rows_on(self.chip)
+    }
+
+    /// The same rows on the compared TPU; `None` when nothing is compared.
+    pub fn vs_rows(&self) -> Option<Result<Vec<ScalingRow>, String>> {
+        self.vs.map(|c| self.rows_on(c))
+    }
+
+    fn rows_on(&self, chip: &'static Chip) -> Result<Vec<ScalingRow>, String> {
         let counts: Vec<u32> = (0..=MAX_LOG2).map(|i| 1u32 << i).collect();
         strong_scaling(
-            &StrongScalingParams::new(self.chip, self.params, self.tokens),
+            &StrongScalingParams::new(chip, self.params, self.tokens),
             &counts,
         )
+    }
+
+    /// The step at the chosen count beside the same step on the compared
+    /// TPU: core's chip numbers, compute, AllReduce, step, chips busy, speed-up.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let at = |rows: Vec<ScalingRow>| rows.into_iter().find(|r| r.chips == self.chips);
+        let (a, b) = (at(self.rows().ok()?)?, at(self.vs_rows()?.ok()?)?);
+        let mut rows = chip_rows(self.chip, vs, ridgeline_core::dtype::Dtype::Bf16);
+        rows.extend(diff_rows(
+            &a,
+            &b,
+            seconds,
+            &[
+                ("compute", "compute per chip", |r| r.compute.0),
+                ("comms", "gradient AllReduce", |r| r.comms.0),
+                ("step", "step", |r| r.step.0),
+            ],
+        ));
+        rows.extend([
+            Diff::number(
+                "efficiency",
+                "chips busy",
+                100.0 * a.efficiency,
+                100.0 * b.efficiency,
+                |x| format!("{x:.0}%"),
+            ),
+            Diff::number(
+                "speedup",
+                "speed-up over one chip",
+                a.speedup,
+                b.speedup,
+                |x| format!("{}×", grouped(x.round())),
+            ),
+        ]);
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+}
+
+/// The chip if it is a TPU (on a torus), else why not.
+fn tpu(c: &'static Chip) -> Result<&'static Chip, String> {
+    match c.topology {
+        Topology::Torus { .. } => Ok(c),
+        _ => Err(format!("{} is not a TPU", c.name)),
     }
 }
 
@@ -65,11 +129,9 @@ impl WidgetParams for ScalingParams {
             "chip" => {
                 let c = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if !matches!(c.topology, Topology::Torus { .. }) {
-                    return Err(format!("{} is not a TPU", c.name));
-                }
-                next.chip = c;
+                next.chip = tpu(c)?;
             }
+            VS => next.vs = parse_vs_chip(value, |c| tpu(c).map(|_| ()))?,
             "params" => next.params = parse_count(value, "the parameter count", 1e6, 1e13)?,
             "tokens" => next.tokens = parse_count(value, "the tokens per step", 1.0, 1e9)?,
             "chips" => {
@@ -82,6 +144,9 @@ impl WidgetParams for ScalingParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.rows()?;
+        if let Some(Err(e)) = next.vs_rows() {
+            return Err(format!("compared chip: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -94,6 +159,9 @@ impl WidgetParams for ScalingParams {
             ("tokens".into(), format!("{}", self.tokens)),
             ("chips".into(), self.chips.to_string()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -107,15 +175,32 @@ pub fn StrongScaling(
     let state = WidgetState::<ScalingParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        state.set_or_refresh(key, &value, key == VS);
     };
     let rows = Memo::new(move |_| params.with(|p| p.rows()).unwrap_or_default());
+    let vs_rows = Memo::new(move |_| {
+        params.with(|p| {
+            let rows = p.vs_rows()?.ok()?;
+            Some((p.vs?.name, rows))
+        })
+    });
     let frame = Frame::new(SHAPE);
     let chart = move || {
         let chosen = params.with(|p| p.chips);
         let size = frame.get();
-        rows.with(|r| svg(size.width, size.height, |root| draw(root, r, chosen, false)).0)
+        vs_rows.with(|vs| {
+            let vs = vs.as_ref().map(|(n, r)| (*n, r.as_slice()));
+            rows.with(|r| {
+                svg(size.width, size.height, |root| {
+                    draw(root, r, chosen, vs, false)
+                })
+                .0
+            })
+        })
     };
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options =
+        super::common::chip_options(|c| matches!(c.topology, Topology::Torus { .. }), vs_id);
     let row = move || {
         let chosen = params.with(|p| p.chips);
         rows.with(|r| r.iter().find(|r| r.chips == chosen).copied())
@@ -152,6 +237,7 @@ pub fn StrongScaling(
                         } />
                     <output data-chips="">{move || grouped(f64::from(params.with(|p| p.chips)))}</output>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()><div class="layer" role="img" inner_html=chart
                 aria-label="step time, compute and gradient AllReduce against the number of chips, both axes logarithmic"></div></div>
@@ -162,6 +248,7 @@ pub fn StrongScaling(
                 <div><dt>"chips busy"</dt><dd data-efficiency="">{show(|r| format!("{:.0}%", 100.0 * r.efficiency))}</dd></div>
                 <div><dt>"speed-up over one chip"</dt><dd data-speedup="">{show(|r| format!("{}×", grouped(r.speedup.round())))}</dd></div>
             </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
     }
@@ -203,7 +290,7 @@ mod tests {
         assert_eq!(at4096.efficiency, direct[1].efficiency);
         assert!(at4096.efficiency < at16.efficiency);
         let html = svg(SHAPE.width, SHAPE.height, |root| {
-            draw(root, &q.rows().unwrap(), 4096, false)
+            draw(root, &q.rows().unwrap(), 4096, None, false)
         })
         .0;
         assert!(html.contains("gradient AllReduce"));
@@ -225,5 +312,23 @@ mod tests {
         p.apply("chip", "v5p").unwrap();
         p.apply("tokens", "4e6").unwrap();
         assert_pairs_restore(&p);
+    }
+
+    #[test]
+    fn a_second_tpu_runs_the_same_step() {
+        let p: ScalingParams = crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+        let c = p.comparison().unwrap();
+        let direct = strong_scaling(
+            &StrongScalingParams::new(chip("v5p").unwrap(), 8e9, 1_048_576.0),
+            &[16],
+        )
+        .unwrap();
+        assert_eq!(c.row("step").unwrap().b, seconds(direct[0].step.0));
+        assert_eq!(c.row("comms").unwrap().b, seconds(direct[0].comms.0));
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "tpu-v99")]);
+        assert!(messages[0].contains("not a TPU"), "{messages:?}");
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
     }
 }
