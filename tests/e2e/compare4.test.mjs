@@ -27,12 +27,14 @@ async function compare(route, name, vs) {
   const row = (key) => table.locator(`tr[data-row="${key}"]`);
   const own = async (key) => (await row(key).locator('td').first().textContent()).trim();
   const other = async (key) => (await row(key).locator('[data-vs-value]').textContent()).trim();
-  // Choosing "nothing" removes the comparison, its verdict and the key.
-  const clear = async () => {
+  // Choosing "nothing" removes the comparison, its verdict and the key;
+  // `after` checks what else it removed, before the page closes.
+  const clear = async (after = async () => {}) => {
     await widget.locator('select[data-vs]').selectOption('');
     assert.equal(await table.count(), 0);
     assert.equal(await widget.locator('[data-vs-verdict]').count(), 0);
     await page.waitForFunction((key) => !location.search.includes(key), `${name}.vs=`);
+    await after();
     assert.deepEqual(problems, []);
     await context.close();
   };
@@ -51,8 +53,9 @@ test('Part 5: LLaMA 3 8B beside 70B in the ZeRO table fits where 70B does not', 
   // The 8B bars are drawn under each stage's, on the same scale.
   assert.equal(await widget.locator('.zero-bar.zero-vs').count(), 4);
   assert.match(await widget.locator('tr[data-stage="1"] .zero-vs-label').textContent(), /LLaMA 3 8B: 33\.6 GB/);
-  await clear();
-  assert.equal(await widget.locator('.zero-bar.zero-vs').count(), 0);
+  await clear(async () => {
+    assert.equal(await widget.locator('.zero-bar.zero-vs').count(), 0);
+  });
 });
 
 test('Part 5: the same MLP block on a TPU v5e beside the v5p', async () => {
@@ -73,8 +76,9 @@ test('Part 7: the KV-sharding steps timed on a TPU v5p beside the v5e', async ()
   // Every one of the twelve steps has its time on the v5p in its row.
   assert.equal(await widget.locator('td[data-vs-time]').count(), 12);
   assert.match(await widget.locator('thead').first().textContent(), /time on TPU v5p/);
-  await clear();
-  assert.equal(await widget.locator('td[data-vs-time]').count(), 0);
+  await clear(async () => {
+    assert.equal(await widget.locator('td[data-vs-time]').count(), 0);
+  });
 });
 
 test('Part 7: LLaMA 3 70B\'s MLP dashed beside the book\'s on the weight-stationary chart', async () => {
@@ -86,8 +90,9 @@ test('Part 7: LLaMA 3 70B\'s MLP dashed beside the book\'s on the weight-station
   const chart = await widget.locator('.plot .layer').first().innerHTML();
   assert.match(chart, /1D: LLaMA 3 70B/);
   assert.match(chart, /2D: LLaMA 3 70B/);
-  await clear();
-  assert.doesNotMatch(await widget.locator('.plot .layer').first().innerHTML(), /LLaMA 3 70B/);
+  await clear(async () => {
+    assert.doesNotMatch(await widget.locator('.plot .layer').first().innerHTML(), /LLaMA 3 70B/);
+  });
 });
 
 test('Part 8: the smallest slice of a TPU v5p beside the v5e for LLaMA 3 70B', async () => {
@@ -97,8 +102,9 @@ test('Part 8: the smallest slice of a TPU v5p beside the v5e for LLaMA 3 70B', a
   assert.equal(await other('slice-bf16'), '2');
   assert.equal(await widget.locator('tr[data-dtype="bf16"] td[data-vs-slice]').textContent(), '2');
   assert.equal(await other('caches-int4'), '90');
-  await clear();
-  assert.equal(await widget.locator('td[data-vs-slice]').count(), 0);
+  await clear(async () => {
+    assert.equal(await widget.locator('td[data-vs-slice]').count(), 0);
+  });
 });
 
 test('Part 9: the book\'s fused op costed on a TPU v5p beside the v5e', async () => {
@@ -116,6 +122,7 @@ test('Part 10: where each collective matmul ends on a TPU v5p, on the same time 
   assert.equal(await other('overlapped'), '19.8 µs');
   assert.equal(await other('blocking'), '21 µs');
   assert.match(await widget.locator('.plot .layer').first().innerHTML(), /TPU v5p/);
-  await clear();
-  assert.doesNotMatch(await widget.locator('.plot .layer').first().innerHTML(), /TPU v5p/);
+  await clear(async () => {
+    assert.doesNotMatch(await widget.locator('.plot .layer').first().innerHTML(), /TPU v5p/);
+  });
 });
