@@ -127,6 +127,12 @@ impl KvShardingParams {
     /// Checks sizes and divisibility; errors name the field.
     pub fn validate(&self) -> Result<&'static Chip, String> {
         let c = chip(&self.chip).ok_or_else(|| format!("chip: no chip {:?}", self.chip))?;
+        self.validate_shape()?;
+        Ok(c)
+    }
+
+    /// Checks sizes and divisibility, whatever the chip; errors name the field.
+    pub fn validate_shape(&self) -> Result<(), String> {
         for (field, v, max) in [
             ("batch", self.batch, 1 << 20),
             ("d_model", self.d_model, 1 << 20),
@@ -156,14 +162,19 @@ impl KvShardingParams {
             "the query heads per KV head M = N/K",
             self.heads / self.kv_heads,
             self.z,
-        )?;
-        Ok(c)
+        )
     }
 }
 
 /// The book's algorithm on the mesh of `p`, step by step.
 pub fn kv_sharding(p: &KvShardingParams) -> Result<KvShardingReport, String> {
-    let c = p.validate()?;
+    kv_sharding_on(p, p.validate()?)
+}
+
+/// The book's algorithm on the mesh of `p` with chips `c` (a registry chip or
+/// the reader's own), whatever `p.chip` names.
+pub fn kv_sharding_on(p: &KvShardingParams, c: &'static Chip) -> Result<KvShardingReport, String> {
+    p.validate_shape()?;
     let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
     let peak = c
         .peak_or_wider(Dtype::Bf16)

@@ -176,6 +176,12 @@ impl OverlapParams {
     /// Checks the fields; errors name the field.
     pub fn validate(&self) -> Result<&'static Chip, String> {
         let c = chip(&self.chip).ok_or_else(|| format!("chip: no chip {:?}", self.chip))?;
+        self.validate_sizes()?;
+        Ok(c)
+    }
+
+    /// Checks the sizes, whatever the chip; errors name the field.
+    pub fn validate_sizes(&self) -> Result<(), String> {
         for (field, v, max) in [
             ("x", self.x, 4096),
             ("y", self.y, 4096),
@@ -196,7 +202,7 @@ impl OverlapParams {
                 return Err(format!("{field}: {n} is not divisible by {what} = {by}"));
             }
         }
-        Ok(c)
+        Ok(())
     }
 }
 
@@ -227,7 +233,13 @@ fn matmul_time(
 
 /// The two timelines of the example on `p`'s mesh.
 pub fn overlap_timeline(p: &OverlapParams) -> Result<OverlapReport, String> {
-    let c = p.validate()?;
+    overlap_timeline_on(p, p.validate()?)
+}
+
+/// The two timelines of the example on `p`'s mesh of chips `c` (a registry
+/// chip or the reader's own), whatever `p.chip` names.
+pub fn overlap_timeline_on(p: &OverlapParams, c: &'static Chip) -> Result<OverlapReport, String> {
+    p.validate_sizes()?;
     let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
     let mm = matmul_time(c, p.dtype)?;
     let (b, d, f) = ((p.b / p.x) as f64, p.d as f64, (p.f / p.y) as f64);

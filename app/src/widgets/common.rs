@@ -499,6 +499,18 @@ pub fn chip_rows(a: &Chip, b: &Chip, dtype: Dtype) -> Vec<Diff> {
     ]
 }
 
+/// The row comparing two chips' ICI bandwidth per link (`NaN`, shown as
+/// `—`, for a chip without ICI).
+pub fn ici_row(a: &Chip, b: &Chip) -> Diff {
+    let ici = |c: &Chip| {
+        c.bandwidth(ridgeline_core::hardware::Link::Ici)
+            .map_or(f64::NAN, |r| r.0)
+    };
+    Diff::number("ici", "ICI bandwidth per link", ici(a), ici(b), |x| {
+        si(x, "B/s", 3)
+    })
+}
+
 /// The difference between a widget's choice and the compared one, spelled out
 /// as a table (what, each value, the ratio of the second to the first), shown
 /// only while there is a comparison. Tests find it by `data-compare`, each row

@@ -3,15 +3,23 @@
 //! on a `Y × Z` mesh, from `ridgeline_core::kv_sharding`. Each row gives a
 //! step's per-chip shape, FLOPs, bytes and time; a slider steps through them,
 //! and the totals compare the cache each chip holds with head sharding alone.
+//! A second chip (`vs`) may be set beside the first: each step's time on it in
+//! the same rows, and a table of the differences.
 
 use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::CHIPS;
-use ridgeline_core::kv_sharding::{kv_sharding, KvShardingParams, KvShardingReport, StepKind};
+use ridgeline_core::hardware::{Chip, Link, CHIPS};
+use ridgeline_core::kv_sharding::{
+    kv_sharding, kv_sharding_on, KvShardingParams, KvShardingReport, StepKind,
+};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    chip_rows, compare_picker, compare_table, ici_row, option, parse_vs, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
+};
 use crate::input::{parse_count, short};
+use ridgeline_core::dtype::Dtype;
 
 /// The reader's settings; always a valid mesh for the shape.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +28,8 @@ pub struct KvParams {
     pub p: KvShardingParams,
     /// The step shown in detail (0-based).
     pub step: usize,
+    /// A second TPU the same steps are timed on, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for KvParams {
@@ -28,6 +38,7 @@ impl Default for KvParams {
         KvParams {
             p: KvShardingParams::default(),
             step: 0,
+            vs: None,
         }
     }
 }
@@ -37,11 +48,40 @@ impl KvParams {
     pub fn report(&self) -> Result<KvShardingReport, String> {
         kv_sharding(&self.p)
     }
+
+    /// The same steps on the compared chip, if there is one.
+    pub fn vs_report(&self) -> Option<Result<KvShardingReport, String>> {
+        Some(kv_sharding_on(&self.p, self.vs?))
+    }
+
+    /// This chip beside the compared one: the links that set the times, the
+    /// two AllToAlls and the whole layer.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.report().ok()?, self.vs_report()?.ok()?);
+        let (this, other) = (ridgeline_core::hardware::chip(&self.p.chip)?, self.vs?);
+        let mut rows = chip_rows(this, other, Dtype::Bf16);
+        rows.push(ici_row(this, other));
+        rows.extend([
+            Diff::number(
+                "all-to-all",
+                "the two AllToAlls",
+                a.all_to_all.0,
+                b.all_to_all.0,
+                seconds,
+            ),
+            Diff::number("total", "the whole layer", a.total.0, b.total.0, seconds),
+        ]);
+        Some(Comparison {
+            a: this.name.into(),
+            b: other.name.into(),
+            rows,
+        })
+    }
 }
 
 impl WidgetParams for KvParams {
     const NAME: &'static str = "kv-sharding";
-    const ORDER: &'static [&'static [&'static str]] = &[&["chip", "batch"], &["y", "z"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip", "batch"], &["y", "z"], &[VS]];
 
     /// Sets one parameter from text, or explains why not (the mesh axes must
     /// divide the KV heads, the batch and the query heads per KV head).
@@ -62,9 +102,17 @@ impl WidgetParams for KvParams {
             "y" => next.p.y = count("Y", 4096.0)?,
             "z" => next.p.z = count("Z", 4096.0)?,
             "step" => next.step = (count("step", 12.0)? - 1) as usize,
+            VS => {
+                next.vs = parse_vs(value, "TPU with ICI", |id| {
+                    crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
+                })?
+            }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         let r = next.report()?;
+        if let Some(Err(e)) = next.vs_report() {
+            return Err(format!("compared chip: {e}"));
+        }
         next.step = next.step.min(r.steps.len().saturating_sub(1));
         *self = next;
         Ok(())
@@ -80,6 +128,9 @@ impl WidgetParams for KvParams {
             ("z".into(), format!("{}", self.p.z)),
             ("step".into(), format!("{}", self.step + 1)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -110,7 +161,15 @@ pub fn KvSharding(
         move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
     let current = move || params.with(|p| p.step);
+    let vs_report = Memo::new(move |_| params.with(|p| p.vs_report().and_then(Result::ok)));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let rows = move || {
+        // Each step's time on the compared chip, in the same row.
+        let vs_times: Vec<f64> = vs_report.with(|r| {
+            r.as_ref()
+                .map(|r| r.steps.iter().map(|s| s.time.0).collect())
+                .unwrap_or_default()
+        });
         report.with(|r| {
             r.as_ref()
                 .map(|r| {
@@ -120,6 +179,9 @@ pub fn KvSharding(
                         .map(|(i, s)| {
                             let shape: Vec<String> = s.local_shape.iter().map(|d| d.to_string()).collect();
                             let kind = kind_name(s.kind);
+                            let vs = vs_times.get(i).map(|&t| view! {
+                                <td data-vs-time="">{if t > 0.0 { seconds(t) } else { "—".into() }}</td>
+                            });
                             view! {
                                 <tr data-kind=kind class:current=move || current() == i aria-current=move || (current() == i).then_some("step")>
                                     <td>{i + 1}</td>
@@ -129,6 +191,7 @@ pub fn KvSharding(
                                     <td>{if s.flops.0 > 0.0 { sci(s.flops.0, 3) } else { "—".into() }}</td>
                                     <td>{if s.bytes.0 > 0.0 { si(s.bytes.0, "B", 3) } else { "—".into() }}</td>
                                     <td>{if s.time.0 > 0.0 { seconds(s.time.0) } else { "—".into() }}</td>
+                                    {vs}
                                 </tr>
                             }
                         })
@@ -185,6 +248,7 @@ pub fn KvSharding(
                         on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 {sizes}
+                {compare_picker(super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id), vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="kv-sharding-step">"Step"</label>
@@ -200,6 +264,7 @@ pub fn KvSharding(
                         <th scope="col">"#"</th><th scope="col">"step"</th><th scope="col">"kind"</th>
                         <th scope="col">"per-chip shape"</th><th scope="col">"FLOPs"</th>
                         <th scope="col">"bytes"</th><th scope="col">"time"</th>
+                        {move || params.with(|p| p.vs.map(|c| view! { <th scope="col">{format!("time on {}", c.name)}</th> }))}
                     </tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
@@ -211,6 +276,7 @@ pub fn KvSharding(
                 " less). The two AllToAlls take " <strong data-all-to-all="">{shown(|r| seconds(r.all_to_all.0))}</strong>
                 " of the layer's " <span data-total="">{shown(|r| seconds(r.total.0))}</span> "."
             </p>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
     }
@@ -239,6 +305,32 @@ mod tests {
             r.kv_per_chip.0,
             2.0 * 32.0 * 8192.0 * 8.0 * 128.0 * 2.0 / 32.0
         );
+    }
+
+    #[test]
+    fn a_second_chip_times_the_same_steps() {
+        use crate::widgets::common::testing::assert_pairs_restore;
+        let mut p = KvParams::default();
+        p.apply("vs", "v5p").unwrap();
+        assert_pairs_restore(&p);
+        let expected =
+            kv_sharding_on(&p.p, ridgeline_core::hardware::chip("v5p").unwrap()).unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(c.row("total").unwrap().b, seconds(expected.total.0));
+        assert_eq!(
+            c.row("all-to-all").unwrap().b,
+            seconds(expected.all_to_all.0)
+        );
+        assert_eq!(
+            c.row("total").unwrap().a,
+            seconds(p.report().unwrap().total.0)
+        );
+        // A GPU has no ICI; an unknown id is refused; the comparison stays.
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "v99")]);
+        assert!(messages[1].contains("v99"), "{messages:?}");
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The smallest slice that serves a model (`data-widget="min-topology"`, Part 8):
 //! for bf16, int8 and int4 weights and KV caches, how many chips hold the
 //! weights, the power-of-two slice that does, and how many KV caches of the
-//! chosen length fit beside them.
+//! chosen length fit beside them. A second chip (`vs`) may be set beside the
+//! first: its slice and caches in the same rows, and a table of the differences.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -11,7 +12,9 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, parse_vs, Comparison, Diff, WidgetParams, WidgetState, VS,
+};
 use crate::input::{parse_count, short};
 
 /// The formats compared.
@@ -26,6 +29,8 @@ pub struct TopologyParams {
     pub chip: &'static Chip,
     /// Tokens per KV cache.
     pub seq: f64,
+    /// A second chip the same model is placed on, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for TopologyParams {
@@ -34,6 +39,7 @@ impl Default for TopologyParams {
             model: model("llama3-70b").unwrap_or(&MODELS[0]),
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
             seq: 8192.0,
+            vs: None,
         }
     }
 }
@@ -44,11 +50,58 @@ impl TopologyParams {
         let m = ServingModel::new(self.model.config).map_err(|e| e.to_string())?;
         min_topology_table(&m, self.chip, self.seq, &FORMATS).map_err(|e| e.to_string())
     }
+
+    /// The rows on the compared chip, if there is one.
+    pub fn vs_rows(&self) -> Option<Result<Vec<MinTopologyRow>, String>> {
+        let chip = self.vs?;
+        Some(TopologyParams { chip, ..*self }.rows())
+    }
+
+    /// This chip beside the compared one: HBM, and for each format the
+    /// smallest slice and the KV caches that fit beside the weights.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.rows().ok()?, self.vs_rows()?.ok()?);
+        let other = self.vs?;
+        let mut rows = vec![Diff::number(
+            "hbm",
+            "HBM per chip",
+            self.chip.hbm_capacity.value.0,
+            other.hbm_capacity.value.0,
+            |x| si(x, "B", 3),
+        )];
+        for (x, y) in a.iter().zip(&b) {
+            let (slice, caches) = match x.dtype {
+                Dtype::Bf16 => ("slice-bf16", "caches-bf16"),
+                Dtype::Int8 => ("slice-int8", "caches-int8"),
+                _ => ("slice-int4", "caches-int4"),
+            };
+            let d = x.dtype.name();
+            rows.push(Diff::number(
+                slice,
+                format!("smallest slice, {d}"),
+                x.slice_chips as f64,
+                y.slice_chips as f64,
+                grouped,
+            ));
+            rows.push(Diff::number(
+                caches,
+                format!("KV caches that fit, {d}"),
+                x.kv_caches as f64,
+                y.kv_caches as f64,
+                grouped,
+            ));
+        }
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: other.name.into(),
+            rows,
+        })
+    }
 }
 
 impl WidgetParams for TopologyParams {
     const NAME: &'static str = "min-topology";
-    const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", VS]];
 
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -63,10 +116,14 @@ impl WidgetParams for TopologyParams {
                 next.chip = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
+            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round(),
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.rows()?;
+        if let Some(Err(e)) = next.vs_rows() {
+            return Err(format!("compared chip: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -78,6 +135,9 @@ impl WidgetParams for TopologyParams {
             ("chip".into(), self.chip.id.into()),
             ("seq".into(), format!("{}", self.seq)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -91,14 +151,27 @@ pub fn MinTopology(
     let state = WidgetState::<TopologyParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        state.set_or_refresh(key, &value, key == VS);
     };
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_name = move || params.with(|p| p.vs.map(|c| c.name));
     let rows = move || {
+        let compared = params
+            .with(|p| p.vs_rows())
+            .and_then(Result::ok)
+            .unwrap_or_default();
         params
             .with(|p| p.rows())
             .unwrap_or_default()
             .into_iter()
             .map(|r| {
+                // The compared chip's slice and caches, in the same row.
+                let vs = compared.iter().find(|v| v.dtype == r.dtype).map(|v| {
+                    view! {
+                        <td data-vs-slice="">{grouped(v.slice_chips as f64)}</td>
+                        <td data-vs-caches="">{grouped(v.kv_caches as f64)}</td>
+                    }
+                });
                 view! {
                     <tr data-dtype=r.dtype.name()>
                         <th scope="row">{r.dtype.name()}</th>
@@ -108,6 +181,7 @@ pub fn MinTopology(
                         <td data-slice="">{grouped(r.slice_chips as f64)}</td>
                         <td>{si(r.free_hbm.0, "B", 3)}</td>
                         <td data-caches="">{grouped(r.kv_caches as f64)}</td>
+                        {vs}
                     </tr>
                 }
             })
@@ -126,6 +200,7 @@ pub fn MinTopology(
                 <label>"Chip "
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
+                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
                 <label>"KV cache length "
                     <input type="text" inputmode="numeric" size="7" aria-label="KV cache length in tokens"
                         value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
@@ -138,10 +213,14 @@ pub fn MinTopology(
                         <th scope="col">"weights + KV in"</th><th scope="col">"weights"</th><th scope="col">"KV per token"</th>
                         <th scope="col">"chips for the weights"</th><th scope="col">"smallest slice"</th>
                         <th scope="col">"HBM left"</th><th scope="col">"KV caches that fit"</th>
+                        {move || vs_name().map(|n| view! {
+                            <th scope="col">{format!("slice on {n}")}</th><th scope="col">{format!("caches on {n}")}</th>
+                        })}
                     </tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
     }
@@ -160,6 +239,30 @@ mod tests {
         assert_eq!(rows[1].slice_chips, 8);
         assert_eq!(rows[2].slice_chips, 4);
         assert!(rows.iter().all(|r| r.kv_caches > 0));
+    }
+
+    #[test]
+    fn a_second_chip_places_the_same_model() {
+        let mut p = TopologyParams::default();
+        p.apply("vs", "v5p").unwrap();
+        assert_pairs_restore(&p);
+        let m = ServingModel::new(p.model.config).unwrap();
+        let on_v5p = min_topology_table(&m, chip("v5p").unwrap(), 8192.0, &FORMATS).unwrap();
+        let c = p.comparison().unwrap();
+        let slice = c.row("slice-bf16").unwrap();
+        assert_eq!(slice.a, "16");
+        assert_eq!(slice.b, grouped(on_v5p[0].slice_chips as f64));
+        assert_eq!(
+            c.row("caches-int8").unwrap().b,
+            grouped(on_v5p[1].kv_caches as f64)
+        );
+        // The v5p's 95 GB hold the bf16 weights of 70B on fewer chips than the v5e's 16 GB.
+        assert!(slice.ratio.unwrap() < 1.0);
+        let messages = assert_refused_keeps(&p, &[("vs", "tpu99")]);
+        assert!(messages[0].contains("tpu99"), "{messages:?}");
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! `A`, or as a loop of `Y` chunk matmuls while `ppermute` passes the next
 //! chunk along the ring. Both timelines are drawn on one time axis from
 //! `ridgeline_core::overlap`, with each version's step time and the times the
-//! book measured beside them.
+//! book measured beside them. A second chip (`vs`) may be set beside the
+//! first: where each of its versions ends is marked on the same time axis,
+//! and a table spells out the differences.
 
 use super::common::Notice;
 use crate::charts::style::Styled;
@@ -12,11 +14,18 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds};
-use ridgeline_core::hardware::{chip, CHIPS};
-use ridgeline_core::overlap::{overlap_timeline, OverlapParams, OverlapReport, Work, BOOK_TIMES};
+use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::overlap::{
+    overlap_timeline, overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
+};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
+    VS,
+};
+use crate::charts::place::{draw_label, placer_for};
 use crate::charts::size::{Frame, Shape, Size};
+use crate::charts::style::NOTE;
 use crate::charts::{palette, svg};
 use crate::input::{parse_count, short};
 
@@ -32,6 +41,8 @@ const SHAPE: Shape = Shape::new(760, 280, 260);
 pub struct TimelineParams {
     /// The example's inputs.
     pub p: OverlapParams,
+    /// A second chip the same example runs on, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for TimelineParams {
@@ -39,6 +50,7 @@ impl Default for TimelineParams {
     fn default() -> Self {
         TimelineParams {
             p: OverlapParams::default(),
+            vs: None,
         }
     }
 }
@@ -49,11 +61,41 @@ impl TimelineParams {
         overlap_timeline(&self.p)
     }
 
+    /// Both timelines on the compared chip, if there is one.
+    pub fn vs_report(&self) -> Option<Result<OverlapReport, String>> {
+        Some(overlap_timeline_on(&self.p, self.vs?))
+    }
+
+    /// This chip beside the compared one: each version's step time and the
+    /// chunk matmul and pass that set the loop's pace.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.report().ok()?, self.vs_report()?.ok()?);
+        let (this, other) = (chip(&self.p.chip)?, self.vs?);
+        let row = |key, what: &str, f: fn(&OverlapReport) -> f64| {
+            Diff::number(key, what, f(&a), f(&b), seconds)
+        };
+        Some(Comparison {
+            a: this.name.into(),
+            b: other.name.into(),
+            rows: vec![
+                row("blocking", "AllGather, then matmul", |r| r.blocking.total.0),
+                row("overlapped", "loop with ppermute", |r| r.overlapped.total.0),
+                row("matmul", "matmul alone", |r| r.matmul_only.0),
+                row("chunk-matmul", "one chunk's matmul", |r| r.chunk_matmul.0),
+                row("chunk-permute", "passing one chunk", |r| r.chunk_permute.0),
+            ],
+        })
+    }
+
     /// The chart as inline SVG.
     pub fn chart_svg(&self, size: Size) -> String {
+        let vs = self
+            .vs_report()
+            .and_then(Result::ok)
+            .zip(self.vs.map(|c| c.name));
         self.report()
             .ok()
-            .map(|r| svg(size.width, size.height, |root| draw(root, &r)).0)
+            .map(|r| svg(size.width, size.height, |root| draw(root, &r, vs.as_ref())).0)
             .unwrap_or_default()
     }
 }
@@ -62,9 +104,47 @@ impl WidgetParams for TimelineParams {
     const NAME: &'static str = "overlap-timeline";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["x", "y"]];
 
-    /// Sets one parameter from text, or explains why not (sizes must divide
-    /// over the mesh, the chip must have ICI and a rate for the format).
+    /// Sets one parameter from text, or explains why not; a second chip must
+    /// run the same example.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = self.clone();
+        if key == VS {
+            next.vs = parse_vs(value, "TPU with ICI", |id| {
+                crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
+            })?;
+        } else {
+            next.apply_own(key, value)?;
+        }
+        if let Some(Err(e)) = next.vs_report() {
+            return Err(format!("compared chip: {e}"));
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let p = &self.p;
+        vec![
+            ("chip".into(), p.chip.clone()),
+            ("x".into(), format!("{}", p.x)),
+            ("y".into(), format!("{}", p.y)),
+            ("b".into(), format!("{}", p.b)),
+            ("d".into(), format!("{}", p.d)),
+            ("f".into(), format!("{}", p.f)),
+            ("dtype".into(), p.dtype.name().into()),
+        ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
+    }
+}
+
+impl TimelineParams {
+    /// Sets one of the example's own parameters from text, or explains why
+    /// not (sizes must divide over the mesh, the chip must have ICI and a rate
+    /// for the format).
+    fn apply_own(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.p.clone();
         let count = |what: &str| -> Result<u64, String> {
             Ok(parse_count(value, what, 1.0, f64::from(1u32 << 24))?.round() as u64)
@@ -97,20 +177,6 @@ impl WidgetParams for TimelineParams {
         self.p = next;
         Ok(())
     }
-
-    /// The parameters as `key=value` pairs.
-    fn to_pairs(&self) -> Vec<(String, String)> {
-        let p = &self.p;
-        vec![
-            ("chip".into(), p.chip.clone()),
-            ("x".into(), format!("{}", p.x)),
-            ("y".into(), format!("{}", p.y)),
-            ("b".into(), format!("{}", p.b)),
-            ("d".into(), format!("{}", p.d)),
-            ("f".into(), format!("{}", p.f)),
-            ("dtype".into(), p.dtype.name().into()),
-        ]
-    }
 }
 
 /// The lanes, top to bottom.
@@ -121,11 +187,16 @@ const LANES: [&str; 4] = [
     "overlapped: matmul",
 ];
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &OverlapReport) -> Option<()> {
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &OverlapReport,
+    vs: Option<&(OverlapReport, &str)>,
+) -> Option<()> {
     let pal = palette(false);
     root.fill(&pal.background).ok()?;
     let us = |s: f64| s * 1e6;
-    let end = us(r.blocking.total.0.max(r.overlapped.total.0)) * 1.04;
+    let ends = |r: &OverlapReport| r.blocking.total.0.max(r.overlapped.total.0);
+    let end = us(ends(r).max(vs.map_or(0.0, |(v, _)| ends(v)))) * 1.04;
     let mut chart = ChartBuilder::on(root)
         .margin(12)
         .x_label_area_size(44)
@@ -196,6 +267,22 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &OverlapReport) ->
                 pal.text.stroke_width(2),
             )])
             .ok()?;
+    }
+    // Where each version ends on the compared chip: dashed, named.
+    if let Some((v, name)) = vs {
+        let mut placer = placer_for(&chart, &[]);
+        for (t, lane) in [(v.blocking.total.0, 2.0), (v.overlapped.total.0, 0.0)] {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(us(t), lane), (us(t), lane + 2.0)],
+                    5,
+                    4,
+                    pal.bad.stroke_width(2),
+                ))
+                .ok()?;
+            let at = chart.backend_coord(&(us(t), lane + 1.0));
+            draw_label(root, &mut placer, at, name, NOTE, &pal.bad, 4).ok()?;
+        }
     }
     Some(())
 }
@@ -271,6 +358,8 @@ pub fn OverlapTimeline(
         })
         .collect_view();
     let book = |i: usize| format!("{} µs", grouped(BOOK_TIMES[i].micros));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
 
     view! {
         <figure class="widget overlap-timeline" data-widget="overlap-timeline">
@@ -288,6 +377,7 @@ pub fn OverlapTimeline(
                         on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
                 {sizes}
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
@@ -311,7 +401,9 @@ pub fn OverlapTimeline(
                     " and with Y = 1 there is nothing to pass.".to_string()
                 })}
                 " The book's times are for int32 arrays on a TPU v5e 2 × 4."
+                {move || params.with(|p| p.vs.map(|c| format!(" The dashed lines mark where each version ends on {}.", c.name)))}
             </p>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <p class="caption" data-one-way="" hidden=move || !report.with(|r| r.as_ref().is_some_and(OverlapReport::loop_loses))>
                 "Here the loop ends later than the blocking version, and that is no slip: the book's loop "
                 "passes each chunk one way round the ring, so it uses one direction of each link, while the "
@@ -363,6 +455,36 @@ mod tests {
         let r = p.report().unwrap();
         assert_eq!(r.all_gather.0, 0.0);
         assert_eq!(r.blocking.total, r.matmul_only);
+    }
+
+    #[test]
+    fn a_second_chip_marks_its_ends_on_the_same_axis() {
+        use crate::widgets::common::testing::assert_pairs_restore;
+        let mut p = TimelineParams::default();
+        p.apply("vs", "v5p").unwrap();
+        assert_pairs_restore(&p);
+        let on_v5p = overlap_timeline_on(&p.p, chip("v5p").unwrap()).unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(
+            c.row("blocking").unwrap().b,
+            seconds(on_v5p.blocking.total.0)
+        );
+        assert_eq!(
+            c.row("overlapped").unwrap().b,
+            seconds(on_v5p.overlapped.total.0)
+        );
+        assert_eq!(
+            c.row("overlapped").unwrap().a,
+            seconds(p.report().unwrap().overlapped.total.0)
+        );
+        for size in [SHAPE.design(), SHAPE.at(267.0)] {
+            assert!(p.chart_svg(size).contains("TPU v5p"));
+        }
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "v99")]);
+        assert!(messages[1].contains("v99"), "{messages:?}");
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(!p.chart_svg(SHAPE.design()).contains("TPU v5p"));
     }
 
     #[test]

@@ -4,16 +4,22 @@
 //! tensor parallelism) and a batch; the widget draws which block of `In`,
 //! `W_in`, `W_out` and `Out` one chip holds, and steps through the forward and
 //! backward passes with each collective's axis, bytes and time, all from
-//! [`ridgeline_core::layout`].
+//! [`ridgeline_core::layout`]. A second chip (`vs`) may be set beside the
+//! first: the same block and mesh on it, its pass times and verdict, and a
+//! table of the differences.
 
 use super::common::Notice;
 use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::layout::{layout, Layout, LayoutParams, PassStep, Strategy};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    chip_rows, compare_picker, compare_table, ici_row, option, parse_vs, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
+};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Range of the batch slider, in tokens.
@@ -40,6 +46,8 @@ pub struct ParallelismParams {
     pub tensor: u32,
     /// Global batch in tokens.
     pub batch: f64,
+    /// A second TPU the same block is laid out on, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for ParallelismParams {
@@ -51,6 +59,7 @@ impl Default for ParallelismParams {
             chips: 256,
             tensor: 4,
             batch: 1_048_576.0,
+            vs: None,
         }
     }
 }
@@ -104,11 +113,59 @@ impl ParallelismParams {
     pub fn layout(&self) -> Result<Layout, String> {
         layout(&self.core()?)
     }
+
+    /// The same block, mesh and batch on the compared chip, if there is one.
+    pub fn vs_layout(&self) -> Option<Result<Layout, String>> {
+        let chip = self.vs?;
+        Some(ParallelismParams { chip, ..*self }.layout())
+    }
+
+    /// This chip beside the compared one: bf16 peak, ICI bandwidth, the time
+    /// of each pass's matmuls and collectives, and the verdict.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.layout().ok()?, self.vs_layout()?.ok()?);
+        let other = self.vs?;
+        let mut rows = chip_rows(self.chip, other, Dtype::Bf16);
+        rows.push(ici_row(self.chip, other));
+        for (backward, pass) in [(false, "forward"), (true, "backward")] {
+            let ((ma, ca), (mb, cb)) = (a.pass_times(backward), b.pass_times(backward));
+            let (matmuls, comms) = if backward {
+                ("backward-matmuls", "backward-comms")
+            } else {
+                ("forward-matmuls", "forward-comms")
+            };
+            rows.push(Diff::number(
+                matmuls,
+                format!("{pass} matmuls"),
+                ma.0,
+                mb.0,
+                seconds,
+            ));
+            rows.push(Diff::number(
+                comms,
+                format!("{pass} collectives"),
+                ca.0,
+                cb.0,
+                seconds,
+            ));
+        }
+        rows.push(Diff::words(
+            "verdict",
+            "verdict",
+            a.verdict().text(),
+            b.verdict().text(),
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: other.name.into(),
+            rows,
+        })
+    }
 }
 
 impl WidgetParams for ParallelismParams {
     const NAME: &'static str = "parallelism-layout";
-    const ORDER: &'static [&'static [&'static str]] = &[&["scheme", "model", "chip"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["scheme", "model", "chip", VS]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -124,6 +181,11 @@ impl WidgetParams for ParallelismParams {
                     .filter(|c| c.link(Link::Ici).is_some())
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
+            VS => {
+                next.vs = parse_vs(value, "TPU with ICI", |id| {
+                    crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
+                })?
+            }
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round() as u32,
             "tp" => {
                 next.tensor = parse_count(value, "tensor degree", 1.0, MAX_CHIPS)?.round() as u32
@@ -135,6 +197,9 @@ impl WidgetParams for ParallelismParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.layout()?;
+        if let Some(Err(e)) = next.vs_layout() {
+            return Err(format!("compared chip: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -149,6 +214,9 @@ impl WidgetParams for ParallelismParams {
             ("tp".into(), self.tensor.to_string()),
             ("b".into(), format!("{}", self.batch)),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -239,7 +307,7 @@ pub fn ParallelismLayout(
         state.set_or_refresh(
             key,
             &value,
-            matches!(key, "scheme" | "model" | "chip" | "chips" | "tp"),
+            matches!(key, "scheme" | "model" | "chip" | "chips" | "tp" | VS),
         );
     };
     let result = Memo::new(move |_| params.with(|p| p.layout().ok()));
@@ -263,6 +331,22 @@ pub fn ParallelismLayout(
         |c| c.link(Link::Ici).is_some(),
         move || params.with(|p| p.chip.id),
     );
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
+    let vs_verdict = move || {
+        params.with(|p| {
+            let (other, l) = (p.vs?, p.vs_layout()?.ok()?);
+            let v = l.verdict().text();
+            let (fc, fm) = l.pass_times(false);
+            let (bc, bm) = l.pass_times(true);
+            Some(view! {
+                " On " {other.name} " it is "
+                <strong class=format!("verdict {v}") data-vs-verdict=v>{v}</strong>
+                {format!(" (forward: matmuls {}, collectives {}; backward: matmuls {}, collectives {}).",
+                    seconds(fc.0), seconds(fm.0), seconds(bc.0), seconds(bm.0))}
+            })
+        })
+    };
 
     let arrays = move || {
         let (x, y) = mesh();
@@ -380,6 +464,7 @@ pub fn ParallelismLayout(
                 <label>"Chip "
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls">
                 <label>"Chips "
@@ -447,7 +532,9 @@ pub fn ParallelismLayout(
                 ". Collectives move "
                 <span data-comms-bytes="">{move || result.with(|l| l.as_ref().map(|l| si(l.comms_bytes().0, "B", 3)).unwrap_or_default())}</span>
                 " of V in all."
+                {vs_verdict}
             </p>
+            {compare_table(move || params.with(|p| p.comparison()))}
         </figure>
     }
 }
@@ -530,6 +617,36 @@ mod tests {
         assert_pairs_restore(&p);
         let r: ParallelismParams = assert_round_trip(&[("scheme", "fsdp"), ("chips", "64")]);
         assert_eq!(r.mesh().unwrap(), (64, 1));
+    }
+
+    #[test]
+    fn a_second_chip_lays_out_the_same_block() {
+        let mut p = ParallelismParams::default();
+        p.apply("vs", "v5e").unwrap();
+        assert_pairs_restore(&p);
+        let c = p.comparison().unwrap();
+        let on_v5e = ParallelismParams {
+            chip: chip("v5e").unwrap(),
+            vs: None,
+            ..ParallelismParams::default()
+        }
+        .layout()
+        .unwrap();
+        let (compute, comms) = on_v5e.pass_times(true);
+        assert_eq!(c.row("backward-matmuls").unwrap().b, seconds(compute.0));
+        assert_eq!(c.row("backward-comms").unwrap().b, seconds(comms.0));
+        assert_eq!(
+            c.row("verdict").unwrap().b,
+            on_v5e.verdict().text().to_string()
+        );
+        // The v5e's bf16 peak is lower than the v5p's.
+        assert!(c.row("peak").unwrap().ratio.unwrap() < 1.0);
+        // A GPU has no ICI and an unknown id is refused; the comparison stays.
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "tpu-v9")]);
+        assert!(messages[1].contains("tpu-v9"), "{messages:?}");
+        p.apply("vs", "").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
     }
 
     #[test]

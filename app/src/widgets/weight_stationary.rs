@@ -6,7 +6,9 @@
 //! chips and communicates `2BD/(X·W) + 4BF/(YZ·W)`, which falls as `1/sqrt(N)`
 //! at the best split. The widget draws both against the chip count, marks the
 //! crossover `N = 32·(F/D)·(3/4)²` computed by `core` (72 chips for `F = 4D`)
-//! and reads both times off at the reader's chip count.
+//! and reads both times off at the reader's chip count. A second MLP (`vs`, a
+//! dense model or the book's case) may be drawn on the same axes, dashed, with
+//! its verdict at the same chip count and a table of the differences.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -19,7 +21,10 @@ use ridgeline_core::serving::{
     weight_stationary, WeightStationaryParams, WeightStationaryPoint, WeightStationaryReport,
 };
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
+    VS,
+};
 use crate::charts::place::{draw_label, placer_for};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::style::{
@@ -55,6 +60,30 @@ impl Mlp {
         }
     }
 
+    /// The name the chart and the comparison show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mlp::Book => "the book's F = 4D",
+            Mlp::Preset(m) => m.name,
+        }
+    }
+
+    /// The MLP a `model` or `vs` value names: the book's case or a dense model.
+    pub fn parse(value: &str) -> Result<Mlp, String> {
+        if value.trim() == BOOK {
+            return Ok(Mlp::Book);
+        }
+        let m = crate::library::resolve_model(value)
+            .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+        if !dense(m) {
+            return Err(format!(
+                "{} is a Mixture-of-Experts model; pick a dense one",
+                m.name
+            ));
+        }
+        Ok(Mlp::Preset(m))
+    }
+
     /// `(D, F)`.
     pub fn dims(self) -> (f64, f64) {
         match self {
@@ -75,6 +104,8 @@ pub struct WeightStationaryWidgetParams {
     pub batch: f64,
     /// The chip count read off, `N = 2^log2`.
     pub log2: u32,
+    /// A second MLP drawn on the same axes, if any.
+    pub vs: Option<Mlp>,
 }
 
 impl Default for WeightStationaryWidgetParams {
@@ -84,6 +115,7 @@ impl Default for WeightStationaryWidgetParams {
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
             batch: 128.0,
             log2: 8,
+            vs: None,
         }
     }
 }
@@ -135,11 +167,57 @@ impl WeightStationaryWidgetParams {
         Ok(WeightStationaryView { report, at })
     }
 
+    /// The compared MLP's view at the same chip, batch and chip count.
+    pub fn vs_view(&self) -> Option<Result<WeightStationaryView, String>> {
+        let mlp = self.vs?;
+        Some(
+            WeightStationaryWidgetParams {
+                mlp,
+                vs: None,
+                ..*self
+            }
+            .view(),
+        )
+    }
+
+    /// This MLP beside the compared one: its shape, the crossover, both
+    /// times at the reader's chip count and which scheme wins there.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.view().ok()?, self.vs_view()?.ok()?);
+        let other = self.vs?;
+        let ((da, fa), (db, fb)) = (self.mlp.dims(), other.dims());
+        let winner = |v: &WeightStationaryView| if v.two_d_wins() { "2D" } else { "1D" };
+        let n = self.chips();
+        let at =
+            |key, scheme, x, y| Diff::number(key, format!("{scheme} on {n} chips"), x, y, seconds);
+        Some(Comparison {
+            a: self.mlp.name().into(),
+            b: other.name().into(),
+            rows: vec![
+                Diff::number("f-over-d", "F / D", fa / da, fb / db, |x| format!("{x:.3}")),
+                Diff::number(
+                    "crossover",
+                    "2D wins above N =",
+                    a.report.crossover,
+                    b.report.crossover,
+                    grouped,
+                ),
+                at("one-d", "1D", a.at.one_d.0, b.at.one_d.0),
+                at("two-d", "2D", a.at.two_d.0, b.at.two_d.0),
+                Diff::words("winner", "communicates less", winner(&a), winner(&b)),
+            ],
+        })
+    }
+
     /// The chart as inline SVG.
     pub fn chart_svg(&self, size: Size) -> String {
+        let vs = self
+            .vs_view()
+            .and_then(Result::ok)
+            .zip(self.vs.map(Mlp::name));
         self.view()
             .ok()
-            .map(|v| svg(size.width, size.height, |root| draw(root, &v)).0)
+            .map(|v| svg(size.width, size.height, |root| draw(root, &v, vs.as_ref())).0)
             .unwrap_or_default()
     }
 }
@@ -151,17 +229,15 @@ impl WidgetParams for WeightStationaryWidgetParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "model" if value == BOOK => next.mlp = Mlp::Book,
-            "model" => {
-                let m = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
-                if !dense(m) {
-                    return Err(format!(
-                        "{} is a Mixture-of-Experts model; pick a dense one",
-                        m.name
-                    ));
+            "model" => next.mlp = Mlp::parse(value)?,
+            VS => {
+                next.vs = match value.trim() {
+                    BOOK => Some(Mlp::Book),
+                    _ => parse_vs(value, "dense model", |id| {
+                        crate::library::resolve_model(id).filter(|m| dense(m))
+                    })?
+                    .map(Mlp::Preset),
                 }
-                next.mlp = Mlp::Preset(m);
             }
             "chip" => {
                 next.chip = crate::library::resolve_chip(value)
@@ -182,6 +258,9 @@ impl WidgetParams for WeightStationaryWidgetParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.view()?;
+        if let Some(Err(e)) = next.vs_view() {
+            return Err(format!("compared MLP: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -194,6 +273,9 @@ impl WidgetParams for WeightStationaryWidgetParams {
             ("b".into(), format!("{}", self.batch)),
             ("n".into(), format!("{}", self.chips())),
         ]
+        .into_iter()
+        .chain(self.vs.map(|m| (VS.into(), m.id().into())))
+        .collect()
     }
 }
 
@@ -216,18 +298,22 @@ fn entries(pal: &crate::charts::Palette, narrow: bool) -> [Entry; 2] {
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     v: &WeightStationaryView,
+    vs: Option<&(WeightStationaryView, &str)>,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(false);
     root.fill(&pal.background)?;
     let (width, height) = root.dim_in_pixel();
     let narrow = width < NARROW;
-    let below = legend_below_height(2);
+    let below = legend_below_height(if vs.is_some() { 4 } else { 2 });
     let pts = &v.report.points;
     let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
         return Ok(());
     };
     let xs = (first.chips as f64 / 1.2, last.chips as f64 * 1.2);
-    let (lo, hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+    let all = pts
+        .iter()
+        .chain(vs.iter().flat_map(|(w, _)| &w.report.points));
+    let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
         (
             lo.min(p.one_d.0).min(p.two_d.0),
             hi.max(p.one_d.0).max(p.two_d.0),
@@ -267,6 +353,25 @@ fn draw<DB: DrawingBackend>(
     let [e1, e2] = entries(&pal, narrow);
     chart.draw_series(LineSeries::new(one, e1.colour.stroke_width(3)))?;
     chart.draw_series(LineSeries::new(two, e2.colour.stroke_width(3)))?;
+    // The compared MLP: the same two curves, dashed, named in the legend.
+    let mut legend = vec![e1, e2];
+    if let Some((w, name)) = vs {
+        for (i, scheme) in ["1D", "2D"].into_iter().enumerate() {
+            let line: Vec<(f64, f64)> = w
+                .report
+                .points
+                .iter()
+                .map(|p| (p.chips as f64, if i == 0 { p.one_d.0 } else { p.two_d.0 }))
+                .collect();
+            let colour = pal.series[i];
+            chart.draw_series(DashedLineSeries::new(line, 8, 5, colour.stroke_width(2)))?;
+            legend.push(Entry::new(
+                format!("{scheme}: {name}"),
+                colour,
+                Mark::Dashed,
+            ));
+        }
+    }
 
     // Labels keep off the two vertical lines: the crossover and the reader's N.
     let x = v.at.chips as f64;
@@ -308,7 +413,7 @@ fn draw<DB: DrawingBackend>(
             .map(|t| Circle::new((x, t), 6, colour.filled())),
     )?;
     let top = height as i32 - below as i32 - 4;
-    draw_legend_below(root, &[e1, e2], (14, top), &pal)?;
+    draw_legend_below(root, &legend, (14, top), &pal)?;
     Ok(())
 }
 
@@ -322,7 +427,8 @@ pub fn WeightStationaryWidget(
     let state = WidgetState::<WeightStationaryWidgetParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set(key, &value);
+        // Put a refused comparison back to the last valid one.
+        state.set_or_refresh(key, &value, key == VS);
     };
     let view_ = Memo::new(move |_| params.with(WeightStationaryWidgetParams::view).ok());
     let frame = Frame::new(SHAPE);
@@ -341,6 +447,24 @@ pub fn WeightStationaryWidget(
         |c| c.interconnect().is_some(),
         move || params.with(|p| p.chip.id),
     );
+    let vs_id = move || params.with(|p| p.vs.map_or("", Mlp::id));
+    let vs_options = view! {
+        {option(BOOK, "The book's F = 4D (D = 8192)", vs_id)}
+        {super::common::model_options(dense, vs_id)}
+    }
+    .into_any();
+    let vs_verdict = move || {
+        params.with(|p| {
+            let (other, v) = (p.vs?, p.vs_view()?.ok()?);
+            let word = if v.two_d_wins() { "2D" } else { "1D" };
+            Some(view! {
+                " For " {other.name()} ", "
+                <strong class="ws-verdict" data-vs-verdict=word>{word}</strong>
+                {format!(" communicates less ({} against {}; 2D wins above N = {}).",
+                    seconds(v.at.one_d.0), seconds(v.at.two_d.0), grouped(v.report.crossover))}
+            })
+        })
+    };
     let verdict = move || {
         view_.with(|v| match v {
             Some(v) if v.two_d_wins() => "2D",
@@ -369,6 +493,7 @@ pub fn WeightStationaryWidget(
                         {chip_options}
                     </select>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
                 <label>
                     "B "
                     <input
@@ -412,7 +537,9 @@ pub fn WeightStationaryWidget(
                 " along F): " <strong class="ws-verdict" data-verdict=verdict>{verdict}</strong> " communicates less. "
                 "2D wins above N = " <strong data-crossover="">{shown(|v| grouped(v.report.crossover))}</strong>
                 " chips, whatever the batch and the chip."
+                {vs_verdict}
             </p>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <p class="caption">
                 "The split is the continuous optimum X = √(N·D/(2F)), held at one chip or more; "
                 "a real mesh rounds it to factors of N. Both times grow in proportion to B."
@@ -468,6 +595,43 @@ mod tests {
         let after = p.view().unwrap();
         assert!((after.at.one_d.0 / before.at.one_d.0 - 2.0).abs() < 1e-12);
         assert_eq!(after.report.crossover, before.report.crossover);
+    }
+
+    #[test]
+    fn a_second_mlp_is_drawn_dashed_on_the_same_axes() {
+        use crate::widgets::common::testing::assert_pairs_restore;
+        let mut p = WeightStationaryWidgetParams::default();
+        p.apply("vs", "llama3-70b").unwrap();
+        assert_pairs_restore(&p);
+        let other = WeightStationaryWidgetParams {
+            mlp: Mlp::parse("llama3-70b").unwrap(),
+            ..WeightStationaryWidgetParams::default()
+        }
+        .view()
+        .unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(c.row("crossover").unwrap().a, "72");
+        assert_eq!(
+            c.row("crossover").unwrap().b,
+            grouped(other.report.crossover)
+        );
+        assert_eq!(c.row("two-d").unwrap().b, seconds(other.at.two_d.0));
+        assert_eq!(c.row("winner").unwrap().b, "2D");
+        for width in [SHAPE.design(), SHAPE.at(267.0)] {
+            let svg = p.chart_svg(width);
+            assert!(svg.contains("2D: LLaMA 3 70B"), "{svg}");
+            assert!(svg.contains("1D: LLaMA 3 70B"), "{svg}");
+        }
+        // The book's case compares too; an MoE or unknown model is refused.
+        p.apply("model", "llama3-8b").unwrap();
+        p.apply("vs", "book").unwrap();
+        assert_pairs_restore(&p);
+        assert_eq!(p.comparison().unwrap().row("crossover").unwrap().b, "72");
+        let messages = assert_refused_keeps(&p, &[("vs", "mixtral-8x7b"), ("vs", "gpt-9")]);
+        assert!(messages[1].contains("gpt-9"), "{messages:?}");
+        p.apply("vs", "").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(!p.chart_svg(SHAPE.design()).contains("LLaMA 3 70B"));
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! by `ridgeline_core::hlo_op`: its output type, layout (minor-to-major order,
 //! tiles, memory space), the shape its tiles pad it to, every operand, the
 //! bytes it touches with and without padding, its FLOPs and its roofline time
-//! on a chip. Text that does not parse is refused with a message that points at
+//! on a chip (and on a second chip, `vs`, beside it, with a table of the
+//! differences). Text that does not parse is refused with a message that points at
 //! the character where reading stopped, and the last valid op stays shown.
 
 use super::common::Notice;
@@ -13,7 +14,10 @@ use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::hlo_op::{op_cost, parse_op, HloOp, HloShape, OpCost, ParseError, MAX_LINE};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::common::{
+    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
+};
 use crate::input::short;
 
 /// Op lines to pick from: `(label, line)`.
@@ -47,6 +51,8 @@ pub struct XlaOpParams {
     pub chip: &'static Chip,
     /// The format its FLOPs run in.
     pub compute: Dtype,
+    /// A second chip the same op is costed on, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for XlaOpParams {
@@ -56,6 +62,7 @@ impl Default for XlaOpParams {
             op: EXAMPLES[0].1.to_string(),
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
             compute: Dtype::Bf16,
+            vs: None,
         }
     }
 }
@@ -75,6 +82,41 @@ impl XlaOpParams {
         let op = parse_op(&self.op).map_err(|e| pointed(&self.op, &e))?;
         let cost = op_cost(&op, self.chip, self.compute)?;
         Ok(XlaOpView { op, cost })
+    }
+
+    /// The op's cost on the compared chip, if there is one.
+    pub fn vs_cost(&self) -> Option<Result<OpCost, String>> {
+        let chip = self.vs?;
+        let op = parse_op(&self.op).map_err(|e| pointed(&self.op, &e));
+        Some(op.and_then(|op| op_cost(&op, chip, self.compute)))
+    }
+
+    /// This chip beside the compared one: the peak in the op's format, HBM
+    /// bandwidth, the roofline time and the verdict.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let (a, b) = (self.view().ok()?.cost, self.vs_cost()?.ok()?);
+        let other = self.vs?;
+        let mut rows = chip_rows(self.chip, other, self.compute);
+        rows.extend([
+            Diff::number(
+                "time",
+                "roofline time",
+                a.analysis.lower.0,
+                b.analysis.lower.0,
+                seconds,
+            ),
+            Diff::words(
+                "verdict",
+                "verdict",
+                a.analysis.verdict.text(),
+                b.analysis.verdict.text(),
+            ),
+        ]);
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: other.name.into(),
+            rows,
+        })
     }
 }
 
@@ -105,7 +147,7 @@ pub fn pointed(text: &str, e: &ParseError) -> String {
 
 impl WidgetParams for XlaOpParams {
     const NAME: &'static str = "xla-op";
-    const ORDER: &'static [&'static [&'static str]] = &[&["chip", "compute"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip", "compute"], &[VS]];
 
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -128,9 +170,13 @@ impl WidgetParams for XlaOpParams {
                         format!("compute: “{}” is not bf16, int8 or f32", short(value))
                     })?
             }
+            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.view()?;
+        if let Some(Err(e)) = next.vs_cost() {
+            return Err(format!("compared chip: {e}"));
+        }
         *self = next;
         Ok(())
     }
@@ -142,6 +188,9 @@ impl WidgetParams for XlaOpParams {
             ("chip".into(), self.chip.id.into()),
             ("compute".into(), self.compute.name().into()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 }
 
@@ -240,6 +289,18 @@ pub fn XlaOp(
         })
     };
     let op_text = move || params.with(|p| p.op.clone());
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_time = move || {
+        params.with(|p| {
+            let (other, cost) = (p.vs?, p.vs_cost()?.ok()?);
+            let v = cost.analysis.verdict.text();
+            Some(view! {
+                <div><dt>{format!("On {}", other.name)}</dt>
+                    <dd data-vs-time="">{seconds(cost.analysis.lower.0)}</dd>
+                    <dd class=format!("verdict {v}") data-vs-verdict=v>{v}</dd></div>
+            })
+        })
+    };
 
     view! {
         <figure class="widget xla-op" data-widget="xla-op">
@@ -258,6 +319,7 @@ pub fn XlaOp(
                     <select prop:value=move || params.with(|p| p.compute.name())
                         on:change=move |ev| set("compute", event_target_value(&ev))>{compute_options}</select>
                 </label>
+                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
             </div>
             <label class="op-line">"HLO op line"
                 <textarea rows="3" spellcheck="false" aria-label="one HLO op line"
@@ -280,10 +342,12 @@ pub fn XlaOp(
                 <div><dt>"Roofline time"</dt>
                     <dd data-time="">{shown(|v| seconds(v.cost.analysis.lower.0))}</dd>
                     <dd data-verdict="">{shown(|v| v.cost.analysis.verdict.text().to_string())}</dd></div>
+                {vs_time}
                 <div><dt>"Collective"</dt><dd data-collective="">{shown(|v| v.cost.collective.clone().unwrap_or_else(|| "none".into()))}</dd></div>
             </dl>
             <p class="caption">"Bytes count the output and every operand whose type the line writes, each padded up to whole tiles; the time is the larger of the FLOPs at the chip's peak and the padded bytes over its HBM ("
                 {move || params.with(|p| format!("{} B/s", grouped(p.chip.hbm_bw().0)))} ")."</p>
+            {compare_table(move || params.with(|p| p.comparison()))}
         </figure>
     }
 }
@@ -342,6 +406,38 @@ mod tests {
         assert!(p.apply("chip", "v99").is_err());
         assert!(p.apply("compute", "fp4").is_err());
         assert_eq!(p, XlaOpParams::default());
+    }
+
+    #[test]
+    fn a_second_chip_costs_the_same_op() {
+        use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+        let mut p = XlaOpParams::default();
+        p.apply("op", EXAMPLES[1].1).unwrap();
+        p.apply("vs", "v5p").unwrap();
+        assert_pairs_restore(&p);
+        let op = parse_op(EXAMPLES[1].1).unwrap();
+        let on_v5p = op_cost(&op, chip("v5p").unwrap(), Dtype::Bf16).unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(c.row("time").unwrap().b, seconds(on_v5p.analysis.lower.0));
+        assert_eq!(c.row("verdict").unwrap().b, on_v5p.analysis.verdict.text());
+        assert_eq!(
+            c.row("time").unwrap().a,
+            seconds(p.view().unwrap().cost.analysis.lower.0)
+        );
+        let messages = assert_refused_keeps(&p, &[("vs", "v99")]);
+        assert!(messages[0].contains("v99"), "{messages:?}");
+        // The reader's own chip compares as a preset does; the URL carries it whole.
+        let (_, code) = crate::library::tests::with_own_entries();
+        p.apply("vs", "my:fast v5e").unwrap();
+        assert_eq!(p.vs.unwrap().id, code);
+        assert_pairs_restore(&p);
+        let own = op_cost(&op, p.vs.unwrap(), Dtype::Bf16).unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(c.b, "fast v5e");
+        assert_eq!(c.row("time").unwrap().b, seconds(own.analysis.lower.0));
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
     }
 
     #[test]

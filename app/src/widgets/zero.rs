@@ -2,8 +2,10 @@
 //! optimizer state"): for a registry model, an optimizer and a number of
 //! data-parallel chips, the parameters, gradients and optimizer state each chip
 //! holds under ZeRO stages 0 to 3, drawn as stacked bars against the chip's HBM,
-//! with the bytes each stage's collectives move per step. Every number comes
-//! from [`ridgeline_core::training::zero_stages`].
+//! with the bytes each stage's collectives move per step. A second model
+//! (`vs`) may be set beside it: its bars on the same scale under each stage's,
+//! its verdict at the chosen stage and a table of the differences. Every number
+//! comes from [`ridgeline_core::training::zero_stages`].
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -13,7 +15,10 @@ use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{zero_stages, ZeroCost, ZeroStage};
 use ridgeline_core::transformer::{self, Optimizer};
 
-use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, fit_class, fit_word, option, parse_vs, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
+};
 use crate::input::{parse_count, short};
 
 /// The most data-parallel chips the field accepts.
@@ -46,6 +51,8 @@ pub struct ZeroChoice {
     pub optimizer: usize,
     /// The highlighted stage.
     pub stage: ZeroStage,
+    /// A second model whose state is drawn beside this one's, if any.
+    pub vs: Option<&'static ModelPreset>,
 }
 
 impl Default for ZeroChoice {
@@ -56,6 +63,7 @@ impl Default for ZeroChoice {
             chips: 64.0,
             optimizer: 0,
             stage: ZeroStage::One,
+            vs: None,
         }
     }
 }
@@ -89,10 +97,61 @@ impl ZeroChoice {
     pub fn fits(&self, row: &ZeroCost) -> bool {
         row.memory.state().0 <= self.hbm()
     }
+
+    /// The same settings with the compared model, if there is one.
+    pub fn vs_choice(&self) -> Option<ZeroChoice> {
+        self.vs.map(|m| ZeroChoice {
+            model: m,
+            vs: None,
+            ..*self
+        })
+    }
+
+    /// This model beside the compared one at the chosen stage: parameters,
+    /// state per chip, bytes moved per step and whether it fits in HBM.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let other = self.vs_choice()?;
+        let (a, b) = (self.chosen()?, other.chosen()?);
+        let bytes = |x| si(x, "B", 3);
+        Some(Comparison {
+            a: self.model.name.into(),
+            b: other.model.name.into(),
+            rows: vec![
+                Diff::number(
+                    "params",
+                    "parameters",
+                    self.params(),
+                    other.params(),
+                    grouped,
+                ),
+                Diff::number(
+                    "state",
+                    format!("per chip under {}", self.stage.label()),
+                    a.memory.state().0,
+                    b.memory.state().0,
+                    bytes,
+                ),
+                Diff::number(
+                    "comms",
+                    "moved per step",
+                    a.comms_bytes.0,
+                    b.comms_bytes.0,
+                    bytes,
+                ),
+                Diff::words(
+                    "fits",
+                    format!("in {}'s HBM", self.chip.name),
+                    fit_word(self.fits(&a)),
+                    fit_word(other.fits(&b)),
+                ),
+            ],
+        })
+    }
 }
 
 impl WidgetParams for ZeroChoice {
     const NAME: &'static str = "zero";
+    const ORDER: &'static [&'static [&'static str]] = &[&["model", VS]];
 
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -116,9 +175,13 @@ impl WidgetParams for ZeroChoice {
                     })?
             }
             "stage" => next.stage = ZeroStage::parse(value)?,
+            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.rows()?;
+        if let Some(other) = next.vs_choice() {
+            other.rows().map_err(|e| format!("compared model: {e}"))?;
+        }
         *self = next;
         Ok(())
     }
@@ -132,6 +195,9 @@ impl WidgetParams for ZeroChoice {
             ("optimizer".into(), OPTIMIZERS[self.optimizer].0.into()),
             ("stage".into(), self.stage.number().to_string()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|m| (VS.into(), m.id.into())))
+        .collect()
     }
 }
 
@@ -155,10 +221,18 @@ pub fn Zero(
         state.set_or_refresh(
             key,
             &value,
-            matches!(key, "model" | "chip" | "optimizer" | "stage"),
+            matches!(key, "model" | "chip" | "optimizer" | "stage" | VS),
         );
     };
     let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
+    let vs_rows = Memo::new(move |_| {
+        params.with(|p| {
+            p.vs_choice()
+                .and_then(|v| v.rows().ok())
+                .unwrap_or_default()
+        })
+    });
+    let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let chosen = move || params.with(|p| p.chosen());
 
     let model_options =
@@ -175,19 +249,42 @@ pub fn Zero(
             })
         })
         .collect_view();
-    // Every bar is drawn against the larger of plain data parallelism's state
-    // and the chip's HBM, so the HBM mark and all four bars share one scale.
+    // Every bar is drawn against the largest of plain data parallelism's
+    // state (of both models) and the chip's HBM, so the HBM mark and every
+    // bar share one scale.
     let scale = move || {
-        let full = rows.with(|r| r.first().map_or(0.0, |r| r.memory.state().0));
-        full.max(params.with(|p| p.hbm()))
+        let full = |r: &Vec<ZeroCost>| r.first().map_or(0.0, |r| r.memory.state().0);
+        rows.with(full)
+            .max(vs_rows.with(full))
+            .max(params.with(|p| p.hbm()))
     };
     let bars = move || {
         let whole = scale();
+        let hbm_mark = format!(
+            "left: {:.2}%",
+            100.0 * params.with(|p| p.hbm()) / whole.max(1.0)
+        );
+        let vs_name = params.with(|p| p.vs.map_or("", |m| m.name));
+        let compared = vs_rows.get();
         rows.get()
             .into_iter()
             .map(|r| {
                 let (fits, chosen) = params.with(|p| (p.fits(&r), p.stage == r.stage));
                 let m = r.memory;
+                let hbm_mark = hbm_mark.clone();
+                // The compared model's bar, on the same scale, under this one.
+                let vs_bar = compared.iter().find(|v| v.stage == r.stage).map(|v| {
+                    let (n, fits) = (v.memory, params.with(|p| p.fits(v)));
+                    view! {
+                        <div class="zero-bar zero-vs" data-vs-stage=r.stage.number() aria-hidden="true">
+                            <span class="zero-params" style=width(n.params.0, whole)></span>
+                            <span class="zero-grads" style=width(n.grads.0, whole)></span>
+                            <span class="zero-opt" style=width(n.optimizer.0, whole)></span>
+                            <span class="zero-hbm" style=hbm_mark.clone()></span>
+                        </div>
+                        <span class="zero-vs-label">{format!("{vs_name}: {}{}", si(n.state().0, "B", 3), if fits { "" } else { " ✗" })}</span>
+                    }
+                });
                 view! {
                     <tr data-stage=r.stage.number() class:selected=chosen>
                         <th scope="row">{r.stage.label()}</th>
@@ -201,8 +298,9 @@ pub fn Zero(
                                 <span class="zero-params" style=width(m.params.0, whole)></span>
                                 <span class="zero-grads" style=width(m.grads.0, whole)></span>
                                 <span class="zero-opt" style=width(m.optimizer.0, whole)></span>
-                                <span class="zero-hbm" style=format!("left: {:.2}%", 100.0 * params.with(|p| p.hbm()) / whole.max(1.0))></span>
+                                <span class="zero-hbm" style=hbm_mark></span>
                             </div>
+                            {vs_bar}
                         </td>
                     </tr>
                 }
@@ -213,6 +311,18 @@ pub fn Zero(
         params
             .with(|p| p.chosen().map(|r| fit_word(p.fits(&r))))
             .unwrap_or_default()
+    };
+    let vs_verdict = move || {
+        params.with(|p| {
+            let other = p.vs_choice()?;
+            let r = other.chosen()?;
+            let word = fit_word(other.fits(&r));
+            Some(view! {
+                " " {format!("{} would hold {} per chip, which ", other.model.name, si(r.memory.state().0, "B", 3))}
+                <strong class=fit_class(word) data-vs-verdict=word>{word}</strong>
+                "."
+            })
+        })
     };
 
     view! {
@@ -227,6 +337,7 @@ pub fn Zero(
                 <label>"Optimizer "
                     <select prop:value=move || params.with(|p| OPTIMIZERS[p.optimizer].0) on:change=move |ev| set("optimizer", event_target_value(&ev))>{optimizer_options}</select>
                 </label>
+                {compare_picker(super::common::model_options(super::common::any, vs_id), vs_id, set)}
             </div>
             <div class="controls">
                 <label>"Stage "
@@ -246,8 +357,10 @@ pub fn Zero(
                 {move || params.with(|p| format!(" in {}'s {} of HBM before any activations; each step's collectives move ", p.chip.name, si(p.hbm(), "B", 3)))}
                 <strong data-zero-comms="">{move || chosen().map(|r| si(r.comms_bytes.0, "B", 3)).unwrap_or_default()}</strong>
                 "."
+                {vs_verdict}
             </p>
             <Notice notice=notice />
+            {compare_table(move || params.with(|p| p.comparison()))}
             <div class="table-scroll" tabindex="0">
                 <table class="zero-table">
                     <thead><tr>
@@ -257,7 +370,10 @@ pub fn Zero(
                         <th scope="col"><span class="swatch zero-opt"></span>"optimizer"</th>
                         <th scope="col">"per chip"</th>
                         <th scope="col">"moved / step"</th>
-                        <th scope="col">"against HBM (line)"</th>
+                        <th scope="col">{move || params.with(|p| match p.vs {
+                            Some(m) => format!("against HBM (line); below: {}", m.name),
+                            None => "against HBM (line)".to_string(),
+                        })}</th>
                     </tr></thead>
                     <tbody>{bars}</tbody>
                 </table>
@@ -323,6 +439,47 @@ mod tests {
                 ("colour", "red"),
             ],
         );
+    }
+
+    #[test]
+    fn a_second_model_is_drawn_beside_and_compared() {
+        use crate::widgets::common::testing::assert_pairs_restore;
+        let mut p = ZeroChoice::default();
+        p.apply("vs", "llama3-8b").unwrap();
+        assert_pairs_restore(&p);
+        let c = p.comparison().unwrap();
+        let small = ZeroChoice {
+            model: model("llama3-8b").unwrap(),
+            vs: None,
+            ..ZeroChoice::default()
+        };
+        let expected = zero_stages(small.params(), Optimizer::ADAM_MIXED, 64.0).unwrap();
+        let state = c.row("state").unwrap();
+        assert_eq!(state.b, si(expected[1].memory.state().0, "B", 3));
+        assert_eq!(state.a, "295 GB");
+        assert_eq!(
+            c.row("comms").unwrap().b,
+            si(expected[1].comms_bytes.0, "B", 3)
+        );
+        // 8B under ZeRO-1 on 64 chips fits a v5p's HBM; 70B does not.
+        let fits = c.row("fits").unwrap();
+        assert_eq!((fits.a.as_str(), fits.b.as_str()), ("does not fit", "fits"));
+        // An unknown model is refused and the comparison kept; none removes it.
+        let messages = assert_refused_keeps(&p, &[("vs", "gpt-9")]);
+        assert!(messages[0].contains("gpt-9"), "{messages:?}");
+        // The reader's own model compares as a preset does.
+        let (code, _) = crate::library::tests::with_own_entries();
+        p.apply("vs", "my:half 8B").unwrap();
+        assert_eq!(p.vs.unwrap().id, code);
+        assert_pairs_restore(&p);
+        let half = transformer::params(&p.vs.unwrap().config).total();
+        assert_eq!(
+            p.comparison().unwrap().row("params").unwrap().b,
+            grouped(half)
+        );
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
     }
 
     #[test]
