@@ -38,7 +38,7 @@ test('the reader\'s library starts only when the reader reaches its forms', asyn
 
 test('a page fetches exactly its own bundle', async () => {
   for (const [slug, bundle, widget] of [
-    ['rooflines', 'main', 'roofline'],
+    ['rooflines', 'rooflines', 'roofline'],
     ['sharding', 'sharding', 'sharding'],
     ['applied-training', 'training', 'training-planner'],
     ['gpus', 'gpus', 'gpu'],
@@ -149,7 +149,7 @@ test('the exercise checker is a bundle of its own, started only when the reader 
   await page.goto(env.base + 'rooflines');
   await ready(page);
   await page.waitForTimeout(300);
-  assert.deepEqual(seen, ['main'], 'the first load fetched only the page\'s bundle');
+  assert.deepEqual(seen, ['rooflines'], 'the first load fetched only the page\'s bundle');
   assert.equal(await page.evaluate(() => document.documentElement.dataset.exercises), undefined);
   // Focusing a problem's answer box (keyboard) starts the checker; what the
   // reader types meanwhile is kept when the problem goes live.
@@ -160,7 +160,7 @@ test('the exercise checker is a bundle of its own, started only when the reader 
   await page.keyboard.type('295');
   release();
   await page.waitForSelector(':root[data-exercises="live"]', { timeout: 20000 });
-  assert.deepEqual(seen, ['main', 'exercises']);
+  assert.deepEqual(seen, ['rooflines', 'exercises']);
   assert.equal(await card.locator('input.answer').inputValue(), '295');
   await card.locator('button.check').click();
   assert.equal(await card.locator('[data-verdict]').getAttribute('data-verdict'), 'correct');

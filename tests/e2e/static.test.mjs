@@ -142,7 +142,7 @@ test('widgets show a sign until live, and no layout shift when they go live', as
   // Hold the wasm back so the static state can be seen.
   let release;
   const held = new Promise((r) => { release = r; });
-  await page.route('**/_b/main/*.wasm', async (route) => { await held; await route.continue(); });
+  await page.route('**/_b/rooflines/*.wasm', async (route) => { await held; await route.continue(); });
   await page.goto(env.base + 'rooflines');
   const sign = await page.locator('.island[data-island="roofline"] > .widget').evaluate(
     (el) => getComputedStyle(el, '::before').content,
