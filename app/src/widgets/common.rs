@@ -511,6 +511,13 @@ pub fn ici_row(a: &Chip, b: &Chip) -> Diff {
     })
 }
 
+/// A chip with ICI, found among the registry's and the reader's chips: what
+/// the widgets that run a TPU example accept as their chip or `vs`.
+pub fn ici_chip(id: &str) -> Option<&'static Chip> {
+    crate::library::resolve_chip(id)
+        .filter(|c| c.link(ridgeline_core::hardware::Link::Ici).is_some())
+}
+
 /// The difference between a widget's choice and the compared one, spelled out
 /// as a table (what, each value, the ratio of the second to the first), shown
 /// only while there is a comparison. Tests find it by `data-compare`, each row

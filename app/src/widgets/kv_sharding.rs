@@ -15,8 +15,8 @@ use ridgeline_core::kv_sharding::{
 };
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, ici_row, option, parse_vs, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
+    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
+    Diff, WidgetParams, WidgetState, VS,
 };
 use crate::input::{parse_count, short};
 use ridgeline_core::dtype::Dtype;
@@ -102,11 +102,7 @@ impl WidgetParams for KvParams {
             "y" => next.p.y = count("Y", 4096.0)?,
             "z" => next.p.z = count("Z", 4096.0)?,
             "step" => next.step = (count("step", 12.0)? - 1) as usize,
-            VS => {
-                next.vs = parse_vs(value, "TPU with ICI", |id| {
-                    crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
-                })?
-            }
+            VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         let r = next.report()?;

@@ -20,8 +20,8 @@ use ridgeline_core::overlap::{
 };
 
 use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
+    compare_picker, compare_table, ici_chip, option, parse_vs, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
 };
 use crate::charts::place::{draw_label, placer_for};
 use crate::charts::size::{Frame, Shape, Size};
@@ -109,9 +109,7 @@ impl WidgetParams for TimelineParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.clone();
         if key == VS {
-            next.vs = parse_vs(value, "TPU with ICI", |id| {
-                crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
-            })?;
+            next.vs = parse_vs(value, "TPU with ICI", ici_chip)?;
         } else {
             next.apply_own(key, value)?;
         }

@@ -17,8 +17,8 @@ use ridgeline_core::layout::{layout, Layout, LayoutParams, PassStep, Strategy};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, ici_row, option, parse_vs, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
+    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
+    Diff, WidgetParams, WidgetState, VS,
 };
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
@@ -177,15 +177,10 @@ impl WidgetParams for ParallelismParams {
                     .ok_or_else(|| format!("unknown model “{}”", short(value)))?
             }
             "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .filter(|c| c.link(Link::Ici).is_some())
+                next.chip = ici_chip(value)
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
-            VS => {
-                next.vs = parse_vs(value, "TPU with ICI", |id| {
-                    crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
-                })?
-            }
+            VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round() as u32,
             "tp" => {
                 next.tensor = parse_count(value, "tensor degree", 1.0, MAX_CHIPS)?.round() as u32

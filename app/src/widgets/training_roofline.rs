@@ -19,8 +19,8 @@ use ridgeline_core::training::{
 };
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
+    chip_rows, compare_picker, compare_table, ici_chip, option, parse_vs, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
 };
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -220,11 +220,6 @@ pub fn roofline_svg(m: &TrainingModel, size: Size) -> String {
 
 fn choice_of(p: &Parallelism) -> Option<Choice> {
     Choice::ALL.into_iter().find(|c| c.scheme() == p.scheme())
-}
-
-/// A chip with ICI, found among the registry's and the reader's chips.
-fn ici_chip(id: &str) -> Option<&'static Chip> {
-    crate::library::resolve_chip(id).filter(|c| c.link(Link::Ici).is_some())
 }
 
 /// A mesh as the reader writes it: `16x16x16`.
