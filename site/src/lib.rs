@@ -162,6 +162,8 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
     let library = adopt_bundle(site, LIBRARY_BUNDLE, public_url)?;
     let root = repo_root();
     let assets = scripts::write_assets(site, &root, &parts)?;
+    // The bundles are compressed first: the offline control states what they cost.
+    let bundle_files = compress::compress_tree(&site.join("_b"))?;
     let offline_bytes = compress::gzip_size_of_tree(&site.join("_b"))?;
     let ctx = pages::Context {
         public_url: public_url.to_string(),
@@ -174,7 +176,7 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
     };
     let written = pages::write_pages(site, &parts, &ctx)?;
     scripts::write_service_worker(site, public_url, &written.paths)?;
-    let compressed = compress::compress_tree(site)?;
+    let compressed = bundle_files + compress::compress_tree(site)?;
     Ok(Summary {
         pages: written.paths.len(),
         figures: written.figures.len(),
