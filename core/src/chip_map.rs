@@ -170,6 +170,51 @@ impl ChipMap {
     }
 }
 
+/// A logarithmic scale of bandwidth from the slowest path (0) to the fastest
+/// (1), shared by several maps so that two chips' paths can be drawn to one
+/// scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogScale {
+    slowest: f64,
+    span: f64,
+}
+
+impl LogScale {
+    /// The scale from `slowest` to `fastest` bytes per second.
+    pub fn new(fastest: f64, slowest: f64) -> LogScale {
+        LogScale {
+            slowest,
+            span: (fastest / slowest).log10(),
+        }
+    }
+
+    /// The scale covering every path of `maps` (one map's is its paths' own `log`).
+    pub fn of(maps: &[&ChipMap]) -> LogScale {
+        let all = || {
+            maps.iter()
+                .flat_map(|m| m.paths.iter())
+                .map(|p| p.bandwidth.0)
+        };
+        let fastest = all().fold(f64::NAN, f64::max);
+        let slowest = all().fold(f64::NAN, f64::min);
+        if fastest.is_nan() {
+            LogScale::new(1.0, 1.0)
+        } else {
+            LogScale::new(fastest, slowest)
+        }
+    }
+
+    /// Where `bandwidth` sits on the scale: 0 at the slowest, 1 at the fastest
+    /// (1 for every path when all are equally fast).
+    pub fn position(&self, bandwidth: BytesPerSec) -> f64 {
+        if self.span > 0.0 {
+            (bandwidth.0 / self.slowest).log10() / self.span
+        } else {
+            1.0
+        }
+    }
+}
+
 /// The map of `chip`; errors for a chip that is not a TPU.
 pub fn chip_map(chip: &'static Chip) -> Result<ChipMap, String> {
     let dims = match chip.topology {
@@ -253,7 +298,7 @@ pub fn chip_map(chip: &'static Chip) -> Result<ChipMap, String> {
     raw.sort_by(|a, b| b.2 .0.total_cmp(&a.2 .0));
     let fastest = raw.first().map_or(1.0, |r| r.2 .0);
     let slowest = raw.last().map_or(1.0, |r| r.2 .0);
-    let span = (fastest / slowest).log10();
+    let scale = LogScale::new(fastest, slowest);
     let paths = raw
         .into_iter()
         .map(|(part, label, bandwidth)| Path {
@@ -261,11 +306,7 @@ pub fn chip_map(chip: &'static Chip) -> Result<ChipMap, String> {
             label,
             bandwidth,
             linear: bandwidth.0 / fastest,
-            log: if span > 0.0 {
-                (bandwidth.0 / slowest).log10() / span
-            } else {
-                1.0
-            },
+            log: scale.position(bandwidth),
         })
         .collect();
     Ok(ChipMap {
@@ -295,6 +336,31 @@ mod tests {
             assert_eq!(m.paths.last().unwrap().log, 0.0);
         }
         assert!(chip_map(chip("h100").unwrap()).is_err());
+    }
+
+    #[test]
+    fn two_chips_share_one_scale() {
+        let (v5p, v5e) = (
+            chip_map(chip("v5p").unwrap()).unwrap(),
+            chip_map(chip("v5e").unwrap()).unwrap(),
+        );
+        // One map's scale is its own paths' `log`, exactly.
+        let own = LogScale::of(&[&v5p]);
+        assert!(v5p.paths.iter().all(|p| own.position(p.bandwidth) == p.log));
+        // Together, the fastest of both sits at 1 and the slowest at 0.
+        let both = LogScale::of(&[&v5p, &v5e]);
+        let all: Vec<&Path> = v5p.paths.iter().chain(&v5e.paths).collect();
+        let fastest = all.iter().map(|p| p.bandwidth.0).fold(0.0, f64::max);
+        let slowest = all
+            .iter()
+            .map(|p| p.bandwidth.0)
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(both.position(BytesPerSec(fastest)), 1.0);
+        assert_eq!(both.position(BytesPerSec(slowest)), 0.0);
+        // The v5p's HBM (2.8 TB/s) sits to the right of the v5e's (820 GB/s).
+        let hbm = |m: &ChipMap| both.position(m.path(Part::Hbm).unwrap().bandwidth);
+        assert!(hbm(&v5p) > hbm(&v5e));
+        assert_eq!(LogScale::of(&[]).position(BytesPerSec(5.0)), 1.0);
     }
 
     #[test]

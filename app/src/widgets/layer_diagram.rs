@@ -2,9 +2,12 @@
 //! "Transformer Accounting"): the attention and MLP blocks in the order data
 //! flows through them, each operation a button; the selected one shows its
 //! contraction, shapes, parameters, FLOPs and bytes, and a table lists every
-//! matmul of the chosen model, all from [`ridgeline_core::layer`].
+//! matmul of the chosen model, all from [`ridgeline_core::layer`]. A second
+//! model (`vs`, a preset or the reader's own) takes the same tokens: its
+//! figures beside the selected operation's, a column beside every matmul and
+//! the difference spelled out.
 
-use super::common::Notice;
+use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -54,6 +57,8 @@ pub struct LayerDiagramParams {
     pub causal: bool,
     /// The selected operation's name.
     pub op: &'static str,
+    /// A second model taking the same tokens, if any.
+    pub vs: Option<&'static ModelPreset>,
 }
 
 impl Default for LayerDiagramParams {
@@ -65,6 +70,7 @@ impl Default for LayerDiagramParams {
             dtype: Dtype::Bf16,
             causal: false,
             op: "W_in",
+            vs: None,
         }
     }
 }
@@ -90,6 +96,111 @@ impl LayerDiagramParams {
     pub fn ops(&self) -> Result<LayerOps, String> {
         layer_ops(&self.core())
     }
+
+    /// Every operation of the compared model's layer at the same batch,
+    /// length, format and kernel; `None` when nothing is compared.
+    pub fn vs_ops(&self) -> Option<Result<LayerOps, String>> {
+        let model = self.vs?;
+        Some(
+            LayerDiagramParams {
+                model,
+                vs: None,
+                ..*self
+            }
+            .ops(),
+        )
+    }
+
+    /// The layer beside the compared model's: the whole layer's parameters,
+    /// FLOPs and shares, then the selected operation's figures in each (`—`
+    /// where a model has no such operation).
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.ops().ok()?, self.vs_ops()?.ok()?);
+        let mut rows = vec![
+            Diff::number(
+                "params",
+                "parameters per layer",
+                a.params(),
+                b.params(),
+                grouped,
+            ),
+            Diff::number("flops", "forward FLOPs", a.flops().0, b.flops().0, sci3),
+            Diff::number(
+                "training-flops",
+                "training FLOPs",
+                a.training_flops().0,
+                b.training_flops().0,
+                sci3,
+            ),
+            Diff::number(
+                "matmul-share",
+                "matmuls' share",
+                a.matmul_share(),
+                b.matmul_share(),
+                percent,
+            ),
+            Diff::number(
+                "attention-share",
+                "attention matmuls' share",
+                a.attention_share(),
+                b.attention_share(),
+                percent,
+            ),
+        ];
+        let op = |ops: &LayerOps, f: fn(&LayerOp) -> f64| {
+            ops.ops
+                .iter()
+                .find(|o| o.name == self.op)
+                .map_or(f64::NAN, f)
+        };
+        let name = self.op;
+        let each: [OpRow; 4] = [
+            ("op-params", "parameters", |o| o.params, grouped),
+            ("op-flops", "forward FLOPs", |o| o.flops.0, sci3),
+            (
+                "op-bytes",
+                "bytes through HBM",
+                |o| o.bytes.0,
+                |x| {
+                    if x.is_finite() {
+                        si(x, "B", 3)
+                    } else {
+                        sci3(x)
+                    }
+                },
+            ),
+            ("op-intensity", "FLOPs per byte", |o| o.intensity().0, sci3),
+        ];
+        for (key, what, get, show) in each {
+            rows.push(Diff::number(
+                key,
+                format!("{name}: {what}"),
+                op(&a, get),
+                op(&b, get),
+                show,
+            ));
+        }
+        Some(Comparison {
+            a: self.model.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
+}
+
+/// A comparison row of the selected operation: its key, what it shows, how
+/// to read the value from the operation and how to write it.
+type OpRow = (
+    &'static str,
+    &'static str,
+    fn(&LayerOp) -> f64,
+    fn(f64) -> String,
+);
+
+/// Three significant figures in the book's notation (`1.2e11`).
+fn sci3(x: f64) -> String {
+    sci(x, 3)
 }
 
 /// The operations of `names` that the layer has, in that order.
@@ -134,12 +245,24 @@ impl WidgetParams for LayerDiagramParams {
                     .map(|o| o.name)
                     .ok_or_else(|| format!("this layer has no operation “{}”", short(value)))?
             }
+            VS => {
+                next.vs = parse_vs(value, "model", crate::library::resolve_model)?;
+                if let Some(m) = next.vs.filter(|m| m.config.mla.is_some()) {
+                    return Err(format!(
+                        "{} uses latent attention, which this diagram does not draw",
+                        m.name
+                    ));
+                }
+            }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         let ops = next.ops()?;
         // A model without a gate or router keeps a selection it has.
         if !ops.ops.iter().any(|o| o.name == next.op) {
             next.op = "W_O";
+        }
+        if let Some(Err(e)) = next.vs_ops() {
+            return Err(format!("{}: {e}", next.vs.map_or("", |m| m.name)));
         }
         *self = next;
         Ok(())
@@ -155,6 +278,9 @@ impl WidgetParams for LayerDiagramParams {
             ("causal".into(), if self.causal { "1" } else { "0" }.into()),
             ("op".into(), self.op.into()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|m| (VS.into(), m.id.into())))
+        .collect()
     }
 }
 
@@ -172,9 +298,13 @@ pub fn LayerDiagram(
     let state = WidgetState::<LayerDiagramParams>::new(&args);
     let WidgetState { params, notice } = state;
     let set = move |key: &'static str, value: String| {
-        state.set_or_refresh(key, &value, matches!(key, "model" | "dtype"));
+        state.set_or_refresh(key, &value, matches!(key, "model" | "dtype" | VS));
     };
     let result = Memo::new(move |_| params.with(|p| p.ops().ok()));
+    let compared = Memo::new(move |_| params.with(|p| p.vs_ops().and_then(Result::ok)));
+    let vs_name = move || params.with(|p| p.vs.map_or("", |m| m.name));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
+    let vs_options = super::common::model_options(|m| m.config.mla.is_none(), vs_id);
     let model_options = diagram_models()
         .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
@@ -216,6 +346,16 @@ pub fn LayerDiagram(
     };
     let detail = move || {
         let chosen = params.with(|p| p.op);
+        // The same operation in the compared model, or why it has none.
+        let vs_detail = compared.with(|c| {
+            c.as_ref().map(|ops| {
+                let text = ops.ops.iter().find(|o| o.name == chosen).map_or_else(
+                    || "no such operation".to_string(),
+                    |o| format!("{}; {} parameters, {} FLOPs", o.shapes, grouped(o.params), sci(o.flops.0, 3)),
+                );
+                view! { <div class="vs-detail"><dt>{format!("in {}", vs_name())}</dt><dd data-vs-op="">{text}</dd></div> }
+            })
+        });
         result.with(|r| {
             r.as_ref()
                 .and_then(|ops| ops.ops.iter().find(|o| o.name == chosen))
@@ -230,6 +370,7 @@ pub fn LayerDiagram(
                             <div><dt>"training FLOPs"</dt><dd>{sci(o.training_flops().0, 3)}</dd></div>
                             <div><dt>"bytes through HBM"</dt><dd>{si(o.bytes.0, "B", 3)}</dd></div>
                             <div><dt>"FLOPs per byte"</dt><dd>{sci(o.intensity().0, 3)}</dd></div>
+                            {vs_detail}
                         </dl>
                     }
                 })
@@ -245,6 +386,17 @@ pub fn LayerDiagram(
                         .chain(in_flow(ops, &MLP_FLOW))
                         .filter(|o| o.kind != OpKind::Elementwise)
                         .map(|o| {
+                            // The compared model's FLOPs for the same matmul.
+                            let vs = compared.with(|c| {
+                                c.as_ref().map(|c| {
+                                    let flops = c
+                                        .ops
+                                        .iter()
+                                        .find(|v| v.name == o.name)
+                                        .map_or(f64::NAN, |v| v.flops.0);
+                                    view! { <td data-vs-flops="">{sci(flops, 3)}</td> }
+                                })
+                            });
                             view! {
                                 <tr data-matrix=o.name>
                                     <th scope="row">{o.name}</th>
@@ -252,6 +404,7 @@ pub fn LayerDiagram(
                                     <td>{grouped(o.params)}</td>
                                     <td>{sci(o.flops.0, 3)}</td>
                                     <td>{percent(o.flops.0 / total)}</td>
+                                    {vs}
                                 </tr>
                             }
                         })
@@ -304,6 +457,7 @@ pub fn LayerDiagram(
                         on:change=move |ev| set("causal", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
                     " causal kernel skips the masked half"
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
     }
     .into_any();
@@ -331,11 +485,12 @@ pub fn LayerDiagram(
             <div class="table-scroll" tabindex="0">
                 <table class="matrices">
                     <caption>"Every matmul of the layer"</caption>
-                    <thead><tr><th scope="col">"matmul"</th><th scope="col">"shapes"</th><th scope="col">"parameters"</th><th scope="col">"forward FLOPs"</th><th scope="col">"share"</th></tr></thead>
+                    <thead><tr><th scope="col">"matmul"</th><th scope="col">"shapes"</th><th scope="col">"parameters"</th><th scope="col">"forward FLOPs"</th><th scope="col">"share"</th>{move || params.with(|p| p.vs.map(|m| view! { <th scope="col">{format!("{}: FLOPs", m.name)}</th> }))}</tr></thead>
                     <tbody>{matrices}</tbody>
                 </table>
             </div>
             <p class="layer-totals" data-totals="">{totals}</p>
+            {compare_table(move || params.with(|p| p.comparison()))}
         </figure>
     }
 }
@@ -392,10 +547,56 @@ mod tests {
     }
 
     #[test]
+    fn a_second_model_takes_the_same_tokens() {
+        use crate::widgets::common::testing::assert_round_trip;
+        let p: LayerDiagramParams = assert_round_trip(&[("vs", "llama3-8b"), ("op", "W_in")]);
+        let c = p.comparison().unwrap();
+        // Core's layer of LLaMA 3 8B at the same 4,096 tokens: D = 4096, F = 14336.
+        let direct = layer_ops(&LayerParams {
+            model: model("llama3-8b").unwrap().config,
+            ..p.core()
+        })
+        .unwrap();
+        let w_in = direct.ops.iter().find(|o| o.name == "W_in").unwrap();
+        assert_eq!(w_in.flops.0, 2.0 * 4096.0 * 4096.0 * 14336.0);
+        assert_eq!(c.row("op-flops").unwrap().b, sci(w_in.flops.0, 3));
+        assert_eq!(c.row("params").unwrap().b, grouped(direct.params()));
+        assert_eq!(c.row("op-params").unwrap().a, grouped(8192.0 * 28672.0));
+        // An operation the compared model lacks reads "—".
+        let mut moe = p;
+        moe.apply("model", "mixtral-8x7b").unwrap();
+        moe.apply("op", "router").unwrap();
+        assert_eq!(moe.comparison().unwrap().row("op-flops").unwrap().b, "—");
+        let messages = assert_refused_keeps(&p, &[("vs", "gpt-9"), ("vs", "deepseek-v3")]);
+        assert!(messages[0].contains("gpt-9"), "{messages:?}");
+        assert!(messages[1].contains("latent"), "{messages:?}");
+        // The reader's own model compares as a preset does.
+        let (code, _) = crate::library::tests::with_own_entries();
+        let mut own = p;
+        own.apply("vs", "my:half 8B").unwrap();
+        assert_eq!(own.vs.unwrap().id, code);
+        assert_pairs_restore(&own);
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert!(q.to_pairs().iter().all(|(k, _)| k != "vs"));
+        // The figure: a column of the compared FLOPs beside every matmul.
+        let owner = Owner::new();
+        let html =
+            owner.with(|| view! { <LayerDiagram args=pairs(&[("vs", "llama3-8b")]) /> }.to_html());
+        assert_eq!(html.matches("data-vs-flops").count(), 9, "{html}");
+        assert!(
+            html.contains("LLaMA 3 8B: FLOPs") && html.contains("data-vs-op"),
+            "{html}"
+        );
+    }
+
+    #[test]
     fn the_static_figure_shows_the_selected_operation() {
         let owner = Owner::new();
         let html = owner.with(|| view! { <LayerDiagram args=pairs(&[("op", "W_Q")]) /> }.to_html());
         assert!(html.contains(r#"data-op-detail="W_Q""#), "{html}");
         assert!(html.contains(&grouped(8192.0 * 8192.0)), "{html}");
+        assert!(!html.contains("data-vs-flops") && !html.contains("data-compare"));
     }
 }

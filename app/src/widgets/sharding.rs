@@ -1,10 +1,17 @@
 //! The sharding visualizer (`data-widget="sharding"`): the reader writes a
 //! sharded matmul in the book's notation and a mesh, and sees which block of A,
 //! B and C every device holds, which of the four cases applies, and the
-//! communication plan with its cost.
+//! communication plan with its cost. A second chip (`vs`) runs the same plan
+//! on its own ICI and peak: its time under each step, its verdict and the
+//! difference spelled out.
 
-use super::common::Notice;
+use super::common::{
+    chip_rows, compare_picker, compare_table, diff_rows, ici_row, parse_vs_chip, Comparison, Diff,
+    Notice, VS,
+};
 use leptos::prelude::*;
+use ridgeline_core::collectives::Network;
+use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
@@ -51,6 +58,8 @@ pub struct ShardingParams {
     pub dims: String,
     /// The chip collectives and compute are timed on.
     pub chip: &'static Chip,
+    /// A second chip the same plan is timed on, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for ShardingParams {
@@ -60,6 +69,7 @@ impl Default for ShardingParams {
             mesh: "X=4, Y=2".into(),
             dims: "I=512, J=1024, K=256".into(),
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            vs: None,
         }
     }
 }
@@ -68,6 +78,57 @@ impl ShardingParams {
     /// Builds the plan, or says precisely what is wrong with the input.
     pub fn plan(&self) -> Result<MatmulPlan, String> {
         MatmulPlan::parse(&self.spec, &self.mesh, &self.dims, self.chip).map_err(|e| e.to_string())
+    }
+
+    /// The same plan on the compared chip; `None` when nothing is compared.
+    pub fn vs_plan(&self) -> Option<Result<MatmulPlan, String>> {
+        let chip = self.vs?;
+        Some(
+            ShardingParams {
+                chip,
+                vs: None,
+                ..self.clone()
+            }
+            .plan(),
+        )
+    }
+
+    /// The plan beside the same plan on the compared chip: the chips' bf16
+    /// peaks and ICI links, then the communication, the local matmul, both
+    /// together (overlapped and one after the other) and what bounds it.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.plan().ok()?, self.vs_plan()?.ok()?);
+        let mut rows: Vec<Diff> = chip_rows(self.chip, vs, Dtype::Bf16)
+            .into_iter()
+            .filter(|d| d.key == "peak")
+            .collect();
+        rows.push(ici_row(self.chip, vs));
+        rows.extend(diff_rows(
+            &a,
+            &b,
+            seconds,
+            &[
+                ("comms", "communication", |p| p.comm_time().0),
+                ("matmul", "local matmul", |p| nan(p.compute_time())),
+                ("overlapped", "both, overlapped", |p| nan(p.time_lower())),
+                ("serial", "both, one after the other", |p| {
+                    nan(p.time_upper())
+                }),
+            ],
+        ));
+        let word = |p: &MatmulPlan| p.verdict().map_or("—", |v| v.text());
+        rows.push(Diff::words(
+            "verdict",
+            "overlapped, it is",
+            word(&a),
+            word(&b),
+        ));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
     }
 
     /// Sets one field; the caller keeps the old params if the plan fails.
@@ -81,9 +142,18 @@ impl ShardingParams {
                 next.chip = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
             }
+            VS => {
+                next.vs = parse_vs_chip(value, |c| {
+                    Network::ici(c).map(|_| ()).map_err(|e| e.to_string())
+                })?
+            }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
-        next.plan().map(|_| next)
+        next.plan()?;
+        if let Some(Err(e)) = next.vs_plan() {
+            return Err(e);
+        }
+        Ok(next)
     }
 
     /// The parameters as `key=value` pairs.
@@ -94,7 +164,15 @@ impl ShardingParams {
             ("dims".into(), self.dims.clone()),
             ("chip".into(), self.chip.id.into()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
+}
+
+/// A time that may be missing, as a number (`NaN`, shown as `—`, when it is).
+fn nan(t: Option<ridgeline_core::units::Seconds>) -> f64 {
+    t.map_or(f64::NAN, |t| t.0)
 }
 
 /// The collectives of a plan in a few words: `AllGather A over X`.
@@ -177,8 +255,60 @@ pub fn Sharding(
                 params.set(next);
                 notice.set(None);
             }
-            Err(e) => notice.set(Some(e)),
+            Err(e) => {
+                notice.set(Some(e));
+                // A refused choice in a picker shows the last valid one again.
+                if matches!(key, "chip" | VS) {
+                    params.set(params.get_untracked());
+                }
+            }
         }
+    };
+    let vs_plan = Memo::new(move |_| params.with(|p| p.vs_plan().and_then(Result::ok)));
+    let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(
+        |c| c.link(ridgeline_core::hardware::Link::Ici).is_some(),
+        vs_id,
+    );
+    // The compared chip's time under each step of the plan, the same steps.
+    let steps = move || {
+        plan.with(|p| {
+            vs_plan.with(|vs| {
+                p.steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| {
+                        let other = vs
+                            .as_ref()
+                            .and_then(|v| v.steps.get(i))
+                            .and_then(|v| v.time)
+                            .map(|t| {
+                                view! { <span class="vs-step" data-vs-step="">{format!("on {}: {}", vs_name(), seconds(t.0))}</span> }
+                            });
+                        view! { <li>{s.to_string()}{other}</li> }
+                    })
+                    .collect_view()
+            })
+        })
+    };
+    let vs_line = move || {
+        vs_plan.with(|v| {
+            let v = v.as_ref()?;
+            let verdict = v.verdict()?.text();
+            let text = format!(
+                "On {}: communication {}, local matmul {}; overlapped, it is ",
+                vs_name(),
+                seconds(v.comm_time().0),
+                seconds(v.compute_time()?.0)
+            );
+            Some(view! {
+                <p data-vs-line="">
+                    {text}
+                    <strong class="verdict-tag" data-vs-verdict=verdict>{verdict}</strong>"."
+                </p>
+            })
+        })
     };
 
     let chip_options = super::common::chip_options(
@@ -226,8 +356,7 @@ pub fn Sharding(
         })
     };
 
-    view! {
-        <figure class="widget sharding" data-widget="sharding">
+    let controls = view! {
             <div class="controls">
                 <label>
                     "Example "
@@ -242,6 +371,7 @@ pub fn Sharding(
                         {chip_options}
                     </select>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls stacked">
                 <label>
@@ -278,7 +408,9 @@ pub fn Sharding(
                     />
                 </label>
             </div>
-            <Notice notice=notice />
+    }
+    .into_any();
+    let summary = view! {
             <div class="plan-summary">
                 <p>
                     <strong>{move || plan.with(|p| format!("Case {}", p.case().number()))}</strong>
@@ -304,10 +436,17 @@ pub fn Sharding(
                         if p.reshard { " (C needed a reshard)" } else { "" }
                     ))}
                 </p>
-                <ol class="plan-steps">
-                    {move || plan.with(|p| p.steps.iter().map(|s| view! { <li>{s.to_string()}</li> }).collect_view())}
-                </ol>
+                <ol class="plan-steps">{steps}</ol>
+                {vs_line}
+                {compare_table(move || params.with(|p| p.comparison()))}
             </div>
+    }
+    .into_any();
+    view! {
+        <figure class="widget sharding" data-widget="sharding">
+            {controls}
+            <Notice notice=notice />
+            {summary}
             <div class="legend muted">"Each device shows where its block sits in the global A (blue), B (orange) and C (green)."</div>
             {devices}
         </figure>
@@ -351,5 +490,58 @@ mod tests {
             .unwrap_err()
             .contains("divisible"));
         assert_eq!(grid(&plan), (4, 2));
+    }
+
+    /// Parameters from pairs as the widget reads them, every pair accepted.
+    fn from(list: &[(&str, &str)]) -> ShardingParams {
+        list.iter().fold(ShardingParams::default(), |p, (k, v)| {
+            p.with(k, v).unwrap_or_else(|e| panic!("{k}={v}: {e}"))
+        })
+    }
+
+    #[test]
+    fn a_second_chip_times_the_same_plan() {
+        let p = from(&[("dims", "I=8192, J=8192, K=8192"), ("vs", "v5p")]);
+        // The pairs give back the same parameters.
+        let pairs = p.to_pairs();
+        let q = pairs
+            .iter()
+            .fold(ShardingParams::default(), |q, (k, v)| q.with(k, v).unwrap());
+        assert_eq!(q, p);
+        assert!(pairs.contains(&("vs".into(), "v5p".into())));
+        let c = p.comparison().unwrap();
+        // The same plan built by core on the v5p directly.
+        let v5p = MatmulPlan::parse(&p.spec, &p.mesh, &p.dims, chip("v5p").unwrap()).unwrap();
+        assert_eq!(c.row("comms").unwrap().b, seconds(v5p.comm_time().0));
+        assert_eq!(
+            c.row("matmul").unwrap().b,
+            seconds(v5p.compute_time().unwrap().0)
+        );
+        assert_eq!(c.row("verdict").unwrap().b, v5p.verdict().unwrap().text());
+        assert_eq!(c.row("ici").unwrap().a, "90 GB/s");
+        // A chip without ICI and an unknown id are refused; the state stays.
+        for bad in ["h100", "tpu-v99"] {
+            let e = p.with("vs", bad).unwrap_err();
+            assert!(e.contains(if bad == "h100" { "ICI" } else { bad }), "{e}");
+        }
+        // "none" removes the comparison and its key.
+        let none = p.with("vs", "none").unwrap();
+        assert_eq!(none.comparison(), None);
+        assert!(none.to_pairs().iter().all(|(k, _)| k != "vs"));
+        // The reader's own chip is offered and compared like a registry chip.
+        let (_, code) = crate::library::tests::with_own_entries();
+        let own = p.with("vs", "my:fast v5e").unwrap();
+        assert_eq!(own.vs.unwrap().id, code);
+        assert_eq!(own.comparison().unwrap().b, "fast v5e");
+    }
+
+    #[test]
+    fn the_static_figure_has_the_picker_and_no_comparison() {
+        let owner = Owner::new();
+        let html = owner.with(|| {
+            view! { <Sharding args=crate::widgets::common::pairs(&[("chip", "v5e")]) /> }.to_html()
+        });
+        assert!(html.contains("data-vs"), "{html}");
+        assert!(!html.contains("data-compare") && !html.contains("data-vs-step"));
     }
 }

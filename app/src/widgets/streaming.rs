@@ -2,9 +2,13 @@
 //! the `pointwise-product` animation): chunks cross HBM → VMEM → vector
 //! registers → VPU or MXU, stepped chunk by chunk on a timeline of the three
 //! stages, with the stage that sets the pace, the total time and the verdict,
-//! all from [`ridgeline_core::streaming::simulate`].
+//! all from [`ridgeline_core::streaming::simulate`]. A second TPU (`vs`)
+//! streams the same operation at its registry rates: its three lanes on the
+//! same time scale, its verdict and the difference spelled out.
 
-use super::common::Notice;
+use super::common::{
+    compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice, VS,
+};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -37,6 +41,8 @@ pub struct StreamingParams {
     pub compute: Option<f64>,
     /// Matmul only: the weights already sit in VMEM.
     pub resident: bool,
+    /// A second TPU streaming the same operation at its registry rates, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for StreamingParams {
@@ -50,8 +56,14 @@ impl Default for StreamingParams {
             hbm: None,
             compute: None,
             resident: false,
+            vs: None,
         }
     }
+}
+
+/// Whether a chip is a TPU (the streaming model's stages are a TPU's).
+fn is_tpu(c: &Chip) -> bool {
+    matches!(c.topology, Topology::Torus { .. })
 }
 
 impl StreamingParams {
@@ -81,6 +93,71 @@ impl StreamingParams {
     pub fn run(&self) -> Result<StreamRun, String> {
         simulate(&self.model())
     }
+
+    /// The compared chip's parameters: the same operation, chunk and weights
+    /// at its registry rates (the reader's rates are for their own chip).
+    pub fn vs_params(&self) -> Option<StreamingParams> {
+        self.vs.map(|chip| StreamingParams {
+            chip,
+            hbm: None,
+            compute: None,
+            vs: None,
+            ..*self
+        })
+    }
+
+    /// The same operation streamed on the compared chip; `None` when nothing is compared.
+    pub fn vs_run(&self) -> Option<Result<StreamRun, String>> {
+        self.vs_params().map(|p| p.run())
+    }
+
+    /// The run beside the compared chip's: the rates each stage runs at, each
+    /// stage's time per chunk, the totals, how busy compute is and the verdict.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (ma, mb) = (self.model(), self.vs_params()?.model());
+        let (a, b) = (self.run().ok()?, self.vs_run()?.ok()?);
+        let mut rows = vec![
+            Diff::number("hbm", "HBM bandwidth", ma.hbm.0, mb.hbm.0, |x| {
+                si(x, "B/s", 3)
+            }),
+            Diff::number("vmem", "VMEM bandwidth", ma.vmem.0, mb.vmem.0, |x| {
+                si(x, "B/s", 3)
+            }),
+            Diff::number("compute", "compute rate", ma.compute.0, mb.compute.0, |x| {
+                si(x, "FLOP/s", 3)
+            }),
+        ];
+        rows.extend(diff_rows(
+            &a,
+            &b,
+            seconds,
+            &[
+                ("stage-hbm", "HBM → VMEM, per chunk", |r| {
+                    r.stage_time[0].0
+                }),
+                ("stage-vmem", "VMEM → registers, per chunk", |r| {
+                    r.stage_time[1].0
+                }),
+                ("stage-compute", "compute, per chunk", |r| r.stage_time[2].0),
+                ("total", "total, overlapped", |r| r.total.0),
+                ("serial", "one stage at a time", |r| r.serial.0),
+            ],
+        ));
+        rows.push(Diff::number(
+            "busy",
+            "compute busy",
+            a.utilisation,
+            b.utilisation,
+            |x| format!("{:.1} %", 100.0 * x),
+        ));
+        rows.push(Diff::words("verdict", "verdict", verdict(&a), verdict(&b)));
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
 }
 
 impl WidgetParams for StreamingParams {
@@ -108,10 +185,19 @@ impl WidgetParams for StreamingParams {
             "chip" => {
                 let c = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if !matches!(c.topology, Topology::Torus { .. }) {
+                if !is_tpu(c) {
                     return Err(format!("{} is not a TPU", c.name));
                 }
                 next.chip = c;
+            }
+            VS => {
+                next.vs = parse_vs_chip(value, |c| {
+                    if is_tpu(c) {
+                        Ok(())
+                    } else {
+                        Err(format!("{} is not a TPU", c.name))
+                    }
+                })?
             }
             "op" => {
                 next.matmul = match value {
@@ -131,6 +217,9 @@ impl WidgetParams for StreamingParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.run()?;
+        if let Some(Err(e)) = next.vs_run() {
+            return Err(format!("on {}: {e}", next.vs.map_or("", |c| c.name)));
+        }
         *self = next;
         Ok(())
     }
@@ -160,6 +249,7 @@ impl WidgetParams for StreamingParams {
         if let Some(c) = self.compute {
             out.push(("compute".into(), format!("{c}")));
         }
+        out.extend(self.vs.map(|c| (VS.into(), c.id.into())));
         out
     }
 }
@@ -203,10 +293,14 @@ pub fn Streaming(
     });
     let player = Player::new(shown, 700);
     let set = move |key: &'static str, value: String| {
-        if state.set(key, &value) {
+        if state.set_or_refresh(key, &value, key == VS) {
             player.reset();
         }
     };
+    let compared = Memo::new(move |_| params.with(|p| p.vs_run().and_then(Result::ok)));
+    let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(is_tpu, vs_id);
     let step = player.step;
     let at = move |f: &dyn Fn(&StreamRun) -> String| {
         result.with(|r| r.as_ref().map(f).unwrap_or_default())
@@ -218,42 +312,67 @@ pub fn Streaming(
                 return ().into_any();
             };
             let n = (r.chunks as usize).min(SHOWN_CHUNKS);
-            let end = time_after(r, n).max(f64::MIN_POSITIVE);
+            // The compared chip's first chunks share the time scale: the
+            // scale ends where the slower of the two finishes them.
+            let vs_end = compared.with(|c| {
+                c.as_ref().map_or(0.0, |c| {
+                    time_after(c, (c.chunks as usize).min(SHOWN_CHUNKS))
+                })
+            });
+            let end = time_after(r, n).max(vs_end).max(f64::MIN_POSITIVE);
             let now = time_after(r, s);
             let pct = |t: f64| 100.0 * t / end;
-            Stage::ALL
+            let lane = |run: &StreamRun, stage: Stage, i: usize, name: Option<&'static str>| {
+                let shown = (run.chunks as usize).min(SHOWN_CHUNKS);
+                let boxes = run
+                    .timeline
+                    .iter()
+                    .filter(|sp| sp.stage == stage && (sp.chunk as usize) < shown)
+                    .map(|sp| {
+                        let style = format!(
+                            "left: {:.2}%; width: {:.2}%",
+                            pct(sp.start.0),
+                            pct(sp.end.0 - sp.start.0).max(0.3)
+                        );
+                        view! {
+                            <span class="chunk" class:done=sp.end.0 <= now style=style
+                                title=format!("chunk {}", sp.chunk)></span>
+                        }
+                    })
+                    .collect_view();
+                let bottleneck = run.bottleneck == stage;
+                let pace = if bottleneck { " (sets the pace)" } else { "" };
+                let label = match name {
+                    Some(name) => format!("{name}: {}{pace}", stage.label()),
+                    None => format!("{}{pace}", stage.label()),
+                };
+                view! {
+                    <div class="lane" class:bottleneck=bottleneck class:vs=name.is_some()
+                        data-stage=name.is_none().then_some(i) data-vs-lane=name.map(|_| i)>
+                        <span class="lane-label">{label}</span>
+                        <div class="track">
+                            {boxes}
+                            <span class="now" style=format!("left: {:.2}%", pct(now))></span>
+                        </div>
+                    </div>
+                }
+            };
+            let own = Stage::ALL
                 .iter()
                 .enumerate()
-                .map(|(i, stage)| {
-                    let boxes = r
-                        .timeline
+                .map(|(i, stage)| lane(r, *stage, i, None))
+                .collect_view();
+            let name = params.with(|p| p.vs.map(|c| c.name));
+            let other = compared.with(|c| {
+                c.as_ref().zip(name).map(|(c, name)| {
+                    Stage::ALL
                         .iter()
-                        .filter(|sp| sp.stage == *stage && (sp.chunk as usize) < n)
-                        .map(|sp| {
-                            let style = format!(
-                                "left: {:.2}%; width: {:.2}%",
-                                pct(sp.start.0),
-                                pct(sp.end.0 - sp.start.0).max(0.3)
-                            );
-                            view! {
-                                <span class="chunk" class:done=sp.end.0 <= now style=style
-                                    title=format!("chunk {}", sp.chunk)></span>
-                            }
-                        })
-                        .collect_view();
-                    let bottleneck = r.bottleneck == *stage;
-                    view! {
-                        <div class="lane" class:bottleneck=bottleneck data-stage=i>
-                            <span class="lane-label">{stage.label()}{if bottleneck { " (sets the pace)" } else { "" }}</span>
-                            <div class="track">
-                                {boxes}
-                                <span class="now" style=format!("left: {:.2}%", pct(now))></span>
-                            </div>
-                        </div>
-                    }
+                        .enumerate()
+                        .map(|(i, stage)| lane(c, *stage, i, Some(name)))
+                        .collect_view()
                 })
-                .collect_view()
-                .into_any()
+            });
+            view! { {own}{other} }.into_any()
         })
     };
     let stage_times = move || {
@@ -338,6 +457,7 @@ pub fn Streaming(
                 {field("chunk", "Chunk (bytes) ", |p| format!("{}", p.chunk))}
                 {field("hbm", "HBM bandwidth (B/s) ", |p| p.hbm.map(|h| format!("{h}")).unwrap_or_else(|| "chip".into()))}
                 {field("compute", "Compute rate (FLOP/s) ", |p| p.compute.map(|c| format!("{c}")).unwrap_or_else(|| "chip".into()))}
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <p class="muted">{move || format!("“chip” uses the registry's rates: HBM {}, compute {}.", rate_default(0), rate_default(1))}</p>
             {player.controls("chunks", |s, t| format!("chunk {s} / {t} shown"))}
@@ -353,7 +473,15 @@ pub fn Streaming(
                 <div><dt>"one stage at a time"</dt><dd>{move || at(&|r| seconds(r.serial.0))}</dd></div>
                 <div><dt>"compute busy"</dt><dd data-utilisation="">{move || at(&|r| format!("{:.1} %", 100.0 * r.utilisation))}</dd></div>
                 <div><dt>"HBM bytes per chunk"</dt><dd>{move || at(&|r| si(r.per_chunk.0 .0, "B", 3))}</dd></div>
+                {move || compared.with(|c| c.as_ref().map(|c| {
+                    let v = verdict(c);
+                    view! {
+                        <div><dt>{format!("on {}", vs_name())}</dt><dd data-vs-verdict=v>{v}</dd></div>
+                        <div><dt>{format!("total on {}", vs_name())}</dt><dd data-vs-total="">{seconds(c.total.0)}</dd></div>
+                    }
+                }))}
             </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
     }
@@ -434,5 +562,70 @@ mod tests {
         assert_pairs_restore(&p);
         p.apply("compute", "chip").unwrap();
         assert_eq!(p.compute, None);
+    }
+
+    #[test]
+    fn a_second_tpu_streams_the_same_operation_at_its_own_rates() {
+        use crate::widgets::common::testing::assert_round_trip;
+        let p: StreamingParams = assert_round_trip(&[("vs", "v5p"), ("hbm", "4.1e11")]);
+        let c = p.comparison().unwrap();
+        // Core's run of the same product on the v5p at the registry's rates
+        // (the reader's 410 GB/s is for their own chip only).
+        let mut direct = StreamParams::new(
+            chip("v5p").unwrap(),
+            StreamOp::Elementwise { elements: 1 << 24 },
+        );
+        direct.chunk = Bytes(4.0 * 1024.0 * 1024.0);
+        let r = simulate(&direct).unwrap();
+        assert_eq!(c.row("total").unwrap().b, seconds(r.total.0));
+        assert_eq!(c.row("hbm").unwrap().a, "410 GB/s");
+        assert_eq!(
+            c.row("hbm").unwrap().b,
+            si(chip("v5p").unwrap().hbm_bw().0, "B/s", 3)
+        );
+        assert_eq!(c.row("verdict").unwrap().b, verdict(&r));
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "tpu-v99")]);
+        assert!(messages[0].contains("not a TPU"), "{messages:?}");
+        assert!(messages[1].contains("tpu-v99"), "{messages:?}");
+        // The reader's own TPU compares like a registry one; the book gives
+        // a VPU rate for its own generations only, so the reader's chip
+        // streams a matmul (on its bf16 peak) but not an elementwise product.
+        let (_, code) = crate::library::tests::with_own_entries();
+        let mut own = p;
+        let e = own.apply("vs", "my:fast v5e").unwrap_err();
+        assert!(e.contains("fast v5e") && e.contains("VPU"), "{e}");
+        own.apply("op", "matmul").unwrap();
+        own.apply("vs", "my:fast v5e").unwrap();
+        assert_eq!(own.vs.unwrap().id, code);
+        assert_eq!(own.comparison().unwrap().row("hbm").unwrap().b, "1.62 TB/s");
+        let mut q = p;
+        q.apply("vs", "none").unwrap();
+        assert_eq!(q.comparison(), None);
+        assert!(q.to_pairs().iter().all(|(k, _)| k != "vs"));
+    }
+
+    #[test]
+    fn the_compared_lanes_share_the_time_scale_and_the_static_page_has_none() {
+        let owner = Owner::new();
+        let html = owner.with(|| view! { <Streaming args=pairs(&[("chip", "v5e")]) /> }.to_html());
+        assert!(
+            html.contains("data-vs=") || html.contains("data-vs "),
+            "{html}"
+        );
+        assert!(
+            !html.contains("data-vs-lane") && !html.contains("data-compare"),
+            "{html}"
+        );
+        // Arguments naming a second chip draw its three lanes and its verdict.
+        let owner = Owner::new();
+        let html = owner.with(|| {
+            view! { <Streaming args=pairs(&[("chip", "v5e"), ("vs", "v5p")]) /> }.to_html()
+        });
+        assert_eq!(html.matches("data-vs-lane=").count(), 3, "{html}");
+        assert!(html.contains("TPU v5p: HBM → VMEM"), "{html}");
+        assert!(
+            html.contains(r#"data-vs-verdict="bandwidth-bound (HBM)""#),
+            "{html}"
+        );
     }
 }
