@@ -114,10 +114,16 @@ test('Part 2: the elementwise product streamed on a TPU v5p, on the same time sc
 });
 
 test('Part 0: a link with streaming.vs opens with the second TPU on the introduction', async () => {
-  const { widget, other, picker, clear } = await open('introduction?streaming.vs=v6e', 'streaming');
-  assert.equal(await picker.inputValue(), 'v6e');
+  const { widget, other, picker, clear } = await open('introduction?streaming.vs=v5p', 'streaming');
+  assert.equal(await picker.inputValue(), 'v5p');
   assert.equal(await widget.locator('[data-vs-lane]').count(), 3);
   assert.equal(await widget.locator('[data-vs-verdict]').textContent(), await other('verdict'));
+  // The book gives the v6e no VPU figure, so it cannot stream an
+  // elementwise product: refused with the reason, the v5p kept.
+  await picker.selectOption('v6e');
+  assert.match(await widget.locator('[data-notice]').textContent(), /on TPU v6e: .*no VPU figure in the book/);
+  assert.equal(await picker.inputValue(), 'v5p');
+  assert.equal(await widget.locator('[data-vs-lane]').count(), 3);
   await clear();
 });
 
