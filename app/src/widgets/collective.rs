@@ -400,10 +400,8 @@ pub fn CollectivePlayer(
             })
         })
         .collect_view();
-    let chip_options = super::common::chip_options(
-        |c| c.link(Link::Ici).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
 
     view! {
         <figure class="widget collective" data-widget="collective">

@@ -11,7 +11,7 @@ use ridgeline_core::collectives::CollectiveCost;
 use ridgeline_core::collectives::{cost, Bound, Collective, Network, RingAxis};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 
 use super::common::{option, WidgetParams, WidgetState};
@@ -197,7 +197,7 @@ pub fn CollectiveSize(
         state.set_or_refresh(key, &value, key == VS);
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
+    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
     let vs_line = move || {
         params.with(|p| {
             let b = p.model()?.vs_model()?;
@@ -219,10 +219,8 @@ pub fn CollectiveSize(
             cost(Collective::AllGather, Bytes(p.v), &[m.axis], &m.network).ok()
         })
     });
-    let chip_options = super::common::chip_options(
-        |c| c.link(Link::Ici).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let sizes = [2u32, 4, 8, 16, 32, 64].map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.n.to_string())

@@ -511,11 +511,16 @@ pub fn ici_row(a: &Chip, b: &Chip) -> Diff {
     })
 }
 
+/// Whether a chip has ICI links: the chips the widgets that run a TPU
+/// example offer in their pickers and accept as their chip or `vs`.
+pub fn has_ici(c: &Chip) -> bool {
+    c.link(ridgeline_core::hardware::Link::Ici).is_some()
+}
+
 /// A chip with ICI, found among the registry's and the reader's chips: what
 /// the widgets that run a TPU example accept as their chip or `vs`.
 pub fn ici_chip(id: &str) -> Option<&'static Chip> {
-    crate::library::resolve_chip(id)
-        .filter(|c| c.link(ridgeline_core::hardware::Link::Ici).is_some())
+    crate::library::resolve_chip(id).filter(|c| has_ici(c))
 }
 
 /// The difference between a widget's choice and the compared one, spelled out

@@ -9,7 +9,7 @@
 use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{Chip, Link, CHIPS};
+use ridgeline_core::hardware::{Chip, CHIPS};
 use ridgeline_core::kv_sharding::{
     kv_sharding, kv_sharding_on, KvShardingParams, KvShardingReport, StepKind,
 };
@@ -244,7 +244,7 @@ pub fn KvSharding(
                         on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 {sizes}
-                {compare_picker(super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id), vs_id, set)}
+                {compare_picker(super::common::chip_options(super::common::has_ici, vs_id), vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="kv-sharding-step">"Step"</label>

@@ -12,7 +12,7 @@ use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, N
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{chip, Link, CHIPS};
+use ridgeline_core::hardware::{chip, CHIPS};
 use ridgeline_core::models::ModelPreset;
 use ridgeline_core::models::MODELS;
 use ridgeline_core::moe::{analyse, presets, MoeAnalysis, MoeParams};
@@ -223,7 +223,7 @@ impl WidgetParams for MoeChoice {
             }
             "chip" => {
                 p.chip = crate::library::resolve_chip(value)
-                    .filter(|c| c.link(Link::Ici).is_some())
+                    .filter(|c| super::common::has_ici(c))
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
             "e" => {
@@ -309,10 +309,9 @@ pub fn Moe(
     let model_options = presets()
         .map(|m| option(m.id, m.name, move || params.with(|p| p.preset)))
         .collect_view();
-    let chip_options = super::common::chip_options(
-        |c| c.link(Link::Ici).is_some(),
-        move || params.with(|p| p.params.chip.id),
-    );
+    let chip_options = super::common::chip_options(super::common::has_ici, move || {
+        params.with(|p| p.params.chip.id)
+    });
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let vs_options = super::common::model_options(|m| m.config.moe.is_some(), vs_id);
     let vs_line = move || {

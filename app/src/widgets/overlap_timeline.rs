@@ -14,7 +14,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds};
-use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::overlap::{
     overlap_timeline, overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
 };
@@ -357,7 +357,7 @@ pub fn OverlapTimeline(
         .collect_view();
     let book = |i: usize| format!("{} µs", grouped(BOOK_TIMES[i].micros));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
+    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
 
     view! {
         <figure class="widget overlap-timeline" data-widget="overlap-timeline">

@@ -12,7 +12,7 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::layout::{layout, Layout, LayoutParams, PassStep, Strategy};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
@@ -322,12 +322,10 @@ pub fn ParallelismLayout(
         .collect_view();
     let model_options =
         super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options = super::common::chip_options(
-        |c| c.link(Link::Ici).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
+    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let (other, l) = (p.vs?, p.vs_layout()?.ok()?);

@@ -8,7 +8,7 @@
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
-use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::trace::{
@@ -321,7 +321,7 @@ impl WidgetParams for ProfileParams {
             }
             "chip" => {
                 let c = crate::library::resolve_chip(value)
-                    .filter(|c| c.link(Link::Ici).is_some())
+                    .filter(|c| super::common::has_ici(c))
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
                     next.mesh = full_mesh(c);
@@ -421,10 +421,8 @@ pub fn ProfileViewer(
         .filter_map(|id| model(id))
         .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
         .collect_view();
-    let chip_options = super::common::chip_options(
-        |c| c.link(Link::Ici).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
         .map(|s| {
             option(s.name(), s.label(), move || {

@@ -8,7 +8,7 @@
 use super::common::{fit_word, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{
     best_plan, estimate_run, evaluate, training_time, Cluster, Evaluation, Job, Parallelism,
@@ -291,7 +291,7 @@ impl WidgetParams for PlannerParams {
             VS => next.vs = parse_vs(value, "planner model", planner_model)?,
             "chip" => {
                 next.chip = crate::library::resolve_chip(value)
-                    .filter(|c| c.link(Link::Ici).is_some())
+                    .filter(|c| super::common::has_ici(c))
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
             "slice" => {
@@ -380,10 +380,8 @@ pub fn TrainingPlanner(
         |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
         move || params.with(|p| p.model.id),
     );
-    let chip_options = super::common::chip_options(
-        |c| c.link(Link::Ici).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = [PlanChoice::FsdpTp, PlanChoice::Fsdp, PlanChoice::Best]
         .map(|c| {
             option(c.name(), c.label(), move || {

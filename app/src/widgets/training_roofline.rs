@@ -10,7 +10,7 @@
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Link, Topology, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{
@@ -19,8 +19,8 @@ use ridgeline_core::training::{
 };
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, option, parse_vs, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
+    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
+    Diff, WidgetParams, WidgetState, VS,
 };
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -380,14 +380,7 @@ impl TrainingRooflineParams {
         let vs = self.vs?;
         let (a, b) = (self.analyse().ok()?, self.analyse_vs()?.ok()?);
         let mut rows = chip_rows(self.chip, vs, Dtype::Bf16);
-        let ici = |c: &Chip| c.bandwidth(Link::Ici).map_or(f64::NAN, |w| w.0);
-        rows.push(Diff::number(
-            "ici",
-            "ICI bandwidth",
-            ici(self.chip),
-            ici(vs),
-            |x| si(x, "B/s", 3),
-        ));
+        rows.push(ici_row(self.chip, vs));
         let mesh = |m: &[u32], e: &Analysis| {
             format!("{} ({} chips)", mesh_text(m), grouped(e.cluster.chips()))
         };
@@ -596,10 +589,8 @@ pub fn TrainingRoofline(
     };
     let model_options =
         super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options = super::common::chip_options(
-        |c| c.link(Link::Ici).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = Choice::ALL
         .map(|c| {
             option(c.name(), c.scheme().label(), move || {
@@ -609,7 +600,7 @@ pub fn TrainingRoofline(
         .collect_view();
     let range = move || params.with(|p| p.batch_range());
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.link(Link::Ici).is_some(), vs_id);
+    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
     // The selected strategy's verdict on the second chip, beside the first's.
     let vs_verdict = move || {
         vs_analysis.with(|v| {
@@ -839,7 +830,13 @@ mod tests {
         );
         assert_eq!(
             c.row("ici").unwrap().b,
-            si(v5e.bandwidth(Link::Ici).unwrap().0, "B/s", 3)
+            si(
+                v5e.bandwidth(ridgeline_core::hardware::Link::Ici)
+                    .unwrap()
+                    .0,
+                "B/s",
+                3
+            )
         );
         // The chart draws the second chip's lines in their own colour, named.
         let a = p.analyse().unwrap();
