@@ -8,13 +8,13 @@
 //! figures for the chosen part and the difference spelled out.
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, Notice, VS,
+    chip_rows, compare_picker, compare_table, is_tpu, parse_vs_chip, Comparison, Diff, Notice, VS,
 };
 use leptos::prelude::*;
 use ridgeline_core::chip_map::{chip_map, ChipMap, LogScale, Part};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 
 use super::common::{WidgetParams, WidgetState};
@@ -117,11 +117,6 @@ const PATH_KEYS: [(Part, &str); 5] = [
     (Part::Pcie, "path-pcie"),
     (Part::Dcn, "path-dcn"),
 ];
-
-/// Whether a chip is a TPU (the map draws TPUs only).
-fn is_tpu(c: &Chip) -> bool {
-    matches!(c.topology, Topology::Torus { .. })
-}
 
 impl WidgetParams for ChipMapParams {
     const NAME: &'static str = "chip-map";

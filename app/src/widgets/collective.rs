@@ -7,7 +7,7 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::emulator::{run, Run, Transfer};
 use ridgeline_core::format::{grouped, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
@@ -93,7 +93,7 @@ impl CollectiveParams {
             "chip" => {
                 let c = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if c.link(Link::Ici).is_none() {
+                if !super::common::has_ici(c) {
                     return Err(format!("{} has no ICI ring in the book", c.name));
                 }
                 self.chip = c;

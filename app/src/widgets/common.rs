@@ -511,6 +511,12 @@ pub fn ici_row(a: &Chip, b: &Chip) -> Diff {
     })
 }
 
+/// Whether a chip is a TPU (its chips sit on a torus): what the widgets
+/// whose model is a TPU's offer in their pickers.
+pub fn is_tpu(c: &Chip) -> bool {
+    matches!(c.topology, ridgeline_core::hardware::Topology::Torus { .. })
+}
+
 /// Whether a chip has ICI links: the chips the widgets that run a TPU
 /// example offer in their pickers and accept as their chip or `vs`.
 pub fn has_ici(c: &Chip) -> bool {

@@ -267,10 +267,7 @@ pub fn Sharding(
     let vs_plan = Memo::new(move |_| params.with(|p| p.vs_plan().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(
-        |c| c.link(ridgeline_core::hardware::Link::Ici).is_some(),
-        vs_id,
-    );
+    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
     // The compared chip's time under each step of the plan, the same steps.
     let steps = move || {
         plan.with(|p| {
@@ -311,10 +308,8 @@ pub fn Sharding(
         })
     };
 
-    let chip_options = super::common::chip_options(
-        |c| c.link(ridgeline_core::hardware::Link::Ici).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let preset_options = PRESETS
         .iter()
         .map(|(label, spec)| view! { <option value=*spec>{*label}</option> })

@@ -378,13 +378,11 @@ pub fn SlowestStageWidget(
                 .into_any()
         })
     };
-    let chip_options = super::common::chip_options(
-        |c| matches!(c.topology, Topology::Torus { .. }),
-        move || params.with(|p| p.slice.chip.id),
-    );
+    let chip_options = super::common::chip_options(super::common::is_tpu, move || {
+        params.with(|p| p.slice.chip.id)
+    });
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options =
-        super::common::chip_options(|c| matches!(c.topology, Topology::Torus { .. }), vs_id);
+    let vs_options = super::common::chip_options(super::common::is_tpu, vs_id);
     let dtype_text = move || {
         let chosen = params.with(|p| p.dtype);
         DTYPES

@@ -7,11 +7,11 @@
 //! same time scale, its verdict and the difference spelled out.
 
 use super::common::{
-    compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice, VS,
+    compare_picker, compare_table, diff_rows, is_tpu, parse_vs_chip, Comparison, Diff, Notice, VS,
 };
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::streaming::{simulate, Stage, StreamOp, StreamParams, StreamRun};
 use ridgeline_core::units::{Bytes, BytesPerSec, FlopsPerSec};
 
@@ -59,11 +59,6 @@ impl Default for StreamingParams {
             vs: None,
         }
     }
-}
-
-/// Whether a chip is a TPU (the streaming model's stages are a TPU's).
-fn is_tpu(c: &Chip) -> bool {
-    matches!(c.topology, Topology::Torus { .. })
 }
 
 impl StreamingParams {
@@ -392,10 +387,7 @@ pub fn Streaming(
                 .into_any()
         })
     };
-    let chip_options = super::common::chip_options(
-        |c| matches!(c.topology, Topology::Torus { .. }),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options = super::common::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let op_options = [("elementwise", "elementwise product"), ("matmul", "matmul")]
         .into_iter()
         .map(|(v, l)| {

@@ -199,18 +199,15 @@ pub fn StrongScaling(
         })
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options =
-        super::common::chip_options(|c| matches!(c.topology, Topology::Torus { .. }), vs_id);
+    let vs_options = super::common::chip_options(super::common::is_tpu, vs_id);
     let row = move || {
         let chosen = params.with(|p| p.chips);
         rows.with(|r| r.iter().find(|r| r.chips == chosen).copied())
     };
     let show = move |f: fn(&ScalingRow) -> String| move || row().map(|r| f(&r)).unwrap_or_default();
     let log2 = move || params.with(|p| p.chips.trailing_zeros()).to_string();
-    let chip_options = super::common::chip_options(
-        |c| matches!(c.topology, Topology::Torus { .. }),
-        move || params.with(|p| p.chip.id),
-    );
+    let chip_options =
+        super::common::chip_options(super::common::is_tpu, move || params.with(|p| p.chip.id));
     let text = move |get: fn(&ScalingParams) -> f64| move || format!("{}", params.with(get));
     view! {
         <figure class="widget strong-scaling" data-widget="strong-scaling">
