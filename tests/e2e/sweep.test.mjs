@@ -146,7 +146,7 @@ test('every argument of every widget, given a bad value drawn from the list, sho
   for (const [w, slug] of home) {
     if ((SPECS.get(w) || []).length) byPage.set(slug, [...(byPage.get(slug) || []), w]);
   }
-  let checked = 0;
+  const short = BAD.filter((b) => b.length < 100);
   for (const [slug, widgets] of byPage) {
     const rounds = Math.max(...widgets.map((w) => SPECS.get(w).length));
     for (let k = 0; k < rounds; k++) {
@@ -155,13 +155,11 @@ test('every argument of every widget, given a bad value drawn from the list, sho
       for (const w of widgets) {
         const key = SPECS.get(w)[k];
         if (key === undefined) continue;
-        params.set(`${w}.${key}`, badFor(key, BAD.filter((b) => b.length < 100)));
+        params.set(`${w}.${key}`, badFor(key, short));
         expect.push(`[data-widget="${w}"]`);
-        checked++;
       }
       failures.push(...(await visit(`${env.base}${slug}?${params}`, expect)));
     }
   }
-  assert.equal(checked, [...home.keys()].reduce((n, w) => n + (SPECS.get(w) || []).length, 0));
   assert.deepEqual(failures, []);
 });

@@ -718,6 +718,7 @@ mod tests {
     use crate::charts::palette;
     use crate::widgets::common::svg_colour;
     use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use ridgeline_core::hardware::Link;
 
     #[test]
     fn layers_are_svg_and_the_point_takes_the_verdicts_colour() {
@@ -830,13 +831,7 @@ mod tests {
         );
         assert_eq!(
             c.row("ici").unwrap().b,
-            si(
-                v5e.bandwidth(ridgeline_core::hardware::Link::Ici)
-                    .unwrap()
-                    .0,
-                "B/s",
-                3
-            )
+            si(v5e.bandwidth(Link::Ici).unwrap().0, "B/s", 3)
         );
         // The chart draws the second chip's lines in their own colour, named.
         let a = p.analyse().unwrap();
