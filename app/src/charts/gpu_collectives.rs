@@ -14,7 +14,8 @@ use super::style::{draw_legend_below, legend_below_height, legend_on, Entry, Mar
 /// Array-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
 
-/// Palette series of the measured curves (the model takes 0, SHARP 2).
+/// Palette series of the measured curves (the model takes 0, SHARP 2, a
+/// compared GPU 4).
 const MEASURED_COLOURS: [usize; 3] = [1, 3, 5];
 
 /// One drawn curve: a label and `(bytes, bytes per second)` points.
@@ -37,6 +38,8 @@ pub struct CollectivesChart {
     pub other: Option<Curve>,
     /// The book's measurements (drawn with markers, never joined to the model).
     pub measured: Vec<Curve>,
+    /// The model on a second GPU at the same settings, if one is compared.
+    pub vs: Option<Curve>,
     /// The reader's array size and the model's bandwidth there.
     pub marker: (f64, f64),
 }
@@ -51,6 +54,7 @@ pub fn draw<DB: DrawingBackend>(
     root.fill(&pal.background)?;
     let all = std::iter::once(&m.model)
         .chain(m.other.iter())
+        .chain(m.vs.iter())
         .chain(m.measured.iter());
     let y_top = all
         .flat_map(|c| c.points.iter().map(|p| p.1))
@@ -62,7 +66,7 @@ pub fn draw<DB: DrawingBackend>(
     // with the curves' short labels.
     let (width, height) = root.dim_in_pixel();
     let narrow = width < NARROW;
-    let rows = 1 + usize::from(m.other.is_some()) + m.measured.len();
+    let rows = 1 + usize::from(m.other.is_some()) + usize::from(m.vs.is_some()) + m.measured.len();
     let below = if narrow { legend_below_height(rows) } else { 0 };
     let label = |c: &Curve| {
         if narrow {
@@ -110,6 +114,11 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         legend.push(Entry::new(label(other), colour, Mark::Dashed));
     }
+    if let Some(vs) = &m.vs {
+        let colour = pal.series[4];
+        chart.draw_series(LineSeries::new(keep(&vs.points), colour.stroke_width(3)))?;
+        legend.push(Entry::new(label(vs), colour, Mark::Line(3)));
+    }
     for (i, c) in m.measured.iter().enumerate() {
         let colour = pal.series[MEASURED_COLOURS[i % MEASURED_COLOURS.len()]];
         let pts = keep(&c.points);
@@ -156,6 +165,11 @@ mod tests {
                 short: "measured".into(),
                 points: vec![(8192.0, 0.0), (1e9, 3.5e11), (1e12, 1.0)],
             }],
+            vs: Some(Curve {
+                label: "second GPU".into(),
+                short: "second GPU".into(),
+                points: vec![(1e3, 3e6), (1e11, 8e11)],
+            }),
             marker: (1e9, 3e11),
         };
         let mut out = String::new();
@@ -164,7 +178,13 @@ mod tests {
             draw(&root, &m, false).unwrap();
             root.present().unwrap();
         }
-        for label in ["model", "with SHARP", "measured", "bus bandwidth per GPU"] {
+        for label in [
+            "model",
+            "with SHARP",
+            "second GPU",
+            "measured",
+            "bus bandwidth per GPU",
+        ] {
             assert!(out.contains(label), "{label}");
         }
         // The measured points inside the axis are drawn as markers (two), plus one in the legend.

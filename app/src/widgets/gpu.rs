@@ -8,16 +8,16 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::gpu::compare::{roofline_row, RooflineRow};
+use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{Collective, CollectiveCost, CollectiveOptions, Layout};
 use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
-use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
+use ridgeline_core::hardware::{Chip, Topology};
 use ridgeline_core::units::Bytes;
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
+    chip_options, chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
 };
 use crate::input::{parse_count, short};
 
@@ -70,22 +70,43 @@ pub struct GpuView {
     pub across: Option<CollectiveCost>,
 }
 
-/// GPU ids the reader may pick: every registry GPU with an NVLink domain.
-pub fn gpu_ids() -> Vec<(&'static str, &'static str)> {
-    CHIPS
-        .iter()
-        .filter(|c| matches!(c.topology, Topology::NvlinkDomain { .. }))
-        .map(|c| (c.id, c.name))
-        .collect()
+/// Whether a chip is a GPU in an NVLink domain: what the GPU widgets offer
+/// and accept, the registry's and the reader's own alike.
+pub fn is_gpu(c: &'static Chip) -> bool {
+    matches!(c.topology, Topology::NvlinkDomain { .. })
 }
 
-/// The id of the GPU the reader named, if it is one of [`gpu_ids`].
+/// A GPU picker's options: the registry's GPUs, then the reader's own
+/// ([`chip_options`] with [`is_gpu`]).
+pub fn gpu_options<S>(chosen: impl Fn() -> S + Copy + Send + Sync + 'static) -> AnyView
+where
+    S: PartialEq<String> + 'static,
+{
+    chip_options(is_gpu, chosen)
+}
+
+/// The GPU the reader named: a registry GPU, or the reader's own (`my:NAME`,
+/// or a chip's compact text from a link) if it is a GPU.
+pub fn find_gpu_chip(value: &str) -> Result<&'static Chip, String> {
+    let c = crate::library::resolve_chip(value.trim())
+        .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))?;
+    if is_gpu(c) {
+        Ok(c)
+    } else {
+        Err(format!("gpu: {} is not a GPU in an NVLink domain", c.name))
+    }
+}
+
+/// The id of the GPU the reader named ([`find_gpu_chip`]).
 pub fn find_gpu(value: &str) -> Result<&'static str, String> {
-    gpu_ids()
-        .into_iter()
-        .map(|(id, _)| id)
-        .find(|id| *id == value.trim())
-        .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))
+    find_gpu_chip(value).map(|c| c.id)
+}
+
+/// The GPU widgets' system for GPU `id` (a registry id or the reader's
+/// chip's), computing in bf16, or why not (a reader's GPU without a bf16
+/// peak or an NVLink bandwidth).
+pub fn gpu_system(id: &str) -> Result<GpuSystem, String> {
+    GpuSystem::new(find_gpu_chip(id)?, Dtype::Bf16).map_err(|e| format!("gpu: {e}"))
 }
 
 impl GpuParams {
@@ -94,7 +115,7 @@ impl GpuParams {
     pub fn on(mut self, gpu: &'static str) -> GpuParams {
         self.gpu = gpu;
         if self.compute().is_err() {
-            if let Ok(sys) = GpuSystem::from_id(gpu, Dtype::Bf16) {
+            if let Ok(sys) = gpu_system(gpu) {
                 let per = u64::from(sys.gpus_per_node.max(1));
                 if self.gpus > per {
                     self.gpus = self.gpus.div_ceil(per) * per;
@@ -114,11 +135,16 @@ impl GpuParams {
     /// nodes, the collective inside a node and across them all.
     pub fn comparison(&self) -> Option<Comparison> {
         let vs = self.vs?;
-        let a_chip = chip(self.gpu)?;
+        let a_chip = find_gpu_chip(self.gpu).ok()?;
         let q = self.versus()?;
         let (a, b) = (self.compute().ok()?, q.compute().ok()?);
         let mut rows = chip_rows(a_chip, vs, Dtype::Bf16);
-        let dp = |id| roofline_row(id, Dtype::Bf16).map_or(f64::NAN, |r| r.dp_tokens_in_domain);
+        let dp = |id| {
+            gpu_system(id)
+                .ok()
+                .and_then(|s| gpu_row(&s, Dtype::Bf16).ok())
+                .map_or(f64::NAN, |r| r.dp_tokens_in_domain)
+        };
         rows.push(Diff::number(
             "dp-tokens",
             "DP tokens per chip inside a node",
@@ -165,7 +191,7 @@ impl GpuParams {
 
     /// Everything computed, or why not.
     pub fn compute(&self) -> Result<GpuView, String> {
-        let system = GpuSystem::from_id(self.gpu, Dtype::Bf16).map_err(|e| e.to_string())?;
+        let system = gpu_system(self.gpu)?;
         let tree = system.fat_tree().map_err(|e| e.to_string())?;
         let layout = tree.layout(self.gpus).map_err(|e| e.to_string())?;
         let opts = CollectiveOptions::default();
@@ -200,7 +226,7 @@ impl WidgetParams for GpuParams {
         let mut next = *self;
         match key {
             "gpu" | "chip" => next = next.on(find_gpu(value)?),
-            VS => next.vs = parse_vs(value, "GPU", |v| chip(find_gpu(v).ok()?))?,
+            VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
             "gpus" | "n" => {
                 next.gpus = parse_count(value, "GPU count", 1.0, GPUS_MAX)?.round() as u64
             }
@@ -393,16 +419,9 @@ pub fn Gpu(
             }
         })
         .collect_view();
-    let gpu_options = gpu_ids()
-        .into_iter()
-        .map(|(id, name)| option(id, name, move || params.with(|p| p.gpu)))
-        .collect_view();
+    let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = gpu_ids()
-        .into_iter()
-        .map(|(id, name)| option(id, name, vs_id))
-        .collect_view()
-        .into_any();
+    let vs_options = gpu_options(vs_id);
     let op_options = Collective::ALL
         .map(|c| option(c.name(), c.label(), move || params.with(|p| p.kind.name())));
     let log2 = move || params.with(|p| (p.gpus as f64).log2().round());
@@ -411,7 +430,7 @@ pub fn Gpu(
         <figure class="widget gpu" data-widget="gpu">
             <div class="controls">
                 <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_options}</select>
+                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
                 </label>
                 <label>"Collective "
                     <select prop:value=move || params.with(|p| p.kind.name()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
@@ -477,9 +496,46 @@ pub fn Gpu(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use ridgeline_core::compact::{encode_chip, spec_of};
+    use ridgeline_core::hardware::chip;
+
+    /// A reader's GPU in compact form (as a link carries it): an H100 whose
+    /// NVLink domain holds `gpus` GPUs, called `name`.
+    pub(crate) fn own_gpu_code(name: &str, gpus: u32) -> String {
+        let mut spec = spec_of(chip("h100").unwrap());
+        spec.name = name.into();
+        if let Topology::NvlinkDomain { gpus: g, .. } = &mut spec.topology {
+            *g = gpus;
+        }
+        encode_chip(&spec).unwrap()
+    }
+
+    /// Issue #19: the reader's GPU is picked, laid out and compared like a
+    /// registry GPU; the reader's TPU is refused with the reason.
+    #[test]
+    fn a_readers_gpu_is_used_and_a_readers_tpu_refused() {
+        let code = own_gpu_code("H100 x16", 16);
+        let sys = gpu_system(&code).unwrap();
+        assert_eq!((sys.name, sys.gpus_per_node), ("H100 x16", 16));
+        let mut p = GpuParams::default();
+        p.apply("gpu", &code).unwrap();
+        assert_eq!(p.compute().unwrap().layout.nodes, 64);
+        assert_pairs_restore(&p);
+        let mut q = GpuParams::default();
+        q.apply("vs", &code).unwrap();
+        let c = q.comparison().unwrap();
+        assert_eq!(c.b, "H100 x16");
+        assert_eq!(c.row("nodes").unwrap().b, "64");
+        // Same chip, same NVLink per GPU: DP needs the same tokens inside a node.
+        assert_eq!(c.row("dp-tokens").unwrap().ratio_text(), "same");
+        let (_, tpu) = crate::library::tests::sample_codes();
+        let e = find_gpu(&tpu).unwrap_err();
+        assert!(e.contains("fast v5e") && e.contains("not a GPU"), "{e}");
+        assert_refused_keeps(&p, &[("gpu", tpu.as_str()), ("vs", tpu.as_str())]);
+    }
 
     #[test]
     fn a_1024_gpu_h100_pod() {

@@ -2,11 +2,12 @@
 //! 12): a start-up cost plus the fat tree's transfer time, inside one NVLink
 //! node or across nodes, with in-network reduction (SHARP) as a switch; the
 //! book's measured NCCL and TPU curves drawn beside the model; what an inner
-//! sharding axis saves across nodes and what a ragged AllToAll sends.
+//! sharding axis saves across nodes and what a ragged AllToAll sends. The GPU
+//! may be the reader's own; a second GPU (`vs`) draws its model curve on the
+//! same axes, with the two collectives compared figure by figure.
 
 use super::common::Notice;
 use leptos::prelude::*;
-use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::gpu::collectives::{
     collective_report, cost_curve, sharded_curve, sharp_gain, CollectiveParams, CollectiveReport,
@@ -20,12 +21,16 @@ use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::{GpuSystem, Scope};
 use ridgeline_core::units::Bytes;
 
-use super::common::{option, WidgetParams, WidgetState};
-use super::gpu::{find_gpu, gpu_ids};
+use super::common::{
+    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
+    VS,
+};
+use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, parse_flag, short, slider_to_value, value_to_slider};
+use ridgeline_core::hardware::Chip;
 
 /// Largest GPU count offered (2^16).
 pub const GPUS_MAX: u64 = 65_536;
@@ -43,7 +48,7 @@ const SHAPE: Shape = Shape::new(760, 400, 320);
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GpuCollectivesParams {
-    /// GPU id (a registry GPU with an NVLink domain).
+    /// GPU id (a registry GPU with an NVLink domain, or the reader's own).
     pub gpu: &'static str,
     /// Which collective.
     pub kind: Collective,
@@ -55,6 +60,8 @@ pub struct GpuCollectivesParams {
     pub sharp: bool,
     /// Destinations each token picks, for the ragged AllToAll table.
     pub k: u32,
+    /// A second GPU running the same collective, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for GpuCollectivesParams {
@@ -66,6 +73,7 @@ impl Default for GpuCollectivesParams {
             bytes: 1e9,
             sharp: false,
             k: 8,
+            vs: None,
         }
     }
 }
@@ -111,14 +119,87 @@ pub fn counts(system: &GpuSystem) -> Vec<u64> {
     out
 }
 
-fn system_of(id: &str) -> Result<GpuSystem, String> {
-    GpuSystem::from_id(id, Dtype::Bf16).map_err(|e| format!("gpu: {e}"))
-}
-
 impl GpuCollectivesParams {
+    /// The same collective on GPU `id`, keeping its scope: as many nodes
+    /// (where the GPU has a scale-out network), or the same share of one node.
+    pub fn on(&self, id: &'static str) -> Result<GpuCollectivesParams, String> {
+        let old = gpu_system(self.gpu)?;
+        let new = gpu_system(id)?;
+        let (old_per, new_per) = (u64::from(old.gpus_per_node), u64::from(new.gpus_per_node));
+        let gpus = if self.gpus > old_per && new.w_node.is_some() {
+            self.gpus / old_per * new_per
+        } else if self.gpus >= old_per {
+            new_per
+        } else {
+            self.gpus.min(new_per)
+        };
+        Ok(GpuCollectivesParams {
+            gpu: id,
+            gpus,
+            ..*self
+        })
+    }
+
+    /// The second GPU's collective and what it computes, if one is chosen.
+    pub fn versus(&self) -> Option<(GpuCollectivesParams, CollectivesView)> {
+        let q = self.on(self.vs?.id).ok()?;
+        let v = q.compute().ok()?;
+        Some((q, v))
+    }
+
+    /// The two GPUs' collectives figure by figure, when a second is chosen:
+    /// GPUs spanned, the time, the bus bandwidth, the regime and the size
+    /// where start-up and transfer are equal.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let a = self.compute().ok()?;
+        let (_, b) = self.versus()?;
+        let (ra, rb) = (&a.report, &b.report);
+        let rows = vec![
+            Diff::number(
+                "gpus",
+                "GPUs spanned",
+                ra.cost.gpus as f64,
+                rb.cost.gpus as f64,
+                grouped,
+            ),
+            Diff::number(
+                "time",
+                format!("{} of {}", self.kind.label(), si(self.bytes, "B", 3)),
+                ra.total.0,
+                rb.total.0,
+                seconds,
+            ),
+            Diff::number(
+                "bus-bw",
+                "bus bandwidth per GPU",
+                ra.bus_bandwidth.0,
+                rb.bus_bandwidth.0,
+                |x| si(x, "B/s", 3),
+            ),
+            Diff::words(
+                "regime",
+                "regime",
+                regime_text(ra.regime),
+                regime_text(rb.regime),
+            ),
+            Diff::number(
+                "crossover",
+                "start-up and transfer equal at",
+                ra.crossover.0,
+                rb.crossover.0,
+                |x| si(x, "B", 3),
+            ),
+        ];
+        Some(Comparison {
+            a: a.system.name.into(),
+            b: b.system.name.into(),
+            rows,
+        })
+    }
+
     /// Whether the collective leaves one node.
     pub fn scope(&self) -> Scope {
-        match system_of(self.gpu) {
+        match gpu_system(self.gpu) {
             Ok(s) if self.gpus > u64::from(s.gpus_per_node) => Scope::Network,
             _ => Scope::Node,
         }
@@ -137,7 +218,7 @@ impl GpuCollectivesParams {
 
     /// Everything computed, or why not.
     pub fn compute(&self) -> Result<CollectivesView, String> {
-        let system = system_of(self.gpu)?;
+        let system = gpu_system(self.gpu)?;
         let p = self.core_params(system, self.sharp);
         let report = collective_report(&p)?;
         let curve = cost_curve(&p, (3, 11), PER_DECADE)?;
@@ -212,34 +293,20 @@ impl GpuCollectivesParams {
 
 impl WidgetParams for GpuCollectivesParams {
     const NAME: &'static str = "gpu-collectives";
-    const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["scope"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["scope"], &[VS]];
 
     /// Sets one parameter from text; a count the GPU's network cannot span is refused.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "gpu" => {
-                let id = find_gpu(value)?;
-                let old = system_of(self.gpu)?;
-                let new = system_of(id)?;
-                let (old_per, new_per) =
-                    (u64::from(old.gpus_per_node), u64::from(new.gpus_per_node));
-                // Keep the scope: the same number of nodes, or the same share of one node.
-                next.gpus = if self.gpus > old_per && new.w_node.is_some() {
-                    self.gpus / old_per * new_per
-                } else if self.gpus >= old_per {
-                    new_per
-                } else {
-                    self.gpus.min(new_per)
-                };
-                next.gpu = id;
-            }
+            "gpu" => next = self.on(find_gpu(value)?)?,
+            VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
             "op" => {
                 next.kind = Collective::parse(value)
                     .ok_or_else(|| format!("op: unknown collective “{}”", short(value)))?
             }
             "scope" => {
-                let per = u64::from(system_of(self.gpu)?.gpus_per_node);
+                let per = u64::from(gpu_system(self.gpu)?.gpus_per_node);
                 next.gpus = match value.trim() {
                     "node" => self.gpus.min(per),
                     "network" if self.gpus > per => self.gpus,
@@ -256,6 +323,11 @@ impl WidgetParams for GpuCollectivesParams {
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.compute()?;
+        if let Some(vs) = next.vs {
+            next.on(vs.id)
+                .and_then(|q| q.compute())
+                .map_err(|e| format!("{} (compared): {e}", vs.name))?;
+        }
         *self = next;
         Ok(())
     }
@@ -270,6 +342,9 @@ impl WidgetParams for GpuCollectivesParams {
             ("sharp".into(), if self.sharp { "1" } else { "0" }.into()),
             ("k".into(), self.k.to_string()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .collect()
     }
 }
 
@@ -282,7 +357,11 @@ fn sharp_label(on: bool) -> &'static str {
 }
 
 /// The chart's data: the model's and the book's curves, and the marker.
-pub fn chart_of(p: &GpuCollectivesParams, v: &CollectivesView) -> CollectivesChart {
+pub fn chart_of(
+    p: &GpuCollectivesParams,
+    v: &CollectivesView,
+    vs: Option<&(GpuCollectivesParams, CollectivesView)>,
+) -> CollectivesChart {
     let points = |c: &[CurvePoint]| -> Vec<(f64, f64)> {
         c.iter().map(|q| (q.bytes.0, q.bus_bandwidth.0)).collect()
     };
@@ -323,13 +402,28 @@ pub fn chart_of(p: &GpuCollectivesParams, v: &CollectivesView) -> CollectivesCha
                 points: c.points.to_vec(),
             })
             .collect(),
+        vs: vs.map(|(q, w)| Curve {
+            label: format!(
+                "model: {} over {} ({})",
+                q.kind.label(),
+                plural(q.gpus, "GPU", "GPUs"),
+                w.system.name
+            ),
+            short: format!("model, {}", w.system.name),
+            points: points(&w.curve),
+        }),
         marker: (p.bytes, v.report.bus_bandwidth.0),
     }
 }
 
 /// The chart as inline SVG.
-pub fn chart_svg(p: &GpuCollectivesParams, v: &CollectivesView, size: Size) -> String {
-    let m = chart_of(p, v);
+pub fn chart_svg(
+    p: &GpuCollectivesParams,
+    v: &CollectivesView,
+    vs: Option<&(GpuCollectivesParams, CollectivesView)>,
+    size: Size,
+) -> String {
+    let m = chart_of(p, v, vs);
     svg(size.width, size.height, |root| {
         let _ = draw(root, &m, false);
     })
@@ -360,6 +454,7 @@ pub fn GpuCollectives(
         state.set(key, &value);
     };
     let data = Memo::new(move |_| params.with(|p| p.compute().ok()));
+    let versus = Memo::new(move |_| params.with(GpuCollectivesParams::versus));
     let read = move |f: &dyn Fn(&CollectivesView) -> String| {
         data.with(|v| v.as_ref().map(f).unwrap_or_default())
     };
@@ -368,15 +463,14 @@ pub fn GpuCollectives(
     let chart = move || {
         data.with(|v| {
             v.as_ref()
-                .map(|v| params.with(|p| chart_svg(p, v, frame.get())))
+                .map(|v| versus.with(|w| params.with(|p| chart_svg(p, v, w.as_ref(), frame.get()))))
                 .unwrap_or_default()
         })
     };
 
-    let gpu_options = gpu_ids()
-        .into_iter()
-        .map(|(id, name)| option(id, name, move || params.with(|p| p.gpu)))
-        .collect_view();
+    let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = gpu_options(vs_id);
     let op_options = Collective::ALL
         .map(|c| option(c.name(), c.label(), move || params.with(|p| p.kind.name())));
     let scope_name = move || match params.with(GpuCollectivesParams::scope) {
@@ -387,7 +481,7 @@ pub fn GpuCollectives(
         .map(|(v, l)| option(v, l, scope_name));
     let steps = move || {
         params.with(|p| {
-            system_of(p.gpu)
+            gpu_system(p.gpu)
                 .map(|s| counts(&s))
                 .unwrap_or_else(|_| vec![p.gpus])
         })
@@ -495,7 +589,7 @@ pub fn GpuCollectives(
         <figure class="widget gpu-collectives" data-widget="gpu-collectives">
             <div class="controls">
                 <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_options}</select>
+                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
                 </label>
                 <label>"Collective "
                     <select class="op" prop:value=move || params.with(|p| p.kind.name()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
@@ -509,6 +603,9 @@ pub fn GpuCollectives(
                         on:change=move |ev| set("sharp", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
                     " SHARP (in-network reduction)"
                 </label>
+                {compare_picker(vs_options, vs_id, move |key, value| {
+                    state.set_or_refresh(key, &value, true);
+                })}
             </div>
             <div class="slider-row">
                 <label for="gpu-collectives-gpus">"GPUs"</label>
@@ -574,6 +671,7 @@ pub fn GpuCollectives(
                     </dd>
                 </div>
             </dl>
+            {compare_table(move || params.with(GpuCollectivesParams::comparison))}
             <p class="sharp-book" hidden=move || !has(&|v| v.sharp_book.is_some())>
                 {move || read(&|v| v.sharp_book.map(|(pred, meas, bw)| format!(
                     "On one node of {} the book predicts a {} gain for large arrays, and measures about {} (an AllReduce near {}).",
@@ -624,7 +722,7 @@ pub fn GpuCollectives(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::assert_pairs_restore;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::gpu::specs::MEASURED;
 
     #[test]
@@ -650,12 +748,12 @@ mod tests {
         assert_eq!(percent(g), "63%");
         assert_eq!(si(v.report.bus_bandwidth.0, "B/s", 3), "408 GB/s");
         // The book's NCCL and TPU AllReduce curves are drawn, and the H100's is read at 1 GB.
-        assert_eq!(chart_of(&p, &v).measured.len(), 2);
+        assert_eq!(chart_of(&p, &v, None).measured.len(), 2);
         assert_eq!(v.measured_here.len(), 2);
         let h100 = v.measured_here[0].1;
         assert!(h100 > 330e9 && h100 < 360e9, "{h100}");
         assert_eq!(v.curve.len(), 8 * 8 + 1);
-        let svg = chart_svg(&p, &v, SHAPE.design());
+        let svg = chart_svg(&p, &v, None, SHAPE.design());
         assert_eq!(svg.matches("the book&apos;s measurement").count(), 2);
         assert!(svg.contains("SHARP on"));
     }
@@ -710,7 +808,7 @@ mod tests {
         // The A100 has no scale-out figure in the book: only one node.
         p.apply("gpu", "a100").unwrap();
         assert!(p.apply("scope", "network").is_err());
-        assert_eq!(counts(&system_of("a100").unwrap()), vec![2, 4, 8]);
+        assert_eq!(counts(&gpu_system("a100").unwrap()), vec![2, 4, 8]);
     }
 
     #[test]
@@ -722,8 +820,43 @@ mod tests {
         p.apply("sharp", "1").unwrap();
         p.apply("bytes", "5e8").unwrap();
         assert_pairs_restore(&p);
-        let c = counts(&system_of("gb200").unwrap());
+        let c = counts(&gpu_system("gb200").unwrap());
         assert_eq!(&c[..8], &[2, 4, 8, 16, 32, 64, 72, 144]);
         assert!(c.iter().all(|n| *n <= GPUS_MAX));
+    }
+
+    /// Issue #19: a second GPU runs the same collective at the same scope;
+    /// its curve shares the axes and the difference is spelled out.
+    #[test]
+    fn a_second_gpu_on_the_same_axes() {
+        let mut p = GpuCollectivesParams::default();
+        p.apply("vs", "b200").unwrap();
+        assert_pairs_restore(&p);
+        let (q, w) = p.versus().unwrap();
+        assert_eq!((q.gpu, q.gpus), ("b200", 8));
+        let v = p.compute().unwrap();
+        let m = chart_of(&p, &v, Some(&(q, w.clone())));
+        assert!(m.vs.as_ref().unwrap().label.contains("NVIDIA B200"));
+        let svg = chart_svg(&p, &v, Some(&(q, w.clone())), SHAPE.design());
+        assert!(svg.contains("NVIDIA B200"), "no second curve's legend");
+        let c = p.comparison().unwrap();
+        let row = |k: &str| c.row(k).unwrap().clone();
+        assert_eq!(row("time").a, seconds(v.report.total.0));
+        assert_eq!(row("time").b, seconds(w.report.total.0));
+        // A B200's NVLink is twice an H100's: a 1 GB AllReduce in one node is
+        // bandwidth-bound on both and about twice as fast on the B200.
+        assert_eq!(row("regime").ratio_text(), "same");
+        let r = row("time").ratio.unwrap();
+        assert!((0.45..0.6).contains(&r), "{r}");
+        // Across 4 nodes the compared GPU spans 4 of its own nodes.
+        p.apply("gpus", "32").unwrap();
+        assert_eq!(p.versus().unwrap().0.gpus, 32);
+        // The reader's GPU of 16 per node: the same four nodes are 64 GPUs.
+        let code = crate::widgets::gpu::tests::own_gpu_code("H100 x16", 16);
+        p.apply("vs", &code).unwrap();
+        assert_eq!(p.versus().unwrap().0.gpus, 64);
+        assert_refused_keeps(&p, &[("vs", "v5e"), ("vs", "x")]);
+        p.apply("vs", "").unwrap();
+        assert!(p.comparison().is_none());
     }
 }

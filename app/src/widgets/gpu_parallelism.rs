@@ -6,7 +6,9 @@
 //! reduction and the step are timed by [`ridgeline_core::gpu::pipelining`].
 //! Below it, the same stages and microbatches under a zero-bubble schedule (each
 //! backward split into `B` and `W`, the `W`s filling the bubble) beside 1F1B,
-//! with what the schedule costs in memory and complexity.
+//! with what the schedule costs in memory and complexity. The GPU and the
+//! model may be the reader's own; a second GPU (`vs`) times the same step,
+//! compared figure by figure.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -16,10 +18,14 @@ use ridgeline_core::gpu::pipelining::{
 };
 use ridgeline_core::gpu::rooflines::{Block, Work};
 use ridgeline_core::gpu::Scope;
+use ridgeline_core::hardware::Chip;
 use ridgeline_core::models::{model, ModelPreset, MODELS};
 
-use super::common::{option, WidgetParams, WidgetState};
-use super::gpu::{find_gpu, gpu_ids};
+use super::common::{
+    any, compare_picker, compare_table, model_options, option, parse_vs, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
+};
+use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use super::pipeline::{timeline_svg, Boxes, Fit};
 use crate::charts::size::Frame;
 use crate::input::{parse_count, short};
@@ -52,6 +58,8 @@ pub struct ParallelismChoice {
     pub dp: u32,
     /// The link between stages.
     pub link: Scope,
+    /// A second GPU timing the same step, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for ParallelismChoice {
@@ -65,23 +73,87 @@ impl Default for ParallelismChoice {
             microbatches: 4,
             dp: 8,
             link: Scope::Network,
+            vs: None,
         }
     }
 }
 
 impl ParallelismChoice {
-    /// The core's parameters.
+    /// The core's parameters, checked by core.
     pub fn core(&self) -> Result<PipeliningParams, String> {
-        PipeliningParams::parse(
-            self.gpu,
-            self.model.id,
-            self.batch,
-            self.stages,
-            self.tp,
-            self.microbatches,
-            self.dp,
-            link_name(self.link),
-        )
+        let p = PipeliningParams {
+            system: gpu_system(self.gpu)?,
+            model: self.model,
+            batch_tokens: self.batch,
+            stages: self.stages,
+            tp: self.tp,
+            microbatches: self.microbatches,
+            dp: self.dp,
+            link: self.link,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// The same step on GPU `id`, its GPUs per stage capped at a node of it.
+    pub fn on(&self, id: &'static str) -> Result<ParallelismChoice, String> {
+        let per_node = gpu_system(id)?.gpus_per_node;
+        Ok(ParallelismChoice {
+            gpu: id,
+            tp: self.tp.min(per_node),
+            ..*self
+        })
+    }
+
+    /// The two GPUs timing the same step, figure by figure, when a second is
+    /// chosen: a forward unit, a hop, the gradient AllReduce, the idle share
+    /// and the step.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let q = self.on(vs.id).ok()?;
+        let (a, b) = (self.compute().ok()?, q.compute().ok()?);
+        let (sa, sb) = (self.core().ok()?.system, q.core().ok()?.system);
+        let mut rows = vec![
+            Diff::number(
+                "tp",
+                "GPUs per stage",
+                f64::from(self.tp),
+                f64::from(q.tp),
+                |x| sci(x, 3),
+            ),
+            Diff::number(
+                "forward",
+                "one unit (a forward pass)",
+                a.forward.0,
+                b.forward.0,
+                seconds,
+            ),
+            Diff::number("hop", "one hop of activations", a.hop.0, b.hop.0, seconds),
+            Diff::number(
+                "reduce",
+                "each stage's gradient AllReduce",
+                a.reduce.0,
+                b.reduce.0,
+                seconds,
+            ),
+            Diff::number(
+                "idle",
+                "idle, counting the reductions",
+                a.idle,
+                b.idle,
+                percent,
+            ),
+            Diff::number("step", "step", a.step.0, b.step.0, seconds),
+        ];
+        // A step with no reduction has no ratio to show for it.
+        if a.reduce.0 == 0.0 && b.reduce.0 == 0.0 {
+            rows.retain(|d| d.key != "reduce");
+        }
+        Some(Comparison {
+            a: sa.name.into(),
+            b: sb.name.into(),
+            rows,
+        })
     }
 
     /// The timed step.
@@ -97,7 +169,7 @@ impl ParallelismChoice {
 
 impl WidgetParams for ParallelismChoice {
     const NAME: &'static str = "gpu-parallelism";
-    const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["model"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["model"], &[VS]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -105,9 +177,11 @@ impl WidgetParams for ParallelismChoice {
         let count =
             |what: &str, max: f64| parse_count(value, what, 1.0, max).map(|v| v.round() as u32);
         match key {
-            "gpu" => next.gpu = find_gpu(value)?,
+            // A GPU with smaller nodes caps the GPUs per stage: shrink to fit.
+            "gpu" => next = self.on(find_gpu(value)?)?,
+            VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
             "model" => {
-                next.model = model(value)
+                next.model = crate::library::resolve_model(value)
                     .ok_or_else(|| format!("model: unknown model “{}”", short(value)))?
             }
             "batch" => next.batch = parse_count(value, "batch", 1.0, 1e12)?,
@@ -120,17 +194,12 @@ impl WidgetParams for ParallelismChoice {
             "link" => next.link = parse_link(value)?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
-        // A GPU with smaller nodes (or none) caps the GPUs per stage: shrink to fit.
-        if key == "gpu" {
-            let per_node = ridgeline_core::gpu::GpuSystem::from_id(
-                next.gpu,
-                ridgeline_core::dtype::Dtype::Bf16,
-            )
-            .map_err(|e| format!("gpu: {e}"))?
-            .gpus_per_node;
-            next.tp = next.tp.min(per_node);
-        }
         next.compute()?;
+        if let Some(vs) = next.vs {
+            next.on(vs.id)
+                .and_then(|q| q.compute())
+                .map_err(|e| format!("{} (compared): {e}", vs.name))?;
+        }
         *self = next;
         Ok(())
     }
@@ -147,6 +216,9 @@ impl WidgetParams for ParallelismChoice {
             ("dp".into(), self.dp.to_string()),
             ("link".into(), link_name(self.link).into()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .collect()
     }
 }
 
@@ -268,14 +340,10 @@ pub fn GpuParallelism(
         state.set_or_refresh(key, &value, true);
     };
     let result = Memo::new(move |_| params.with(|p| p.compute().ok()));
-    let gpu_options = gpu_ids()
-        .into_iter()
-        .map(|(id, name)| option(id, name, move || params.with(|p| p.gpu)))
-        .collect_view();
-    let model_options = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
+    let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = gpu_options(vs_id);
+    let model_picks = model_options(any, move || params.with(|p| p.model.id));
     let link_options = [Scope::Network, Scope::Node]
         .map(|s| {
             let label = match s {
@@ -370,14 +438,15 @@ pub fn GpuParallelism(
     view! {
         <figure class="widget gpu-parallelism" data-widget="gpu-parallelism">
             <div class="controls">
-                <label>"GPU "<select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_options}</select></label>
-                <label>"Model "<select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select></label>
+                <label>"GPU "<select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select></label>
+                <label>"Model "<select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_picks}</select></label>
                 <label>"Batch (tokens) "{number("batch", "global batch in tokens", |p| grouped(p.batch))}</label>
                 <label>"Data-parallel replicas "{number("dp", "data-parallel replicas", |p| p.dp.to_string())}</label>
                 <label>"Stages "{range("stages", MAX_STAGES, |p| p.stages)}</label>
                 <label>"Microbatches "{range("microbatches", MAX_MICROBATCHES, |p| p.microbatches)}</label>
                 <label>"GPUs per stage "{number("tp", "GPUs per stage", |p| p.tp.to_string())}</label>
                 <label>"Stages talk over "<select prop:value=move || params.with(|p| link_name(p.link)) on:change=move |ev| set("link", event_target_value(&ev))>{link_options}</select></label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <Notice notice=notice />
             <div class="table-scroll" tabindex="0" node_ref=frame.node style:min-height=keep_height(ROW) inner_html=drawing></div>
@@ -392,6 +461,7 @@ pub fn GpuParallelism(
                 <div><dt>"step"</dt><dd data-step=stat(|r| r.step.0.to_string())>{stat(|r| format!("{} ({} units)", seconds(r.step.0), sci(r.step_units, 3)))}</dd></div>
                 <div><dt>"the book's pipeline traffic per step"</dt><dd>{stat(|r| format!("{} in all, about {} per layer", seconds(r.total_comms.0), seconds(r.per_layer.0)))}</dd></div>
             </dl>
+            {compare_table(move || params.with(ParallelismChoice::comparison))}
             <h4 class="zb-title">"The same step with a zero-bubble schedule"</h4>
             <p class="muted">"Each backward pass splits into B, the gradient for the stage's input that the previous stage is waiting for, and W, the gradient for the stage's own weights that nobody waits for. B goes first; a stage runs its W passes whenever it would otherwise sit idle. Sends and gradient reductions are left out here, so compare the bubbles, not the step with the one above."</p>
             <div class="table-scroll" tabindex="0" style:min-height=keep_height(super::pipeline::ROW) inner_html=zb_drawing></div>
@@ -598,5 +668,44 @@ mod tests {
         );
         assert!(html.contains("stage 3"), "{html}");
         assert!(html.contains(">G<"), "{html}");
+    }
+
+    /// Issue #19: the reader's GPU and model time a step as registry ones do,
+    /// and a second GPU times the same step beside it.
+    #[test]
+    fn the_readers_gpu_and_model_and_a_second_gpu() {
+        let mut p = ParallelismChoice::default();
+        p.apply("vs", "b200").unwrap();
+        assert_pairs_restore(&p);
+        let c = p.comparison().unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("NVIDIA H100", "NVIDIA B200"));
+        let (a, b) = (
+            p.compute().unwrap(),
+            p.on("b200").unwrap().compute().unwrap(),
+        );
+        assert_eq!(c.row("step").unwrap().a, seconds(a.step.0));
+        assert_eq!(c.row("step").unwrap().b, seconds(b.step.0));
+        // A B200 has more FLOPs/s than an H100: each forward unit is shorter.
+        assert!(c.row("forward").unwrap().ratio.unwrap() < 1.0);
+        // The reader's GPU with 4 per NVLink domain caps GPUs per stage at 4.
+        let code = crate::widgets::gpu::tests::own_gpu_code("H100 x4", 4);
+        p.apply("vs", &code).unwrap();
+        let c = p.comparison().unwrap();
+        assert_eq!(
+            (
+                c.row("tp").unwrap().a.as_str(),
+                c.row("tp").unwrap().b.as_str()
+            ),
+            ("8", "4")
+        );
+        p.apply("gpu", &code).unwrap();
+        assert_eq!(p.tp, 4);
+        let (model, _) = crate::library::tests::sample_codes();
+        p.apply("model", &model).unwrap();
+        assert_eq!(p.model.config.layers, 16);
+        assert_pairs_restore(&p);
+        assert_refused_keeps(&p, &[("vs", "v5p"), ("vs", "gpt9"), ("stages", "17")]);
+        p.apply("vs", "none").unwrap();
+        assert!(p.comparison().is_none());
     }
 }

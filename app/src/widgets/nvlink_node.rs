@@ -2,7 +2,8 @@
 //! a node's GPUs and NVSwitches with the links between them, what each GPU can
 //! push into NVLink, what the switches could carry, the node's bisection
 //! bandwidth and its egress into the scale-out network; the three nodes of the
-//! book side by side.
+//! book side by side. The GPU may be the reader's own, and a second GPU
+//! (`vs`) is compared figure by figure.
 
 use super::common::Notice;
 use leptos::prelude::*;
@@ -12,9 +13,14 @@ use ridgeline_core::gpu::node::{
 };
 use ridgeline_core::gpu::superpod::plural;
 
-use super::common::{option, WidgetParams, WidgetState};
-use super::gpu::{find_gpu, gpu_ids};
+use super::common::{
+    compare_picker, compare_table, diff_rows, parse_vs, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
+};
+use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use crate::input::short;
+use ridgeline_core::hardware::Chip;
+use ridgeline_core::units::BytesPerSec;
 
 /// Width of the node drawing (SVG user units; text stays ≥ 12 px on a phone).
 const DRAW_W: f64 = 400.0;
@@ -26,20 +32,94 @@ const GRID_ROW: u32 = 12;
 /// The reader's choice; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NvlinkNodeParams {
-    /// GPU id (a registry GPU with an NVLink domain).
+    /// GPU id (a registry GPU with an NVLink domain, or the reader's own).
     pub gpu: &'static str,
+    /// A second GPU whose node is compared, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for NvlinkNodeParams {
     fn default() -> Self {
-        NvlinkNodeParams { gpu: "h100" }
+        NvlinkNodeParams {
+            gpu: "h100",
+            vs: None,
+        }
     }
+}
+
+/// The node of GPU `id`, or why not.
+fn node_of(id: &str) -> Result<NvlinkNode, String> {
+    nvlink_node(&NodeParams {
+        system: gpu_system(id)?,
+    })
 }
 
 impl NvlinkNodeParams {
     /// The node, or why not.
     pub fn compute(&self) -> Result<NvlinkNode, String> {
-        nvlink_node(&NodeParams::parse(self.gpu)?)
+        node_of(self.gpu)
+    }
+
+    /// The two nodes figure by figure, when a second GPU is chosen: the
+    /// domain's size, what each GPU and all of them push into NVLink, the
+    /// bisection, the egress into the scale-out network and the ratio of the
+    /// two per GPU (`NaN`, shown as `—`, where the book gives no egress).
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.compute().ok()?, node_of(vs.id).ok()?);
+        // `NaN`, shown as `—`, where the book gives no figure.
+        fn rate(x: f64) -> String {
+            if x.is_finite() {
+                si(x, "B/s", 3)
+            } else {
+                "—".into()
+            }
+        }
+        fn or_nan(x: Option<BytesPerSec>) -> f64 {
+            x.map_or(f64::NAN, |x| x.0)
+        }
+        let mut rows = vec![Diff::number(
+            "gpus",
+            "GPUs in the NVLink domain",
+            f64::from(a.gpus),
+            f64::from(b.gpus),
+            grouped,
+        )];
+        rows.extend(diff_rows(
+            &a,
+            &b,
+            rate,
+            &[
+                ("per-gpu", "per GPU into NVLink", |n| n.per_gpu.0),
+                ("gpu-total", "all GPUs together", |n| n.gpu_total.0),
+                ("bisection", "bisection bandwidth", |n| n.bisection.0),
+                ("scale-out", "egress into the scale-out network", |n| {
+                    or_nan(n.scale_out)
+                }),
+                ("scale-out-per-gpu", "scale-out per GPU", |n| {
+                    or_nan(n.scale_out_per_gpu)
+                }),
+            ],
+        ));
+        let ratio = |n: &NvlinkNode| n.inside_over_outside.unwrap_or(f64::NAN);
+        rows.push(Diff::number(
+            "ratio",
+            "NVLink over scale-out, per GPU",
+            ratio(&a),
+            ratio(&b),
+            |x| {
+                if x.is_finite() {
+                    format!("{}×", sci(x, 3))
+                } else {
+                    "—".into()
+                }
+            },
+        ));
+        Some(Comparison {
+            a: a.name.into(),
+            b: b.name.into(),
+            rows,
+        })
     }
 }
 
@@ -48,20 +128,25 @@ impl WidgetParams for NvlinkNodeParams {
 
     /// Sets the GPU from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
         match key {
-            "gpu" => {
-                let id = find_gpu(value)?;
-                NvlinkNodeParams { gpu: id }.compute()?;
-                self.gpu = id;
-                Ok(())
-            }
-            other => Err(format!("unknown setting “{}”", short(other))),
+            "gpu" => next.gpu = find_gpu(value)?,
+            VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
+            other => return Err(format!("unknown setting “{}”", short(other))),
         }
+        next.compute()?;
+        if let Some(vs) = next.vs {
+            node_of(vs.id).map_err(|e| format!("{} (compared): {e}", vs.name))?;
+        }
+        *self = next;
+        Ok(())
     }
 
     /// The parameters as `key=value` pairs.
     fn to_pairs(&self) -> Vec<(String, String)> {
-        vec![("gpu".into(), self.gpu.into())]
+        std::iter::once(("gpu".into(), self.gpu.into()))
+            .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+            .collect()
     }
 }
 
@@ -198,10 +283,9 @@ pub fn NvlinkNodeView(
     let read = move |f: &dyn Fn(&NvlinkNode) -> String| {
         data.with(|v| v.as_ref().map(f).unwrap_or_default())
     };
-    let gpu_options = gpu_ids()
-        .into_iter()
-        .map(|(id, name)| option(id, name, move || params.with(|p| p.gpu)))
-        .collect_view();
+    let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = gpu_options(vs_id);
 
     let picture = move || {
         let Some(n) = data.get() else {
@@ -245,10 +329,13 @@ pub fn NvlinkNodeView(
         });
         let switches = boxes(&d.switches, "nvswitch");
         let gpus = boxes(&d.gpus, "gpu-box");
+        let joined = match n.switches {
+            Some(k) => plural(u64::from(k), "NVSwitch", "NVSwitches"),
+            None => "NVLink (no switch count is given for this GPU)".into(),
+        };
         let label = format!(
-            "{} joined by {}; {}",
+            "{} joined by {joined}; {}",
             plural(u64::from(n.gpus), "GPU", "GPUs"),
-            plural(u64::from(n.switches.unwrap_or(0)), "NVSwitch", "NVSwitches"),
             if full {
                 "each GPU's links are split over every switch as numbered on GPU 0's lines"
             } else {
@@ -284,8 +371,11 @@ pub fn NvlinkNodeView(
         <figure class="widget nvlink-node" data-widget="nvlink-node">
             <div class="controls">
                 <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| { state.set("gpu", &event_target_value(&ev)); }>{gpu_options}</select>
+                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| { state.set("gpu", &event_target_value(&ev)); }>{gpu_picks}</select>
                 </label>
+                {compare_picker(vs_options, vs_id, move |key, value| {
+                    state.set_or_refresh(key, &value, true);
+                })}
             </div>
             <Notice notice=notice />
             <div class="node-picture">{picture}</div>
@@ -327,6 +417,7 @@ pub fn NvlinkNodeView(
                     </dd>
                 </div>
             </dl>
+            {compare_table(move || params.with(NvlinkNodeParams::comparison))}
             <div class="table-scroll" tabindex="0">
                 <table class="nodes">
                     <caption>"The book's three nodes"</caption>
@@ -344,6 +435,44 @@ pub fn NvlinkNodeView(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+
+    /// Issue #19: a second node compared figure by figure, and the reader's
+    /// GPU (no NVSwitch count in the book) drawn and compared.
+    #[test]
+    fn a_second_node_and_the_readers_gpu() {
+        let mut p = NvlinkNodeParams::default();
+        p.apply("vs", "b200").unwrap();
+        assert_pairs_restore(&p);
+        let c = p.comparison().unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("NVIDIA H100", "NVIDIA B200"));
+        let row = |k: &str| c.row(k).unwrap().clone();
+        assert_eq!(
+            (row("per-gpu").a.as_str(), row("per-gpu").b.as_str()),
+            ("450 GB/s", "900 GB/s")
+        );
+        assert_eq!(row("per-gpu").ratio_text(), "2×");
+        assert_eq!(row("gpus").ratio_text(), "same");
+        let code = crate::widgets::gpu::tests::own_gpu_code("H100 x16", 16);
+        p.apply("gpu", &code).unwrap();
+        let n = p.compute().unwrap();
+        assert_eq!((n.gpus, n.switches), (16, None));
+        let d = drawing(&n);
+        assert_eq!((d.switches.len(), d.gpus.len()), (0, 16));
+        let c = p.comparison().unwrap();
+        assert_eq!(c.a, "H100 x16");
+        assert_eq!(c.row("gpus").unwrap().ratio_text(), "0.5×");
+        // The node's egress is the H100's whole-node figure, over twice the GPUs.
+        assert_eq!(c.row("scale-out-per-gpu").unwrap().ratio_text(), "2×");
+        let messages = assert_refused_keeps(&p, &[("vs", "v5e"), ("vs", "h900")]);
+        assert!(
+            messages.iter().all(|m| m.contains("compare")),
+            "{messages:?}"
+        );
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), None);
+        assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
+    }
 
     #[test]
     fn h100_node_as_the_book_draws_it() {

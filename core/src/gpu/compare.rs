@@ -57,7 +57,8 @@ pub fn roofline_row(id: &str, dtype: Dtype) -> Result<RooflineRow, GpuError> {
     tpu_row(id, dtype)
 }
 
-fn gpu_row(sys: &GpuSystem, dtype: Dtype) -> Result<RooflineRow, GpuError> {
+/// The comparison row of a GPU system (a registry GPU or a reader's own).
+pub fn gpu_row(sys: &GpuSystem, dtype: Dtype) -> Result<RooflineRow, GpuError> {
     let domain_ridge = sys.alpha(Scope::Node)?;
     Ok(RooflineRow {
         id: sys.id,
