@@ -3,7 +3,7 @@
 // training planner and the Transformer calculator.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, verdictOf } from './lib.mjs';
+import { start, watchedPage, ready, verdictOf, offerAndChoose } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -34,12 +34,7 @@ test('Part 1: a second chip on the roofline shows its ridge and its own verdict'
   assert.equal(await vs.textContent(), 'compute-bound');
   await page.waitForFunction(() => location.search.includes('roofline.vs=h100'));
   // An unknown chip is refused with a notice; the comparison stays.
-  await widget.locator('select[data-vs]').evaluate((s) => {
-    const o = document.createElement('option');
-    o.value = 'h900';
-    s.append(o);
-  });
-  await widget.locator('select[data-vs]').selectOption('h900');
+  await offerAndChoose(widget.locator('select[data-vs]'), 'h900');
   assert.match(await widget.locator('[data-notice]').textContent(), /h900/);
   assert.equal(await widget.locator('select[data-vs]').inputValue(), 'h100');
   assert.equal(await ridge.locator('[data-vs-value]').textContent(), '296 FLOPs/B');

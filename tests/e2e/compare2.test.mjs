@@ -3,7 +3,7 @@
 // chart, and a second model in the KV-cache calculator.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, verdictOf } from './lib.mjs';
+import { start, watchedPage, ready, verdictOf, offerAndChoose } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -32,12 +32,7 @@ test('Part 5: a second chip on the training roofline shows its crossover and ver
   assert.match(chart, /compute on TPU v5e/);
   await page.waitForFunction(() => location.search.includes('training-roofline.vs=v5e'));
   // A GPU has no ICI: refused with a notice, the comparison stays.
-  await widget.locator('select[data-vs]').evaluate((s) => {
-    const o = document.createElement('option');
-    o.value = 'h100';
-    s.append(o);
-  });
-  await widget.locator('select[data-vs]').selectOption('h100');
+  await offerAndChoose(widget.locator('select[data-vs]'), 'h100');
   assert.match(await widget.locator('[data-notice]').textContent(), /h100/);
   assert.equal(await widget.locator('select[data-vs]').inputValue(), 'v5e');
   await widget.locator('select[data-vs]').selectOption('');

@@ -5,7 +5,7 @@
 // choosing "nothing" removes the comparison.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready } from './lib.mjs';
+import { start, watchedPage, ready, offerAndChoose } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -59,12 +59,7 @@ test('Part 1: a second chip on the two rooflines and in the overlap widget', asy
   assert.match(await overlap.locator('.plot .layer').first().innerHTML(), /TPU v5p: T_math/);
   await page.waitForFunction(() => location.search.includes('overlap.vs=v5p'));
   // A chip without a chip-to-chip link is refused; the comparison stays.
-  await overlap.locator('select[data-vs]').evaluate((s) => {
-    const o = document.createElement('option');
-    o.value = 'tpu-v99';
-    s.append(o);
-  });
-  await overlap.locator('select[data-vs]').selectOption('tpu-v99');
+  await offerAndChoose(overlap.locator('select[data-vs]'), 'tpu-v99');
   assert.match(await overlap.locator('[data-notice]').textContent(), /tpu-v99/);
   assert.equal(await overlap.locator('select[data-vs]').inputValue(), 'v5p');
   await chooseNothing(page, overlap, 'overlap', /TPU v5p/);
@@ -91,12 +86,7 @@ test('Part 2: a second TPU beside each link and running the slowest-stage job', 
   assert.equal(await stage.locator('[data-vs-verdict]').textContent(), 'communication-bound');
   await page.waitForFunction(() => location.search.includes('slowest-stage.vs=v5p'));
   // A GPU has no torus to form the slice on: refused, the comparison stays.
-  await stage.locator('select[data-vs]').evaluate((s) => {
-    const o = document.createElement('option');
-    o.value = 'h100';
-    s.append(o);
-  });
-  await stage.locator('select[data-vs]').selectOption('h100');
+  await offerAndChoose(stage.locator('select[data-vs]'), 'h100');
   assert.match(await stage.locator('[data-notice]').textContent(), /not a TPU/);
   assert.equal(await stage.locator('select[data-vs]').inputValue(), 'v5p');
   await chooseNothing(page, stage, 'slowest-stage');

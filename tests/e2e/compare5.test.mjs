@@ -6,7 +6,7 @@
 // unsuitable choice is refused with a notice, and chooses "nothing" again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready } from './lib.mjs';
+import { start, watchedPage, ready, offerAndChoose } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -29,12 +29,7 @@ async function open(route, name) {
   // and chooses it: it must be refused with a notice naming `reason`, and
   // the picker must show `kept` again.
   const refuse = async (id, reason, kept) => {
-    await picker.evaluate((s, v) => {
-      const o = document.createElement('option');
-      o.value = v;
-      s.append(o);
-    }, id);
-    await picker.selectOption(id);
+    await offerAndChoose(picker, id);
     assert.match(await widget.locator('[data-notice]').textContent(), reason);
     assert.equal(await picker.inputValue(), kept);
   };

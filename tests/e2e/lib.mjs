@@ -98,6 +98,17 @@ export async function readyLibrary(page, target = '[data-widget="own-model"]') {
   await page.locator(target).first().scrollIntoViewIfNeeded();
 }
 
+// Offers `value` in the picker `select` (as a stale link or a removed entry
+// would) and chooses it, for tests of how a widget refuses what it cannot take.
+export async function offerAndChoose(select, value) {
+  await select.evaluate((s, v) => {
+    const o = document.createElement('option');
+    o.value = v;
+    s.append(o);
+  }, value);
+  await select.selectOption(value);
+}
+
 export async function verdictOf(page, widget) {
   return (await page.locator(`[data-widget="${widget}"] [data-verdict]`).first().textContent()).trim();
 }

@@ -160,6 +160,21 @@ pub fn text_box(text: &str, size: u32) -> (i32, i32) {
     )
 }
 
+/// `text` cut short with an ellipsis so that one line of it at `size` pixels
+/// is at most `max_w` pixels wide by [`text_box`]'s estimate; whole if it
+/// fits. A legend names the reader's own chips and models, whose names may be
+/// of any length, and must stay inside its chart.
+pub fn fit_width(text: &str, size: u32, max_w: i32) -> std::borrow::Cow<'_, str> {
+    if text_box(text, size).0 <= max_w {
+        return text.into();
+    }
+    // The characters that fit beside the ellipsis (one more character).
+    let per = f64::from(size) * 0.6;
+    let keep = (f64::from((max_w - 4).max(0)) / per).floor() as usize;
+    let kept: String = text.chars().take(keep.saturating_sub(1)).collect();
+    format!("{}…", kept.trim_end()).into()
+}
+
 /// Whether one line of `text` at `size` pixels, starting at pixel `x`, passes
 /// pixel `right` (a plot's right edge): a label that would is drawn to end at
 /// its point instead.
@@ -391,6 +406,20 @@ pub(crate) fn dashes(svg: &str, with: &str) -> Vec<((i32, i32), (i32, i32))> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_label_is_cut_to_the_width_and_a_short_one_kept() {
+        assert_eq!(fit_width("NVIDIA H100", 12, 200), "NVIDIA H100");
+        let long = "my very own accelerator with a name far too long for any phone's legend";
+        for max in [60, 150, 240] {
+            let cut = fit_width(long, 12, max);
+            assert!(cut.ends_with('…'), "{cut}");
+            assert!(text_box(&cut, 12).0 <= max, "{cut} in {max}");
+            assert!(long.starts_with(cut.trim_end_matches('…')), "{cut}");
+        }
+        // No room at all still gives a mark that something was there.
+        assert_eq!(fit_width(long, 12, 0), "…");
+    }
 
     const AREA: Rect = Rect {
         x0: 80,

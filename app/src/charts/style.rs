@@ -99,6 +99,9 @@ pub enum Mark {
     Tint,
 }
 
+/// Where an entry's label starts, in pixels from its mark's left end.
+const LABEL_AT: i32 = 26;
+
 /// One entry of a legend drawn by [`draw_legend`] or [`draw_legend_below`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -121,11 +124,12 @@ impl Entry {
     }
 
     /// Draws the entry's mark from `(x, cy)` (its left end, vertically centred)
-    /// and its label after it.
+    /// and its label after it, cut to end by pixel `right` of `area`.
     fn draw<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, plotters::coord::Shift>,
         (x, cy): (i32, i32),
+        right: i32,
         pal: &Palette,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         match self.mark {
@@ -160,9 +164,10 @@ impl Entry {
                 ))?;
             }
         }
+        let label = super::place::fit_width(&self.label, TICK, right - x - LABEL_AT);
         area.draw(&Text::new(
-            self.label.clone(),
-            (x + 26, cy - (TICK as i32) / 2 - 1),
+            label.into_owned(),
+            (x + LABEL_AT, cy - (TICK as i32) / 2 - 1),
             font(TICK, &pal.text),
         ))
     }
@@ -203,11 +208,18 @@ pub fn draw_legend<DB: DrawingBackend>(
     if entries.is_empty() {
         return Ok(());
     }
-    let labels: Vec<&str> = entries.iter().map(|e| e.label.as_str()).collect();
-    let (w, h) = super::place::legend_box(&labels, TICK);
     let (aw, ah) = area.dim_in_pixel();
     let (aw, ah) = (aw as i32, ah as i32);
     let m = 6;
+    // The box is `legend_box`'s: 50 pixels beside the widest label. A label
+    // too wide for the area is cut (the reader's own names can be long).
+    let widest = aw - 2 * m - 50;
+    let labels: Vec<_> = entries
+        .iter()
+        .map(|e| super::place::fit_width(&e.label, TICK, widest))
+        .collect();
+    let labels: Vec<&str> = labels.iter().map(|l| l.as_ref()).collect();
+    let (w, h) = super::place::legend_box(&labels, TICK);
     let (x, y) = match position {
         SeriesLabelPosition::Coordinate(x, y) => (x, y),
         SeriesLabelPosition::UpperRight => (aw - m - w, m),
@@ -227,7 +239,12 @@ pub fn draw_legend<DB: DrawingBackend>(
     area.draw(&Rectangle::new([(x, y), (x + w, y + h)], pal.grid))?;
     let row = TICK as i32 + 6;
     for (i, e) in entries.iter().enumerate() {
-        e.draw(area, (x + 10, y + 10 + i as i32 * row + row / 2), pal)?;
+        e.draw(
+            area,
+            (x + 10, y + 10 + i as i32 * row + row / 2),
+            x + w - 4,
+            pal,
+        )?;
     }
     Ok(())
 }
@@ -247,8 +264,9 @@ pub fn draw_legend_below<DB: DrawingBackend>(
     pal: &Palette,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let row = (TICK + 7) as i32;
+    let right = root.dim_in_pixel().0 as i32 - 4;
     for (i, e) in entries.iter().enumerate() {
-        e.draw(root, (x, y + 6 + i as i32 * row + row / 2), pal)?;
+        e.draw(root, (x, y + 6 + i as i32 * row + row / 2), right, pal)?;
     }
     Ok(())
 }
@@ -312,6 +330,54 @@ mod tests {
             ));
         });
         assert!(svg.contains(r#"font-size="12""#), "{svg}");
+    }
+
+    /// Issue #19: a reader's chip with a long name gets its legend entry cut
+    /// to the chart's width, in the box and under the plot, and a preset's
+    /// descriptive label that fits is drawn whole.
+    #[test]
+    fn long_legend_labels_are_cut_to_the_chart() {
+        let long = "my own accelerator, second revision, with the faster HBM stacks: 2.6 PFLOP/s";
+        let preset = "NVIDIA H100: HBM and bf16 peak 990 TFLOPs/s";
+        let pal = crate::charts::palette(false);
+        let entries = [
+            Entry::new(long, pal.series[0], Mark::Line(3)),
+            Entry::new(preset, pal.series[1], Mark::Dashed),
+        ];
+        for (w, below) in [(760, false), (320, false), (320, true)] {
+            let (svg, _) = crate::charts::svg(w, 200, |root| {
+                let _ = if below {
+                    draw_legend_below(root, &entries, (14, 100), &pal)
+                } else {
+                    draw_legend(root, &entries, SeriesLabelPosition::UpperLeft, &pal)
+                };
+            });
+            // Each `<text x=… …>label</text>`: its x and its label.
+            let texts: Vec<(i32, &str)> = svg
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| {
+                    let x = t.split("x=\"").nth(1)?.split('"').next()?.parse().ok()?;
+                    let label = t.split('>').nth(1)?.split("</text").next()?.trim();
+                    Some((x, label))
+                })
+                .collect();
+            assert_eq!(texts.len(), 2, "{svg}");
+            if w == 760 {
+                assert_eq!(texts[0].1, long, "room for the whole name");
+                assert_eq!(texts[1].1, preset);
+            } else {
+                assert!(
+                    texts[0].1.ends_with('…') && !texts[0].1.contains("PFLOP"),
+                    "{w}: {texts:?}"
+                );
+            }
+            for (x, t) in &texts {
+                // Each label ends inside the chart by the placement estimate.
+                let end = x + crate::charts::place::text_box(t, TICK).0;
+                assert!(end <= w as i32, "{w} px: “{t}” ends at {end}");
+            }
+        }
     }
 
     #[test]
