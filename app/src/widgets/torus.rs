@@ -1,13 +1,18 @@
 //! The ICI torus explorer (`data-widget="torus"`): a slice of TPUs, its host
 //! blocks and wraparound links; pick a chip to see its neighbours and how many
-//! hops every other chip is from it.
+//! hops every other chip is from it. A second TPU (`vs`) takes a slice of the
+//! same shape, compared figure by figure (which axes wrap, the farthest chip,
+//! the picked chip's neighbours, hosts and link bandwidth).
 
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
 use ridgeline_core::tpu::{Coord, Slice};
 
-use super::common::{WidgetParams, WidgetState};
+use super::common::{
+    compare_picker, compare_table, ici_row, is_tpu, parse_vs_chip, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
+};
 use crate::input::short;
 
 /// Most chips drawn.
@@ -22,6 +27,8 @@ pub struct TorusParams {
     pub shape: Coord,
     /// The chip picked.
     pub selected: Coord,
+    /// A second TPU taking a slice of the same shape, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for TorusParams {
@@ -30,6 +37,7 @@ impl Default for TorusParams {
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
             shape: [8, 16, 1],
             selected: [0, 0, 0],
+            vs: None,
         }
     }
 }
@@ -66,11 +74,64 @@ impl TorusParams {
         };
         Slice::new(self.chip, &self.shape[..dims]).map_err(|e| e.to_string())
     }
+
+    /// A slice of this shape on `chip`: a flat shape (`z = 1`) is laid out on
+    /// a 2D or a 3D torus, a 3D one only on a 3D torus.
+    pub fn same_shape_on(&self, chip: &'static Chip) -> Result<Slice, String> {
+        let rank = if self.shape[2] == 1 { 2 } else { 3 };
+        Slice::new(chip, &self.shape[..rank]).map_err(|e| format!("{}: {e}", chip.name))
+    }
+
+    /// The two slices figure by figure, when a second TPU is chosen.
+    pub fn comparison(&self) -> Option<Comparison> {
+        let vs = self.vs?;
+        let (a, b) = (self.slice().ok()?, self.same_shape_on(vs).ok()?);
+        let wraps = |s: &Slice| {
+            let w = s.wrap();
+            let axes: Vec<&str> = ["x", "y", "z"]
+                .into_iter()
+                .zip(w)
+                .filter(|(_, w)| *w)
+                .map(|(a, _)| a)
+                .collect();
+            if axes.is_empty() {
+                "none".to_string()
+            } else {
+                axes.join(", ")
+            }
+        };
+        let count = |x: f64| format!("{x}");
+        let neighbours = |s: &Slice| s.neighbours(self.selected).map_or(0, |n| n.len()) as f64;
+        let rows = vec![
+            Diff::words("wrap", "axes that wrap around", wraps(&a), wraps(&b)),
+            Diff::number(
+                "diameter",
+                "farthest chip (hops)",
+                f64::from(a.diameter()),
+                f64::from(b.diameter()),
+                count,
+            ),
+            Diff::number(
+                "neighbours",
+                "neighbours of the picked chip",
+                neighbours(&a),
+                neighbours(&b),
+                count,
+            ),
+            Diff::number("hosts", "hosts", a.hosts() as f64, b.hosts() as f64, count),
+            ici_row(self.chip, vs),
+        ];
+        Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        })
+    }
 }
 
 impl WidgetParams for TorusParams {
     const NAME: &'static str = "torus";
-    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["shape"]];
+    const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["shape"], &[VS]];
 
     /// Sets one parameter from text; the result must still be a valid slice.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -89,10 +150,23 @@ impl WidgetParams for TorusParams {
             }
             "shape" => next.shape = parse_shape(value)?,
             "at" => next.selected = parse_shape(value).map(|c| c.map(|v| v.saturating_sub(1)))?,
+            VS => {
+                next.vs = parse_vs_chip(value, |c| {
+                    if is_tpu(c) {
+                        Ok(())
+                    } else {
+                        Err(format!("{} has no ICI torus to compare", c.name))
+                    }
+                })?
+            }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         next.selected = [0, 1, 2].map(|i| next.selected[i].min(next.shape[i].saturating_sub(1)));
         next.slice()?;
+        if let Some(vs) = next.vs {
+            next.same_shape_on(vs)
+                .map_err(|e| format!("compared: no slice of this shape on {e}"))?;
+        }
         *self = next;
         Ok(())
     }
@@ -117,6 +191,9 @@ impl WidgetParams for TorusParams {
             ("shape".into(), shape),
             ("at".into(), at),
         ]
+        .into_iter()
+        .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .collect()
     }
 }
 
@@ -140,6 +217,8 @@ pub fn Torus(
         |c| c.vendor == Vendor::Google,
         move || params.with(|p| p.chip.id),
     );
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(is_tpu, vs_id);
 
     let grid = move || {
         let p = params.get();
@@ -220,9 +299,15 @@ pub fn Torus(
                     <input type="text" size="9" aria-label="slice shape" value=move || shape_text.get() prop:value=move || shape_text.get()
                         on:change=move |ev| set("shape", event_target_value(&ev)) />
                 </label>
+                {compare_picker(vs_options, vs_id, move |key, value| {
+                    if !state.set(key, &value) {
+                        state.refresh();
+                    }
+                })}
             </div>
             <p class="torus-facts" data-facts="">{facts}</p>
             {grid}
+            {compare_table(move || params.with(TorusParams::comparison))}
             <p class="legend muted">"Each cell is a chip, labelled with its hop distance from the picked chip (outlined); its neighbours are ringed. Alternating shades mark the chips each host drives."</p>
             <Notice notice=notice />
         </figure>
@@ -246,5 +331,37 @@ mod tests {
         assert!(p.apply("chip", "v5p").is_ok());
         assert_eq!(p.shape, [4, 4, 4]);
         assert_eq!(p.slice().unwrap().wrap(), [true, true, true]);
+    }
+
+    /// Issue #19: the same 128 chips as 8×16 on a v5e and 8×16×1 on a v5p;
+    /// a 4×4×4 cube has no counterpart on a 2D torus.
+    #[test]
+    fn a_second_tpu_takes_the_same_shape() {
+        use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+        let mut p = TorusParams::default();
+        p.apply("vs", "v5p").unwrap();
+        assert_pairs_restore(&p);
+        let c = p.comparison().unwrap();
+        let row = |k: &str| c.row(k).unwrap().clone();
+        // Part 2: a v5e's axis of 16 wraps around; a v5p wraps only full cubes.
+        assert_eq!(
+            (row("wrap").a.as_str(), row("wrap").b.as_str()),
+            ("y", "none")
+        );
+        // 7 + 8 hops on the v5e (y wraps), 7 + 15 on the v5p.
+        assert_eq!(
+            (row("diameter").a.as_str(), row("diameter").b.as_str()),
+            ("15", "22")
+        );
+        assert_eq!(row("ici").ratio_text(), "2×");
+        let messages = assert_refused_keeps(&p, &[("vs", "h100"), ("vs", "v9")]);
+        assert!(messages[0].contains("no ICI torus"), "{messages:?}");
+        // A cube on the v5p compared with a v5e: refused, the v5e kept.
+        let mut q = TorusParams::default();
+        q.apply("chip", "v5p").unwrap();
+        let m = assert_refused_keeps(&q, &[("vs", "v5e")]);
+        assert!(m[0].contains("no slice of this shape"), "{m:?}");
+        p.apply("vs", "").unwrap();
+        assert!(p.comparison().is_none());
     }
 }
