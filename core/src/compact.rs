@@ -236,8 +236,12 @@ pub fn check_model(c: &ModelConfig) -> Result<(), String> {
     c.validate().map_err(|e| e.to_string())?;
     let total = params(c).total();
     if total.is_nan() || total > MAX_PARAMS {
+        // `sci`, not `{:.3e}`: exponent formatting with a precision would
+        // add its own float printer to every page bundle that decodes models.
         return Err(format!(
-            "{total:.3e} parameters is more than the {MAX_PARAMS:.0e} accepted"
+            "{} parameters is more than the {} accepted",
+            crate::format::sci(total, 4),
+            crate::format::sci(MAX_PARAMS, 1)
         ));
     }
     Ok(())

@@ -120,7 +120,7 @@ impl fmt::Display for ModelError {
                 f,
                 "{dense} leading dense layers leave no MoE layer in a {layers}-layer model"
             ),
-            ModelError::UnknownModel(id) => write!(f, "no model preset is called {id:?}"),
+            ModelError::UnknownModel(id) => write!(f, "no model preset is called “{id}”"),
         }
     }
 }

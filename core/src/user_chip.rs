@@ -438,7 +438,7 @@ pub fn parse_chip(text: &str) -> Result<ChipSpec, ImportError> {
             err(
                 "start_from",
                 format!(
-                    "no registry chip is called {id:?}; expected one of {}",
+                    "no registry chip is called “{id}”; expected one of {}",
                     ids.join(", ")
                 ),
             )

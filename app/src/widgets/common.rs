@@ -257,53 +257,68 @@ pub fn number_field(
 /// A chip picker's options: the registry chips `accept` takes, then the
 /// reader's saved ones it takes, in an `<optgroup label="Yours">` shown only
 /// when there are some (so static pages list the registry alone).
-pub fn chip_options<S>(
+pub fn chip_options<S: Into<String>>(
     accept: fn(&'static Chip) -> bool,
-    chosen: impl Fn() -> S + Copy + Send + Sync + 'static,
-) -> AnyView
-where
-    S: PartialEq<String> + 'static,
-{
-    let presets = CHIPS
-        .iter()
-        .filter(|c| accept(c))
-        .map(|c| option(c.id, c.name, chosen))
-        .collect_view();
-    let yours = move || {
-        let own = crate::library::own_chips(accept);
-        (!own.is_empty()).then(|| {
-            let own = own
-                .into_iter()
-                .map(|c| option(c.id, c.name, chosen))
-                .collect_view();
-            view! { <optgroup label="Yours (saved in this browser)" data-yours="">{own}</optgroup> }
-        })
-    };
-    // Erased: the options sit deep inside each widget's view type, which
-    // otherwise grows past the compiler's layout depth.
-    view! { {presets}{yours} }.into_any()
+    chosen: impl Fn() -> S + Send + Sync + 'static,
+) -> AnyView {
+    let chosen = Signal::derive(move || chosen().into());
+    let own = move || crate::library::own_chips(accept);
+    picker_options(
+        CHIPS.iter().filter(|c| accept(c)).map(|c| (c.id, c.name)),
+        move || own().into_iter().map(|c| (c.id, c.name)).collect(),
+        chosen,
+    )
 }
 
 /// A model picker's options: the registry presets `accept` takes, then the
 /// reader's saved models it takes, as [`chip_options`] does for chips.
-pub fn model_options<S>(
+pub fn model_options<S: Into<String>>(
     accept: fn(&ModelPreset) -> bool,
-    chosen: impl Fn() -> S + Copy + Send + Sync + 'static,
-) -> AnyView
-where
-    S: PartialEq<String> + 'static,
-{
-    let presets = MODELS
-        .iter()
-        .filter(|m| accept(m))
-        .map(|m| option(m.id, m.name, chosen))
+    chosen: impl Fn() -> S + Send + Sync + 'static,
+) -> AnyView {
+    let chosen = Signal::derive(move || chosen().into());
+    let own = move || crate::library::own_models(accept);
+    picker_options(
+        MODELS.iter().filter(|m| accept(m)).map(|m| (m.id, m.name)),
+        move || own().into_iter().map(|m| (m.id, m.name)).collect(),
+        chosen,
+    )
+}
+
+/// The options of [`chip_options`] and [`model_options`]: `presets`, then
+/// the reader's own (reactive) in the "Yours" group, `chosen` selected.
+///
+/// Written once for every picker of a page: the chosen id is erased into a
+/// `Signal` and the lists into `(id, name)` pairs, so that the views below
+/// are compiled once per bundle rather than once per picker (eight pickers
+/// on /gpus made eight copies, 18 KB of wasm).
+fn picker_options(
+    presets: impl Iterator<Item = (&'static str, &'static str)>,
+    own: impl Fn() -> Vec<(&'static str, &'static str)> + Send + Sync + 'static,
+    chosen: Signal<String>,
+) -> AnyView {
+    let presets: Vec<_> = presets.collect();
+    picker_views(presets, Box::new(own), chosen)
+}
+
+/// [`picker_options`]' views, not generic at all.
+#[allow(clippy::type_complexity)]
+fn picker_views(
+    presets: Vec<(&'static str, &'static str)>,
+    own: Box<dyn Fn() -> Vec<(&'static str, &'static str)> + Send + Sync>,
+    chosen: Signal<String>,
+) -> AnyView {
+    let selected = move || chosen.get();
+    let presets = presets
+        .into_iter()
+        .map(|(id, name)| option(id, name, selected))
         .collect_view();
     let yours = move || {
-        let own = crate::library::own_models(accept);
+        let own = own();
         (!own.is_empty()).then(|| {
             let own = own
                 .into_iter()
-                .map(|m| option(m.id, m.name, chosen))
+                .map(|(id, name)| option(id, name, selected))
                 .collect_view();
             view! { <optgroup label="Yours (saved in this browser)" data-yours="">{own}</optgroup> }
         })

@@ -851,10 +851,9 @@ mod tests {
         // Across 4 nodes the compared GPU spans 4 of its own nodes.
         p.apply("gpus", "32").unwrap();
         assert_eq!(p.versus().unwrap().0.gpus, 32);
-        // The reader's GPU of 16 per node: the same four nodes are 64 GPUs.
-        let code = crate::widgets::gpu::tests::own_gpu_code("H100 x16", 16);
-        p.apply("vs", &code).unwrap();
-        assert_eq!(p.versus().unwrap().0.gpus, 64);
+        // Four NVL72 racks are 288 GPUs.
+        p.apply("vs", "gb200").unwrap();
+        assert_eq!(p.versus().unwrap().0.gpus, 288);
         assert_refused_keeps(&p, &[("vs", "v5e"), ("vs", "x")]);
         p.apply("vs", "").unwrap();
         assert!(p.comparison().is_none());
