@@ -79,7 +79,7 @@ pub fn draw_trace<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(&plot)
         .margin(10)
         .margin_right(20)
-        .x_label_area_size(36)
+        .x_label_area_size(44)
         .y_label_area_size(120)
         .build_cartesian_2d(0.0..m.x_max, 0.0..n)?;
     chart

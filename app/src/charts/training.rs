@@ -396,7 +396,7 @@ pub fn draw_memory<DB: DrawingBackend>(
         .margin(10)
         .margin_right(24)
         .margin_bottom(10 + below)
-        .x_label_area_size(34)
+        .x_label_area_size(44)
         .y_label_area_size(10)
         .build_cartesian_2d(0.0..x_max, 0.0..n)?;
     chart

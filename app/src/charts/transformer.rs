@@ -14,7 +14,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::palette;
 use super::place::{passes, text_box};
-use super::style::{font, legend_on, Entry, Mark, Styled, NOTE};
+use super::style::{
+    draw_legend_below, font, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
+};
 
 /// Sequence-length axis of the fraction plot, tokens.
 pub const T_RANGE: (f64, f64) = (128.0, 4_194_304.0);
@@ -72,7 +74,7 @@ pub fn draw_params<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(root)
         .margin(10)
         .margin_right(20)
-        .x_label_area_size(34)
+        .x_label_area_size(44)
         .y_label_area_size(10)
         .build_cartesian_2d(0.0..x_hi, 0.0..n)?;
     chart
@@ -113,12 +115,27 @@ pub struct FractionModel {
 
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, RangedCoordf64>>;
 
+/// Legend rows of the attention-share chart.
+const FRACTION_LEGEND: usize = 2;
+
+/// Pixels under a narrow chart's plot kept for its legend (none on a wide
+/// one, whose legend sits in the plot): on a phone the legend box would
+/// cover the `8D` label.
+fn legend_room<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>) -> u32 {
+    if root.dim_in_pixel().0 < NARROW {
+        legend_below_height(FRACTION_LEGEND)
+    } else {
+        0
+    }
+}
+
 fn frame<'a, DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
 ) -> Result<Chart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
     ChartBuilder::on(root)
         .margin(14)
         .margin_right(24)
+        .margin_bottom(14 + legend_room(root))
         .x_label_area_size(44)
         .y_label_area_size(56)
         .build_cartesian_2d((T_RANGE.0..T_RANGE.1).log_scale(), 0.0..1.0)
@@ -153,7 +170,7 @@ pub fn draw_fraction<DB: DrawingBackend>(
         mlp.mix(0.18),
     ))?;
     chart.draw_series(LineSeries::new(m.curve.clone(), attention.stroke_width(3)))?;
-    let legend = [
+    let legend: [Entry; FRACTION_LEGEND] = [
         Entry::new("MLP and projections", mlp, Mark::Tint),
         Entry::new("dot-product attention", attention, Mark::Line(3)),
     ];
@@ -191,7 +208,13 @@ pub fn draw_fraction<DB: DrawingBackend>(
             font(NOTE, &pal.text),
         )))?;
     }
-    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
+    let below = legend_room(root);
+    if below > 0 {
+        let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;
+    }
     Ok(())
 }
 

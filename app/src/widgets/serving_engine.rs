@@ -190,6 +190,12 @@ fn draw_timeline<DB: DrawingBackend>(
             }
         })
         .x_desc("time in the run (ms)")
+        // Ten ticks 50 ms apart collide on a phone ("10,35010,400…").
+        .x_labels(if root.dim_in_pixel().0 < crate::charts::style::NARROW {
+            4
+        } else {
+            10
+        })
         .x_label_formatter(&|x| grouped(x.round()))
         .styled(&pal)
         .light_line_style(pal.grid)
