@@ -250,6 +250,13 @@ impl Placer {
         covered * 16 + crossed * 400
     }
 
+    /// Whether `r` covers nothing and crosses no line (`cost` of zero, found
+    /// without adding up every overlap).
+    fn free(&self, r: &Rect) -> bool {
+        self.taken.iter().all(|t| t.overlap(r) == 0)
+            && !self.segments.iter().any(|(a, b)| r.crosses(*a, *b))
+    }
+
     /// Places a `w` × `h` box beside `anchor` (at least `gap` pixels away) where
     /// it covers nothing if it can, reserves it and returns it. The box is always
     /// inside the plot area (or at its top-left, if larger than the area).
@@ -282,6 +289,54 @@ impl Placer {
                 break;
             }
             d *= 2;
+        }
+        // Every side is taken (a crowded phone plot): the free spot nearest
+        // the anchor anywhere in the area, searched ring by ring outwards on
+        // a grid of `STEP` pixels (at most `LOOKS` boxes tried, so that a
+        // redraw stays cheap when nowhere is free).
+        if best.is_some_and(|(c, _)| c > 0) {
+            const STEP: i32 = 10;
+            const LOOKS: usize = 3000;
+            let keep_off = Rect::new(anchor.0 - gap, anchor.1 - gap, 2 * gap, 2 * gap);
+            let at = |dx: i32, dy: i32| {
+                Rect::new(
+                    anchor.0 + dx * STEP - w / 2,
+                    anchor.1 + dy * STEP - h / 2,
+                    w,
+                    h,
+                )
+            };
+            let mut looks = 0;
+            let rings = (self.area.w().max(self.area.h()) / STEP).max(1);
+            'rings: for k in 1..=rings {
+                let ring = (-k..=k)
+                    .flat_map(|dx| [(dx, -k), (dx, k)])
+                    .chain((1 - k..k).flat_map(|dy| [(-k, dy), (k, dy)]));
+                let mut found: Option<(i64, Rect)> = None;
+                for (dx, dy) in ring {
+                    let r = at(dx, dy);
+                    if !self.area.contains(&r) {
+                        continue;
+                    }
+                    looks += 1;
+                    if r.overlap(&keep_off) == 0 && self.free(&r) {
+                        let d = i64::from(dx).pow(2) + i64::from(dy).pow(2);
+                        if found.is_none_or(|(e, _)| d < e) {
+                            found = Some((d, r));
+                        }
+                    }
+                    if looks >= LOOKS {
+                        break;
+                    }
+                }
+                if let Some((_, r)) = found {
+                    best = Some((0, r));
+                    break 'rings;
+                }
+                if looks >= LOOKS {
+                    break;
+                }
+            }
         }
         let r = best.map_or(Rect::new(self.area.x0, self.area.y0, w, h), |(_, r)| r);
         self.taken.push(r);
@@ -381,24 +436,93 @@ pub fn vertical_runs(x: i32, top: i32, bottom: i32, boxes: &[Rect], pad: i32) ->
     runs
 }
 
-/// Every two-point `<polyline>` of an SVG drawing whose tag contains `with`
-/// (a dashed line is drawn as one per dash), as pixel end points: for tests
-/// that check what a dashed line crosses.
+/// The points of every `<polyline>` of an SVG drawing whose tag contains
+/// `with` (a style attribute such as `stroke-width="3"`), in pixels.
 #[cfg(test)]
-pub(crate) fn dashes(svg: &str, with: &str) -> Vec<((i32, i32), (i32, i32))> {
+fn polylines(svg: &str, with: &str) -> Vec<Vec<(i32, i32)>> {
     svg.split("<polyline")
         .skip(1)
         .filter(|p| p.split('>').next().is_some_and(|tag| tag.contains(with)))
         .filter_map(|p| {
             let pts = p.split("points=\"").nth(1)?.split('"').next()?;
-            let xy: Vec<(i32, i32)> = pts
-                .split_whitespace()
-                .filter_map(|q| {
-                    let (x, y) = q.split_once(',')?;
-                    Some((x.parse().ok()?, y.parse().ok()?))
-                })
-                .collect();
-            (xy.len() == 2).then(|| (xy[0], xy[1]))
+            Some(
+                pts.split_whitespace()
+                    .filter_map(|q| {
+                        let (x, y) = q.split_once(',')?;
+                        Some((x.parse().ok()?, y.parse().ok()?))
+                    })
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every two-point `<polyline>` of an SVG drawing whose tag contains `with`
+/// (a dashed line is drawn as one per dash), as pixel end points: for tests
+/// that check what a dashed line crosses.
+#[cfg(test)]
+pub(crate) fn dashes(svg: &str, with: &str) -> Vec<((i32, i32), (i32, i32))> {
+    polylines(svg, with)
+        .into_iter()
+        .filter_map(|xy| (xy.len() == 2).then(|| (xy[0], xy[1])))
+        .collect()
+}
+
+/// Every segment of every `<polyline>` and `<line>` of an SVG drawing whose
+/// tag contains `with` (a style attribute such as `stroke-width="3"`), in
+/// pixels: for tests that check which lines a label crosses.
+#[cfg(test)]
+pub(crate) fn segments(svg: &str, with: &str) -> Vec<((i32, i32), (i32, i32))> {
+    // plotters writes axes and grid lines as `<line>`s.
+    let lines = svg
+        .split("<line ")
+        .skip(1)
+        .filter_map(|l| l.split('>').next())
+        .filter(|tag| tag.contains(with))
+        .filter_map(|tag| {
+            let num = |k: &str| {
+                tag.split(&format!(" {k}=\""))
+                    .nth(1)?
+                    .split('"')
+                    .next()?
+                    .parse::<i32>()
+                    .ok()
+            };
+            Some(((num("x1")?, num("y1")?), (num("x2")?, num("y2")?)))
+        });
+    polylines(svg, with)
+        .iter()
+        .flat_map(|xy| xy.windows(2).map(|w| (w[0], w[1])))
+        .chain(lines)
+        .collect()
+}
+
+/// Every `<text>` of an SVG drawing as plotters writes it, with the box it
+/// takes by [`text_box`]'s estimate (from its position, anchor and font
+/// size; [`text_box`] pads the glyphs by 2 pixels each side, as
+/// [`draw_label`] draws them): for tests that check what a label covers.
+#[cfg(test)]
+pub(crate) fn texts(svg: &str) -> Vec<(String, Rect)> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let (tag, rest) = t.split_once('>')?;
+            let body = rest.split("</text").next()?.trim().to_string();
+            let attr = |k: &str| tag.split(&format!(" {k}=\"")).nth(1)?.split('"').next();
+            let num = |k: &str| attr(k)?.parse::<f64>().ok();
+            let (x, y, size) = (num("x")?, num("y")?, num("font-size")?);
+            let (w, h) = text_box(&body, size.round() as u32);
+            let x0 = match attr("text-anchor") {
+                Some("end") => x as i32 - w + 2,
+                Some("middle") => x as i32 - w / 2,
+                _ => x as i32 - 2,
+            };
+            let y0 = match attr("dy") {
+                Some("0.76em") => y as i32,
+                Some("0.5ex") => y as i32 - h / 2,
+                _ => y as i32 - h,
+            };
+            Some((body, Rect::new(x0, y0, w, h)))
         })
         .collect()
 }
@@ -436,6 +560,22 @@ mod tests {
         let r = p.place((400, 200), text_box("B = 64, I = 63", 13), 8);
         assert!(!r.crosses((300, 300), (500, 100)), "{r:?}");
         assert!(AREA.contains(&r));
+    }
+
+    #[test]
+    fn a_crowded_plot_still_finds_its_one_free_spot() {
+        let mut p = Placer::new(AREA);
+        // Everything taken but a pocket at the top, far from the anchor and
+        // on no side of it.
+        let pocket = Rect::new(350, AREA.y0, 120, 46);
+        p.avoid_box(Rect::from_ranges(AREA.x0..pocket.x0, AREA.y0..AREA.y1));
+        p.avoid_box(Rect::from_ranges(pocket.x1..AREA.x1, AREA.y0..AREA.y1));
+        p.avoid_box(Rect::from_ranges(pocket.x0..pocket.x1, pocket.y1..AREA.y1));
+        let r = p.place((600, 300), (100, 20), 8);
+        assert!(pocket.contains(&r), "{r:?} outside {pocket:?}");
+        // With nowhere free, a box is still placed inside the area.
+        let r = p.place((600, 300), (100, 20), 8);
+        assert!(AREA.contains(&r), "{r:?}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use ridgeline_core::format::seconds;
 use ridgeline_core::trace::{Lane, OpKind, Timeline};
 
+use super::place::text_box;
 use super::style::{font, Styled, NOTE, TICK};
 use super::{palette, Palette};
 
@@ -142,24 +143,25 @@ pub fn draw_trace<DB: DrawingBackend>(
             plot.draw(&Text::new(s.op.clone(), (x0 + 4, yc - 6), small.clone()))?;
         }
     }
-    // The budget marker and the end of the timeline.
+    // The budget marker and the end of the timeline, each labelled on the
+    // side of its line where the label stays in the plot and clear of the
+    // other line (the end line ran through the budget's label when the step
+    // ended just after its budget).
     let end = m.timeline.end.0;
-    let (pw, _) = plot.dim_in_pixel();
-    if m.budget.is_finite() && m.budget > 0.0 {
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    let (left, right) = (xr.start, plot.dim_in_pixel().0 as i32 - 2);
+    let budget_x =
+        (m.budget.is_finite() && m.budget > 0.0).then(|| chart.backend_coord(&(m.budget, n)));
+    let (ex, ey) = chart.backend_coord(&(end, 0.0));
+    if let Some((bx, by)) = budget_x {
         chart.draw_series(DashedLineSeries::new(
             vec![(m.budget, 0.0), (m.budget, n)],
             6,
             4,
             pal.text.stroke_width(2),
         ))?;
-        let (bx, by) = chart.backend_coord(&(m.budget, n));
         let budget_text = format!("budget {}", seconds(m.budget));
-        let text_w = 7 * budget_text.chars().count() as i32;
-        let tx = if bx + text_w + 6 > pw as i32 {
-            bx - text_w - 6
-        } else {
-            bx + 6
-        };
+        let tx = beside(bx, text_box(&budget_text, TICK).0, Some(ex), (left, right));
         plot.draw(&Text::new(budget_text, (tx, by + 2), font(TICK, &pal.text)))?;
     }
     let colour = if end > m.budget * (1.0 + 1e-9) {
@@ -171,14 +173,9 @@ pub fn draw_trace<DB: DrawingBackend>(
         vec![(end, 0.0), (end, n)],
         colour.stroke_width(2),
     )))?;
-    let (ex, ey) = chart.backend_coord(&(end, 0.0));
     let end_text = format!("end {}", seconds(end));
-    let ew = super::place::text_box(&end_text, TICK).0;
-    let ex = if ex + ew + 6 > pw as i32 {
-        ex - ew - 6
-    } else {
-        ex + 6
-    };
+    let ew = text_box(&end_text, TICK).0;
+    let ex = beside(ex, ew, budget_x.map(|b| b.0), (left, right));
     plot.draw(&Text::new(end_text, (ex, ey - 16), font(TICK, &colour)))?;
     // Legend: one swatch per kind present.
     for (kind, (x, y)) in kinds.into_iter().zip(spots) {
@@ -187,6 +184,26 @@ pub fn draw_trace<DB: DrawingBackend>(
         legend.draw(&Text::new(kind.label(), (x + 19, y), font(TICK, &pal.text)))?;
     }
     Ok(())
+}
+
+/// Where a label `w` pixels wide beside the vertical line at pixel `x`
+/// starts: right of the line if it ends before `right` and keeps clear of the
+/// other vertical line at `other`, else left of it on the same terms, else
+/// beyond both lines (right, then left); failing all, the side of its line
+/// that stays within `left..right`, and failing that, as far right as fits.
+fn beside(x: i32, w: i32, other: Option<i32>, (left, right): (i32, i32)) -> i32 {
+    const GAP: i32 = 6;
+    let o = other.unwrap_or(x);
+    let sides = [x + GAP, x - GAP - w];
+    let beyond = [x.max(o) + GAP, x.min(o) - GAP - w];
+    let fits = |x0: &i32| *x0 >= left && *x0 + w <= right;
+    let clear = |x0: &i32| other.is_none_or(|o| o < *x0 - 2 || o > *x0 + w + 2);
+    sides
+        .into_iter()
+        .chain(beyond)
+        .find(|x0| fits(x0) && clear(x0))
+        .or_else(|| sides.into_iter().find(fits))
+        .unwrap_or_else(|| (right - w).max(left))
 }
 
 /// The height of each further row of the legend.
@@ -200,7 +217,7 @@ fn legend_spots(kinds: &[OpKind], width: u32) -> (Vec<(i32, i32)>, i32) {
     let mut spots = Vec::new();
     for kind in kinds {
         let label = kind.label();
-        let end = x + 19 + super::place::text_box(label, TICK).0;
+        let end = x + 19 + text_box(label, TICK).0;
         if end > width as i32 && x > 10 {
             x = 10;
             row += 1;
@@ -266,6 +283,87 @@ mod tests {
         assert_ne!(out, svg(false, 3));
         // With one layer the ops are wide enough to carry their HLO names.
         assert!(svg(false, 1).contains("fusion.3"));
+    }
+
+    /// A step ending just after (or before) its budget put the end line
+    /// through the budget's label: at phone and desktop widths, neither label
+    /// crosses either line, and both stay in the drawing.
+    #[test]
+    fn budget_and_end_labels_cross_neither_line() {
+        use crate::charts::place::{segments, texts};
+        use ridgeline_core::trace::Span;
+        let mut faults = Vec::new();
+        for (w, h) in [(320, 240), (390, 260), (760, 260)] {
+            for (end, budget) in [
+                (10.2e-3, 10.0e-3),
+                (10.0e-3, 10.2e-3),
+                (10.0e-3, 10.0e-3),
+                (3.0e-3, 10.0e-3),
+                (10.0e-3, 0.4e-3),
+                (10.0e-3, 9.0e-3),
+            ] {
+                let span = Span {
+                    op: "fusion.1".into(),
+                    what: "W_in matmul".into(),
+                    kind: OpKind::Matmul,
+                    lane: Lane::TensorCore,
+                    layer: Some(0),
+                    start: Seconds(0.0),
+                    duration: Seconds(end),
+                };
+                let timeline = Timeline {
+                    spans: vec![span],
+                    end: Seconds(end),
+                };
+                let m = TraceModel::new(timeline, budget, end);
+                let mut out = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_trace(&root, &m, false).unwrap();
+                    root.present().unwrap();
+                }
+                let lines: Vec<_> = segments(&out, r#"stroke-width="2""#)
+                    .into_iter()
+                    .filter(|(a, b)| a.0 == b.0)
+                    .collect();
+                assert!(lines.len() >= 2, "{w} px: {lines:?}");
+                let labels: Vec<_> = texts(&out)
+                    .into_iter()
+                    .filter(|(t, _)| t.starts_with("budget ") || t.starts_with("end "))
+                    .collect();
+                assert_eq!(labels.len(), 2, "{w} px: {labels:?}");
+                for (text, r) in &labels {
+                    if r.x0 < 0 || r.x1 > w as i32 {
+                        faults.push(format!("{w} px: “{text}” {r:?} leaves the drawing"));
+                    }
+                    for (a, b) in &lines {
+                        if r.crosses(*a, *b) {
+                            let at = (end * 1e3, budget * 1e3);
+                            faults.push(format!(
+                                "{w} px, end/budget {at:?} ms: “{text}” {r:?} on {a:?}–{b:?}"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
+    }
+
+    #[test]
+    fn a_label_goes_where_it_fits_and_is_clear() {
+        // Room on the right: right of the line.
+        assert_eq!(beside(100, 50, None, (0, 400)), 106);
+        // The other line just right: left instead.
+        assert_eq!(beside(100, 50, Some(120), (0, 400)), 44);
+        // No room on the right: left.
+        assert_eq!(beside(380, 50, None, (0, 400)), 324);
+        // Its own line's sides taken: beyond the other line.
+        assert_eq!(beside(100, 50, Some(100 + 6 + 20), (60, 400)), 132);
+        // No room beyond it either: a side of its own line that fits.
+        assert_eq!(beside(100, 50, Some(100 + 6 + 20), (60, 170)), 106);
+        // Wider than the plot: its left edge.
+        assert_eq!(beside(100, 500, None, (10, 400)), 10);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::transformer::TrainingMemory;
 
 use super::palette;
-use super::place::{text_box, vertical_runs, Placer, Rect};
+use super::place::{draw_label, text_box, vertical_runs, Placer, Rect};
 use super::style::{
     draw_legend_below, fit_text, font, legend_below_height, legend_on, Entry, Mark, Styled, NARROW,
     NOTE, TICK,
@@ -409,7 +409,10 @@ pub fn draw_memory<DB: DrawingBackend>(
         .styled(&pal)
         .draw()?;
     let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let mut placer = Placer::new(Rect::from_ranges(xr, yr));
+    let plot = Rect::from_ranges(xr, yr);
+    let mut placer = Placer::new(plot);
+    // The axis line at the bottom of the plot: labels keep off it too.
+    placer.avoid_line(&[(plot.x0, plot.y1 - 1), (plot.x1, plot.y1 - 1)]);
     for (i, (label, mem)) in bars.iter().enumerate() {
         let y = n - i as f64 - 1.0;
         let parts = [
@@ -474,11 +477,22 @@ pub fn draw_memory<DB: DrawingBackend>(
             4,
             pal.bad.stroke_width(2),
         ))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("HBM {}", si(hbm, "B", 3)),
-            (hbm * 1.01, 0.12),
-            font(TICK, &pal.bad),
-        )))?;
+        // Beside its line in the free space nearest the axis, clear of the
+        // bars and their labels (a fixed spot sat on the axis line).
+        let foot = chart.backend_coord(&(hbm, 0.0));
+        let head = chart.backend_coord(&(hbm, n));
+        placer.avoid_line(&[foot, head]);
+        let text = format!("HBM {}", si(hbm, "B", 3));
+        let (_, h) = text_box(&text, TICK);
+        draw_label(
+            root,
+            &mut placer,
+            (foot.0, foot.1 - h / 2 - 4),
+            &text,
+            TICK,
+            &pal.bad,
+            4,
+        )?;
     }
     if narrow {
         let (width, height) = root.dim_in_pixel();
@@ -686,5 +700,61 @@ mod tests {
         assert!(out.contains("DP: 149 GB (does not fit)"));
         assert!(out.contains("HBM 95 GB"));
         assert!(out.contains("optimizer"));
+    }
+
+    /// The HBM label sat on the axis line: at every width, with a few bars or
+    /// many, it stays off the axis, its own dashed line and every bar label.
+    #[test]
+    fn the_hbm_label_sits_clear() {
+        use crate::charts::place::{segments, texts};
+        let mem = |p: f64| TrainingMemory {
+            params: Bytes(p),
+            grads: Bytes(p),
+            optimizer: Bytes(4.0 * p),
+            activations: Bytes(p / 2.0),
+        };
+        let mut faults = Vec::new();
+        for (w, h) in [(320, 240), (390, 260), (760, 260)] {
+            for sizes in [
+                &[1e9, 2e10][..],
+                &[2e10, 2e10, 1e10, 4e9],
+                &[5e10, 1e9, 3e9],
+            ] {
+                let bars: Vec<(String, TrainingMemory)> = sizes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (format!("plan {i}"), mem(*p)))
+                    .collect();
+                let mut out = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_memory(&root, &bars, 9.6e10, false).unwrap();
+                    root.present().unwrap();
+                }
+                let all = texts(&out);
+                let Some((text, r)) = all.iter().find(|(t, _)| t.starts_with("HBM ")) else {
+                    panic!("{w} px: no HBM label")
+                };
+                // The axis (the x axis is the one long horizontal line in
+                // the text colour) and the HBM line's dashes.
+                let lines: Vec<_> = segments(&out, r#"stroke-width="1""#)
+                    .into_iter()
+                    .chain(segments(&out, r#"stroke-width="2""#))
+                    .filter(|(a, b)| (a.1 == b.1 && (b.0 - a.0).abs() > w as i32 / 2) || a.0 == b.0)
+                    .filter(|(a, b)| a.0 != b.0 || (b.1 - a.1).abs() < 20)
+                    .collect();
+                for (a, b) in &lines {
+                    if r.crosses(*a, *b) {
+                        faults.push(format!("{w} px {sizes:?}: “{text}” {r:?} on {a:?}–{b:?}"));
+                    }
+                }
+                for (t, o) in all.iter().filter(|(t, _)| t.starts_with("plan ")) {
+                    if o.overlap(r) > 0 {
+                        faults.push(format!("{w} px {sizes:?}: “{text}” on “{t}”"));
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
     }
 }

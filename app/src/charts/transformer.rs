@@ -10,12 +10,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-
 use super::palette;
-use super::place::{passes, text_box};
+use super::place::{draw_label, legend_box, placer_for, text_box, Rect};
 use super::style::{
     draw_legend_below, font, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
+    TICK,
 };
 
 /// Sequence-length axis of the fraction plot, tokens.
@@ -115,15 +114,16 @@ pub struct FractionModel {
 
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, RangedCoordf64>>;
 
-/// Legend rows of the attention-share chart.
-const FRACTION_LEGEND: usize = 2;
+/// Rows of the attention-share chart's key under a narrow plot: the two
+/// series, and the crossover and `8D` that a wide chart labels in the plot.
+const NARROW_ROWS: usize = 4;
 
-/// Pixels under a narrow chart's plot kept for its legend (none on a wide
-/// one, whose legend sits in the plot): on a phone the legend box would
-/// cover the `8D` label.
+/// Pixels under a narrow chart's plot kept for its key (none on a wide one,
+/// whose legend and labels sit in the plot): on a phone the legend box
+/// would cover the `8D` label, and the labels would cross the curves.
 fn legend_room<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>) -> u32 {
     if root.dim_in_pixel().0 < NARROW {
-        legend_below_height(FRACTION_LEGEND)
+        legend_below_height(NARROW_ROWS)
     } else {
         0
     }
@@ -170,10 +170,33 @@ pub fn draw_fraction<DB: DrawingBackend>(
         mlp.mix(0.18),
     ))?;
     chart.draw_series(LineSeries::new(m.curve.clone(), attention.stroke_width(3)))?;
-    let legend: [Entry; FRACTION_LEGEND] = [
+    let mut legend = vec![
         Entry::new("MLP and projections", mlp, Mark::Tint),
         Entry::new("dot-product attention", attention, Mark::Line(3)),
     ];
+    let below = legend_room(root);
+    // On a wide chart the two annotations go beside their marks where they
+    // cross neither the curve, the edge of the MLP's area, the 8D line nor the
+    // legend. A phone's plot is too narrow for that (its free runs between the
+    // crossing curves are shorter than either label), so there they join the
+    // key under the plot, beside the mark they name.
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let plot = Rect::from_ranges(xr, yr);
+    let mut placer = placer_for(
+        &chart,
+        &[
+            &m.curve,
+            &m.curve
+                .iter()
+                .map(|&(t, f)| (t, 1.0 - f))
+                .collect::<Vec<_>>(),
+        ],
+    );
+    if below == 0 {
+        let labels: Vec<&str> = legend.iter().map(|e| e.label.as_str()).collect();
+        let (w, h) = legend_box(&labels, TICK);
+        placer.avoid_box(Rect::new(plot.x0 + 6, plot.y0 + 6, w, h));
+    }
     if in_range(m.eight_d) {
         chart.draw_series(DashedLineSeries::new(
             vec![(m.eight_d, 0.0), (m.eight_d, 1.0)],
@@ -182,19 +205,15 @@ pub fn draw_fraction<DB: DrawingBackend>(
             pal.text.stroke_width(1),
         ))?;
         let text = format!("T = 8D = {}", grouped(m.eight_d));
-        let right = chart.plotting_area().get_pixel_range().0.end;
-        let x = chart.backend_coord(&(m.eight_d * 1.12, 0.93)).0;
-        // Near the right edge the label ends left of its line instead.
-        let label = if passes(x, &text, NOTE, right) {
-            Text::new(
-                text,
-                (m.eight_d / 1.12, 0.93),
-                font(NOTE, &pal.text).pos(Pos::new(HPos::Right, VPos::Top)),
-            )
+        if below > 0 {
+            legend.push(Entry::new(text, pal.text, Mark::Dashed));
         } else {
-            Text::new(text, (m.eight_d * 1.12, 0.93), font(NOTE, &pal.text))
-        };
-        chart.draw_series(std::iter::once(label))?;
+            let foot = chart.backend_coord(&(m.eight_d, 0.0));
+            let head = chart.backend_coord(&(m.eight_d, 1.0));
+            placer.avoid_line(&[foot, head]);
+            let at = chart.backend_coord(&(m.eight_d, 0.9));
+            draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
+        }
     }
     if in_range(m.crossover) {
         chart.draw_series(std::iter::once(Circle::new(
@@ -202,13 +221,15 @@ pub fn draw_fraction<DB: DrawingBackend>(
             6,
             attention.filled(),
         )))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("50% at T ≈ {}", grouped(m.crossover)),
-            (m.crossover / 9.0, 0.56),
-            font(NOTE, &pal.text),
-        )))?;
+        let text = format!("50% at T ≈ {}", grouped(m.crossover));
+        if below > 0 {
+            legend.push(Entry::new(text, attention, Mark::Dot));
+        } else {
+            let at = chart.backend_coord(&(m.crossover, 0.5));
+            placer.avoid_point(at, 8);
+            draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 8)?;
+        }
     }
-    let below = legend_room(root);
     if below > 0 {
         let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
         draw_legend_below(root, &legend, (14, top), &pal)?;
@@ -290,5 +311,66 @@ mod tests {
         assert!(out.contains("50% at T ≈ 52,000"));
         assert!(out.contains("dot-product attention"));
         assert!(out.contains("sequence length T"));
+    }
+
+    /// On a 320 px phone the crossover's label sat across the attention
+    /// curve: at every width and wherever the crossover and 8D fall, neither
+    /// label crosses the curve or the 8D line, nor covers the legend's text.
+    #[test]
+    fn the_labels_cross_no_line_at_any_width() {
+        use crate::charts::place::{segments, texts};
+        let mut faults = Vec::new();
+        for (w, h) in [(320, 300), (390, 320), (560, 340), (760, 380)] {
+            for d in [512.0, 2048.0, 8192.0, 16384.0, 262_144.0] {
+                let eight_d = 8.0 * d;
+                let curve: Vec<(f64, f64)> = (0..60)
+                    .map(|i| T_RANGE.0 * 1.2f64.powi(i))
+                    .take_while(|t| *t <= T_RANGE.1)
+                    .map(|t| (t, t / (eight_d * 0.8 + t)))
+                    .collect();
+                let m = FractionModel {
+                    curve,
+                    crossover: eight_d * 0.8,
+                    eight_d,
+                };
+                let mut out = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_fraction(&root, &m, false).unwrap();
+                    root.present().unwrap();
+                }
+                let lines = [
+                    segments(&out, r#"stroke-width="3""#),
+                    segments(&out, r#"stroke-width="1""#)
+                        .into_iter()
+                        .filter(|(a, b)| a.0 == b.0 && a.1 != b.1 && (a.1 - b.1).abs() < 20)
+                        .collect(),
+                ]
+                .concat();
+                assert!(lines.len() > 20, "{w} px: {} segments", lines.len());
+                let all = texts(&out);
+                let legend: Vec<Rect> = all
+                    .iter()
+                    .filter(|(t, _)| t.contains("MLP") || t.contains("dot-product"))
+                    .map(|(_, r)| *r)
+                    .collect();
+                for (text, r) in all
+                    .iter()
+                    .filter(|(t, _)| t.starts_with("50%") || t.starts_with("T = 8D"))
+                {
+                    for (a, b) in &lines {
+                        if r.crosses(*a, *b) {
+                            faults.push(format!("{w} px, D = {d}: “{text}” {r:?} on {a:?}–{b:?}"));
+                        }
+                    }
+                    for l in &legend {
+                        if l.overlap(r) > 0 {
+                            faults.push(format!("{w} px, D = {d}: “{text}” on the legend"));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
     }
 }

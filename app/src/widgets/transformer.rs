@@ -32,8 +32,9 @@ use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 pub const STEPS: f64 = 300.0;
 /// The parameter bars' shape (see `charts::size`).
 const BARS: Shape = Shape::new(760, 230, 220);
-/// The FLOP-share plot's shape.
-const FRACTION: Shape = Shape::new(760, 360, 300);
+/// The FLOP-share plot's shape (on a phone 340 px high: its key under the
+/// plot has four rows).
+const FRACTION: Shape = Shape::new(760, 360, 340);
 
 /// The formats a KV cache may be stored in.
 pub const KV_DTYPES: [Dtype; 4] = [Dtype::F32, Dtype::Bf16, Dtype::Int8, Dtype::Int4];
