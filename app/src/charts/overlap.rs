@@ -9,9 +9,9 @@ use ridgeline_core::roofline::SplitContraction;
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
-use super::place::{draw_label, placer_for};
+use super::place::{placer_for, text_box, vertical_runs, Rect};
 use super::style::{
-    draw_legend_below, fit_text, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
+    draw_legend_below, fit_text, font, legend_below_height, Entry, Mark, Styled, NARROW, NOTE,
 };
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
@@ -69,7 +69,10 @@ impl OverlapModel {
     }
 }
 
-fn samples(m: &OverlapModel) -> Vec<(f64, (f64, f64, f64, f64))> {
+/// `(T_math, T_comms, max, sum)` at one D (`OverlapModel::times`).
+type Times = (f64, f64, f64, f64);
+
+fn samples(m: &OverlapModel) -> Vec<(f64, Times)> {
     (0..=120)
         .map(|i| {
             (m.d_range.0.ln() + (m.d_range.1.ln() - m.d_range.0.ln()) * i as f64 / 120.0).exp()
@@ -92,17 +95,29 @@ fn y_range(m: &OverlapModel) -> (f64, f64) {
     (lo * 0.5, hi * 2.0)
 }
 
-/// Entries of the legend with a compared chip.
-const VS_ENTRIES: usize = 6;
-
-/// The height kept under the plot for the legend: on a phone with a compared
-/// chip its six entries would cover the plot, so they go below it.
-fn legend_below<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &OverlapModel) -> u32 {
-    if m.vs.is_some() && root.dim_in_pixel().0 < NARROW {
-        legend_below_height(VS_ENTRIES)
+/// Entries of the legend: the four times, and two more with a compared chip.
+fn entries(m: &OverlapModel) -> usize {
+    if m.vs.is_some() {
+        6
     } else {
-        0
+        4
     }
+}
+
+/// Columns of the legend under the plot: one on a phone, two on a wider chart.
+fn columns<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>) -> usize {
+    if root.dim_in_pixel().0 < NARROW {
+        1
+    } else {
+        2
+    }
+}
+
+/// The height kept under the plot for the legend. The legend is always
+/// under the plot: the reader's D marker moves across the whole plot, and a
+/// legend inside it had the marker running through its labels.
+fn legend_below<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &OverlapModel) -> u32 {
+    legend_below_height(entries(m).div_ceil(columns(root)))
 }
 
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
@@ -124,6 +139,67 @@ fn chart<'a, DB: DrawingBackend>(
         )
 }
 
+/// A crossover the static layer marks.
+struct Crossover {
+    /// The compared chip's (else this one's).
+    compared: bool,
+    /// `(D, time)` of the point.
+    at: (f64, f64),
+    /// Its label.
+    text: String,
+    /// The box the label takes, in pixels.
+    label: Rect,
+}
+
+/// The crossovers the static layer marks, the compared chip's first, each
+/// with its label placed clear of the series. Both layers compute them (the
+/// moving marker is interrupted around the labels), so they are one function
+/// of the model and the chart.
+fn crossovers<DB: DrawingBackend>(chart: &Chart<'_, DB>, m: &OverlapModel) -> Vec<Crossover> {
+    let lines = series_lines(m);
+    let mut placer = placer_for(chart, &lines.each_ref().map(|l| l.as_slice()));
+    let compared =
+        m.vs.zip(m.vs_model())
+            .map(|((name, _, _), v)| (true, v, format!("{name}: D = ")));
+    let ours = (false, *m, "crossover D = ".to_string());
+    let mut out = Vec::new();
+    for (compared, model, prefix) in compared.into_iter().chain(std::iter::once(ours)) {
+        let dx = model.crossover();
+        if dx > m.d_range.0 && dx < m.d_range.1 {
+            let (tm, _, _, _) = model.times(dx);
+            let at = chart.backend_coord(&(dx, tm));
+            placer.avoid_point(at, 7);
+            let text = format!("{prefix}{}", grouped(dx));
+            let label = placer.place(at, text_box(&text, NOTE), 6);
+            out.push(Crossover {
+                compared,
+                at: (dx, tm),
+                text,
+                label,
+            });
+        }
+    }
+    out
+}
+
+/// The static layer's series: T_math, T_comms, the sum, the max, and the
+/// compared chip's T_math and T_comms (empty without one).
+fn series_lines(m: &OverlapModel) -> [Vec<(f64, f64)>; 6] {
+    let series = samples(m);
+    let vs_series = m.vs_model().map(|v| samples(&v)).unwrap_or_default();
+    let line = |s: &[(f64, Times)], pick: fn(&Times) -> f64| {
+        s.iter().map(|(d, t)| (*d, pick(t))).collect::<Vec<_>>()
+    };
+    [
+        line(&series, |t| t.0),
+        line(&series, |t| t.1),
+        line(&series, |t| t.3),
+        line(&series, |t| t.2),
+        line(&vs_series, |t| t.0),
+        line(&vs_series, |t| t.1),
+    ]
+}
+
 /// Draws T_math, T_comms, their max (perfect overlap) and sum (none) against D,
 /// and the crossover: everything that does not move with D.
 pub fn draw_static<DB: DrawingBackend>(
@@ -133,7 +209,6 @@ pub fn draw_static<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     root.fill(&pal.background)?;
-    let series = samples(m);
     let mut chart = chart(root, m)?;
     chart
         .configure_mesh()
@@ -143,37 +218,17 @@ pub fn draw_static<DB: DrawingBackend>(
         .y_label_formatter(&|y| seconds(*y))
         .styled(&pal)
         .draw()?;
-
-    let line = |pick: fn(&(f64, f64, f64, f64)) -> f64| -> Vec<(f64, f64)> {
-        series.iter().map(|(d, t)| (*d, pick(t))).collect()
-    };
+    let lines = series_lines(m);
     let (c0, c1, c2) = (pal.series[0], pal.series[1], pal.text);
-    let vs_series = m.vs_model().map(|v| samples(&v));
-    let vs_line = |pick: fn(&(f64, f64, f64, f64)) -> f64| -> Vec<(f64, f64)> {
-        vs_series
-            .iter()
-            .flatten()
-            .map(|(d, t)| (*d, pick(t)))
-            .collect()
-    };
-    let lines = [
-        line(|t| t.0),
-        line(|t| t.1),
-        line(|t| t.3),
-        line(|t| t.2),
-        vs_line(|t| t.0),
-        vs_line(|t| t.1),
-    ];
-    let mut placer = placer_for(&chart, &lines.each_ref().map(|l| l.as_slice()));
-    chart.draw_series(LineSeries::new(line(|t| t.0), c0.stroke_width(3)))?;
-    chart.draw_series(LineSeries::new(line(|t| t.1), c1.stroke_width(3)))?;
+    chart.draw_series(LineSeries::new(lines[0].clone(), c0.stroke_width(3)))?;
+    chart.draw_series(LineSeries::new(lines[1].clone(), c1.stroke_width(3)))?;
     chart.draw_series(DashedLineSeries::new(
-        line(|t| t.3),
+        lines[2].clone(),
         6,
         4,
         c2.stroke_width(1),
     ))?;
-    chart.draw_series(LineSeries::new(line(|t| t.2), c2.stroke_width(1)))?;
+    chart.draw_series(LineSeries::new(lines[3].clone(), c2.stroke_width(1)))?;
     let mut legend = vec![
         Entry::new("T_math (compute)", c0, Mark::Line(3)),
         Entry::new(
@@ -189,7 +244,7 @@ pub fn draw_static<DB: DrawingBackend>(
         Entry::new("perfect overlap: max", c2, Mark::Line(1)),
     ];
     // The compared chip: its two times dashed in the same colours' partners.
-    if let (Some((name, _, _)), Some(v)) = (m.vs, m.vs_model()) {
+    if let Some((name, _, _)) = m.vs {
         let (v0, v1) = (pal.series[4], pal.series[5]);
         chart.draw_series(DashedLineSeries::new(
             lines[4].clone(),
@@ -205,33 +260,20 @@ pub fn draw_static<DB: DrawingBackend>(
         ))?;
         legend.push(Entry::new(format!("{name}: T_math"), v0, Mark::Dashed));
         legend.push(Entry::new(format!("{name}: T_comms"), v1, Mark::Dashed));
-        let dx = v.crossover();
-        if dx > m.d_range.0 && dx < m.d_range.1 {
-            let (tm, _, _, _) = v.times(dx);
-            chart.draw_series(std::iter::once(Circle::new((dx, tm), 6, v1.filled())))?;
-            let at = chart.backend_coord(&(dx, tm));
-            placer.avoid_point(at, 7);
-            let text = format!("{name}: D = {}", grouped(dx));
-            draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
-        }
     }
-
-    let dx = m.crossover();
-    if dx > m.d_range.0 && dx < m.d_range.1 {
-        let (tm, _, _, _) = m.times(dx);
-        chart.draw_series(std::iter::once(Circle::new((dx, tm), 6, pal.text.filled())))?;
-        let text = format!("crossover D = {}", grouped(dx));
-        let at = chart.backend_coord(&(dx, tm));
-        placer.avoid_point(at, 7);
-        draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 6)?;
+    for c in crossovers(&chart, m) {
+        // The compared chip's crossover in its T_comms colour, ours in the text's.
+        let dot = if c.compared { pal.series[5] } else { pal.text };
+        chart.draw_series(std::iter::once(Circle::new(c.at, 6, dot.filled())))?;
+        let at = (c.label.x0 + 2, c.label.y0);
+        root.draw(&Text::new(c.text, at, font(NOTE, &pal.text)))?;
     }
-    let below = legend_below(root, m);
-    if below > 0 {
-        let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
-        draw_legend_below(root, &legend, (14, top), &pal)?;
-    } else {
-        let position = placer.legend_for(&legend);
-        legend_on(&chart, &legend, position, &pal)?;
+    let (width, height) = root.dim_in_pixel();
+    let top = height as i32 - legend_below(root, m) as i32 - 4;
+    let per = legend.len().div_ceil(columns(root));
+    for (i, column) in legend.chunks(per.max(1)).enumerate() {
+        let x = 14 + i as i32 * (width as i32 - 14) / columns(root) as i32;
+        draw_legend_below(root, column, (x, top), &pal)?;
     }
     Ok(())
 }
@@ -249,12 +291,18 @@ pub fn draw_marker<DB: DrawingBackend>(
     let d = m.d.clamp(m.d_range.0, m.d_range.1);
     let (tm, tc, _, _) = m.times(d);
     let colour = if tm >= tc { pal.good } else { pal.bad };
-    chart.draw_series(DashedLineSeries::new(
-        vec![(d, y_min), (d, y_max)],
-        4,
-        4,
-        colour.stroke_width(2),
-    ))?;
+    // The marker is interrupted around the static layer's labels.
+    let (x, top) = chart.backend_coord(&(d, y_max));
+    let bottom = chart.backend_coord(&(d, y_min)).1;
+    let labels: Vec<Rect> = crossovers(&chart, m).iter().map(|c| c.label).collect();
+    for (y0, y1) in vertical_runs(x, top, bottom, &labels, 2) {
+        root.draw(&plotters::element::DashedPathElement::new(
+            vec![(x, y0), (x, y1)],
+            4,
+            4,
+            colour.stroke_width(2),
+        ))?;
+    }
     chart.draw_series(
         [tm, tc]
             .into_iter()
@@ -301,5 +349,46 @@ mod tests {
         }
         assert!(out.contains("crossover D = 8,756"));
         assert!(out.contains("T_math (compute)"));
+    }
+
+    /// The reader's D marker ran through the legend on a phone: wherever D
+    /// is, at phone and desktop widths, no text of the chart is crossed by
+    /// the marker or by a series line.
+    #[test]
+    fn the_marker_and_the_lines_cross_no_text() {
+        use crate::charts::place::{segments, texts};
+        let mut faults = Vec::new();
+        for (w, h) in [(320, 380), (390, 380), (760, 424)] {
+            for d in [300.0, 2048.0, 4096.0, 65536.0, 1e6] {
+                let m = OverlapModel {
+                    c: 1.97e14,
+                    w: 4.5e10,
+                    b: 1024.0,
+                    f: 8192.0,
+                    d,
+                    d_range: (256.0, 1048576.0),
+                    vs: None,
+                };
+                let mut out = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_static(&root, &m, false).unwrap();
+                    draw_marker(&root, &m, false).unwrap();
+                    root.present().unwrap();
+                }
+                let lines = [
+                    segments(&out, r#"stroke-width="2""#),
+                    segments(&out, r#"stroke-width="3""#),
+                ]
+                .concat();
+                for (t, r) in texts(&out) {
+                    // A legend entry's own mark is drawn beside its text.
+                    if let Some((a, b)) = lines.iter().find(|(a, b)| r.crosses(*a, *b)) {
+                        faults.push(format!("{w} px, D = {d}: “{t}” {r:?} on {a:?}–{b:?}"));
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
     }
 }

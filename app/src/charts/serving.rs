@@ -7,10 +7,8 @@ use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::inference::ParetoPoint;
 
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-
 use super::palette;
-use super::place::passes;
+use super::place::{draw_label, placer_for, text_box, Rect};
 use super::style::{
     draw_legend_below, fit_text, font, legend_below_height, legend_on, log_ticks, Entry, Mark,
     Styled, NARROW, NOTE, TITLE,
@@ -73,38 +71,8 @@ pub fn draw_pareto<DB: DrawingBackend>(
         xy.iter()
             .map(|&(x, y)| Circle::new((x, y), 3, colour.filled())),
     )?;
-    let note = font(NOTE, &pal.text);
-    if let (Some(first), Some(last)) = (points.first(), points.last()) {
-        let right = chart.plotting_area().get_pixel_range().0.end;
-        for p in [first, last] {
-            let text = format!("B = {}", grouped(p.batch));
-            let at = (
-                p.step.total.0 * 1e3 * 1.04,
-                p.tokens_per_sec_per_chip * 1.15,
-            );
-            // A label that would pass the plot's right edge ends at the point instead.
-            let past = passes(chart.backend_coord(&at).0, &text, NOTE, right);
-            let (at, style) = if past {
-                (
-                    (at.0 / 1.08, at.1),
-                    note.clone().pos(Pos::new(HPos::Right, VPos::Top)),
-                )
-            } else {
-                (at, note.clone())
-            };
-            chart.draw_series(std::iter::once(Text::new(text, at, style)))?;
-        }
-    }
-    if let Some(m) = mark {
-        let c = if m.fits { pal.series[1] } else { pal.bad };
-        let at = (m.step.total.0 * 1e3, m.tokens_per_sec_per_chip);
-        chart.draw_series(std::iter::once(Circle::new(at, 8, c.filled())))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("your batch: {}", grouped(m.batch)),
-            (at.0 * 1.06, at.1 / 1.35),
-            font(TITLE, &c),
-        )))?;
-    }
+    // The legend first, in the corner the frontiers leave free, then the
+    // labels clear of it.
     let mut legend = vec![Entry::new(
         fit_text(
             root,
@@ -115,12 +83,48 @@ pub fn draw_pareto<DB: DrawingBackend>(
         Mark::Line(3),
     )];
     if let Some((name, _)) = second {
+        legend.push(Entry::new(
+            format!("on {name}"),
+            pal.series[5],
+            Mark::Dashed,
+        ));
+    }
+    let mut placer = placer_for(&chart, &[&xy, &other]);
+    let your_batch = mark.map(|m| {
+        let at = (m.step.total.0 * 1e3, m.tokens_per_sec_per_chip);
+        let text = format!("your batch: {}", grouped(m.batch));
+        let (x, y) = chart.backend_coord(&(at.0 * 1.06, at.1 / 1.35));
+        placer.avoid_point(chart.backend_coord(&at), 9);
+        let (w, h) = text_box(&text, TITLE);
+        placer.avoid_box(Rect::new(x, y, w, h));
+        (m, at, text)
+    });
+    let position = placer.legend_for(&legend);
+    if let (Some(first), Some(last)) = (points.first(), points.last()) {
+        // The frontier's ends, labelled where they cross neither frontier
+        // (on a phone the last batch's label sat on the flat top of the line).
+        for p in [first, last] {
+            let text = format!("B = {}", grouped(p.batch));
+            let at = chart.backend_coord(&at(p));
+            placer.avoid_point(at, 4);
+            draw_label(root, &mut placer, at, &text, NOTE, &pal.text, 5)?;
+        }
+    }
+    if let Some((m, at, text)) = your_batch {
+        let c = if m.fits { pal.series[1] } else { pal.bad };
+        chart.draw_series(std::iter::once(Circle::new(at, 8, c.filled())))?;
+        chart.draw_series(std::iter::once(Text::new(
+            text,
+            (at.0 * 1.06, at.1 / 1.35),
+            font(TITLE, &c),
+        )))?;
+    }
+    if second.is_some() {
         // The second chip's frontier, dashed in vermillion (series 5).
         let colour = pal.series[5];
         chart.draw_series(DashedLineSeries::new(other, 6, 4, colour.stroke_width(3)))?;
-        legend.push(Entry::new(format!("on {name}"), colour, Mark::Dashed));
     }
-    legend_on(&chart, &legend, SeriesLabelPosition::LowerRight, &pal)?;
+    legend_on(&chart, &legend, position, &pal)?;
     Ok(())
 }
 
@@ -262,6 +266,38 @@ mod tests {
         );
         assert!(out.contains(&format!("B = {}", grouped(pts.last().unwrap().batch))));
         assert!(out.contains("your batch"));
+    }
+
+    /// On a phone the last batch's label sat on the frontier's flat top: at
+    /// every width, neither end's label crosses the frontier.
+    #[test]
+    fn the_end_labels_cross_no_frontier() {
+        use crate::charts::place::{segments, texts};
+        let mut faults = Vec::new();
+        for (w, h) in [(320, 320), (337, 320), (390, 340), (760, 400)] {
+            for seq in [1024.0, 2048.0, 8192.0] {
+                let pts = series(seq);
+                let mut out = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_pareto(&root, &pts, None, None, false).unwrap();
+                    root.present().unwrap();
+                }
+                let line = segments(&out, r#"stroke-width="3""#);
+                assert!(line.len() > 10, "{w} px: no frontier");
+                let labels: Vec<_> = texts(&out)
+                    .into_iter()
+                    .filter(|(t, _)| t.starts_with("B = "))
+                    .collect();
+                assert_eq!(labels.len(), 2, "{w} px: {labels:?}");
+                for (t, r) in &labels {
+                    if let Some((a, b)) = line.iter().find(|(a, b)| r.crosses(*a, *b)) {
+                        faults.push(format!("{w} px, T = {seq}: “{t}” {r:?} on {a:?}–{b:?}"));
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use ridgeline_core::format::seconds;
 use ridgeline_core::trace::{Lane, OpKind, Timeline};
 
-use super::place::text_box;
+use super::place::{text_box, vertical_runs, Rect};
 use super::style::{font, Styled, NOTE, TICK};
 use super::{palette, Palette};
 
@@ -146,37 +146,61 @@ pub fn draw_trace<DB: DrawingBackend>(
     // The budget marker and the end of the timeline, each labelled on the
     // side of its line where the label stays in the plot and clear of the
     // other line (the end line ran through the budget's label when the step
-    // ended just after its budget).
+    // ended just after its budget), beyond both if need be. Where a phone's
+    // plot leaves no such place, the other line is interrupted around the
+    // label (`vertical_runs`), as a map's road is under a town's name.
     let end = m.timeline.end.0;
-    let (xr, _) = chart.plotting_area().get_pixel_range();
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
     let (left, right) = (xr.start, plot.dim_in_pixel().0 as i32 - 2);
+    let (top, bottom) = (yr.start, yr.end);
+    let height = text_box("0", TICK).1;
     let budget_x =
-        (m.budget.is_finite() && m.budget > 0.0).then(|| chart.backend_coord(&(m.budget, n)));
-    let (ex, ey) = chart.backend_coord(&(end, 0.0));
-    if let Some((bx, by)) = budget_x {
-        chart.draw_series(DashedLineSeries::new(
-            vec![(m.budget, 0.0), (m.budget, n)],
-            6,
-            4,
-            pal.text.stroke_width(2),
-        ))?;
-        let budget_text = format!("budget {}", seconds(m.budget));
-        let tx = beside(bx, text_box(&budget_text, TICK).0, Some(ex), (left, right));
-        plot.draw(&Text::new(budget_text, (tx, by + 2), font(TICK, &pal.text)))?;
+        (m.budget.is_finite() && m.budget > 0.0).then(|| chart.backend_coord(&(m.budget, n)).0);
+    let end_x = chart.backend_coord(&(end, 0.0)).0;
+    let budget_label = budget_x.map(|bx| {
+        let text = format!("budget {}", seconds(m.budget));
+        let w = text_box(&text, TICK).0;
+        let at = beside(bx, w, Some(end_x), (left, right));
+        (text, Rect::new(at, top + 2, w, height))
+    });
+    let end_text = format!("end {}", seconds(end));
+    let ew = text_box(&end_text, TICK).0;
+    let end_label = Rect::new(
+        beside(end_x, ew, budget_x, (left, right)),
+        bottom - 16,
+        ew,
+        height,
+    );
+    if let Some(bx) = budget_x {
+        for (y0, y1) in vertical_runs(bx, top, bottom, &[end_label], 2) {
+            plot.draw(&plotters::element::DashedPathElement::new(
+                vec![(bx, y0), (bx, y1)],
+                6,
+                4,
+                pal.text.stroke_width(2),
+            ))?;
+        }
     }
     let colour = if end > m.budget * (1.0 + 1e-9) {
         pal.bad
     } else {
         pal.good
     };
-    chart.draw_series(std::iter::once(PathElement::new(
-        vec![(end, 0.0), (end, n)],
-        colour.stroke_width(2),
-    )))?;
-    let end_text = format!("end {}", seconds(end));
-    let ew = text_box(&end_text, TICK).0;
-    let ex = beside(ex, ew, budget_x.map(|b| b.0), (left, right));
-    plot.draw(&Text::new(end_text, (ex, ey - 16), font(TICK, &colour)))?;
+    let around: Vec<Rect> = budget_label.iter().map(|(_, r)| *r).collect();
+    for (y0, y1) in vertical_runs(end_x, top, bottom, &around, 2) {
+        plot.draw(&PathElement::new(
+            vec![(end_x, y0), (end_x, y1)],
+            colour.stroke_width(2),
+        ))?;
+    }
+    if let Some((text, r)) = budget_label {
+        plot.draw(&Text::new(text, (r.x0 + 2, r.y0), font(TICK, &pal.text)))?;
+    }
+    plot.draw(&Text::new(
+        end_text,
+        (end_label.x0 + 2, end_label.y0),
+        font(TICK, &colour),
+    ))?;
     // Legend: one swatch per kind present.
     for (kind, (x, y)) in kinds.into_iter().zip(spots) {
         let c = kind_colour(&pal, kind);
@@ -294,13 +318,16 @@ mod tests {
         use ridgeline_core::trace::Span;
         let mut faults = Vec::new();
         for (w, h) in [(320, 240), (390, 260), (760, 260)] {
-            for (end, budget) in [
-                (10.2e-3, 10.0e-3),
-                (10.0e-3, 10.2e-3),
-                (10.0e-3, 10.0e-3),
-                (3.0e-3, 10.0e-3),
-                (10.0e-3, 0.4e-3),
-                (10.0e-3, 9.0e-3),
+            // (end, budget, axis end): the last is /profiling's phone chart,
+            // where no side of either line is clear of the other.
+            for (end, budget, axis) in [
+                (10.2e-3, 10.0e-3, 10.2e-3),
+                (10.0e-3, 10.2e-3, 10.2e-3),
+                (10.0e-3, 10.0e-3, 10.0e-3),
+                (3.0e-3, 10.0e-3, 10.0e-3),
+                (10.0e-3, 0.4e-3, 10.0e-3),
+                (10.0e-3, 9.0e-3, 10.0e-3),
+                (16.5e-3, 11.6e-3, 25.0e-3),
             ] {
                 let span = Span {
                     op: "fusion.1".into(),
@@ -315,7 +342,7 @@ mod tests {
                     spans: vec![span],
                     end: Seconds(end),
                 };
-                let m = TraceModel::new(timeline, budget, end);
+                let m = TraceModel::new(timeline, budget, axis);
                 let mut out = String::new();
                 {
                     let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();

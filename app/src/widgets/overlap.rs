@@ -23,8 +23,9 @@ use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 pub const D_RANGE: (f64, f64) = (256.0, 1_048_576.0);
 /// Slider positions.
 pub const STEPS: f64 = 300.0;
-/// The chart's drawing size (SVG user units).
-const SHAPE: Shape = Shape::new(760, 380, 300);
+/// The chart's drawing size (SVG user units): 380 high on a phone, where the
+/// legend under the plot takes four rows (six with a compared chip).
+const SHAPE: Shape = Shape::new(760, 424, 380);
 
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
