@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 
 use leptos::prelude::*;
-use ridgeline_core::compact::{self, Entry, CHIP_TAG, MODEL_TAG, PREFIX};
+use ridgeline_core::compact::{self, CHIP_TAG, MODEL_TAG, PREFIX};
 use ridgeline_core::hardware::{chip, Chip};
 use ridgeline_core::models::{model, ModelPreset, ModelSource};
 use ridgeline_core::transformer::params;
@@ -39,7 +39,7 @@ const MAX_ENTRIES: usize = 200;
 type Leaked<T> = RefCell<Vec<(String, &'static T)>>;
 
 thread_local! {
-    static INDEX: ArcRwSignal<Vec<(String, Entry)>> = start();
+    static INDEX: ArcRwSignal<Vec<String>> = start();
     static CHIPS: Leaked<Chip> = const { RefCell::new(Vec::new()) };
     static MODELS: Leaked<ModelPreset> = const { RefCell::new(Vec::new()) };
     /// Compact texts picked from a link rather than from the index (shown in
@@ -47,19 +47,24 @@ thread_local! {
     static FROM_LINKS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The entries of an index text that decode (others are skipped: the library
-/// bundle rewrites the index from the library it keeps).
-pub fn read_index(text: &str) -> Vec<(String, Entry)> {
+/// The lines of an index text that look like entries (a chip's or a model's
+/// tag, at most [`compact::MAX_CODE`] bytes). They are decoded only when a
+/// picker lists or resolves them, each kind by its own decoder, so that a
+/// bundle whose pickers take only chips carries only the chip decoder; one
+/// that does not decode is skipped there (the library bundle rewrites the
+/// index from the library it keeps).
+pub fn read_index(text: &str) -> Vec<String> {
     text.lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
+        .filter(|l| l.len() <= compact::MAX_CODE)
+        .filter(|l| l.starts_with(CHIP_TAG) || l.starts_with(MODEL_TAG))
         .take(MAX_ENTRIES)
-        .filter_map(|l| compact::decode(l).ok().map(|e| (l.to_string(), e)))
+        .map(str::to_string)
         .collect()
 }
 
 #[cfg(target_arch = "wasm32")]
-fn stored_index() -> Vec<(String, Entry)> {
+fn stored_index() -> Vec<String> {
     let text = window()
         .local_storage()
         .ok()
@@ -69,7 +74,7 @@ fn stored_index() -> Vec<(String, Entry)> {
     read_index(&text)
 }
 
-fn start() -> ArcRwSignal<Vec<(String, Entry)>> {
+fn start() -> ArcRwSignal<Vec<String>> {
     let index = ArcRwSignal::new(Vec::new());
     listen(&index);
     index
@@ -78,7 +83,7 @@ fn start() -> ArcRwSignal<Vec<(String, Entry)>> {
 /// Reads the stored index into `index` now and again whenever the library
 /// bundle saves (in this tab, or in another: the `storage` event).
 #[cfg(target_arch = "wasm32")]
-fn listen(index: &ArcRwSignal<Vec<(String, Entry)>>) {
+fn listen(index: &ArcRwSignal<Vec<String>>) {
     use wasm_bindgen::prelude::Closure;
     use wasm_bindgen::JsCast;
     index.set(stored_index());
@@ -93,10 +98,10 @@ fn listen(index: &ArcRwSignal<Vec<(String, Entry)>>) {
 
 /// Natively (the static pages, tests) nothing is stored: the index starts empty.
 #[cfg(not(target_arch = "wasm32"))]
-fn listen(_: &ArcRwSignal<Vec<(String, Entry)>>) {}
+fn listen(_: &ArcRwSignal<Vec<String>>) {}
 
 /// The index as this page last read it (reactive: reading it in a view tracks it).
-pub fn index() -> ArcRwSignal<Vec<(String, Entry)>> {
+pub fn index() -> ArcRwSignal<Vec<String>> {
     INDEX.with(ArcRwSignal::clone)
 }
 
@@ -122,13 +127,19 @@ fn cached<T>(
     })
 }
 
-/// The compact text of the index entry called `name` that `pick` takes.
-fn named(name: &str, pick: fn(&Entry) -> bool) -> Option<String> {
-    index().with_untracked(|entries| {
-        entries
+/// The compact texts of the index entries of kind `tag` called `name`, in
+/// index order (the name is the field after the tag; a name holds no `~`).
+fn named(name: &str, tag: &str) -> Vec<String> {
+    index().with_untracked(|codes| {
+        codes
             .iter()
-            .find(|(_, e)| pick(e) && e.name() == name)
-            .map(|(code, _)| code.clone())
+            .filter(|c| {
+                c.strip_prefix(tag)
+                    .and_then(|rest| rest.split('~').next())
+                    .is_some_and(|n| n == name)
+            })
+            .cloned()
+            .collect()
     })
 }
 
@@ -178,7 +189,7 @@ pub fn resolve_chip(id: &str) -> Option<&'static Chip> {
         return Some(c);
     }
     if let Some(name) = id.strip_prefix(PREFIX) {
-        return chip_of(&named(name, |e| matches!(e, Entry::Chip(_)))?);
+        return named(name, CHIP_TAG).iter().find_map(|c| chip_of(c));
     }
     if !id.starts_with(CHIP_TAG) {
         return None;
@@ -196,7 +207,7 @@ pub fn resolve_model(id: &str) -> Option<&'static ModelPreset> {
         return Some(m);
     }
     if let Some(name) = id.strip_prefix(PREFIX) {
-        return model_of(&named(name, |e| matches!(e, Entry::Model(_)))?);
+        return named(name, MODEL_TAG).iter().find_map(|c| model_of(c));
     }
     if !id.starts_with(MODEL_TAG) {
         return None;
@@ -209,11 +220,11 @@ pub fn resolve_model(id: &str) -> Option<&'static ModelPreset> {
 /// The compact texts of the entries a picker offers under "Yours": the
 /// index's (reactive), then those picked from a link.
 fn own_codes(tag: &str) -> Vec<String> {
-    let mut codes: Vec<String> = index().with(|entries| {
-        entries
+    let mut codes: Vec<String> = index().with(|codes| {
+        codes
             .iter()
-            .filter(|(code, _)| code.starts_with(tag))
-            .map(|(code, _)| code.clone())
+            .filter(|code| code.starts_with(tag))
+            .cloned()
             .collect()
     });
     FROM_LINKS.with(|l| {
@@ -271,7 +282,7 @@ pub(crate) mod tests {
     /// Puts [`sample_codes`] in this thread's index (each test runs on its own thread).
     pub(crate) fn with_own_entries() -> (String, String) {
         let (m, c) = sample_codes();
-        set_index(&format!("{m}\nnot an entry\n{c}\n"));
+        set_index(&format!("{m}\nnot an entry\nc1~broken~g\n{c}\n"));
         (m, c)
     }
 
@@ -280,11 +291,9 @@ pub(crate) mod tests {
         assert_eq!(resolve_chip("v5e").unwrap().id, "v5e");
         assert!(resolve_chip("my:fast v5e").is_none());
         let (m_code, c_code) = with_own_entries();
-        assert_eq!(
-            index().with_untracked(Vec::len),
-            2,
-            "the bad line is skipped"
-        );
+        // The line that is no entry is left out; the broken chip is kept in
+        // the index but never offered (it does not decode).
+        assert_eq!(index().with_untracked(Vec::len), 3);
         let c = resolve_chip("my:fast v5e").unwrap();
         assert_eq!(c.id, c_code);
         assert_eq!(c.name, "fast v5e");

@@ -79,11 +79,14 @@ pub fn is_gpu(c: &'static Chip) -> bool {
 /// A GPU picker's options: the registry's GPUs.
 ///
 /// Not the reader's own GPUs (issue 19), for now: resolving them links the
-/// compact decoders and the library index into the /gpus bundle, 17 KB of
-/// gzip (measured: 331 against 314 KB for the wasm), which puts the page's
-/// first load at 358 KiB against its 350 KiB budget (issue 12). The widgets
-/// compute from a `GpuSystem` built from the chip (`gpu_system`), so taking
-/// the reader's chips is a change here once the bundle has the room.
+/// chip decoder and the library index into the /gpus bundle. Measured on
+/// one-bundle builds (gzip -9 of the wasm): 17 KB with the reader's models
+/// too; 10.8 KB for chips alone once the index decodes lazily, kind by kind
+/// (315,121 against 325,951 B; the refusal messages are 1.4 KB of it). The
+/// page's first load is 343.6 KiB without them, so about 353.5 KiB with
+/// them, against its 350 KiB budget (issue 12). The widgets compute from a
+/// `GpuSystem` built from the chip (`gpu_system`), so taking the reader's
+/// chips is a change here once the bundle has the room.
 pub fn gpu_options<S: Into<String>>(chosen: impl Fn() -> S + Send + Sync + 'static) -> AnyView {
     let chosen = Signal::derive(move || chosen().into());
     CHIPS
