@@ -123,3 +123,18 @@ export async function pageSlugs(env) {
   await context.close();
   return ['', 'progress', 'numbers', ...parts];
 }
+
+// For a test file that visits every page, given node:test's `before` and
+// `after` (passed in so that the benchmark, which imports this file, does not
+// load the test runner): starts the site (and lists its
+// pages) before the file's tests and closes it after. The returned object's
+// `env` and `slugs` are set once started.
+export function everyPage(before, after) {
+  const site = {};
+  before(async () => {
+    site.env = await start();
+    site.slugs = await pageSlugs(site.env);
+  });
+  after(async () => { await site.env.close(); });
+  return site;
+}
