@@ -96,13 +96,15 @@ pub fn draw_components<DB: DrawingBackend>(
         let at = chart.backend_coord(&(x, y));
         placer.avoid_line(&[chart.backend_coord(&(x, model.y.0)), at]);
         placer.avoid_point(at, 11);
-        // On a phone the full label is wider than the plot.
+        // On a phone the full label is wider than the plot, and even "attn
+        // 7.98 FLOPs/B" found no place clear of the link roofs: the name and
+        // the intensity, whose unit the axis title gives.
         let label = if narrow {
             let name = match p.component {
                 Component::Linear => "MLP",
                 Component::Attention => "attn",
             };
-            format!("{name} {} FLOPs/B", sci(p.intensity, 3))
+            format!("{name} {}", sci(p.intensity, 3))
         } else {
             p.label.clone()
         };

@@ -468,7 +468,7 @@ pub(crate) fn dashes(svg: &str, with: &str) -> Vec<((i32, i32), (i32, i32))> {
         .collect()
 }
 
-/// Every segment of every `<polyline>` and `<line>` of an SVG drawing whose
+/// Every segment of every `<polyline>`, `<line>` and merged `<path>` of an SVG drawing whose
 /// tag contains `with` (a style attribute such as `stroke-width="3"`), in
 /// pixels: for tests that check which lines a label crosses.
 #[cfg(test)]
@@ -490,10 +490,36 @@ pub(crate) fn segments(svg: &str, with: &str) -> Vec<((i32, i32), (i32, i32))> {
             };
             Some(((num("x1")?, num("y1")?), (num("x2")?, num("y2")?)))
         });
+    // `backend::merge_strokes` writes runs of strokes as `<path>`s of moves
+    // and lines.
+    let paths = svg
+        .split("<path ")
+        .skip(1)
+        .filter_map(|p| p.split('>').next())
+        .filter(|tag| tag.contains(with))
+        .filter_map(|tag| tag.split(" d=\"").nth(1)?.split('"').next())
+        .flat_map(|d| {
+            // Each move starts a run of points joined by lines.
+            let runs: Vec<Vec<(i32, i32)>> = d
+                .split('M')
+                .filter(|s| !s.is_empty())
+                .map(|run| {
+                    run.split('L')
+                        .filter_map(|xy| {
+                            let mut n = xy.split_whitespace().map(|v| v.parse().ok());
+                            Some((n.next()??, n.next()??))
+                        })
+                        .collect()
+                })
+                .collect();
+            runs.into_iter()
+                .flat_map(|xy| xy.windows(2).map(|w| (w[0], w[1])).collect::<Vec<_>>())
+        });
     polylines(svg, with)
         .iter()
         .flat_map(|xy| xy.windows(2).map(|w| (w[0], w[1])))
         .chain(lines)
+        .chain(paths)
         .collect()
 }
 

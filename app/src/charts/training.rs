@@ -151,13 +151,11 @@ pub fn draw_roofline<DB: DrawingBackend>(
                 [(a, m.y.0), (b, m.y.1)],
                 pal.bad.mix(0.12).filled(),
             )))?;
-            let text = "communication-bound";
-            let at = chart.backend_coord(&((a * b).sqrt().max(a * 1.2), m.y.1 / 2.2));
-            let x = within(at.0, text, &plot);
-            // The legend keeps off the note.
-            let (w, h) = text_box(text, NOTE);
-            placer.avoid_box(Rect::new(x, at.1, w, h));
-            root.draw(&Text::new(text, (x, at.1), font(NOTE, &pal.bad)))?;
+            if let Some((text, r)) = region_label(&chart, &plot, m) {
+                // The legend keeps off the note.
+                placer.avoid_box(r);
+                root.draw(&Text::new(text, (r.x0, r.y0), font(NOTE, &pal.bad)))?;
+            }
         }
     }
     chart
@@ -271,11 +269,56 @@ pub fn draw_roofline<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The region note ("communication-bound") over the shaded batches, with the
+/// box it takes, if the shaded range is in view.
+fn region_label<DB: DrawingBackend>(
+    chart: &Chart<'_, DB>,
+    plot: &Rect,
+    m: &TrainingModel,
+) -> Option<(&'static str, Rect)> {
+    let (a, b) = m.shaded?;
+    let (a, b) = (a.max(m.x.0), b.min(m.x.1));
+    if b <= a {
+        return None;
+    }
+    let text = "communication-bound";
+    let at = chart.backend_coord(&((a * b).sqrt().max(a * 1.2), m.y.1 / 2.2));
+    let (w, h) = text_box(text, NOTE);
+    Some((text, Rect::new(within(at.0, text, plot), at.1, w, h)))
+}
+
+/// Every label of the static layer that the operating point's marker must
+/// pass around: the region note and the boundary's label.
+fn static_labels<DB: DrawingBackend>(
+    chart: &Chart<'_, DB>,
+    m: &TrainingModel,
+    narrow: bool,
+) -> Vec<Rect> {
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let plot = Rect::from_ranges(xr, yr);
+    let mut out: Vec<Rect> = region_label(chart, &plot, m)
+        .map(|(_, r)| r)
+        .into_iter()
+        .collect();
+    if let Some((b, label)) = &m.boundary {
+        if *b > m.x.0 && *b < m.x.1 {
+            out.extend(
+                boundary_label(chart, &plot, m, *b, label, narrow)
+                    .into_iter()
+                    .map(|(_, r)| r),
+            );
+        }
+    }
+    out
+}
+
 /// The lines of the boundary's label and their boxes, beside the boundary at
 /// batch `b`: on the side the plot has room for them (the right one first
-/// when the boundary is in the left half), near the foot of the plot. On a
-/// phone the label breaks before its parenthesis onto a second line, the
-/// first above the second; if neither side has room, the side with more.
+/// when the boundary is in the left half), near the foot of the plot, or
+/// higher up, a row at a time, where the foot is crossed by a curve (on a
+/// phone the compute line ran through it). On a phone the label breaks
+/// before its parenthesis onto a second line, the first above the second; if
+/// neither side has room, the side with more.
 fn boundary_label<DB: DrawingBackend>(
     chart: &Chart<'_, DB>,
     plot: &Rect,
@@ -301,18 +344,38 @@ fn boundary_label<DB: DrawingBackend>(
     };
     let row = text_box(label, NOTE).1;
     let rows = lines.len() as i32;
-    // The last line stays above the axis.
-    let top = (by - row * (rows - 1)).min(plot.y1 - row * rows - 2);
-    lines
-        .into_iter()
-        .enumerate()
-        .map(|(i, line)| {
-            let (w, h) = text_box(line, NOTE);
-            let x = if right { bx + GAP } else { bx - GAP - w };
-            let x = within(x, line, plot);
-            (line.to_string(), Rect::new(x, top + row * i as i32, w, h))
+    // The curves the label keeps off: compute, and every strategy's comms.
+    let curves: Vec<Vec<(i32, i32)>> = std::iter::once(&m.math)
+        .chain(m.comms.iter().map(|c| &c.points))
+        .map(|pts| pixels(chart, &positive(pts)))
+        .collect();
+    let at = |top: i32| -> Vec<(String, Rect)> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let (w, h) = text_box(line, NOTE);
+                let x = if right { bx + GAP } else { bx - GAP - w };
+                let x = within(x, line, plot);
+                (line.to_string(), Rect::new(x, top + row * i as i32, w, h))
+            })
+            .collect()
+    };
+    let clear = |boxes: &[(String, Rect)]| {
+        boxes.iter().all(|(_, r)| {
+            curves
+                .iter()
+                .all(|c| c.windows(2).all(|s| !r.crosses(s[0], s[1])))
         })
-        .collect()
+    };
+    // The last line stays above the axis.
+    let foot = (by - row * (rows - 1)).min(plot.y1 - row * rows - 2);
+    (0..)
+        .map(|k| foot - k * row)
+        .take_while(|top| *top >= plot.y0)
+        .map(at)
+        .find(|boxes| clear(boxes))
+        .unwrap_or_else(|| at(foot))
 }
 
 /// The left pixel of a `NOTE` label of `text` asked to start at `x`, moved
@@ -350,12 +413,19 @@ pub fn draw_operating_point<DB: DrawingBackend>(
     let mut chart = frame(root, m)?;
     let x = batch.clamp(m.x.0, m.x.1);
     let colour = if comms_bound { pal.bad } else { pal.good };
-    chart.draw_series(DashedLineSeries::new(
-        vec![(x, m.y.0), (x, m.y.1)],
-        4,
-        4,
-        colour.stroke_width(2),
-    ))?;
+    // The marker passes around the static layer's labels (it ran through
+    // "communication-bound").
+    let narrow = root.dim_in_pixel().0 < NARROW;
+    let (px, top) = chart.backend_coord(&(x, m.y.1));
+    let bottom = chart.backend_coord(&(x, m.y.0)).1;
+    for (y0, y1) in vertical_runs(px, top, bottom, &static_labels(&chart, m, narrow), 2) {
+        root.draw(&plotters::element::DashedPathElement::new(
+            vec![(px, y0), (px, y1)],
+            4,
+            4,
+            colour.stroke_width(2),
+        ))?;
+    }
     for t in [t_math, t_comms] {
         if t.is_finite() && t > 0.0 {
             let y = t.clamp(m.y.0, m.y.1);
@@ -603,6 +673,87 @@ mod tests {
             }
         }
         assert!(crossed.is_empty(), "{}", crossed.join("\n"));
+    }
+
+    /// On a phone the compute line ran through the boundary's label at the
+    /// foot of the plot: wherever the boundary is, the label crosses no curve.
+    #[test]
+    fn the_boundary_label_keeps_off_the_curves() {
+        use crate::charts::place::{segments, texts};
+        let mut faults = Vec::new();
+        for (w, h) in [(320, 420), (390, 440), (760, 420)] {
+            for b in [2e4, 1e5, 1e6, 3e6, 1e7, 1e8, 5e8] {
+                let mut m = model();
+                m.boundary = Some((b, "B ≈ 3.48M tokens (850 per chip)".into()));
+                let mut out = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+                    draw_roofline(&root, &m, false).unwrap();
+                    root.present().unwrap();
+                }
+                let curves = [
+                    segments(&out, r#"stroke-width="3""#),
+                    segments(&out, r#"stroke-width="4""#),
+                ]
+                .concat();
+                for (t, r) in texts(&out)
+                    .into_iter()
+                    .filter(|(t, _)| t.contains("tokens") || t.contains("per chip"))
+                {
+                    // Legend marks sit beside their own text, left of it.
+                    if let Some((a, z)) = curves
+                        .iter()
+                        .filter(|(a, z)| (z.0 - a.0).abs() != 18)
+                        .find(|(a, z)| r.crosses(*a, *z))
+                    {
+                        faults.push(format!("{w} px, B = {b}: “{t}” {r:?} on {a:?}–{z:?}"));
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
+    }
+
+    /// The reader's batch marker ran through "communication-bound": wherever
+    /// the batch is, at phone and desktop widths, the marker crosses no label
+    /// of the static layer.
+    #[test]
+    fn the_batch_marker_passes_around_the_labels() {
+        use crate::charts::place::{segments, texts};
+        let mut faults = Vec::new();
+        for (w, h) in [(320, 420), (390, 440), (760, 420)] {
+            let mut m = model();
+            m.boundary = Some((3e6, "B ≈ 3M tokens (2,930 per chip)".into()));
+            let mut base = String::new();
+            {
+                let root = SVGBackend::with_string(&mut base, (w, h)).into_drawing_area();
+                draw_roofline(&root, &m, false).unwrap();
+                root.present().unwrap();
+            }
+            let labels = texts(&base);
+            assert!(
+                labels.iter().any(|(t, _)| t == "communication-bound"),
+                "{w} px: {labels:?}"
+            );
+            for batch in [2e4, 1e5, 4e5, 1e6, 2.9e6, 3.2e6, 1e8] {
+                let mut marker = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut marker, (w, h)).into_drawing_area();
+                    draw_operating_point(&root, &m, batch, 1e-4, 3e-4, true, false).unwrap();
+                    root.present().unwrap();
+                }
+                let dashes = segments(&marker, r#"stroke-width="2""#);
+                assert!(!dashes.is_empty(), "{w} px: no marker");
+                for (t, r) in labels.iter().filter(|(t, _)| {
+                    t.starts_with("comm") || t.contains("tokens") || t.contains("per chip")
+                }) {
+                    if let Some((a, b)) = dashes.iter().find(|(a, b)| r.crosses(*a, *b)) {
+                        faults.push(format!("{w} px, B = {batch}: “{t}” {r:?} on {a:?}–{b:?}"));
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
     }
 
     /// At 267 px the legend box covered the third bar's label: a phone's

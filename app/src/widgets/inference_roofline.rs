@@ -483,6 +483,37 @@ mod tests {
         assert!(high.contains(&bad) && high.contains(&good), "{high}");
     }
 
+    /// On a 390 px phone the attention label sat across the dashed link
+    /// roofs: at phone and desktop widths and several batches, neither point's
+    /// label crosses a roof of the static layer.
+    #[test]
+    fn the_point_labels_cross_no_roof() {
+        use crate::charts::place::{segments, texts};
+        let mut faults = Vec::new();
+        for width in [320.0, 337.0, 390.0, 760.0] {
+            for b in ["1", "16", "240", "4096"] {
+                let mut p = InferenceParams::default();
+                p.apply("b", b).unwrap();
+                let roof = RoofModel::new(p.chip, p.compute).unwrap();
+                let size = SHAPE.at(width);
+                let roofs = roof_svg(&roof, size);
+                let points = points_svg(&roof, &p.rooflines().unwrap(), size);
+                let lines = [
+                    segments(&roofs, r#"stroke-width="2""#),
+                    segments(&roofs, r#"stroke-width="3""#),
+                ]
+                .concat();
+                assert!(lines.len() > 4, "{width} px: {} roof segments", lines.len());
+                for (t, r) in texts(&points) {
+                    if let Some((a, z)) = lines.iter().find(|(a, z)| r.crosses(*a, *z)) {
+                        faults.push(format!("{width} px, B = {b}: “{t}” {r:?} on {a:?}–{z:?}"));
+                    }
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
+    }
+
     #[test]
     fn decode_batch_flips_the_linear_part_only() {
         let mut p = InferenceParams::default();
