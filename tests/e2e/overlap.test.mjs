@@ -224,7 +224,7 @@ function measure({ slack, minArea, minShare }) {
         const hit = segments.find((s) => crosses(core, s));
         if (hit) {
           const [a, z] = hit.map((p) => p.map((v) => v.toFixed(0)).join(','));
-          faults.push({ drawing: index, message: `"${t.label}" crossed by a line (${a}–${z})`, boxes: [b], line: true });
+          faults.push({ drawing: index, message: `"${t.label}" crossed by a line (${a}–${z})`, boxes: [b] });
         }
       }
     }
@@ -274,19 +274,11 @@ async function shoot(page, where, faults) {
 // in common (boxes of neighbouring lines of text may just touch).
 const LIMITS = { slack: 1, minArea: 4, minShare: 0.1 };
 
-// Widgets whose text-on-line faults are known and open (#13), printed by the
-// test but not asserted: the training roofline (the reader's B marker crosses
-// the region label; on a phone the boundary label sits on the compute line)
-// and the inference roofline (on a phone the attention label sits across the
-// dashed ICI, PCIe and DCN roofs). Every other chart is held to it.
-const OPEN_LINE_FAULTS = new Set(['training-roofline', 'inference-roofline']);
-
 // Loads one page in one viewport, reaches every widget, and measures.
 async function visit(slug, width, options) {
   const where = `/${slug} @ ${width}`;
   const { page, context, problems } = await watchedPage(site.env.browser, site.env.base, options);
   const faults = [];
-  const open = [];
   let drawings = 0;
   try {
     await page.goto(site.env.base + slug);
@@ -308,12 +300,7 @@ async function visit(slug, width, options) {
     null, { timeout: 5000 }).catch(() => {});
     const found = await page.evaluate(measure, LIMITS);
     drawings = found.drawings;
-    for (const f of found.faults) {
-      const text = `${where}: ${f.name}: ${f.message}`;
-      // Known and open (#13): printed, not asserted (see OPEN_LINE_FAULTS).
-      if (f.line && OPEN_LINE_FAULTS.has(f.name.replace(/ #\d+$/, ''))) open.push(text);
-      else faults.push(text);
-    }
+    for (const f of found.faults) faults.push(`${where}: ${f.name}: ${f.message}`);
     if (found.faults.length) {
       const shots = await shoot(page, `${slug || 'home'}-${width}`, found.faults);
       console.log(`${where}: screenshots ${shots.join(', ')}`);
@@ -322,27 +309,23 @@ async function visit(slug, width, options) {
     faults.push(`${where}: error: ${e.message.split('\n')[0]}`);
   }
   await context.close();
-  return { faults, open, problems: problems.map((p) => `${where}: problem: ${p}`), drawings };
+  return { faults, problems: problems.map((p) => `${where}: problem: ${p}`), drawings };
 }
 
 test('Issue 13: on every page, phone and desktop, chart text stays in its drawing, off other text and off the lines', async () => {
   const started = Date.now();
   const faults = [];
-  const open = [];
   const problems = [];
   let drawings = 0;
   for (const slug of site.slugs) {
     // The phone and the desktop of one page side by side: one context each.
     for (const seen of await Promise.all(VIEWPORTS.map(([width, options]) => visit(slug, width, options)))) {
       faults.push(...seen.faults);
-      open.push(...seen.open);
       problems.push(...seen.problems);
       drawings += seen.drawings;
     }
   }
   console.log(`overlap: ${site.slugs.length} pages × ${VIEWPORTS.length} viewports, ${drawings} drawings measured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  // Measured, not yet asserted: the open line crossings (OPEN_LINE_FAULTS).
-  console.log(`overlap: ${open.length} open line crossings (#13)${open.map((o) => `\n  ${o}`).join('')}`);
   assert.ok(drawings > 20, `only ${drawings} drawings measured`);
   // One list, so a failure shows every fault and every problem at once.
   assert.deepEqual([...faults, ...problems], []);
