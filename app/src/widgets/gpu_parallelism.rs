@@ -25,7 +25,7 @@ use super::common::{
     VS,
 };
 use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
-use super::pipeline::{timeline_svg, Boxes, Fit};
+use super::pipeline::{timeline_svg, Boxes, Fit, Px};
 use crate::charts::size::Frame;
 use crate::input::{parse_count, short};
 
@@ -245,7 +245,7 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
     let step = r.step_units;
     let fit = Fit::new(step, box_w);
     let px = fit.px;
-    let width = fit.width(step);
+    let width = Px(fit.width(step));
     let height = timeline_height(stages, ROW);
     let x_of = |t: f64| LABEL_W + t * px;
     let y_of = |s: u32| f64::from(s) * ROW + 2.0;
@@ -311,7 +311,7 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
     let _ = write!(
         out,
         r#"<text class="axis" x="{LABEL_W}" y="{end_y}">0</text><text class="axis" x="{}" y="{end_y}" text-anchor="end">{} units = {}</text></svg>"#,
-        width - 4.0,
+        Px(width.0 - 4.0),
         sci(step, 3),
         seconds(r.step.0)
     );
