@@ -193,9 +193,15 @@ pub fn draw_trace<DB: DrawingBackend>(
             colour.stroke_width(2),
         ))?;
     }
+    // Each label on a plate of the background: the end label sits low in
+    // the plot, over the lanes' bars, and in the verdict's colour it was
+    // hard to read on a bar of a like colour (the ICI lane on a phone).
+    let plate = |r: &Rect| Rectangle::new([(r.x0, r.y0), (r.x1, r.y1)], pal.background.filled());
     if let Some((text, r)) = budget_label {
+        plot.draw(&plate(&r))?;
         plot.draw(&Text::new(text, (r.x0 + 2, r.y0), font(TICK, &pal.text)))?;
     }
+    plot.draw(&plate(&end_label))?;
     plot.draw(&Text::new(
         end_text,
         (end_label.x0 + 2, end_label.y0),
@@ -359,6 +365,30 @@ mod tests {
                     .filter(|(t, _)| t.starts_with("budget ") || t.starts_with("end "))
                     .collect();
                 assert_eq!(labels.len(), 2, "{w} px: {labels:?}");
+                // Each label stands on a plate of the background, which
+                // keeps it legible over the lanes' bars.
+                let plates: Vec<Rect> = out
+                    .split("<rect")
+                    .skip(1)
+                    .filter(|tag| tag.contains(r##"fill="#FFFFFF""##))
+                    .filter_map(|tag| {
+                        let at = |k: &str| -> Option<i32> {
+                            let v = tag.split(&format!(" {k}=\"")).nth(1)?;
+                            v.split('"').next()?.parse().ok()
+                        };
+                        Some(Rect::new(at("x")?, at("y")?, at("width")?, at("height")?))
+                    })
+                    .collect();
+                for (text, r) in &labels {
+                    let start = r.x0 + 2;
+                    assert!(
+                        plates.iter().any(|p| p.x0 <= start
+                            && p.x1 >= start + 10
+                            && p.x1 - p.x0 <= r.x1 - r.x0 + 4
+                            && p.y0 <= r.y0 + 2),
+                        "{w} px: “{text}” {r:?} has no plate in {plates:?}"
+                    );
+                }
                 for (text, r) in &labels {
                     if r.x0 < 0 || r.x1 > w as i32 {
                         faults.push(format!("{w} px: “{text}” {r:?} leaves the drawing"));
