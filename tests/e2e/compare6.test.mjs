@@ -1,7 +1,8 @@
 // End-to-end tests of "side by side" (issue #19), sixth round: a second GPU
 // (`vs`) is compared figure by figure in the NVLink node view, drawn on the
 // collectives chart's axes and times the pipeline's step (Part 12); a second
-// TPU takes the torus explorer's slice (Part 2). Each comparison is set
+// TPU takes the torus explorer's slice (Part 2); a second chip times the
+// collective player's collective on its own links (Part 3). Each comparison is set
 // through its picker or a link, read as the reader reads it, refused for a
 // chip that cannot take it, and cleared.
 import { test, before, after } from 'node:test';
@@ -116,6 +117,34 @@ test('Part 2: the torus explorer lays the same slice on a second TPU', async () 
   assert.equal((await cells('diameter')).other, '22');
   await picker.selectOption('');
   assert.equal(await table.count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 3: the collective player times the same collective on a second chip', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'sharding?collective.op=allreduce&collective.n=8');
+  await ready(page);
+  const { widget, table, cells, picker, refuse } = widgetOf(page, 'collective');
+  await widget.scrollIntoViewIfNeeded();
+  await picker.selectOption('v5p');
+  await page.waitForFunction(() => location.search.includes('collective.vs=v5p'));
+  // The same bytes over links twice as fast (Part 2's table) take half the
+  // time, but at the player's sizes the ring's hops take longer: the same
+  // time on both, and the table says why.
+  assert.equal((await cells('bytes')).ratio, 'same');
+  assert.equal((await cells('ici')).ratio, '2×');
+  assert.equal((await cells('bandwidth')).ratio, '0.5×');
+  assert.equal((await cells('time')).ratio, 'same');
+  assert.deepEqual(await cells('bound'), { own: 'latency-bound', other: 'latency-bound', ratio: 'same' });
+  // The player still plays the v5e's ring; its cost line is the table's own column.
+  const time = await cells('time');
+  assert.ok((await widget.locator('dl.times').textContent()).includes(time.own), time.own);
+  // A GPU has no ICI ring: refused, the v5p kept.
+  await refuse('h100', 'v5p');
+  await picker.selectOption('');
+  assert.equal(await table.count(), 0);
+  await page.waitForFunction(() => !location.search.includes('collective.vs='));
   assert.deepEqual(problems, []);
   await context.close();
 });

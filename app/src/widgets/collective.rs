@@ -1,17 +1,22 @@
 //! The collective player (`data-widget="collective"`): a collective run by the
 //! emulator on real data, step by step. Each device shows which part of the array
 //! it holds (or how many partial sums it has added up); arrows show the blocks
-//! sent in the current ring step, with their sizes.
+//! sent in the current ring step, with their sizes. A second chip (`vs`)
+//! times the same collective on its own ICI links, with the difference
+//! spelled out.
 
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::emulator::{run, Run, Transfer};
 use ridgeline_core::format::{grouped, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
-use super::common::{initial_args, option, write_url_state};
+use super::common::{
+    compare_picker, compare_table, diff_rows, initial_args, option, parse_vs_chip, write_url_state,
+    Comparison, Diff, VS,
+};
 use crate::input::short;
 
 /// The four collectives, each as the sharded matmul that needs it.
@@ -41,6 +46,8 @@ pub struct CollectiveParams {
     pub wrap: bool,
     /// Chip whose links time the collective.
     pub chip: &'static Chip,
+    /// A second chip timing the same collective, if any.
+    pub vs: Option<&'static Chip>,
 }
 
 impl Default for CollectiveParams {
@@ -50,6 +57,7 @@ impl Default for CollectiveParams {
             n: 4,
             wrap: true,
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
+            vs: None,
         }
     }
 }
@@ -93,11 +101,9 @@ impl CollectiveParams {
             "chip" => {
                 let c = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
-                if !super::common::has_ici(c) {
-                    return Err(format!("{} has no ICI ring in the book", c.name));
-                }
-                self.chip = c;
+                self.chip = ring_chip(c)?;
             }
+            VS => self.vs = parse_vs_chip(value, |c| ring_chip(c).map(|_| ()))?,
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
         Ok(())
@@ -114,28 +120,94 @@ impl CollectiveParams {
             ("wrap".into(), if self.wrap { "1" } else { "0" }.into()),
             ("chip".into(), self.chip.id.into()),
         ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
     }
 
-    /// Plans and emulates the collective.
-    pub fn playback(&self) -> Result<Playback, String> {
+    /// The plan of the chosen matmul with `chip`'s links, and the index of
+    /// its collective step.
+    fn plan_on(&self, chip: &'static Chip) -> Result<(MatmulPlan, usize), String> {
         let (_, _, spec) = COLLECTIVES[self.which.min(COLLECTIVES.len() - 1)];
         let mesh = format!("X={}", self.n);
-        let mut plan =
-            MatmulPlan::parse(spec, &mesh, DIMS, self.chip).map_err(|e| e.to_string())?;
+        let mut plan = MatmulPlan::parse(spec, &mesh, DIMS, chip).map_err(|e| e.to_string())?;
         if !self.wrap {
             let spec =
                 ridgeline_core::sharding::MatmulSpec::parse(spec).map_err(|e| e.to_string())?;
             let mesh = plan.mesh.clone().with_wrap_all(false);
             let dims = ridgeline_core::sharding::Dims::parse(DIMS).map_err(|e| e.to_string())?;
-            let opts = ridgeline_core::sharding::plan::PlanOptions::for_chip(self.chip)
+            let opts = ridgeline_core::sharding::plan::PlanOptions::for_chip(chip)
                 .map_err(|e| e.to_string())?;
             plan = MatmulPlan::build(&spec, &mesh, &dims, &opts).map_err(|e| e.to_string())?;
         }
-        let plan_step = plan
+        let at = plan
             .steps
             .iter()
             .position(|s| matches!(s.kind, StepKind::Collective(_)))
             .ok_or("this matmul needs no collective")?;
+        Ok((plan, at))
+    }
+
+    /// The same collective timed on both chips by core's cost model: the ICI
+    /// bandwidth per link, the bytes moved, the time the bytes take over the
+    /// links and the time the hops take, the larger of them, and which it is.
+    /// At the player's sizes the hops win (latency-bound), so a chip with
+    /// faster links takes as long: the table shows why.
+    pub fn comparison(&self) -> Result<Option<Comparison>, String> {
+        let Some(vs) = self.vs else {
+            return Ok(None);
+        };
+        let cost = |chip: &'static Chip| -> Result<_, String> {
+            let (plan, i) = self.plan_on(chip)?;
+            plan.steps[i]
+                .cost
+                .ok_or_else(|| "this matmul needs no collective".to_string())
+        };
+        let a = cost(self.chip)?;
+        let b = cost(vs).map_err(|e| format!("compared chip: {e}"))?;
+        let ici = |c: &Chip| c.bandwidth(Link::Ici).map_or(f64::NAN, |w| w.0);
+        let mut rows = vec![
+            Diff::number("ici", "ICI per link", ici(self.chip), ici(vs), |x| {
+                si(x, "B/s", 3)
+            }),
+            Diff::number(
+                "bytes",
+                "bytes the collective moves",
+                a.total_bytes().0,
+                b.total_bytes().0,
+                |x| si(x, "B", 3),
+            ),
+        ];
+        let hops = format!(
+            "the hops ({} each)",
+            seconds(ridgeline_core::hardware::ICI_HOP_LATENCY.value.0)
+        );
+        rows.extend(diff_rows(
+            &a,
+            &b,
+            seconds,
+            &[
+                ("bandwidth", "the bytes over the links", |c| c.t_bandwidth.0),
+                ("latency", &hops, |c| c.t_latency.0),
+                ("time", "its time, the larger", |c| c.time.0),
+            ],
+        ));
+        rows.push(Diff::words(
+            "bound",
+            "bound by",
+            a.bound.text(),
+            b.bound.text(),
+        ));
+        Ok(Some(Comparison {
+            a: self.chip.name.into(),
+            b: vs.name.into(),
+            rows,
+        }))
+    }
+
+    /// Plans and emulates the collective.
+    pub fn playback(&self) -> Result<Playback, String> {
+        let (plan, plan_step) = self.plan_on(self.chip)?;
         let operand = plan.steps[plan_step].operand;
         let run = run(&plan, 7).map_err(|e| e.to_string())?;
         let steps = run
@@ -153,6 +225,15 @@ impl CollectiveParams {
             operand,
             plan_step,
         })
+    }
+}
+
+/// The chip if its links form an ICI ring, else why not.
+fn ring_chip(c: &'static Chip) -> Result<&'static Chip, String> {
+    if super::common::has_ici(c) {
+        Ok(c)
+    } else {
+        Err(format!("{} has no ICI ring in the book", c.name))
     }
 }
 
@@ -240,6 +321,10 @@ pub fn CollectivePlayer(
             problems.push(e);
         }
     }
+    if let Err(e) = initial.comparison() {
+        initial.vs = None;
+        problems.push(e);
+    }
     let first = initial
         .playback()
         .or_else(|_| CollectiveParams::default().playback());
@@ -266,11 +351,17 @@ pub fn CollectivePlayer(
     let total = move || playback.with(|p| p.steps.len());
     let set = move |key: &'static str, value: String| {
         let mut p = params.get_untracked();
-        if let Err(e) = p.apply(key, &value) {
+        // A refused choice: the notice says why, and the parameters are
+        // announced again so that a select shows the last valid choice.
+        let refuse = move |e: String| {
             notice.set(Some(e));
+            params.set(params.get_untracked());
+        };
+        if let Err(e) = p.apply(key, &value) {
+            refuse(e);
             return;
         }
-        match p.playback() {
+        match p.comparison().and_then(|_| p.playback()) {
             Ok(pb) => {
                 stop();
                 playback.set(pb);
@@ -279,7 +370,7 @@ pub fn CollectivePlayer(
                 notice.set(None);
                 write_url_state("collective", p.to_pairs());
             }
-            Err(e) => notice.set(Some(e)),
+            Err(e) => refuse(e),
         }
     };
     let play = move || {
@@ -402,6 +493,8 @@ pub fn CollectivePlayer(
         .collect_view();
     let chip_options =
         super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+    let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
+    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
 
     view! {
         <figure class="widget collective" data-widget="collective">
@@ -419,6 +512,7 @@ pub fn CollectivePlayer(
                 <label>"Chip "
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
+                {compare_picker(vs_options, vs_id, set)}
             </div>
             <p class="muted">{move || playback.with(|pb| format!("{} — the step a sharded matmul {} needs.", COLLECTIVES[params.with_untracked(|p| p.which)].1, pb.plan.summary()))}</p>
             <svg class="ring" viewBox="0 0 400 340" role="img" data-step=move || step.get()
@@ -457,6 +551,7 @@ pub fn CollectivePlayer(
                 })}</dd></div>
                 <div><dt>"ring steps"</dt><dd>{move || grouped(total() as f64)}</dd></div>
             </dl>
+            {compare_table(move || params.with(|p| p.comparison().ok().flatten()))}
             <Notice notice=notice />
         </figure>
     }
@@ -494,6 +589,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A second chip times the same collective on its own ICI links: the
+    /// same bytes, core's time for them, and a GPU refused.
+    #[test]
+    fn a_second_chip_times_the_same_collective() {
+        let mut p = CollectiveParams::default();
+        assert_eq!(p.comparison(), Ok(None));
+        for (k, v) in [("op", "allreduce"), ("n", "8"), ("vs", "v5p")] {
+            p.apply(k, v).unwrap();
+        }
+        let c = p.comparison().unwrap().unwrap();
+        let (plan, i) = p.plan_on(chip("v5p").unwrap()).unwrap();
+        let direct = plan.steps[i].time.unwrap();
+        assert_eq!(c.row("time").unwrap().b, seconds(direct.0));
+        assert_eq!(c.row("bytes").unwrap().ratio, Some(1.0));
+        // The v5p's ICI links are twice the v5e's (Part 2's table): the
+        // bytes take half the time over them, but the ring's hops take
+        // longer than either, so the collective takes as long on both.
+        let ratio = |key| c.row(key).unwrap().ratio.unwrap();
+        assert!((ratio("ici") - 2.0).abs() < 1e-9);
+        assert!(
+            (ratio("bandwidth") - 0.5).abs() < 1e-9,
+            "{}",
+            ratio("bandwidth")
+        );
+        assert_eq!(ratio("latency"), 1.0);
+        assert_eq!(ratio("time"), 1.0);
+        let bound = c.row("bound").unwrap();
+        assert_eq!(
+            (bound.a.as_str(), bound.b.as_str()),
+            ("latency-bound", "latency-bound")
+        );
+        let pairs = p.to_pairs();
+        assert!(pairs.contains(&("vs".into(), "v5p".into())), "{pairs:?}");
+        let mut q = CollectiveParams::default();
+        for (k, v) in &pairs {
+            q.apply(k, v).unwrap();
+        }
+        assert_eq!(q, p);
+        let before = p;
+        assert!(p.apply("vs", "h100").unwrap_err().contains("no ICI"));
+        assert!(p.apply("vs", "tpu-v99").is_err());
+        assert_eq!(p, before, "a refused vs keeps the last one");
+        p.apply("vs", "none").unwrap();
+        assert_eq!(p.comparison(), Ok(None));
     }
 
     #[test]
