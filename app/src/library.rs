@@ -156,9 +156,7 @@ fn from_link(code: &str) {
 /// The reader's chip of compact text `code`, leaked once.
 fn chip_of(code: &str) -> Option<&'static Chip> {
     cached(&CHIPS, code, || {
-        compact::decode_chip(code)
-            .ok()
-            .map(|spec| spec.leak_as(code))
+        compact::read_chip(code).map(|spec| spec.leak_as(code))
     })
 }
 
@@ -166,7 +164,7 @@ fn chip_of(code: &str) -> Option<&'static Chip> {
 /// reader's own.
 fn model_of(code: &str) -> Option<&'static ModelPreset> {
     cached(&MODELS, code, || {
-        let m = compact::decode_model(code).ok()?;
+        let m = compact::read_model(code)?;
         let leaked: &'static ModelPreset = Box::leak(Box::new(ModelPreset {
             id: Box::leak(code.to_string().into_boxed_str()),
             name: Box::leak(m.name.into_boxed_str()),
@@ -277,6 +275,18 @@ pub(crate) mod tests {
             l.bandwidth.0 = 1.62e12;
         }
         (m, encode_chip(&spec).unwrap())
+    }
+
+    /// A registry preset saved as the reader's own under `name`: its compact
+    /// text, put in this thread's index.
+    pub(crate) fn saved_as(id: &str, name: &str) -> String {
+        let code = encode_model(&OwnModel {
+            name: name.into(),
+            config: model(id).unwrap().config,
+        })
+        .unwrap();
+        set_index(&code);
+        code
     }
 
     /// Puts [`sample_codes`] in this thread's index (each test runs on its own thread).

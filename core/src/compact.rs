@@ -48,7 +48,7 @@ use crate::hardware::{Chip, Cited, Link, LinkSpec, Peak, Topology, Vendor, WrapR
 use crate::models::{Mla, ModelConfig, Moe};
 use crate::transformer::params;
 use crate::units::{Bytes, BytesPerSec, FlopsPerSec};
-use crate::user_chip::{ChipSpec, MAX_NAME, READER};
+use crate::user_chip::{ChipSpec, Refusal, Refused, MAX_NAME, READER};
 
 /// The prefix of a saved entry's id in a picker (`my:NAME`), so that it can
 /// never shadow a preset's.
@@ -106,14 +106,20 @@ pub fn decode(code: &str) -> Result<Entry, String> {
 /// Checks a name for the compact form: 1 to [`MAX_NAME`] characters without
 /// spaces at either end, control characters or `~`.
 pub fn check_name(name: &str) -> Result<(), String> {
+    name_ok(name)
+}
+
+fn name_ok<E: Refusal<String>>(name: &str) -> Result<(), E> {
     let n = name.chars().count();
     if name.trim() != name || n == 0 || n > MAX_NAME {
-        return Err(format!(
-            "a name has 1 to {MAX_NAME} characters, without spaces at either end"
-        ));
+        return Err(E::refuse(|| {
+            format!("a name has 1 to {MAX_NAME} characters, without spaces at either end")
+        }));
     }
     if name.chars().any(|c| c.is_control() || c == SEP) {
-        return Err("a name may not hold control characters or “~”".into());
+        return Err(E::refuse(|| {
+            "a name may not hold control characters or “~”".into()
+        }));
     }
     Ok(())
 }
@@ -233,16 +239,22 @@ pub fn encode_model(m: &OwnModel) -> Result<String, String> {
 /// The checks every reader's model meets: [`ModelConfig::validate`] and at
 /// most [`MAX_PARAMS`] parameters.
 pub fn check_model(c: &ModelConfig) -> Result<(), String> {
-    c.validate().map_err(|e| e.to_string())?;
+    model_ok(c)
+}
+
+fn model_ok<E: Refusal<String>>(c: &ModelConfig) -> Result<(), E> {
+    c.validate().map_err(|e| E::refuse(|| e.to_string()))?;
     let total = params(c).total();
     if total.is_nan() || total > MAX_PARAMS {
         // `sci`, not `{:.3e}`: exponent formatting with a precision would
         // add its own float printer to every page bundle that decodes models.
-        return Err(format!(
-            "{} parameters is more than the {} accepted",
-            crate::format::sci(total, 4),
-            crate::format::sci(MAX_PARAMS, 1)
-        ));
+        return Err(E::refuse(|| {
+            format!(
+                "{} parameters is more than the {} accepted",
+                crate::format::sci(total, 4),
+                crate::format::sci(MAX_PARAMS, 1)
+            )
+        }));
     }
     Ok(())
 }
@@ -255,15 +267,23 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn new(code: &'a str, tag: &str, kind: &'static str) -> Result<Fields<'a>, String> {
+    fn new<E: Refusal<String>>(
+        code: &'a str,
+        tag: &str,
+        kind: &'static str,
+    ) -> Result<Fields<'a>, E> {
         if code.len() > MAX_CODE {
-            return Err(format!(
-                "a compact {kind} has at most {MAX_CODE} bytes, this one {}",
-                code.len()
-            ));
+            return Err(E::refuse(|| {
+                format!(
+                    "a compact {kind} has at most {MAX_CODE} bytes, this one {}",
+                    code.len()
+                )
+            }));
         }
         let rest = code.strip_prefix(tag).ok_or_else(|| {
-            format!("a compact {kind} starts with “{tag}” (this page reads version 1)")
+            E::refuse(|| {
+                format!("a compact {kind} starts with “{tag}” (this page reads version 1)")
+            })
         })?;
         Ok(Fields {
             parts: rest.split(SEP),
@@ -271,38 +291,43 @@ impl<'a> Fields<'a> {
         })
     }
 
-    fn next(&mut self, what: &str) -> Result<&'a str, String> {
+    fn next<E: Refusal<String>>(&mut self, what: &str) -> Result<&'a str, E> {
+        let kind = self.kind;
         self.parts
             .next()
-            .ok_or_else(|| format!("the compact {} ends before its {what}", self.kind))
+            .ok_or_else(|| E::refuse(|| format!("the compact {kind} ends before its {what}")))
     }
 
-    fn end(mut self) -> Result<(), String> {
+    fn end<E: Refusal<String>>(mut self) -> Result<(), E> {
         match self.parts.next() {
             None => Ok(()),
-            Some(_) => Err(format!(
-                "the compact {} has more fields than a version-1 one",
-                self.kind
-            )),
+            Some(_) => Err(E::refuse(|| {
+                format!(
+                    "the compact {} has more fields than a version-1 one",
+                    self.kind
+                )
+            })),
         }
     }
 }
 
-fn number(what: &str, text: &str) -> Result<f64, String> {
+fn number<E: Refusal<String>>(what: impl FnOnce() -> String, text: &str) -> Result<f64, E> {
     text.parse::<f64>()
         .ok()
         .filter(|v| v.is_finite() && *v > 0.0)
-        .ok_or_else(|| format!("{what}: “{}” is not a positive number", cut(text)))
+        .ok_or_else(|| {
+            E::refuse(|| format!("{}: “{}” is not a positive number", what(), cut(text)))
+        })
 }
 
-fn whole(what: &str, text: &str) -> Result<u64, String> {
+fn whole<E: Refusal<String>>(what: &str, text: &str) -> Result<u64, E> {
     text.parse::<u64>()
-        .map_err(|_| format!("{what}: “{}” is not a whole number", cut(text)))
+        .map_err(|_| E::refuse(|| format!("{what}: “{}” is not a whole number", cut(text))))
 }
 
-fn small(what: &str, text: &str) -> Result<u32, String> {
+fn small<E: Refusal<String>>(what: &str, text: &str) -> Result<u32, E> {
     text.parse::<u32>()
-        .map_err(|_| format!("{what}: “{}” is not a whole number", cut(text)))
+        .map_err(|_| E::refuse(|| format!("{what}: “{}” is not a whole number", cut(text))))
 }
 
 /// At most 20 characters of a refused piece, for a message.
@@ -310,30 +335,36 @@ fn cut(text: &str) -> String {
     text.chars().take(20).collect()
 }
 
-fn read_triple(what: &str, text: &str) -> Result<[u32; 3], String> {
+fn read_triple<E: Refusal<String>>(what: &str, text: &str) -> Result<[u32; 3], E> {
     let mut out = [0; 3];
     let mut parts = text.split('x');
     for slot in &mut out {
         *slot = small(what, parts.next().unwrap_or(""))?;
     }
     if parts.next().is_some() {
-        return Err(format!("{what}: expected three numbers XxYxZ"));
+        return Err(E::refuse(|| {
+            format!("{what}: expected three numbers XxYxZ")
+        }));
     }
     Ok(out)
 }
 
-fn read_topology(text: &str) -> Result<Topology, String> {
+fn read_topology<E: Refusal<String>>(text: &str) -> Result<Topology, E> {
     let p: Vec<&str> = text.split(':').collect();
     match p.as_slice() {
         ["t", dims, slice, host, wrap, cores] => Ok(Topology::Torus {
-            dims: small("torus dimensions", dims)?.min(255) as u8,
+            dims: small::<E>("torus dimensions", dims)?.min(255) as u8,
             max_slice: read_triple("largest slice", slice)?,
             host: read_triple("chips per host", host)?,
             wrap: match *wrap {
                 "cube" => WrapRule::FullCube,
                 "axis16" => WrapRule::Axis16,
                 "pod" => WrapRule::FullPod,
-                _ => return Err("wraparound: expected cube, axis16 or pod".into()),
+                _ => {
+                    return Err(E::refuse(|| {
+                        "wraparound: expected cube, axis16 or pod".into()
+                    }))
+                }
             },
             cores: small("TensorCores", cores)?,
             source: READER,
@@ -343,58 +374,86 @@ fn read_topology(text: &str) -> Result<Topology, String> {
             sms: small("SMs", sms)?,
             node_egress: match *egress {
                 "-" => None,
-                e => Some(BytesPerSec(number("node egress", e)?)),
+                e => Some(BytesPerSec(number(|| "node egress".into(), e)?)),
             },
             source: READER,
         }),
-        _ => Err("topology: expected t:dims:XxYxZ:XxYxZ:wrap:cores or n:gpus:sms:egress".into()),
+        _ => Err(E::refuse(|| {
+            "topology: expected t:dims:XxYxZ:XxYxZ:wrap:cores or n:gpus:sms:egress".into()
+        })),
     }
 }
 
 /// Decodes a chip's compact form, checked as an imported chip is.
 pub fn decode_chip(code: &str) -> Result<ChipSpec, String> {
-    let mut f = Fields::new(code, CHIP_TAG, "chip")?;
-    let name = f.next("name")?.to_string();
-    check_name(&name)?;
-    let vendor = match f.next("vendor")? {
+    chip_as(code)
+}
+
+/// [`decode_chip`] for a page that only needs the chip if it is sound: the
+/// same reading and checks, without the messages (see [`Refusal`]).
+pub fn read_chip(code: &str) -> Option<ChipSpec> {
+    chip_as::<Refused>(code).ok()
+}
+
+fn chip_as<E: Refusal<String> + Refusal<crate::user_chip::ImportError>>(
+    code: &str,
+) -> Result<ChipSpec, E> {
+    let mut f = Fields::new::<E>(code, CHIP_TAG, "chip")?;
+    let name = f.next::<E>("name")?.to_string();
+    name_ok::<E>(&name)?;
+    let vendor = match f.next::<E>("vendor")? {
         "g" => Vendor::Google,
         "n" => Vendor::Nvidia,
-        _ => return Err("vendor: expected g (a torus) or n (an NVLink domain)".into()),
+        _ => {
+            return Err(E::refuse(|| {
+                "vendor: expected g (a torus) or n (an NVLink domain)".to_string()
+            }))
+        }
     };
     let mut peaks: Vec<Peak> = Vec::new();
-    for item in f.next("peaks")?.split('_') {
+    for item in f.next::<E>("peaks")?.split('_') {
         let (d, v) = item.split_once(':').unwrap_or((item, ""));
-        let dtype =
-            Dtype::parse(d).ok_or_else(|| format!("peaks: “{}” is not a format", cut(d)))?;
+        let dtype = Dtype::parse(d)
+            .ok_or_else(|| E::refuse(|| format!("peaks: “{}” is not a format", cut(d))))?;
         if peaks.iter().any(|p| p.dtype == dtype) {
-            return Err(format!("peaks: {} is given twice", dtype.name()));
+            return Err(E::refuse(|| {
+                format!("peaks: {} is given twice", dtype.name())
+            }));
         }
         peaks.push(Peak {
             dtype,
-            rate: FlopsPerSec(number(&format!("peak {}", dtype.name()), v)?),
+            rate: FlopsPerSec(number::<E>(|| format!("peak {}", dtype.name()), v)?),
             source: READER,
         });
     }
     let hbm_capacity = Cited {
-        value: Bytes(number("HBM capacity", f.next("HBM capacity")?)?),
+        value: Bytes(number::<E>(
+            || "HBM capacity".into(),
+            f.next::<E>("HBM capacity")?,
+        )?),
         source: READER,
     };
     let mut links: Vec<LinkSpec> = Vec::new();
-    for item in f.next("links")?.split('_') {
+    for item in f.next::<E>("links")?.split('_') {
         let mut p = item.split(':');
         let l = p.next().unwrap_or("");
-        let link = Link::parse(l).ok_or_else(|| format!("links: “{}” is not a link", cut(l)))?;
+        let link = Link::parse(l)
+            .ok_or_else(|| E::refuse(|| format!("links: “{}” is not a link", cut(l))))?;
         if links.iter().any(|x| x.link == link) {
-            return Err(format!("links: {} is given twice", link.name()));
+            return Err(E::refuse(|| {
+                format!("links: {} is given twice", link.name())
+            }));
         }
-        let what = format!("{} bandwidth", link.name());
-        let bandwidth = BytesPerSec(number(&what, p.next().unwrap_or(""))?);
+        let what = || format!("{} bandwidth", link.name());
+        let bandwidth = BytesPerSec(number::<E>(what, p.next().unwrap_or(""))?);
         let one_way = match p.next() {
             None => None,
-            Some(o) => Some(BytesPerSec(number(&what, o)?)),
+            Some(o) => Some(BytesPerSec(number::<E>(what, o)?)),
         };
         if p.next().is_some() {
-            return Err(format!("{what}: expected at most two numbers"));
+            return Err(E::refuse(|| {
+                format!("{}: expected at most two numbers", what())
+            }));
         }
         links.push(LinkSpec {
             link,
@@ -403,8 +462,8 @@ pub fn decode_chip(code: &str) -> Result<ChipSpec, String> {
             source: READER,
         });
     }
-    let topology = read_topology(f.next("topology")?)?;
-    f.end()?;
+    let topology = read_topology::<E>(f.next::<E>("topology")?)?;
+    f.end::<E>()?;
     let spec = ChipSpec {
         name,
         started_from: None,
@@ -414,11 +473,14 @@ pub fn decode_chip(code: &str) -> Result<ChipSpec, String> {
         links,
         topology,
     };
-    spec.validate().map_err(|e| e.to_string())?;
+    spec.check::<E>()?;
     Ok(spec)
 }
 
-fn read_list<const N: usize>(what: &str, text: &str) -> Result<Option<[u64; N]>, String> {
+fn read_list<const N: usize, E: Refusal<String>>(
+    what: &str,
+    text: &str,
+) -> Result<Option<[u64; N]>, E> {
     if text == "-" {
         return Ok(None);
     }
@@ -428,16 +490,26 @@ fn read_list<const N: usize>(what: &str, text: &str) -> Result<Option<[u64; N]>,
         *slot = whole(what, parts.next().unwrap_or(""))?;
     }
     if parts.next().is_some() {
-        return Err(format!("{what}: expected {N} numbers or -"));
+        return Err(E::refuse(|| format!("{what}: expected {N} numbers or -")));
     }
     Ok(Some(out))
 }
 
 /// Decodes a model's compact form, checked as an imported model is.
 pub fn decode_model(code: &str) -> Result<OwnModel, String> {
-    let mut f = Fields::new(code, MODEL_TAG, "model")?;
-    let name = f.next("name")?.to_string();
-    check_name(&name)?;
+    model_as(code)
+}
+
+/// [`decode_model`] for a page that only needs the model if it is sound:
+/// the same reading and checks, without the messages (see [`Refusal`]).
+pub fn read_model(code: &str) -> Option<OwnModel> {
+    model_as::<Refused>(code).ok()
+}
+
+fn model_as<E: Refusal<String>>(code: &str) -> Result<OwnModel, E> {
+    let mut f = Fields::new::<E>(code, MODEL_TAG, "model")?;
+    let name = f.next::<E>("name")?.to_string();
+    name_ok::<E>(&name)?;
     let mut dims = [0u64; 8];
     let names = [
         "d_model (D)",
@@ -450,27 +522,29 @@ pub fn decode_model(code: &str) -> Result<OwnModel, String> {
         "context length",
     ];
     for (slot, what) in dims.iter_mut().zip(names) {
-        *slot = whole(what, f.next(what)?)?;
+        *slot = whole::<E>(what, f.next::<E>(what)?)?;
     }
-    let flags = f.next("flags")?;
+    let flags = f.next::<E>("flags")?;
     if flags != "-" && !flags.chars().all(|c| c == 'g' || c == 't') {
-        return Err("flags: expected g (gated), t (tied) or -".into());
+        return Err(E::refuse(|| {
+            "flags: expected g (gated), t (tied) or -".into()
+        }));
     }
-    let moe = read_list::<5>("MoE", f.next("MoE")?)?.map(|m| Moe {
+    let moe = read_list::<5, E>("MoE", f.next::<E>("MoE")?)?.map(|m| Moe {
         experts: m[0],
         active: m[1],
         shared: m[2],
         expert_ff: m[3],
         dense_layers: m[4],
     });
-    let mla = read_list::<5>("MLA", f.next("MLA")?)?.map(|m| Mla {
+    let mla = read_list::<5, E>("MLA", f.next::<E>("MLA")?)?.map(|m| Mla {
         q_rank: m[0],
         kv_rank: m[1],
         nope_dim: m[2],
         rope_dim: m[3],
         v_dim: m[4],
     });
-    f.end()?;
+    f.end::<E>()?;
     let [d_model, d_ff, layers, heads, kv_heads, head_dim, vocab, max_seq] = dims;
     let config = ModelConfig {
         d_model,
@@ -486,7 +560,7 @@ pub fn decode_model(code: &str) -> Result<OwnModel, String> {
         moe,
         mla,
     };
-    check_model(&config)?;
+    model_ok::<E>(&config)?;
     Ok(OwnModel { name, config })
 }
 
@@ -622,6 +696,24 @@ mod tests {
             let _ = decode(&s);
             let _ = decode(&format!("c1~{s}"));
             let _ = decode(&format!("m1~{s}"));
+        }
+
+        /// The quiet readers take exactly what the decoders take, and read
+        /// it the same: only the messages are left out.
+        #[test]
+        fn the_quiet_readers_agree_with_the_decoders(i in 0usize..100, at in 0usize..250, ch in "[~:_xgnt0-9.e-]", s in "\\PC{0,80}") {
+            let chip = encode_chip(&spec_of(&CHIPS[i % CHIPS.len()])).unwrap();
+            let m = &MODELS[i % MODELS.len()];
+            let model = encode_model(&OwnModel { name: m.name.to_string(), config: m.config }).unwrap();
+            for code in [chip, model, format!("c1~{s}"), format!("m1~{s}")] {
+                let mut chars: Vec<char> = code.chars().collect();
+                let at = at % chars.len();
+                chars[at] = ch.chars().next().unwrap_or('~');
+                for c in [code.clone(), chars.into_iter().collect()] {
+                    prop_assert_eq!(read_chip(&c), decode_chip(&c).ok(), "{}", c);
+                    prop_assert_eq!(read_model(&c), decode_model(&c).ok(), "{}", c);
+                }
+            }
         }
 
         #[test]

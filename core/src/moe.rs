@@ -52,6 +52,12 @@ impl MoeParams {
     /// as many chips as there are experts (capped at 256).
     pub fn preset(id: &str, chip: &'static Chip) -> Result<MoeParams, String> {
         let m = models::model(id).ok_or_else(|| format!("model: no preset is called {id:?}"))?;
+        MoeParams::of(m, chip)
+    }
+
+    /// [`MoeParams::preset`] for any model of the registry's type (a reader's
+    /// own Mixture of Experts, say).
+    pub fn of(m: &models::ModelPreset, chip: &'static Chip) -> Result<MoeParams, String> {
         let e = m
             .config
             .moe

@@ -138,3 +138,23 @@ export function everyPage(before, after) {
   after(async () => { await site.env.close(); });
   return site;
 }
+
+// LLaMA 3 8B's published config.json, as a reader would paste it.
+export const LLAMA3_8B = JSON.stringify({
+  architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096,
+  intermediate_size: 14336, max_position_embeddings: 8192, num_attention_heads: 32,
+  num_hidden_layers: 32, num_key_value_heads: 8, hidden_act: 'silu', rms_norm_eps: 1e-5,
+  rope_theta: 500000.0, tie_word_embeddings: false, vocab_size: 128256,
+});
+
+// Opens `link` in a fresh browser context (empty storage, as on another
+// machine), ready, and checks that it holds no library index: what the page
+// shows then comes from the link alone. Close `context` when done.
+export async function openFresh(env, link) {
+  const fresh = await watchedPage(env.browser, env.base);
+  await fresh.page.goto(link);
+  await ready(fresh.page);
+  const index = await fresh.page.evaluate(() => localStorage.getItem('ridgeline.library.index'));
+  if (index !== null) throw new Error(`a fresh browser holds a library index: ${index}`);
+  return fresh;
+}

@@ -8,19 +8,12 @@
 // corrupt library file or corrupt storage is reported inline and kept.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, readyLibrary } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary, openFresh, LLAMA3_8B } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
 
-// LLaMA 3 8B's published config.json, as a reader would paste it.
-const LLAMA3_8B = JSON.stringify({
-  architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096,
-  intermediate_size: 14336, max_position_embeddings: 8192, num_attention_heads: 32,
-  num_hidden_layers: 32, num_key_value_heads: 8, hidden_act: 'silu', rms_norm_eps: 1e-5,
-  rope_theta: 500000.0, tie_word_embeddings: false, vocab_size: 128256,
-});
 
 test('Part 6: a pasted config.json, saved, is picked in the training planner after a reload', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
@@ -92,10 +85,7 @@ test('Part 6: a chip defined in own-chip is picked on the same page and travels 
   assert.deepEqual(problems, []);
   await context.close();
   // A fresh browser with empty storage reads the chip from the link alone.
-  const fresh = await watchedPage(env.browser, env.base);
-  await fresh.page.goto(link);
-  await ready(fresh.page);
-  assert.equal(await fresh.page.evaluate(() => localStorage.getItem('ridgeline.library.index')), null);
+  const fresh = await openFresh(env, link);
   const there = fresh.page.locator('[data-widget="training-planner"]');
   assert.equal(await there.locator('[data-days]').textContent(), doubled);
   assert.equal(await there.locator('select').nth(1).locator('option:checked').textContent(), 'double v5p');

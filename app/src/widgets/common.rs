@@ -97,20 +97,7 @@ pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
     /// before more pods); each pair still refused is skipped and its reason
     /// returned.
     fn from_pairs(pairs: &[(String, String)]) -> (Self, Vec<String>) {
-        let rank = |k: &str| {
-            Self::ORDER
-                .iter()
-                .position(|group| group.contains(&k))
-                .unwrap_or(Self::ORDER.len())
-        };
-        let mut pending: Vec<&(String, String)> = Vec::new();
-        for pair in pairs.iter().rev() {
-            if !pending.iter().any(|(k, _)| *k == pair.0) {
-                pending.push(pair);
-            }
-        }
-        pending.reverse();
-        pending.sort_by_key(|(k, _)| rank(k));
+        let mut pending = ordered_pairs(pairs, Self::ORDER);
         let mut p = Self::default();
         loop {
             let before = pending.len();
@@ -127,6 +114,33 @@ pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
             }
         }
     }
+}
+
+/// The last pair of each key, those of `order`'s groups first (group by
+/// group), the others after them in their order.
+///
+/// Not a part of [`WidgetParams::from_pairs`]: there the sort was compiled
+/// once per widget type, a copy of the standard library's sort (about 3 KB
+/// of WebAssembly) for every widget of a bundle.
+fn ordered_pairs<'a>(
+    pairs: &'a [(String, String)],
+    order: &[&[&str]],
+) -> Vec<&'a (String, String)> {
+    let rank = |k: &str| {
+        order
+            .iter()
+            .position(|group| group.contains(&k))
+            .unwrap_or(order.len())
+    };
+    let mut pending: Vec<&(String, String)> = Vec::new();
+    for pair in pairs.iter().rev() {
+        if !pending.iter().any(|(k, _)| *k == pair.0) {
+            pending.push(pair);
+        }
+    }
+    pending.reverse();
+    pending.sort_by_key(|(k, _)| rank(k));
+    pending
 }
 
 /// A mounted widget's parameters and the notice shown under it.

@@ -12,7 +12,7 @@ use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{Collective, CollectiveCost, CollectiveOptions, Layout};
 use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
-use ridgeline_core::hardware::{Chip, Topology, CHIPS};
+use ridgeline_core::hardware::{Chip, Topology};
 use ridgeline_core::units::Bytes;
 
 use super::common::{
@@ -76,31 +76,16 @@ pub fn is_gpu(c: &'static Chip) -> bool {
     matches!(c.topology, Topology::NvlinkDomain { .. })
 }
 
-/// A GPU picker's options: the registry's GPUs.
-///
-/// Not the reader's own GPUs (issue 19), for now: resolving them links the
-/// chip decoder and the library index into the /gpus bundle. Measured on
-/// one-bundle builds (gzip -9 of the wasm): 17 KB with the reader's models
-/// too; 10.8 KB for chips alone once the index decodes lazily, kind by kind
-/// (315,121 against 325,951 B; the refusal messages are 1.4 KB of it). The
-/// page's first load is 341.0 KiB without them (session 14, the stylesheet
-/// minified), so about 351.5 KiB with them, against its 350 KiB budget
-/// (issue 12): some 2 KiB of the bundle still to find. The widgets compute from a
-/// `GpuSystem` built from the chip (`gpu_system`), so taking the reader's
-/// chips is a change here once the bundle has the room.
+/// A GPU picker's options: the registry's GPUs, then the reader's own GPUs
+/// (chips wired as an NVLink domain) under "Yours".
 pub fn gpu_options<S: Into<String>>(chosen: impl Fn() -> S + Send + Sync + 'static) -> AnyView {
-    let chosen = Signal::derive(move || chosen().into());
-    CHIPS
-        .iter()
-        .filter(|c| is_gpu(c))
-        .map(|c| option(c.id, c.name, move || chosen.get()))
-        .collect_view()
-        .into_any()
+    super::common::chip_options(is_gpu, chosen)
 }
 
-/// The registry GPU the reader named.
+/// The GPU the reader named: a registry GPU or one of the reader's own
+/// (by `my:NAME` or its compact text, as every chip picker takes them).
 pub fn find_gpu_chip(value: &str) -> Result<&'static Chip, String> {
-    let c = ridgeline_core::hardware::chip(value.trim())
+    let c = crate::library::resolve_chip(value.trim())
         .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))?;
     if is_gpu(c) {
         Ok(c)
@@ -510,16 +495,41 @@ mod tests {
     use super::*;
     use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
 
-    /// The GPU pickers offer registry GPUs only (see [`gpu_options`]): the
-    /// reader's chips, a TPU and an unknown id are refused.
+    /// The GPU pickers take the reader's own GPUs beside the registry's (by
+    /// `my:NAME` from the index and by compact text from a link) and refuse
+    /// the reader's TPU, a registry TPU and an unknown id.
     #[test]
-    fn only_registry_gpus_are_taken() {
-        let (_, own) = crate::library::tests::sample_codes();
-        for bad in [own.as_str(), "v5e", "h900"] {
+    fn the_readers_gpus_are_taken_and_tpus_refused() {
+        use ridgeline_core::compact::{encode_chip, spec_of};
+        use ridgeline_core::hardware::{chip, Link};
+        let (_, tpu) = crate::library::tests::sample_codes();
+        let mut spec = spec_of(chip("h100").unwrap());
+        spec.name = "my H100".into();
+        for l in spec.links.iter_mut().filter(|l| l.link == Link::NvLink) {
+            l.bandwidth.0 *= 2.0;
+        }
+        let gpu = encode_chip(&spec).unwrap();
+        crate::library::set_index(&format!("{tpu}\n{gpu}\n"));
+        for bad in [tpu.as_str(), "v5e", "h900", "my:fast v5e", "my:nothing"] {
             assert!(find_gpu(bad).is_err(), "{bad}");
         }
         assert!(find_gpu("v5e").unwrap_err().contains("not a GPU"));
         assert_eq!(gpu_system("gb200").unwrap().gpus_per_node, 72);
+        let mine = find_gpu_chip("my:my H100").unwrap();
+        assert_eq!(mine.name, "my H100");
+        assert_eq!(
+            find_gpu(&gpu).unwrap(),
+            mine.id,
+            "the link's compact text is the same chip"
+        );
+        // Every number is core's, from the reader's chip: twice the NVLink
+        // bandwidth halves the in-node collective's time.
+        let mut p = GpuParams::default();
+        let h100 = p.compute().unwrap().in_node.total;
+        p.apply("gpu", "my:my H100").unwrap();
+        let own = p.compute().unwrap().in_node.total;
+        assert!((h100.0 / own.0 - 2.0).abs() < 1e-9, "{h100:?} vs {own:?}");
+        assert_pairs_restore(&p);
     }
 
     #[test]

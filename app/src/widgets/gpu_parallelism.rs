@@ -180,8 +180,7 @@ impl WidgetParams for ParallelismChoice {
             "gpu" => next = self.on(find_gpu(value)?)?,
             VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
             "model" => {
-                // Registry models only, as the GPU pickers (see `gpu::gpu_options`).
-                next.model = model(value)
+                next.model = crate::library::resolve_model(value)
                     .ok_or_else(|| format!("model: unknown model “{}”", short(value)))?
             }
             "batch" => next.batch = parse_count(value, "batch", 1.0, 1e12)?,
@@ -343,10 +342,8 @@ pub fn GpuParallelism(
     let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = gpu_options(vs_id);
-    let model_picks = MODELS
-        .iter()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
+    let model_picks =
+        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
     let link_options = [Scope::Network, Scope::Node]
         .map(|s| {
             let label = match s {
@@ -693,17 +690,33 @@ mod tests {
         p.apply("vs", "gb200").unwrap();
         let c = p.comparison().unwrap();
         assert_eq!(c.row("tp").unwrap().ratio_text(), "same");
-        let (model, _) = crate::library::tests::sample_codes();
         assert_refused_keeps(
             &p,
             &[
                 ("vs", "v5p"),
                 ("vs", "gpt9"),
                 ("stages", "17"),
-                ("model", model.as_str()),
+                ("model", "m1~broken"),
             ],
         );
         p.apply("vs", "none").unwrap();
         assert!(p.comparison().is_none());
+    }
+
+    /// Issue #19: the reader's own model (a link's compact text, or `my:NAME`
+    /// from the library) times the step as the preset of the same shape does.
+    #[test]
+    fn the_readers_model_times_the_step_as_its_preset() {
+        let code = crate::library::tests::saved_as("llama3-8b", "my 8B");
+        let mut p = ParallelismChoice::default();
+        p.apply("model", "llama3-8b").unwrap();
+        let step = p.compute().unwrap().step;
+        for id in [code.as_str(), "my:my 8B"] {
+            let mut q = ParallelismChoice::default();
+            q.apply("model", id).unwrap();
+            assert_eq!(q.model.name, "my 8B");
+            assert_eq!(q.compute().unwrap().step, step, "{id}");
+            assert_pairs_restore(&q);
+        }
     }
 }

@@ -75,9 +75,9 @@ impl Default for LayerDiagramParams {
     }
 }
 
-/// The models the diagram covers: those without latent attention.
-pub fn diagram_models() -> impl Iterator<Item = &'static ModelPreset> {
-    MODELS.iter().filter(|m| m.config.mla.is_none())
+/// Whether the diagram covers a model: one without latent attention.
+pub fn diagrammed(m: &ModelPreset) -> bool {
+    m.config.mla.is_none()
 }
 
 impl LayerDiagramParams {
@@ -220,8 +220,8 @@ impl WidgetParams for LayerDiagramParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = diagram_models()
-                    .find(|m| m.id == value.trim())
+                next.model = crate::library::resolve_model(value.trim())
+                    .filter(|m| diagrammed(m))
                     .ok_or_else(|| {
                         format!(
                             "“{}” is not a model with grouped-query attention",
@@ -304,10 +304,9 @@ pub fn LayerDiagram(
     let compared = Memo::new(move |_| params.with(|p| p.vs_ops().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |m| m.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(|m| m.config.mla.is_none(), vs_id);
-    let model_options = diagram_models()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
+    let vs_options = super::common::model_options(diagrammed, vs_id);
+    let model_options =
+        super::common::model_options(diagrammed, move || params.with(|p| p.model.id));
     let dtype_options = Dtype::ALL
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())))
         .collect_view();
@@ -500,6 +499,23 @@ mod tests {
     use super::*;
     use crate::widgets::common::pairs;
     use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+
+    /// Issue #19: the reader's own model is diagrammed as its preset; one
+    /// with latent attention (MLA) is refused.
+    #[test]
+    fn the_readers_model_is_diagrammed_as_its_preset() {
+        let code = crate::library::tests::saved_as("llama3-70b", "my 70B");
+        let preset = LayerDiagramParams::default().ops().unwrap();
+        for id in [code.as_str(), "my:my 70B"] {
+            let mut p = LayerDiagramParams::default();
+            p.apply("model", id).unwrap();
+            assert_eq!(p.model.name, "my 70B");
+            assert_eq!(p.ops().unwrap().flops(), preset.flops(), "{id}");
+            assert_pairs_restore(&p);
+        }
+        let mla = crate::library::tests::saved_as("deepseek-v3", "my V3");
+        assert_refused_keeps(&LayerDiagramParams::default(), &[("model", mla.as_str())]);
+    }
 
     #[test]
     fn llama3_70b_w_in_is_d_by_f() {

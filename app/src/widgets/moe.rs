@@ -15,7 +15,7 @@ use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, CHIPS};
 use ridgeline_core::models::ModelPreset;
 use ridgeline_core::models::MODELS;
-use ridgeline_core::moe::{analyse, presets, MoeAnalysis, MoeParams};
+use ridgeline_core::moe::{analyse, MoeAnalysis, MoeParams};
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -194,9 +194,10 @@ impl MoeChoice {
     }
 }
 
-/// A preset's name from its id (the id itself if the registry lacks it).
+/// A model's name from its id: a preset's, or the reader's own (the id
+/// itself if neither has it).
 fn models_name(id: &str) -> String {
-    ridgeline_core::models::model(id).map_or_else(|| id.to_string(), |m| m.name.to_string())
+    crate::library::resolve_model(id).map_or_else(|| id.to_string(), |m| m.name.to_string())
 }
 
 impl WidgetParams for MoeChoice {
@@ -210,10 +211,12 @@ impl WidgetParams for MoeChoice {
         let p = &mut next.params;
         match key {
             "model" => {
-                let m = presets().find(|m| m.id == value.trim()).ok_or_else(|| {
-                    format!("“{}” is not a Mixture-of-Experts preset", short(value))
-                })?;
-                let fresh = MoeParams::preset(m.id, p.chip)?;
+                let m = crate::library::resolve_model(value.trim())
+                    .filter(|m| m.config.moe.is_some())
+                    .ok_or_else(|| {
+                        format!("“{}” is not a Mixture-of-Experts model", short(value))
+                    })?;
+                let fresh = MoeParams::of(m, p.chip)?;
                 *p = MoeParams {
                     tokens: p.tokens,
                     weight: p.weight,
@@ -306,9 +309,10 @@ pub fn Moe(
     let show = move |f: fn(&MoeAnalysis) -> String| {
         move || result.with(|a| a.as_ref().map(f).unwrap_or_default())
     };
-    let model_options = presets()
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.preset)))
-        .collect_view();
+    let model_options = super::common::model_options(
+        |m| m.config.moe.is_some(),
+        move || params.with(|p| p.preset),
+    );
     let chip_options = super::common::chip_options(super::common::has_ici, move || {
         params.with(|p| p.params.chip.id)
     });
@@ -414,6 +418,25 @@ mod tests {
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
     use ridgeline_core::roofline::Verdict;
+
+    /// Issue #19: the reader's own Mixture of Experts (from the library or a
+    /// link) is analysed as the preset of the same shape; a dense one is refused.
+    #[test]
+    fn the_readers_moe_model_is_analysed_as_its_preset() {
+        let code = crate::library::tests::saved_as("deepseek-v3", "my V3");
+        let preset = MoeChoice::default().analysis().unwrap();
+        for id in [code.as_str(), "my:my V3"] {
+            let mut p = MoeChoice::default();
+            p.apply("model", id).unwrap();
+            assert_eq!(models_name(p.preset), "my V3");
+            let mine = p.analysis().unwrap();
+            assert_eq!(mine.total_params, preset.total_params, "{id}");
+            assert_eq!(mine.critical_batch, preset.critical_batch, "{id}");
+            assert_pairs_restore(&p);
+        }
+        let dense = crate::library::tests::saved_as("llama3-8b", "dense 8B");
+        assert_refused_keeps(&MoeChoice::default(), &[("model", dense.as_str())]);
+    }
 
     #[test]
     fn deepseek_v3_stores_671b_and_uses_37b() {

@@ -23,8 +23,14 @@ use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
-/// The models the profile offers.
+/// The presets the profile offers (the reader's own models too: see [`profiled`]).
 pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
+
+/// Whether the profile offers a model: LLaMA 3 8B and 70B, the models its
+/// chapter profiles, and the reader's own (issue 19).
+pub fn profiled(m: &ModelPreset) -> bool {
+    PROFILE_MODELS.contains(&m.id) || m.id.starts_with(ridgeline_core::compact::MODEL_TAG)
+}
 /// Rows of the op table.
 pub const TOP_OPS: usize = 6;
 /// The trace's drawing size (SVG user units).
@@ -308,13 +314,16 @@ impl WidgetParams for ProfileParams {
         let mut next = self.clone();
         match key {
             "model" => {
-                next.model = PROFILE_MODELS
+                let id = value.trim();
+                let id = PROFILE_MODELS
                     .iter()
-                    .find(|id| id.eq_ignore_ascii_case(value.trim()))
-                    .and_then(|id| model(id))
+                    .find(|p| p.eq_ignore_ascii_case(id))
+                    .map_or(id, |p| *p);
+                next.model = crate::library::resolve_model(id)
+                    .filter(|m| profiled(m))
                     .ok_or_else(|| {
                         format!(
-                            "the profile offers LLaMA 3 8B and 70B, not “{}”",
+                            "the profile offers LLaMA 3 8B and 70B and your own models, not “{}”",
                             short(value)
                         )
                     })?
@@ -416,11 +425,7 @@ pub fn ProfileViewer(
                 .unwrap_or("communication-bound")
         })
     };
-    let model_options = PROFILE_MODELS
-        .iter()
-        .filter_map(|id| model(id))
-        .map(|m| option(m.id, m.name, move || params.with(|p| p.model.id)))
-        .collect_view();
+    let model_options = super::common::model_options(profiled, move || params.with(|p| p.model.id));
     let chip_options =
         super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
@@ -579,6 +584,28 @@ mod tests {
     use super::*;
     use crate::widgets::common::pairs;
     use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+
+    /// Issue #19: the profile takes the reader's own model and profiles it
+    /// as the preset of the same shape.
+    #[test]
+    fn the_readers_model_is_profiled_as_its_preset() {
+        let code = crate::library::tests::saved_as("llama3-70b", "my 70B");
+        let preset = ProfileParams::default().analyse().unwrap();
+        for id in [code.as_str(), "my:my 70B"] {
+            let mut p = ProfileParams::default();
+            p.apply("model", id).unwrap();
+            assert_eq!(p.model.name, "my 70B");
+            let mine = p.analyse().unwrap();
+            assert_eq!(
+                mine.step_overlapped.timeline.end, preset.step_overlapped.timeline.end,
+                "{id}"
+            );
+            assert_eq!(mine.verdict, preset.verdict, "{id}");
+        }
+        assert!(ProfileParams::default()
+            .apply("model", "gpt-oss-120b")
+            .is_err());
+    }
 
     #[test]
     fn trace_svg_shows_the_lanes_and_follows_overlap() {

@@ -16,7 +16,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::models::{ModelPreset, MODELS};
+use ridgeline_core::models::ModelPreset;
 use ridgeline_core::serving::{
     weight_stationary, WeightStationaryParams, WeightStationaryPoint, WeightStationaryReport,
 };
@@ -439,10 +439,11 @@ pub fn WeightStationaryWidget(
     let chips = move || grouped(params.with(|p| p.chips()) as f64);
     let log2 = move || format!("{}", params.with(|p| p.log2));
     let batch = move || format!("{}", params.with(|p| p.batch));
-    let model_options = std::iter::once((BOOK, "The book's F = 4D (D = 8192)"))
-        .chain(MODELS.iter().filter(|m| dense(m)).map(|m| (m.id, m.name)))
-        .map(|(id, name)| option(id, name, move || params.with(|p| p.mlp.id())))
-        .collect_view();
+    let mlp_id = move || params.with(|p| p.mlp.id());
+    let model_options = view! {
+        {option(BOOK, "The book's F = 4D (D = 8192)", mlp_id)}
+        {super::common::model_options(dense, mlp_id)}
+    };
     let chip_options = super::common::chip_options(
         |c| c.interconnect().is_some(),
         move || params.with(|p| p.chip.id),
