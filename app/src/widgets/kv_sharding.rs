@@ -9,14 +9,12 @@
 use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{Chip, CHIPS};
-use ridgeline_core::kv_sharding::{
-    kv_sharding, kv_sharding_on, KvShardingParams, KvShardingReport, StepKind,
-};
+use ridgeline_core::hardware::Chip;
+use ridgeline_core::kv_sharding::{kv_sharding_on, KvShardingParams, KvShardingReport, StepKind};
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
-    Diff, WidgetParams, WidgetState, VS,
+    chip_rows, compare_picker, compare_table, ici_chip, ici_row, parse_vs, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
 };
 use crate::input::{parse_count, short};
 use ridgeline_core::dtype::Dtype;
@@ -44,9 +42,16 @@ impl Default for KvParams {
 }
 
 impl KvParams {
+    /// The chip `p.chip` names: a registry chip or the reader's own
+    /// (`my:NAME`, or its compact text from a link).
+    pub fn chip(&self) -> Result<&'static Chip, String> {
+        crate::library::resolve_chip(&self.p.chip)
+            .ok_or_else(|| format!("unknown chip “{}”", short(&self.p.chip)))
+    }
+
     /// The twelve steps and totals.
     pub fn report(&self) -> Result<KvShardingReport, String> {
-        kv_sharding(&self.p)
+        kv_sharding_on(&self.p, self.chip()?)
     }
 
     /// The same steps on the compared chip, if there is one.
@@ -58,7 +63,7 @@ impl KvParams {
     /// two AllToAlls and the whole layer.
     pub fn comparison(&self) -> Option<Comparison> {
         let (a, b) = (self.report().ok()?, self.vs_report()?.ok()?);
-        let (this, other) = (ridgeline_core::hardware::chip(&self.p.chip)?, self.vs?);
+        let (this, other) = (self.chip().ok()?, self.vs?);
         let mut rows = chip_rows(this, other, Dtype::Bf16);
         rows.push(ici_row(this, other));
         rows.extend([
@@ -92,7 +97,7 @@ impl WidgetParams for KvParams {
         };
         match key {
             "chip" => {
-                next.p.chip = ridgeline_core::hardware::chip(value)
+                next.p.chip = crate::library::resolve_chip(value)
                     .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
                     .id
                     .to_string()
@@ -195,10 +200,9 @@ pub fn KvSharding(
                 })
         })
     };
-    let chip_options = CHIPS
-        .iter()
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.p.chip.clone())))
-        .collect_view();
+    let chip_options = super::common::chip_options(super::common::has_ici, move || {
+        params.with(|p| p.p.chip.clone())
+    });
     type Size = (
         &'static str,
         &'static str,
@@ -281,7 +285,25 @@ pub fn KvSharding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::common::testing::{
+        assert_pairs_restore, assert_refused_keeps, assert_round_trip,
+    };
+
+    /// Issue #19: the reader's own chip (from the library or a link) times
+    /// the steps as core times them on that chip.
+    #[test]
+    fn the_readers_chip_times_the_steps() {
+        let (_, code) = crate::library::tests::with_own_entries();
+        let mine = crate::library::resolve_chip(&code).unwrap();
+        let direct = kv_sharding_on(&KvParams::default().p, mine).unwrap();
+        for id in [code.as_str(), "my:fast v5e"] {
+            let mut p = KvParams::default();
+            p.apply("chip", id).unwrap();
+            assert_eq!(p.chip().unwrap().name, "fast v5e");
+            assert_eq!(p.report().unwrap(), direct, "{id}");
+            assert_pairs_restore(&p);
+        }
+    }
 
     #[test]
     fn book_mesh_splits_the_cache_z_ways_more() {

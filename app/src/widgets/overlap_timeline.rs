@@ -14,9 +14,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds};
-use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::hardware::Chip;
 use ridgeline_core::overlap::{
-    overlap_timeline, overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
+    overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
 };
 
 use super::common::{
@@ -55,10 +55,22 @@ impl Default for TimelineParams {
     }
 }
 
+/// The chip an example's `chip` names: a registry chip or the reader's own
+/// (`my:NAME`, or its compact text from a link).
+fn chip_named(id: &str) -> Result<&'static Chip, String> {
+    crate::library::resolve_chip(id).ok_or_else(|| format!("unknown chip “{}”", short(id)))
+}
+
+/// Whether the example runs on a chip at its default sizes (ICI, and a rate
+/// for its format): the chips the picker offers.
+fn runs_on(c: &'static Chip) -> bool {
+    overlap_timeline_on(&OverlapParams::default(), c).is_ok()
+}
+
 impl TimelineParams {
     /// Both timelines.
     pub fn report(&self) -> Result<OverlapReport, String> {
-        overlap_timeline(&self.p)
+        overlap_timeline_on(&self.p, chip_named(&self.p.chip)?)
     }
 
     /// Both timelines on the compared chip, if there is one.
@@ -70,7 +82,7 @@ impl TimelineParams {
     /// chunk matmul and pass that set the loop's pace.
     pub fn comparison(&self) -> Option<Comparison> {
         let (a, b) = (self.report().ok()?, self.vs_report()?.ok()?);
-        let (this, other) = (chip(&self.p.chip)?, self.vs?);
+        let (this, other) = (chip_named(&self.p.chip).ok()?, self.vs?);
         let row = |key, what: &str, f: fn(&OverlapReport) -> f64| {
             Diff::number(key, what, f(&a), f(&b), seconds)
         };
@@ -148,12 +160,7 @@ impl TimelineParams {
             Ok(parse_count(value, what, 1.0, f64::from(1u32 << 24))?.round() as u64)
         };
         match key {
-            "chip" => {
-                next.chip = chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-                    .id
-                    .to_string()
-            }
+            "chip" => next.chip = chip_named(value)?.id.to_string(),
             "x" => next.x = count("X")?,
             "y" => next.y = count("Y")?,
             "b" => next.b = count("B")?,
@@ -165,7 +172,7 @@ impl TimelineParams {
             }
             other => return Err(format!("unknown setting “{}”", short(other))),
         }
-        overlap_timeline(&next).map_err(|e| {
+        overlap_timeline_on(&next, chip_named(&next.chip)?).map_err(|e| {
             if key == "chip" {
                 format!("chip “{}”: {e}", short(value))
             } else {
@@ -303,17 +310,8 @@ pub fn OverlapTimeline(
     let shown = move |f: fn(&OverlapReport) -> String| {
         move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
-    let chip_options = CHIPS
-        .iter()
-        .filter(|c| {
-            overlap_timeline(&OverlapParams {
-                chip: c.id.into(),
-                ..OverlapParams::default()
-            })
-            .is_ok()
-        })
-        .map(|c| option(c.id, c.name, move || params.with(|p| p.p.chip.clone())))
-        .collect_view();
+    let chip_options =
+        super::common::chip_options(runs_on, move || params.with(|p| p.p.chip.clone()));
     let y_options = Y_CHOICES
         .iter()
         .map(|&y| {
@@ -417,7 +415,27 @@ pub fn OverlapTimeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::common::testing::{
+        assert_pairs_restore, assert_refused_keeps, assert_round_trip,
+    };
+    use ridgeline_core::hardware::chip;
+
+    /// Issue #19: the reader's own chip (from the library or a link) runs
+    /// the example as core runs it on that chip; a GPU is not offered.
+    #[test]
+    fn the_readers_chip_runs_the_example() {
+        let (_, code) = crate::library::tests::with_own_entries();
+        let mine = crate::library::resolve_chip(&code).unwrap();
+        let direct = overlap_timeline_on(&OverlapParams::default(), mine).unwrap();
+        for id in [code.as_str(), "my:fast v5e"] {
+            let mut p = TimelineParams::default();
+            p.apply("chip", id).unwrap();
+            assert_eq!(p.report().unwrap(), direct, "{id}");
+            assert_pairs_restore(&p);
+        }
+        assert!(runs_on(mine));
+        assert!(!runs_on(chip("h100").unwrap()));
+    }
 
     #[test]
     fn a_one_way_loop_at_y_8_loses_and_says_why() {

@@ -1,11 +1,13 @@
-// End-to-end test of the reader's own models in the model pickers that took
-// presets only before session 15 (issue 19): Mixtral 8x7B and LLaMA 3.1 70B
-// pasted from their published config.json (tests/data/hf-configs) and saved
-// on /applied-training are offered under "Yours" in the MoE widget and the
-// layer diagram (/transformers), the weight-stationary MLP (/inference) and
-// the profile viewer (/profiling); picking one puts its compact text in the
-// widget's link, and core computes with it as with a preset (the MoE widget's
-// key numbers equal the Mixtral preset's).
+// End-to-end tests of the reader's own models and chips in the pickers that
+// took presets only before session 15 (issue 19). Mixtral 8x7B and LLaMA 3.1
+// 70B pasted from their published config.json (tests/data/hf-configs) and
+// saved on /applied-training are offered under "Yours" in the MoE widget and
+// the layer diagram (/transformers), the weight-stationary MLP (/inference)
+// and the profile viewer (/profiling); a chip defined in own-chip (a v5e with
+// twice its ICI) in the KV-sharding steps (/inference) and the overlap
+// timeline (/jax). Picking one puts its compact text in the widget's link, and
+// core computes with it as with a preset (the MoE widget's numbers equal the
+// Mixtral preset's; twice the ICI shortens the KV layout's AllToAlls).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -26,9 +28,10 @@ async function save(page, text, name) {
   assert.match(await own.locator('[data-saved]').textContent(), new RegExp(`Saved “${name}”`));
 }
 
-// On `route`, the widget `name`'s model picker (the select offering `preset`)
-// offers `mine` under "Yours"; choosing it is accepted and the link carries it.
-async function pick(page, route, name, preset, mine) {
+// On `route`, the widget `name`'s picker (the select offering `preset`)
+// offers `mine` under "Yours"; choosing it is accepted and the link carries
+// it (a compact text starting with `tag`: m1~ for a model, c1~ for a chip).
+async function pick(page, route, name, preset, mine, tag = 'm1~') {
   await page.goto(env.base + route);
   await ready(page);
   const widget = page.locator(`[data-widget="${name}"]`).first();
@@ -36,8 +39,8 @@ async function pick(page, route, name, preset, mine) {
   const picker = widget.locator(`select:not([data-vs]):has(option[value="${preset}"])`);
   assert.equal(await picker.locator('optgroup[data-yours] option', { hasText: mine }).count(), 1, name);
   await picker.selectOption({ label: mine });
-  await page.waitForFunction((n) => [...new URL(location.href).searchParams]
-    .some(([k, v]) => k.startsWith(`${n}.`) && v.startsWith('m1~')), name);
+  await page.waitForFunction(([n, t]) => [...new URL(location.href).searchParams]
+    .some(([k, v]) => k.startsWith(`${n}.`) && v.startsWith(t)), [name, tag]);
   assert.equal(await widget.locator('[data-notice]').first().isHidden(), true, name);
   return { widget, picker };
 }
@@ -63,6 +66,34 @@ test("Parts 4, 7 and 9: the reader's models in the MoE, layer, weight-stationary
   await pick(page, 'inference', 'weight-stationary', 'llama3-70b', 'my 70B');
   const { widget: profile } = await pick(page, 'profiling', 'profile', 'llama3-70b', 'my 70B');
   assert.match(await profile.locator('.model-select option:checked').textContent(), /my 70B/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("Parts 7 and 10: the reader's chip in the KV-sharding steps and the overlap timeline", async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'applied-training');
+  await ready(page);
+  await readyLibrary(page, '[data-widget="own-chip"]');
+  const form = page.locator('[data-widget="own-chip"]');
+  await form.locator('select').selectOption('v5e');
+  const ici = form.locator('input[data-field="link"]');
+  assert.equal(await ici.inputValue(), '90 GB/s');
+  await ici.fill('180 GB/s');
+  await form.locator('[data-save-name]').fill('wide v5e');
+  await form.locator('[data-save]').click();
+  assert.match(await form.locator('[data-saved]').textContent(), /Saved “wide v5e”/);
+
+  await page.goto(env.base + 'inference');
+  await ready(page);
+  const kv = page.locator('[data-widget="kv-sharding"]');
+  await kv.scrollIntoViewIfNeeded();
+  const v5e = await kv.locator('[data-all-to-all]').textContent();
+  const { widget } = await pick(page, 'inference', 'kv-sharding', 'v5e', 'wide v5e', 'c1~');
+  const wide = await widget.locator('[data-all-to-all]').textContent();
+  assert.notEqual(wide, v5e, 'twice the ICI changes the AllToAlls');
+  const { widget: loop } = await pick(page, 'jax', 'overlap-timeline', 'v5e', 'wide v5e', 'c1~');
+  assert.match(await loop.locator('[data-overlapped]').textContent(), /s$/);
   assert.deepEqual(problems, []);
   await context.close();
 });
