@@ -9,13 +9,13 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::emulator::{run, Run, Transfer};
 use ridgeline_core::format::{grouped, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
 use super::common::{
-    compare_picker, compare_table, diff_rows, initial_args, option, parse_vs_chip, write_url_state,
-    Comparison, Diff, VS,
+    compare_picker, compare_table, diff_rows, ici_row, initial_args, option, parse_vs_chip,
+    write_url_state, Comparison, Diff, VS,
 };
 use crate::input::short;
 
@@ -165,11 +165,8 @@ impl CollectiveParams {
         };
         let a = cost(self.chip)?;
         let b = cost(vs).map_err(|e| format!("compared chip: {e}"))?;
-        let ici = |c: &Chip| c.bandwidth(Link::Ici).map_or(f64::NAN, |w| w.0);
         let mut rows = vec![
-            Diff::number("ici", "ICI per link", ici(self.chip), ici(vs), |x| {
-                si(x, "B/s", 3)
-            }),
+            ici_row(self.chip, vs),
             Diff::number(
                 "bytes",
                 "bytes the collective moves",
