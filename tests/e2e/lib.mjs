@@ -1,6 +1,7 @@
 // Shared helpers for the end-to-end tests and the benchmark: serve dist/ on
 // loopback, launch Debian's Chromium through playwright-core, and watch every
 // page for console errors, panics and requests to other origins.
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,4 +158,30 @@ export async function openFresh(env, link) {
   const index = await fresh.page.evaluate(() => localStorage.getItem('ridgeline.library.index'));
   if (index !== null) throw new Error(`a fresh browser holds a library index: ${index}`);
   return fresh;
+}
+
+// On an open page holding own-model (and its library bundle live), pastes
+// `text` and saves it as `name`.
+export async function saveModel(page, text, name) {
+  const own = page.locator('[data-widget="own-model"]');
+  await own.locator('textarea').fill(text);
+  await own.locator('[data-save-name]').fill(name);
+  await own.locator('[data-save]').click();
+  assert.match(await own.locator('[data-saved]').textContent(), new RegExp(`Saved “${name}”`));
+}
+
+// On an open page holding own-chip (and its library bundle live), starts
+// from registry chip `start`, changes each field of `edits` ({ field: [the
+// value shown first, the new value] }) and saves the chip as `name`.
+export async function saveChip(page, start, edits, name) {
+  const form = page.locator('[data-widget="own-chip"]');
+  await form.locator('select').selectOption(start);
+  for (const [field, [was, now]] of Object.entries(edits)) {
+    const input = form.locator(`input[data-field="${field}"]`);
+    assert.equal(await input.inputValue(), was, field);
+    await input.fill(now);
+  }
+  await form.locator('[data-save-name]').fill(name);
+  await form.locator('[data-save]').click();
+  assert.match(await form.locator('[data-saved]').textContent(), new RegExp(`Saved “${name}”`));
 }

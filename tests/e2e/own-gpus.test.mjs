@@ -7,7 +7,7 @@
 // the widget's link carries the GPU to a browser that never saw it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, readyLibrary, openFresh, LLAMA3_8B } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary, openFresh, saveChip, saveModel, LLAMA3_8B } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -21,20 +21,9 @@ test("Part 12: the reader's GPU and model in every GPU widget, and in a link", a
   await page.goto(env.base + 'applied-training');
   await ready(page);
   await readyLibrary(page, '[data-widget="own-chip"]');
-  const form = page.locator('[data-widget="own-chip"]');
-  await form.locator('select').selectOption('h100');
-  const nvlink = form.locator('input[data-field="link"]');
-  assert.equal(await nvlink.inputValue(), '450 GB/s');
-  await nvlink.fill('900 GB/s');
-  await form.locator('[data-save-name]').fill('fast H100');
-  await form.locator('[data-save]').click();
-  assert.match(await form.locator('[data-saved]').textContent(), /Saved “fast H100”/);
+  await saveChip(page, 'h100', { link: ['450 GB/s', '900 GB/s'] }, 'fast H100');
   await readyLibrary(page);
-  const own = page.locator('[data-widget="own-model"]');
-  await own.locator('textarea').fill(LLAMA3_8B);
-  await own.locator('[data-save-name]').fill('my 8B');
-  await own.locator('[data-save]').click();
-  assert.match(await own.locator('[data-saved]').textContent(), /Saved “my 8B”/);
+  await saveModel(page, LLAMA3_8B, 'my 8B');
 
   await page.goto(env.base + 'gpus');
   await ready(page);

@@ -11,22 +11,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { start, watchedPage, ready, readyLibrary } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary, saveChip, saveModel } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
 
 const config = (name) => readFileSync(new URL(`../data/hf-configs/${name}.json`, import.meta.url), 'utf8');
-
-// Saves `text` as `name` in own-model on the open /applied-training page.
-async function save(page, text, name) {
-  const own = page.locator('[data-widget="own-model"]');
-  await own.locator('textarea').fill(text);
-  await own.locator('[data-save-name]').fill(name);
-  await own.locator('[data-save]').click();
-  assert.match(await own.locator('[data-saved]').textContent(), new RegExp(`Saved “${name}”`));
-}
 
 // On `route`, the widget `name`'s picker (the select offering `preset`)
 // offers `mine` under "Yours"; choosing it is accepted and the link carries
@@ -50,8 +41,8 @@ test("Parts 4, 7 and 9: the reader's models in the MoE, layer, weight-stationary
   await page.goto(env.base + 'applied-training');
   await ready(page);
   await readyLibrary(page);
-  await save(page, config('mixtral-8x7b-v0.1'), 'my Mixtral');
-  await save(page, config('llama-3.1-70b'), 'my 70B');
+  await saveModel(page, config('mixtral-8x7b-v0.1'), 'my Mixtral');
+  await saveModel(page, config('llama-3.1-70b'), 'my 70B');
 
   // The MoE widget: the pasted Mixtral gives the preset's numbers.
   const { widget: moe, picker } = await pick(page, 'transformers', 'moe', 'mixtral-8x7b', 'my Mixtral');
@@ -75,17 +66,7 @@ test("Parts 7 and 10: the reader's chip in the KV-sharding steps and the overlap
   await page.goto(env.base + 'applied-training');
   await ready(page);
   await readyLibrary(page, '[data-widget="own-chip"]');
-  const form = page.locator('[data-widget="own-chip"]');
-  await form.locator('select').selectOption('v5e');
-  const ici = form.locator('input[data-field="link"]');
-  assert.equal(await ici.inputValue(), '90 GB/s');
-  await ici.fill('180 GB/s');
-  const hbm = form.locator('input[data-field="hbm_bw"]');
-  assert.equal(await hbm.inputValue(), '820 GB/s');
-  await hbm.fill('1.64 TB/s');
-  await form.locator('[data-save-name]').fill('wide v5e');
-  await form.locator('[data-save]').click();
-  assert.match(await form.locator('[data-saved]').textContent(), /Saved “wide v5e”/);
+  await saveChip(page, 'v5e', { link: ['90 GB/s', '180 GB/s'], hbm_bw: ['820 GB/s', '1.64 TB/s'] }, 'wide v5e');
 
   await page.goto(env.base + 'inference');
   await ready(page);
