@@ -2,9 +2,9 @@
 //! `window.wasmBindings`), so `core` is timed as the reader's browser runs it.
 
 #[cfg(widget = "sharding")]
-use ridgeline_core::emulator::{run, BENCH_SPECS};
-#[cfg(widget = "sharding")]
 use ridgeline_core::hardware::chip;
+#[cfg(widget = "sharding")]
+use ridgeline_core::sharding::emulator::{run, BENCH_SPECS};
 #[cfg(widget = "sharding")]
 use ridgeline_core::sharding::plan::MatmulPlan;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -49,13 +49,13 @@ pub fn bench_emulator_cases() -> usize {
 }
 
 /// Median milliseconds of `repeats` serving simulations of `requests` requests
-/// with the serving widget's settings (`core::serving_sim`); -1 on error.
+/// with the serving widget's settings (`core::inference::engine`); -1 on error.
 /// Only the bundle that carries the serving widget exports it.
 #[cfg(widget = "serving-engine")]
 #[wasm_bindgen]
 pub fn bench_serving(requests: u32, repeats: u32) -> f64 {
     use crate::widgets::serving_engine::EngineParams;
-    use ridgeline_core::serving_sim::{simulate, SimParams};
+    use ridgeline_core::inference::engine::{simulate, SimParams};
     let sim = SimParams {
         requests,
         ..EngineParams::default().sim

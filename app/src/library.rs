@@ -1,5 +1,5 @@
 //! The reader's saved models and chips as every page reads them: the compact
-//! index ([`ridgeline_core::compact`], one line per entry) that the library
+//! index ([`ridgeline_core::reader::compact`], one line per entry) that the library
 //! bundle keeps in `localStorage` under [`INDEX_KEY`], as one reactive value
 //! every picker reads.
 //!
@@ -19,10 +19,10 @@
 use std::cell::RefCell;
 
 use leptos::prelude::*;
-use ridgeline_core::compact::{self, CHIP_TAG, MODEL_TAG, PREFIX};
 use ridgeline_core::hardware::{chip, Chip};
-use ridgeline_core::models::{model, ModelPreset, ModelSource};
-use ridgeline_core::transformer::params;
+use ridgeline_core::model::accounting::params;
+use ridgeline_core::model::config::{model, ModelPreset, ModelSource};
+use ridgeline_core::reader::compact::{self, CHIP_TAG, MODEL_TAG, PREFIX};
 
 #[cfg(feature = "library")]
 pub mod store;
@@ -256,9 +256,9 @@ pub fn own_models(accept: fn(&ModelPreset) -> bool) -> Vec<&'static ModelPreset>
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use ridgeline_core::compact::{encode_chip, encode_model, spec_of, OwnModel};
     use ridgeline_core::dtype::Dtype;
     use ridgeline_core::hardware::Link;
+    use ridgeline_core::reader::compact::{encode_chip, encode_model, spec_of, OwnModel};
 
     /// A 16-layer LLaMA 3 8B and a v5e with 1.62 TB/s HBM, in compact form.
     pub(crate) fn sample_codes() -> (String, String) {

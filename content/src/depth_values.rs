@@ -8,12 +8,12 @@ use crate::directive::Directive;
 use crate::values::{chip_arg, model_arg, num_arg};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::models::try_model;
-use ridgeline_core::moe::{self, MoeParams};
-use ridgeline_core::pipeline::{self, PipelineParams, Schedule};
-use ridgeline_core::remat::{self, Policy, RematParams};
+use ridgeline_core::model::accounting::{self as tf, Optimizer, Remat};
+use ridgeline_core::model::config::try_model;
+use ridgeline_core::model::moe::{self, MoeParams};
+use ridgeline_core::model::remat::{self, Policy, RematParams};
+use ridgeline_core::training::pipeline::{self, PipelineParams, Schedule};
 use ridgeline_core::training::{self as tr, Cluster, Job, RunAssumptions, Scheme};
-use ridgeline_core::transformer::{self as tf, Optimizer, Remat};
 
 /// The names this module evaluates.
 pub const NAMES: &[&str] = &[
@@ -265,13 +265,15 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
         }
         "layer-share" => {
             // Forward FLOPs of one layer for one sequence, by kind of operation.
-            let l = ridgeline_core::layer::layer_ops(&ridgeline_core::layer::LayerParams {
-                model: model_arg(d)?,
-                batch: 1.0,
-                seq: num_arg(d, "seq", Some(4096.0))?,
-                dtype: Dtype::Bf16,
-                causal: false,
-            })?;
+            let l = ridgeline_core::model::layer::layer_ops(
+                &ridgeline_core::model::layer::LayerParams {
+                    model: model_arg(d)?,
+                    batch: 1.0,
+                    seq: num_arg(d, "seq", Some(4096.0))?,
+                    dtype: Dtype::Bf16,
+                    causal: false,
+                },
+            )?;
             let share = match show(d, "other") {
                 "matmul" => l.matmul_share(),
                 "attention" => l.attention_share(),

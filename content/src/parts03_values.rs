@@ -6,17 +6,17 @@
 
 use crate::directive::Directive;
 use crate::values::{chip_arg, num_arg};
-use ridgeline_core::chip_map::{chip_map, Part};
-use ridgeline_core::collective_matmul::{
+use ridgeline_core::comms::collective_matmul::{
     collective_matmul, gather_curve, CollectiveMatmulParams, MatmulCase,
 };
-use ridgeline_core::collectives::Network;
+use ridgeline_core::comms::collectives::Network;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::chip_map::{chip_map, Part};
+use ridgeline_core::hardware::systolic::{run, SystolicParams};
 use ridgeline_core::hardware::{chip, Link};
-use ridgeline_core::ops::tiled_intensity;
-use ridgeline_core::strong_scaling::{strong_scaling, StrongScalingParams};
-use ridgeline_core::systolic::{run, SystolicParams};
+use ridgeline_core::roofline::ops::tiled_intensity;
+use ridgeline_core::roofline::strong_scaling::{strong_scaling, StrongScalingParams};
 use ridgeline_core::units::Bytes;
 
 /// The names this module evaluates.

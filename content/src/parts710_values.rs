@@ -7,13 +7,13 @@
 
 use crate::directive::Directive;
 use crate::values::{chip_arg, num_arg};
+use ridgeline_core::comms::overlap::{overlap_timeline, OverlapParams};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::inference::engine::{simulate, Layout, SimParams, SimReport};
+use ridgeline_core::inference::kv_sharding::{kv_sharding, KvShardingParams};
+use ridgeline_core::inference::serving::{self, SpeculativeParams};
 use ridgeline_core::inference::{Precision, ServingModel, ServingSlice};
-use ridgeline_core::kv_sharding::{kv_sharding, KvShardingParams};
-use ridgeline_core::overlap::{overlap_timeline, OverlapParams};
-use ridgeline_core::serving::{self, SpeculativeParams};
-use ridgeline_core::serving_sim::{simulate, Layout, SimParams, SimReport};
 use std::sync::OnceLock;
 
 /// The names this module evaluates.
@@ -227,19 +227,19 @@ pub fn evaluate(d: &Directive) -> Result<String, String> {
                     "book-blocking" => {
                         return Ok(format!(
                             "{} µs",
-                            ridgeline_core::overlap::BOOK_TIMES[0].micros
+                            ridgeline_core::comms::overlap::BOOK_TIMES[0].micros
                         ))
                     }
                     "book-overlapped" => {
                         return Ok(format!(
                             "{} µs",
-                            ridgeline_core::overlap::BOOK_TIMES[1].micros
+                            ridgeline_core::comms::overlap::BOOK_TIMES[1].micros
                         ))
                     }
                     "book-matmul" => {
                         return Ok(format!(
                             "{} µs",
-                            ridgeline_core::overlap::BOOK_TIMES[2].micros
+                            ridgeline_core::comms::overlap::BOOK_TIMES[2].micros
                         ))
                     }
                     _ => return Err(unknown(

@@ -18,7 +18,7 @@ use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, Link};
-use ridgeline_core::ops::{Op, OpKind};
+use ridgeline_core::roofline::ops::{Op, OpKind};
 use ridgeline_core::roofline::SplitContraction;
 use ridgeline_core::units::{Flops, Intensity};
 
@@ -282,9 +282,9 @@ fn mxu_value(d: &Directive) -> Result<String, String> {
 }
 
 /// The smallest cube-shaped slice core's torus model gives wraparound links, found
-/// by asking `core::tpu::Slice` about each size in turn.
+/// by asking `core::hardware::tpu::Slice` about each size in turn.
 fn wrap_value(d: &Directive) -> Result<String, String> {
-    use ridgeline_core::tpu::Slice;
+    use ridgeline_core::hardware::tpu::Slice;
     let c = chip_arg(d)?;
     let dims = match c.topology {
         ridgeline_core::hardware::Topology::Torus { dims, .. } => dims as usize,
@@ -349,12 +349,14 @@ fn compute(d: &Directive) -> Result<String, String> {
         "vmem-ratio" => Ok(sci(ridgeline_core::hardware::VMEM_OVER_HBM.value, 2)),
         "latency-knee" => {
             let c = chip_arg(d)?;
-            let net = ridgeline_core::collectives::Network::ici(c).map_err(|e| e.to_string())?;
+            let net =
+                ridgeline_core::comms::collectives::Network::ici(c).map_err(|e| e.to_string())?;
             Ok(si(net.latency_threshold().0, "B", 2))
         }
         "pod-chips" => {
             let c = chip_arg(d)?;
-            let pod = ridgeline_core::tpu::Slice::full_pod(c).map_err(|e| e.to_string())?;
+            let pod =
+                ridgeline_core::hardware::tpu::Slice::full_pod(c).map_err(|e| e.to_string())?;
             match d.arg("what").unwrap_or("chips") {
                 "chips" => Ok(grouped(pod.chips() as f64)),
                 "hosts" => Ok(grouped(pod.hosts() as f64)),
@@ -362,7 +364,7 @@ fn compute(d: &Directive) -> Result<String, String> {
             }
         }
         "collective-ratio" => {
-            use ridgeline_core::collectives::{cost, Collective, Network, RingAxis};
+            use ridgeline_core::comms::collectives::{cost, Collective, Network, RingAxis};
             let parse = |key: &str| {
                 let t = d
                     .arg(key)
@@ -594,9 +596,11 @@ fn tiling_value(d: &Directive) -> Result<String, String> {
     }
 }
 
-pub(crate) fn model_arg(d: &Directive) -> Result<ridgeline_core::models::ModelConfig, String> {
+pub(crate) fn model_arg(
+    d: &Directive,
+) -> Result<ridgeline_core::model::config::ModelConfig, String> {
     let id = d.arg("model").unwrap_or("llama3-70b");
-    ridgeline_core::models::try_model(id)
+    ridgeline_core::model::config::try_model(id)
         .map(|m| m.config)
         .map_err(|e| e.to_string())
 }
@@ -607,8 +611,8 @@ fn billions(x: f64) -> String {
 
 /// The value directives of Parts 4-6: model sizes, training thresholds and run lengths.
 fn training_value(d: &Directive) -> Result<String, String> {
+    use ridgeline_core::model::accounting as tf;
     use ridgeline_core::training::{self as tr, Cluster};
-    use ridgeline_core::transformer as tf;
     let err = |e: tr::TrainingError| e.to_string();
     let alpha = |c: &Chip| tr::ici_intensity(c, Dtype::Bf16).map_err(err);
     let pod = |c: &'static Chip, pods: f64| Cluster::full_pod(c, pods as u32).map_err(err);

@@ -13,7 +13,7 @@
 use ridgeline_content::directive::{find_directives, Directive};
 use ridgeline_content::values::{evaluate, VALUES};
 use ridgeline_core::hardware::CHIPS;
-use ridgeline_core::models::MODELS;
+use ridgeline_core::model::config::MODELS;
 
 /// Snippets generated.
 const INPUTS: usize = 1_000_000;

@@ -5,8 +5,8 @@
 #![allow(missing_docs)]
 
 use divan::{black_box, Bencher};
-use ridgeline_core::emulator::BENCH_SPECS;
 use ridgeline_core::inference::pareto_series;
+use ridgeline_core::sharding::emulator::BENCH_SPECS;
 use ridgeline_core::training::{best_plan, evaluate};
 
 #[path = "fixtures.rs"]

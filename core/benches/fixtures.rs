@@ -2,10 +2,10 @@
 //! (`benches/core.rs`) and the budget table (`examples/bench_core.rs`).
 
 use ridgeline_core::dtype::Dtype;
-use ridgeline_core::emulator::run;
 use ridgeline_core::hardware::{chip, Chip};
 use ridgeline_core::inference::{Precision, ServingModel, ServingSlice};
-use ridgeline_core::models::model;
+use ridgeline_core::model::config::model;
+use ridgeline_core::sharding::emulator::run;
 use ridgeline_core::sharding::plan::MatmulPlan;
 use ridgeline_core::training::{Cluster, Job, Parallelism};
 

@@ -7,8 +7,8 @@
 #[path = "../benches/fixtures.rs"]
 mod fixtures;
 
-use ridgeline_core::emulator::BENCH_SPECS;
 use ridgeline_core::inference::pareto_series;
+use ridgeline_core::sharding::emulator::BENCH_SPECS;
 use ridgeline_core::training::{best_plan, evaluate};
 use std::time::Instant;
 

@@ -10,7 +10,7 @@
 //! ```
 //! use ridgeline_core::dtype::Dtype;
 //! use ridgeline_core::hardware::{chip, Link};
-//! use ridgeline_core::ops::Op;
+//! use ridgeline_core::roofline::ops::Op;
 //! use ridgeline_core::roofline::Verdict;
 //!
 //! let v5e = chip("v5e").unwrap();
@@ -18,48 +18,39 @@
 //! assert_eq!(matmul(64.0).verdict(v5e), Some(Verdict::MemoryBound));
 //! assert_eq!(matmul(1024.0).verdict(v5e), Some(Verdict::ComputeBound));
 //! ```
+//!
+//! ## Where things are
+//!
+//! The crate is laid out by domain, the way the book's parts are: each folder's
+//! `mod.rs` lists its files and what each holds.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`units`], [`dtype`], [`format`], [`symbols`] | foundations: unit-typed quantities, numeric formats, how numbers are printed, the book's notation |
+//! | [`hardware`] | the registry of the book's chips, and the TPU's parts: slices of a torus, the chip map, the MXU's systolic array, streaming through VMEM (Parts 1, 2) |
+//! | [`roofline`] | compute against bandwidth: the roofline, the operations put on it, strong scaling (Parts 0, 1) |
+//! | [`comms`] | collectives and their cost, overlapping them with matmuls (Parts 3, 10) |
+//! | [`sharding`] | the sharding notation, the plan a sharded matmul needs, its emulator, and the JAX code for it (Parts 3, 10) |
+//! | [`model`] | the Transformer's shape and accounting: parameters, FLOPs, KV cache, MoE, attention, rematerialisation (Part 4) |
+//! | [`training`] | parallel training: each strategy's costs and thresholds, ZeRO, array layouts, pipelines (Parts 5, 6) |
+//! | [`inference`] | prefill and decode, KV cache on a chip, serving cost and latency, the engine simulation, KV sharding (Parts 7, 8) |
+//! | [`profiling`] | reading a profile: layouts, op times, a synthetic trace, one HLO op (Part 9) |
+//! | [`gpu`] | what differs on GPUs: SMs, NVLink nodes, the fat tree, their collectives and rooflines (Part 12) |
+//! | [`reader`] | the reader's own chips and models: JSON chip, Hugging Face config, library, compact form |
+//! | [`exercises`] | the book's problems: solvers, the answer parser and the grader |
 
-pub mod chip_map;
-pub mod codegen;
-pub mod collective_matmul;
-pub mod collectives;
-pub mod compact;
+pub mod comms;
 pub mod dtype;
-pub mod einsum;
-pub mod emulator;
 pub mod exercises;
-pub mod flash;
 pub mod format;
 pub mod gpu;
 pub mod hardware;
-#[cfg(feature = "library")]
-pub mod hf_config;
-pub mod hlo_op;
 pub mod inference;
-pub mod jax;
-pub mod kv_sharding;
-pub mod layer;
-pub mod layout;
-#[cfg(feature = "library")]
-pub mod library;
-pub mod models;
-pub mod moe;
-pub mod ops;
-pub mod overlap;
-pub mod pipeline;
+pub mod model;
 pub mod profiling;
-pub mod remat;
+pub mod reader;
 pub mod roofline;
-pub mod serving;
-pub mod serving_sim;
 pub mod sharding;
-pub mod streaming;
-pub mod strong_scaling;
 pub mod symbols;
-pub mod systolic;
-pub mod tpu;
-pub mod trace;
 pub mod training;
-pub mod transformer;
 pub mod units;
-pub mod user_chip;

@@ -16,10 +16,10 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::CHIPS;
-use ridgeline_core::hf_config::{import, ImportError, MAX_PARAMS};
-use ridgeline_core::library::{load, Library};
-use ridgeline_core::transformer::params;
-use ridgeline_core::user_chip::{parse_chip, validate_chip};
+use ridgeline_core::model::accounting::params;
+use ridgeline_core::reader::chip::{parse_chip, validate_chip};
+use ridgeline_core::reader::hf_config::{import, ImportError, MAX_PARAMS};
+use ridgeline_core::reader::library::{load, Library};
 use serde_json::Value;
 use std::sync::OnceLock;
 

@@ -4,8 +4,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use ridgeline_core::emulator::{reference, run};
 use ridgeline_core::hardware::chip;
+use ridgeline_core::sharding::emulator::{reference, run};
 use ridgeline_core::sharding::plan::{
     MatmulPlan, Operand, PlanOptions, StepKind, Strategy as CaseTwo,
 };
@@ -149,7 +149,9 @@ fn moving_a_sharded_axis_never_gathers_the_output() {
         assert!(
             plan.steps.iter().all(|s| !(s.operand == Operand::C
                 && s.kind
-                    == StepKind::Collective(ridgeline_core::collectives::Collective::AllGather))),
+                    == StepKind::Collective(
+                        ridgeline_core::comms::collectives::Collective::AllGather
+                    ))),
             "{spec}: {plan}"
         );
         assert!(

@@ -3,9 +3,9 @@
 //! `core` match the totals their authors publish within 1 %, and whose shapes
 //! equal the registry's presets where the registry has the model.
 
-use ridgeline_core::hf_config::{import, Family, Imported};
-use ridgeline_core::models::model;
-use ridgeline_core::transformer::{active_params, params};
+use ridgeline_core::model::accounting::{active_params, params};
+use ridgeline_core::model::config::model;
+use ridgeline_core::reader::hf_config::{import, Family, Imported};
 use serde_json::Value;
 
 /// Each fixture: file name, its text, the published total parameter count.
@@ -118,7 +118,7 @@ fn presets_in_the_registry_import_to_the_same_shape() {
     let llama = load("llama-3.1-70b").config;
     let preset = model("llama3-70b").unwrap().config;
     assert_eq!(
-        ridgeline_core::models::ModelConfig {
+        ridgeline_core::model::config::ModelConfig {
             max_seq: 8192,
             ..llama
         },

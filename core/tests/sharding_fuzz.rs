@@ -8,8 +8,8 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use ridgeline_core::emulator;
 use ridgeline_core::hardware::chip;
+use ridgeline_core::sharding::emulator;
 use ridgeline_core::sharding::plan::{MatmulPlan, Operand, PlanOptions, Strategy as CaseTwo};
 use ridgeline_core::sharding::{ArraySpec, Dims, ErrorKind, MatmulSpec, Mesh, ShardingError};
 

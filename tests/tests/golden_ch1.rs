@@ -4,7 +4,7 @@
 
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::{chip, Link};
-use ridgeline_core::ops::{tokens_per_device, Op};
+use ridgeline_core::roofline::ops::{tokens_per_device, Op};
 use ridgeline_core::roofline::{SplitContraction, Verdict};
 use ridgeline_core::units::{Flops, FlopsPerSec};
 use ridgeline_tests::{assert_book, problem};

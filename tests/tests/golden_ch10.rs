@@ -2,10 +2,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use ridgeline_core::collectives::Collective;
+use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::exercises::{exercise, Answer};
 use ridgeline_core::hardware::chip;
-use ridgeline_core::jax::{jit_matmul, local_shape, pmean_of_slices, shard_means, PartitionSpec};
+use ridgeline_core::sharding::jax::{
+    jit_matmul, local_shape, pmean_of_slices, shard_means, PartitionSpec,
+};
 use ridgeline_core::sharding::Mesh;
 use ridgeline_tests::{assert_rel, problem};
 

@@ -24,9 +24,9 @@ use ridgeline_core::gpu::{
     vector_rate, GpuSystem, Scope,
 };
 use ridgeline_core::hardware::{chip, Link, Topology};
-use ridgeline_core::models::model;
-use ridgeline_core::ops::{tokens_per_device, Op};
-use ridgeline_core::transformer::{params, state_memory, training_flops_rule, Optimizer};
+use ridgeline_core::model::accounting::{params, state_memory, training_flops_rule, Optimizer};
+use ridgeline_core::model::config::model;
+use ridgeline_core::roofline::ops::{tokens_per_device, Op};
 use ridgeline_core::units::{Bytes, Flops};
 use ridgeline_tests::{assert_book, assert_rel, problem};
 

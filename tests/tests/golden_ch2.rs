@@ -3,12 +3,12 @@
 #![allow(clippy::unwrap_used)]
 
 use ridgeline_core::dtype::Dtype;
-use ridgeline_core::hardware::{chip, tensor_core, Link, VMEM_OVER_HBM};
-use ridgeline_core::ops::Op;
-use ridgeline_core::tpu::{
+use ridgeline_core::hardware::tpu::{
     core_mxu_rate, cores_per_chip, mxu_rate, transfer, vmem_bandwidth, vpu_rate, vreg_bytes,
     weight_load_time, which_link_binds, LinkLoad, Slice,
 };
+use ridgeline_core::hardware::{chip, tensor_core, Link, VMEM_OVER_HBM};
+use ridgeline_core::roofline::ops::Op;
 use ridgeline_core::units::{Bytes, Flops};
 use ridgeline_tests::{assert_book, assert_rel, problem};
 

@@ -3,12 +3,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use ridgeline_core::collectives::{cost, Bound, Collective, Network, RingAxis};
+use ridgeline_core::comms::collectives::{cost, Bound, Collective, Network, RingAxis};
 use ridgeline_core::dtype::Dtype;
+use ridgeline_core::hardware::tpu::Slice;
 use ridgeline_core::hardware::{chip, Link};
 use ridgeline_core::sharding::plan::{MatmulPlan, Operand, PlanOptions, StepKind, Strategy};
 use ridgeline_core::sharding::{ArraySpec, Dims, MatmulSpec, Mesh};
-use ridgeline_core::tpu::Slice;
 use ridgeline_core::units::Bytes;
 use ridgeline_tests::{assert_book, assert_rel, problem};
 
@@ -97,7 +97,7 @@ pub(crate) fn ex3_bytes_per_device_at_peak() {
 }
 
 /// AllGather_Y([E_Y, F]) on a v5e mesh {X: 8, Y: 4}: V is the gathered array.
-fn pop_quiz_2(e: u64, f: u64, wrap: bool) -> ridgeline_core::collectives::CollectiveCost {
+fn pop_quiz_2(e: u64, f: u64, wrap: bool) -> ridgeline_core::comms::collectives::CollectiveCost {
     let dims = format!("E={e}, F={f}");
     let shard = bytes("A[E_Y, F]", "X=8, Y=4", &dims, Dtype::Bf16);
     let axis = RingAxis { size: 4, wrap };
@@ -372,7 +372,12 @@ pub(crate) fn q9c_gather_then_multiply_vs_reduce_scatter() {
 }
 
 /// One-way ring of `d` devices moving an N×N matrix of one-byte scalars.
-fn ring(c: Collective, n: f64, d: u32, bidi: bool) -> ridgeline_core::collectives::CollectiveCost {
+fn ring(
+    c: Collective,
+    n: f64,
+    d: u32,
+    bidi: bool,
+) -> ridgeline_core::comms::collectives::CollectiveCost {
     let mut net = net("v5e");
     net.hop_latency = ridgeline_core::units::Seconds(0.0);
     if !bidi {

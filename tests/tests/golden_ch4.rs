@@ -5,13 +5,13 @@
 
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::{chip, Link};
-use ridgeline_core::models::{ModelConfig, Moe};
-use ridgeline_core::transformer::{
+use ridgeline_core::model::accounting::{
     active_params, attention_compute_bound_length, attention_crossover, attention_intensity,
     attention_layer_params, dense_mlp_layer_params, einsum_flops, flops, kv_bytes_per_token,
     kv_cache_bytes, moe_critical_batch, params, projection_crossover, sharded_flops,
     training_flops_rule, Pass, Remat,
 };
+use ridgeline_core::model::config::{ModelConfig, Moe};
 use ridgeline_core::units::{Flops, FlopsPerSec, Intensity};
 use ridgeline_tests::{assert_book, assert_rel, checked, problem};
 
@@ -229,7 +229,9 @@ pub(crate) fn q7_deepseek_utilisation() {
     assert_book("ch4-q7b", used.0);
     assert_book("ch4-q7c", used / available * 100.0);
     // DeepSeek-V3's preset has ~37B active parameters, as the question states.
-    let ds = ridgeline_core::models::model("deepseek-v3").unwrap().config;
+    let ds = ridgeline_core::model::config::model("deepseek-v3")
+        .unwrap()
+        .config;
     assert_rel("DeepSeek-V3 active", active_params(&ds).total(), 37e9, 0.02);
 }
 
@@ -254,7 +256,9 @@ pub(crate) fn q8_moe_critical_batch() {
     let p = problem("ch4-q8b");
     let (e, k) = (p.input("E"), p.input("k"));
     assert_book("ch4-q8b", moe_critical_batch(e, k, book_ridge, Dtype::Int8));
-    let ds = ridgeline_core::models::model("deepseek-v3").unwrap().config;
+    let ds = ridgeline_core::model::config::model("deepseek-v3")
+        .unwrap()
+        .config;
     let moe: Moe = ds.moe.unwrap();
     assert_rel(
         "ch4-q8b (registry ridge, preset)",

@@ -5,14 +5,14 @@
 
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::chip;
-use ridgeline_core::models::{model, ModelConfig};
+use ridgeline_core::model::accounting::{params, state_memory, training_memory, Optimizer, Remat};
+use ridgeline_core::model::config::{model, ModelConfig};
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{
     best_plan, boundary_batch, dcn_intensity, dp_critical_tokens_per_chip, evaluate,
     fsdp_tp_critical_tokens_per_chip, ici_intensity, max_chips, optimal_fsdp, tp_max_degree,
     tp_min_d_ff, training_time, Boundary, Cluster, CommKind, Job, Parallelism, DAY,
 };
-use ridgeline_core::transformer::{params, state_memory, training_memory, Optimizer, Remat};
 use ridgeline_core::units::{Bytes, Flops, FlopsPerSec};
 use ridgeline_tests::{assert_book, assert_rel, problem};
 
@@ -70,7 +70,8 @@ pub(crate) fn ex4_deepseek_batch() {
 #[test]
 pub(crate) fn ex5_llama3_70b_on_fsdp() {
     let p = problem("ch5-ex5a");
-    let total = ridgeline_core::transformer::training_flops_rule(p.input("N"), p.input("tokens"));
+    let total =
+        ridgeline_core::model::accounting::training_flops_rule(p.input("N"), p.input("tokens"));
     assert_book("ch5-ex5a", total.0);
     let chips = max_chips(
         problem("ch5-ex5b").input("batch"),

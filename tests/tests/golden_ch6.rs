@@ -5,14 +5,16 @@
 
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::chip;
-use ridgeline_core::models::model;
+use ridgeline_core::model::accounting::{
+    params, state_memory, training_flops_rule, Optimizer, Remat,
+};
+use ridgeline_core::model::config::model;
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{
     best_plan, estimate_run, evaluate, fsdp_tp_critical_tokens_per_chip, ici_intensity,
     min_chips_for_memory, optimal_fsdp, scale_time, training_time, Cluster, Job, Parallelism,
     Scheme, TrainingError, DAY, YEAR,
 };
-use ridgeline_core::transformer::{params, state_memory, training_flops_rule, Optimizer, Remat};
 use ridgeline_core::units::{Bytes, Flops, Seconds};
 use ridgeline_tests::{assert_book, assert_rel, problem};
 
@@ -23,7 +25,7 @@ fn v5p() -> &'static ridgeline_core::hardware::Chip {
     chip("v5p").unwrap()
 }
 
-fn llama() -> ridgeline_core::models::ModelConfig {
+fn llama() -> ridgeline_core::model::config::ModelConfig {
     model("llama3-70b").unwrap().config
 }
 

@@ -12,7 +12,7 @@ use ridgeline_core::inference::{
     weight_stationary_2d, weight_stationary_crossover, DecodeWorkload, Precision, ServingModel,
     ServingSlice,
 };
-use ridgeline_core::models::{model, ModelConfig, Moe};
+use ridgeline_core::model::config::{model, ModelConfig, Moe};
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::units::{Bytes, BytesPerSec};
 use ridgeline_tests::{assert_book, assert_rel, problem};

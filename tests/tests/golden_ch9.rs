@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use ridgeline_core::collectives::Collective;
+use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::{TPU_V2_CORE_PEAK, TPU_V2_ICI_BIDI};
 use ridgeline_core::profiling::{

@@ -3,7 +3,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use ridgeline_core::collectives::{cost, Collective, Network, RingAxis};
+use ridgeline_core::comms::collectives::{cost, Collective, Network, RingAxis};
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::units::Bytes;
 

@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
 use ridgeline_core::hardware::{Chip, Link};
-use ridgeline_core::ops::Op;
+use ridgeline_core::roofline::ops::Op;
 use ridgeline_core::roofline::{attainable, Verdict};
 use ridgeline_core::units::Intensity;
 

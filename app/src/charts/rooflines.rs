@@ -7,14 +7,14 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::sci;
-use ridgeline_core::ops::RooflinePoint;
+use ridgeline_core::roofline::ops::RooflinePoint;
 use ridgeline_core::roofline::Verdict;
 
 use super::palette;
 use super::style::{draw_legend_below, legend_below_height, log_ticks, Entry, Mark, Styled};
 
 /// What the chart draws: the peak, the bandwidths, the algorithms and the
-/// points from [`ridgeline_core::ops::rooflines`].
+/// points from [`ridgeline_core::roofline::ops::rooflines`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RooflinesModel {
     /// The compute peak, FLOPs/s.

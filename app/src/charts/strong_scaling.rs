@@ -5,7 +5,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
-use ridgeline_core::strong_scaling::ScalingRow;
+use ridgeline_core::roofline::strong_scaling::ScalingRow;
 
 use super::palette;
 use super::place::placer_for;

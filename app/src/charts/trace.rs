@@ -5,7 +5,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::seconds;
-use ridgeline_core::trace::{Lane, OpKind, Timeline};
+use ridgeline_core::profiling::trace::{Lane, OpKind, Timeline};
 
 use super::place::{text_box, vertical_runs, Rect};
 use super::style::{font, Styled, NOTE, TICK};
@@ -263,8 +263,8 @@ mod tests {
     use super::*;
     use plotters_svg::SVGBackend;
     use ridgeline_core::hardware::chip;
-    use ridgeline_core::models::model;
-    use ridgeline_core::trace::profile;
+    use ridgeline_core::model::config::model;
+    use ridgeline_core::profiling::trace::profile;
     use ridgeline_core::training::{Cluster, Job, Parallelism};
     use ridgeline_core::units::Seconds;
 
@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn budget_and_end_labels_cross_neither_line() {
         use crate::charts::place::{segments, texts};
-        use ridgeline_core::trace::Span;
+        use ridgeline_core::profiling::trace::Span;
         let mut faults = Vec::new();
         for (w, h) in [(320, 240), (390, 260), (760, 260)] {
             // (end, budget, axis end): the last is /profiling's phone chart,

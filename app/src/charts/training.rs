@@ -7,7 +7,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{seconds, si};
-use ridgeline_core::transformer::TrainingMemory;
+use ridgeline_core::model::accounting::TrainingMemory;
 
 use super::palette;
 use super::place::{draw_label, text_box, vertical_runs, Placer, Rect};

@@ -1,5 +1,5 @@
 //! The reader's library in full (library bundle only, Cargo feature
-//! `library`): the saved models and chips ([`ridgeline_core::library`], a
+//! `library`): the saved models and chips ([`ridgeline_core::reader::library`], a
 //! versioned JSON text) as one reactive value, kept in `localStorage` under
 //! [`STORAGE_KEY`], with the panel that lists, exports and imports them.
 //!
@@ -11,7 +11,7 @@
 //! dispatches [`super::EVENT`], so the pickers of the page update at once.
 
 use leptos::prelude::*;
-use ridgeline_core::library::Library;
+use ridgeline_core::reader::library::Library;
 
 /// The `localStorage` key of the library.
 pub const STORAGE_KEY: &str = "ridgeline.library";
@@ -43,7 +43,7 @@ fn start() -> Store {
             .as_ref()
             .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
             .unwrap_or_default();
-        let mut loaded = ridgeline_core::library::load(&text);
+        let mut loaded = ridgeline_core::reader::library::load(&text);
         match (&loaded.backup, s) {
             // Keep the unread text before anything overwrites it.
             (Some((raw, _)), Some(s)) => {
@@ -59,7 +59,7 @@ fn start() -> Store {
         loaded
     };
     #[cfg(not(target_arch = "wasm32"))]
-    let loaded = ridgeline_core::library::Loaded::default();
+    let loaded = ridgeline_core::reader::library::Loaded::default();
     // An index written by another version (or none) is rewritten from the
     // library, so that the pickers offer what is saved; a library not read
     // whole leaves the index as it was until the reader changes something.
@@ -162,7 +162,7 @@ pub fn discard_backup() {
 }
 
 /// The largest library file imported, in bytes.
-const MAX_IMPORT: f64 = ridgeline_core::library::MAX_LIBRARY_BYTES as f64;
+const MAX_IMPORT: f64 = ridgeline_core::reader::library::MAX_LIBRARY_BYTES as f64;
 
 /// The reader's library: each saved model and chip with a delete button, export
 /// to and import from one JSON file, and the stored text that could not be read
@@ -179,7 +179,7 @@ pub fn LibraryPanel() -> impl IntoView {
             models
                 .chain(chips)
                 .map(|(kind, name)| {
-                    let id = ridgeline_core::library::entry_id(&name);
+                    let id = ridgeline_core::reader::library::entry_id(&name);
                     let gone = id.clone();
                     view! {
                         <li data-entry=id>{format!("{name} ({kind}) ")}
@@ -248,8 +248,8 @@ mod tests {
     use crate::library::{resolve_chip, resolve_model};
     use ridgeline_core::dtype::Dtype;
     use ridgeline_core::hardware::Link;
-    use ridgeline_core::hf_config::export;
-    use ridgeline_core::models::model;
+    use ridgeline_core::model::config::model;
+    use ridgeline_core::reader::hf_config::export;
 
     #[test]
     fn saving_rewrites_the_index_the_pickers_read() {

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{Source, Topology, CHIPS, PRICES};
-use ridgeline_core::models::MODELS;
+use ridgeline_core::model::config::MODELS;
 use ridgeline_core::symbols::SYMBOLS;
 
 fn cite(s: &Source) -> String {

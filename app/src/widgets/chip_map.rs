@@ -3,7 +3,7 @@
 //! its MXUs, VPU, registers, scalar core and VMEM; HBM beside it; ICI, PCIe and
 //! DCN leaving the chip), the chosen part's counts, capacity, rate and
 //! bandwidth, and every data path drawn to scale with the time it takes to move
-//! an array of the reader's size, all from [`ridgeline_core::chip_map`]. A
+//! an array of the reader's size, all from [`ridgeline_core::hardware::chip_map`]. A
 //! second TPU (`vs`) is drawn under each path on the same scale, with its
 //! figures for the chosen part and the difference spelled out.
 
@@ -11,9 +11,9 @@ use super::common::{
     chip_rows, compare_picker, compare_table, is_tpu, parse_vs_chip, Comparison, Diff, Notice, VS,
 };
 use leptos::prelude::*;
-use ridgeline_core::chip_map::{chip_map, ChipMap, LogScale, Part};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::chip_map::{chip_map, ChipMap, LogScale, Part};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 

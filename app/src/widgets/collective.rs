@@ -7,9 +7,9 @@
 
 use super::common::Notice;
 use leptos::prelude::*;
-use ridgeline_core::emulator::{run, Run, Transfer};
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::sharding::emulator::{run, Run, Transfer};
 use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 

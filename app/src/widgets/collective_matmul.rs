@@ -7,7 +7,7 @@
 //! first and multiplying afterwards. The second case, Part 3's case 3
 //! (`A[I, J_X] · B[J_X, K]`), passes running partial sums of `C` round the ring
 //! instead: a ReduceScatter overlapped with the matmul. Everything comes from
-//! [`ridgeline_core::collective_matmul`]. A second chip (`vs`) runs the same
+//! [`ridgeline_core::comms::collective_matmul`]. A second chip (`vs`) runs the same
 //! matmul on its own ICI and peak: its lanes on the same time scale, its
 //! verdict and the difference spelled out.
 
@@ -16,11 +16,11 @@ use super::common::{
     Comparison, Diff, Notice, VS,
 };
 use leptos::prelude::*;
-use ridgeline_core::collective_matmul::{
+use ridgeline_core::comms::collective_matmul::{
     collective_matmul, reduce_scatter_schedule, ring_schedule, CollectiveMatmul,
     CollectiveMatmulParams, DeviceStep, MatmulCase,
 };
-use ridgeline_core::collectives::Network;
+use ridgeline_core::comms::collectives::Network;
 use ridgeline_core::format::seconds;
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
@@ -289,15 +289,16 @@ pub fn CollectiveMatmulWidget(
     let at = move |f: &dyn Fn(&CollectiveMatmul) -> String| {
         result.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
-    let this_step = move |f: &dyn Fn(&ridgeline_core::collective_matmul::RingStep) -> String| {
-        let s = step.get();
-        result.with(|r| {
-            r.as_ref()
-                .and_then(|r| r.steps.get(s))
-                .map(f)
-                .unwrap_or_default()
-        })
-    };
+    let this_step =
+        move |f: &dyn Fn(&ridgeline_core::comms::collective_matmul::RingStep) -> String| {
+            let s = step.get();
+            result.with(|r| {
+                r.as_ref()
+                    .and_then(|r| r.steps.get(s))
+                    .map(f)
+                    .unwrap_or_default()
+            })
+        };
     let rows = move || {
         let s = step.get();
         let (held, mult, sent) = params.with(|p| labels(p.case, p.bidirectional));

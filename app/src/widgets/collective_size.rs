@@ -7,8 +7,8 @@ use super::common::{
     VS,
 };
 use leptos::prelude::*;
-use ridgeline_core::collectives::CollectiveCost;
-use ridgeline_core::collectives::{cost, Bound, Collective, Network, RingAxis};
+use ridgeline_core::comms::collectives::CollectiveCost;
+use ridgeline_core::comms::collectives::{cost, Bound, Collective, Network, RingAxis};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};

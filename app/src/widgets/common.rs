@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
 use ridgeline_core::hardware::{Chip, CHIPS};
-use ridgeline_core::models::{ModelPreset, MODELS};
+use ridgeline_core::model::config::{ModelPreset, MODELS};
 use wasm_bindgen::JsCast;
 
 /// Longest query string the widgets read; anything longer is ignored with a notice.

@@ -2,13 +2,13 @@
 //! "Counting dots"): the reader writes `BD,DF->BF` and a size for each letter,
 //! and steps through the forward contraction and the two backward ones (the
 //! gradient of each operand), each with its FLOPs, ending at the training total
-//! in FLOPs per parameter per token, all from [`ridgeline_core::einsum`]. An
+//! in FLOPs per parameter per token, all from [`ridgeline_core::model::einsum`]. An
 //! expression the parser refuses is shown with a caret under the character.
 
 use super::common::Notice;
 use leptos::prelude::*;
-use ridgeline_core::einsum::{analyse, Analysis, Contraction};
 use ridgeline_core::format::{grouped, sci};
+use ridgeline_core::model::einsum::{analyse, Analysis, Contraction};
 
 use super::common::{WidgetParams, WidgetState};
 use crate::input::short;

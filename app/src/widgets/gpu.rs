@@ -500,8 +500,8 @@ mod tests {
     /// the reader's TPU, a registry TPU and an unknown id.
     #[test]
     fn the_readers_gpus_are_taken_and_tpus_refused() {
-        use ridgeline_core::compact::{encode_chip, spec_of};
         use ridgeline_core::hardware::{chip, Link};
+        use ridgeline_core::reader::compact::{encode_chip, spec_of};
         let (_, tpu) = crate::library::tests::sample_codes();
         let mut spec = spec_of(chip("h100").unwrap());
         spec.name = "my H100".into();

@@ -18,7 +18,7 @@ use ridgeline_core::gpu::pipelining::{
 use ridgeline_core::gpu::rooflines::{Block, Work};
 use ridgeline_core::gpu::Scope;
 use ridgeline_core::hardware::Chip;
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 
 use super::common::{
     compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,

@@ -13,7 +13,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{
     component_rooflines, ComponentRoofline, InferenceError, Phase, Precision, ServingModel,
 };
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
 use super::common::{

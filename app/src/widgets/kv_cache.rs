@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
-use ridgeline_core::models::{model, ModelConfig, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelConfig, ModelPreset, MODELS};
 
 use super::common::{
     compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,

@@ -1,6 +1,6 @@
 //! Sharding the KV cache over heads and batch (`data-widget="kv-sharding"`,
 //! Part 7): the book's twelve steps of attention with `KV[2, B_Z, S, K_Y, H]`
-//! on a `Y × Z` mesh, from `ridgeline_core::kv_sharding`. Each row gives a
+//! on a `Y × Z` mesh, from `ridgeline_core::inference::kv_sharding`. Each row gives a
 //! step's per-chip shape, FLOPs, bytes and time; a slider steps through them,
 //! and the totals compare the cache each chip holds with head sharding alone.
 //! A second chip (`vs`) may be set beside the first: each step's time on it in
@@ -10,7 +10,9 @@ use super::common::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::Chip;
-use ridgeline_core::kv_sharding::{kv_sharding_on, KvShardingParams, KvShardingReport, StepKind};
+use ridgeline_core::inference::kv_sharding::{
+    kv_sharding_on, KvShardingParams, KvShardingReport, StepKind,
+};
 
 use super::common::{
     chip_rows, compare_picker, compare_table, ici_chip, ici_row, parse_vs, Comparison, Diff,

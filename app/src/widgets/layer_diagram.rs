@@ -2,7 +2,7 @@
 //! "Transformer Accounting"): the attention and MLP blocks in the order data
 //! flows through them, each operation a button; the selected one shows its
 //! contraction, shapes, parameters, FLOPs and bytes, and a table lists every
-//! matmul of the chosen model, all from [`ridgeline_core::layer`]. A second
+//! matmul of the chosen model, all from [`ridgeline_core::model::layer`]. A second
 //! model (`vs`, a preset or the reader's own) takes the same tokens: its
 //! figures beside the selected operation's, a column beside every matmul and
 //! the difference spelled out.
@@ -11,8 +11,8 @@ use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, N
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::layer::{layer_ops, LayerOp, LayerOps, LayerParams, OpKind};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
+use ridgeline_core::model::layer::{layer_ops, LayerOp, LayerOps, LayerParams, OpKind};
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, parse_flag, short};

@@ -10,7 +10,7 @@ use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 
 use super::common::{
     compare_picker, compare_table, parse_vs, Comparison, Diff, WidgetParams, WidgetState, VS,

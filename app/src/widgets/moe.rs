@@ -3,7 +3,7 @@
 //! width, a batch and an expert-parallel degree; out come the parameters stored
 //! and used, FLOPs per token, the batch at which the expert matmuls turn
 //! compute-bound, the weights per chip and the two AllToAlls that route tokens
-//! against the expert matmuls' time, all from [`ridgeline_core::moe::analyse`].
+//! against the expert matmuls' time, all from [`ridgeline_core::model::moe::analyse`].
 //! A second Mixture-of-Experts model (`vs`, a preset or the reader's own) is
 //! analysed on the same chip, batch and weights (its experts spread over as
 //! many of the chips as divide them), its verdict and the difference spelled out.
@@ -13,9 +13,9 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, CHIPS};
-use ridgeline_core::models::ModelPreset;
-use ridgeline_core::models::MODELS;
-use ridgeline_core::moe::{analyse, MoeAnalysis, MoeParams};
+use ridgeline_core::model::config::ModelPreset;
+use ridgeline_core::model::config::MODELS;
+use ridgeline_core::model::moe::{analyse, MoeAnalysis, MoeParams};
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -72,7 +72,7 @@ impl MoeChoice {
         analyse(&self.params)
     }
 
-    fn moe_field(&self, f: fn(&ridgeline_core::models::Moe) -> u64) -> u64 {
+    fn moe_field(&self, f: fn(&ridgeline_core::model::config::Moe) -> u64) -> u64 {
         self.params.model.moe.as_ref().map_or(0, f)
     }
 

@@ -2,7 +2,7 @@
 //! Part 10): `A[B_X, D_Y] · W[D, F_Y]` computed after a blocking AllGather of
 //! `A`, or as a loop of `Y` chunk matmuls while `ppermute` passes the next
 //! chunk along the ring. Both timelines are drawn on one time axis from
-//! `ridgeline_core::overlap`, with each version's step time and the times the
+//! `ridgeline_core::comms::overlap`, with each version's step time and the times the
 //! book measured beside them. A second chip (`vs`) may be set beside the
 //! first: where each of its versions ends is marked on the same time axis,
 //! and a table spells out the differences.
@@ -12,12 +12,12 @@ use crate::charts::style::Styled;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use ridgeline_core::comms::overlap::{
+    overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
+};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::Chip;
-use ridgeline_core::overlap::{
-    overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
-};
 
 use super::common::{
     compare_picker, compare_table, ici_chip, option, parse_vs, Comparison, Diff, WidgetParams,

@@ -1,7 +1,7 @@
 //! Your own chip (`data-widget="own-chip"`, Part 6; library bundle only): start
 //! from a registry chip, change its peaks, HBM and link bandwidths in the
 //! answer syntax (`2.6 PFLOP/s`, `5.3 TB/s`, `192 GB`), each value checked by
-//! `core::user_chip` as it is typed, see its ridge points, and save it: it then
+//! `core::reader::chip` as it is typed, see its ridge points, and save it: it then
 //! appears under "Yours" in every chip picker.
 //!
 //! The URL keeps the starting chip and the fields the reader changed, as typed.
@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::si;
 use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
-use ridgeline_core::user_chip::{parse_chip, ChipSpec};
+use ridgeline_core::reader::chip::{parse_chip, ChipSpec};
 
 use super::common::{option, Notice, WidgetParams, WidgetState};
 use crate::input::short;
@@ -85,7 +85,7 @@ fn json_string(text: &str) -> String {
     format!("\"{}\"", crate::progress::escape(text))
 }
 
-/// The chip definition (`core::user_chip`'s JSON) of `start` with `edits`.
+/// The chip definition (`core::reader::chip`'s JSON) of `start` with `edits`.
 pub fn definition(start: &Chip, edits: &[(&'static str, String)]) -> String {
     let mut peaks = Vec::new();
     let mut hbm = Vec::new();
@@ -242,7 +242,7 @@ pub fn OwnChip(
     let ridge = move |i: usize| {
         params.with(|p| p.ridges()[i].map_or("—".to_string(), |r| format!("{r:.0}")))
     };
-    let save = move |l: &mut ridgeline_core::library::Library, name: &str| {
+    let save = move |l: &mut ridgeline_core::reader::library::Library, name: &str| {
         l.save_chip(
             name,
             &params.with_untracked(|p| definition(p.start, &p.edits)),

@@ -12,12 +12,12 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
-use ridgeline_core::hf_config::{
-    compact, export, export_pretty, import, Imported, MAX_CONFIG_BYTES,
-};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
-use ridgeline_core::transformer::{
+use ridgeline_core::model::accounting::{
     active_params, kv_bytes_per_token, params, training_flops_per_token,
+};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
+use ridgeline_core::reader::hf_config::{
+    compact, export, export_pretty, import, Imported, MAX_CONFIG_BYTES,
 };
 
 use super::common::{option, WidgetParams, WidgetState};
@@ -201,7 +201,7 @@ pub fn OwnModel(
         })
     };
     let shown = move || params.with(|p| p.numbers().shown());
-    let save = move |l: &mut ridgeline_core::library::Library, name: &str| {
+    let save = move |l: &mut ridgeline_core::reader::library::Library, name: &str| {
         l.save_model(name, &params.with_untracked(|p| p.text.clone()))
     };
     view! {

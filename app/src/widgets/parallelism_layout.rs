@@ -4,7 +4,7 @@
 //! tensor parallelism) and a batch; the widget draws which block of `In`,
 //! `W_in`, `W_out` and `Out` one chip holds, and steps through the forward and
 //! backward passes with each collective's axis, bytes and time, all from
-//! [`ridgeline_core::layout`]. A second chip (`vs`) may be set beside the
+//! [`ridgeline_core::training::layout`]. A second chip (`vs`) may be set beside the
 //! first: the same block and mesh on it, its pass times and verdict, and a
 //! table of the differences.
 
@@ -13,8 +13,8 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::layout::{layout, Layout, LayoutParams, PassStep, Strategy};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
+use ridgeline_core::training::layout::{layout, Layout, LayoutParams, PassStep, Strategy};
 
 use super::common::{
     chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
@@ -539,7 +539,7 @@ mod tests {
     use crate::widgets::common::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
-    use ridgeline_core::collectives::Collective;
+    use ridgeline_core::comms::collectives::Collective;
     use ridgeline_core::dtype::Dtype;
     use ridgeline_core::roofline::Verdict;
     use ridgeline_core::training::{dp_critical_tokens_per_chip, ici_intensity};

@@ -2,12 +2,12 @@
 //! "Pipelining", and the DeepSeek-style schedule of Part 6): stages down the
 //! side, time along the bottom, one box per forward or backward pass of a
 //! microbatch, and the bubble fraction, step time and activations in flight,
-//! all from [`ridgeline_core::pipeline::simulate`].
+//! all from [`ridgeline_core::training::pipeline::simulate`].
 
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
-use ridgeline_core::pipeline::{
+use ridgeline_core::training::pipeline::{
     gpipe_bubble, simulate, Pass, PipelineParams, Schedule, Slot, Timeline,
 };
 

@@ -1,5 +1,5 @@
 //! The profile viewer (`data-widget="profile"`, Part 9): a synthetic trace of
-//! one training step of LLaMA 3 on a TPU slice, built by `ridgeline_core::trace`
+//! one training step of LLaMA 3 on a TPU slice, built by `ridgeline_core::profiling::trace`
 //! from the Part 5 roofline. Matmuls on the TensorCore lane, collectives on the
 //! ICI lanes, with or without overlap; the step-time budget as a marker; the ops
 //! that take the most time; and a "find the bottleneck" question whose answer
@@ -9,11 +9,11 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
-use ridgeline_core::roofline::Verdict;
-use ridgeline_core::trace::{
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
+use ridgeline_core::profiling::trace::{
     profile, update_overhead, OpKind, OpSummary, Profile, MAX_WINDOW_LAYERS,
 };
+use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
 
 use super::common::{option, WidgetParams, WidgetState};
@@ -29,7 +29,7 @@ pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
 /// Whether the profile offers a model: LLaMA 3 8B and 70B, the models its
 /// chapter profiles, and the reader's own (issue 19).
 pub fn profiled(m: &ModelPreset) -> bool {
-    PROFILE_MODELS.contains(&m.id) || m.id.starts_with(ridgeline_core::compact::MODEL_TAG)
+    PROFILE_MODELS.contains(&m.id) || m.id.starts_with(ridgeline_core::reader::compact::MODEL_TAG)
 }
 /// Rows of the op table.
 pub const TOP_OPS: usize = 6;
@@ -269,7 +269,10 @@ impl ProfileParams {
     pub fn explanation(&self, p: &Profile) -> String {
         let e = &p.evaluation;
         let s = p.step(true);
-        let idle = 100.0 * s.timeline.idle(ridgeline_core::trace::Lane::TensorCore).0
+        let idle = 100.0
+            * s.timeline
+                .idle(ridgeline_core::profiling::trace::Lane::TensorCore)
+                .0
             / s.timeline.end.0.max(f64::MIN_POSITIVE);
         let threshold = match e.boundary {
             Boundary::At(b) => format!(

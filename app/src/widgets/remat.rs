@@ -4,7 +4,7 @@
 //! memory per chip against the extra FLOPs it costs, for a registry model, a
 //! batch, a sequence length and the chips the activations are spread over. The
 //! chip's HBM is drawn as a line, so the reader sees which policies fit. Every
-//! number comes from [`ridgeline_core::remat::compare`]. A second model (`vs`,
+//! number comes from [`ridgeline_core::model::remat::compare`]. A second model (`vs`,
 //! a preset or the reader's own) is drawn on the same axes at the same batch,
 //! sequence and chips: its four policies as rings joined by a dashed line, its
 //! verdict and the difference spelled out.
@@ -15,8 +15,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
-use ridgeline_core::remat::{compare, Policy, PolicyCost, RematParams};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
+use ridgeline_core::model::remat::{compare, Policy, PolicyCost, RematParams};
 
 use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
 use crate::charts::place::{draw_label, placer_for};

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
-use ridgeline_core::ops::{Op, OpKind};
+use ridgeline_core::roofline::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
 use super::common::{

@@ -4,7 +4,7 @@
 //! tiled matmul whose intensity comes from its tile sides `bm, bk, bn`
 //! (about `bm·bn/(bm+bn)` in bf16). The second memory is the chip's HBM made
 //! faster by a factor. Rates and verdicts come from
-//! [`ridgeline_core::ops::rooflines`] and [`ridgeline_core::ops::tiled_intensity`].
+//! [`ridgeline_core::roofline::ops::rooflines`] and [`ridgeline_core::roofline::ops::tiled_intensity`].
 //! A second chip (`vs`) may be drawn on the same axes: its HBM roof under its
 //! own peak, both algorithms on it, and the difference spelled out.
 
@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::sci;
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::ops::{rooflines, tiled_intensity, RooflinePoint, TiledIntensity};
+use ridgeline_core::roofline::ops::{rooflines, tiled_intensity, RooflinePoint, TiledIntensity};
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec, Intensity};
 
 use super::common::{WidgetParams, WidgetState};

@@ -16,7 +16,7 @@ use ridgeline_core::inference::{
     decode_step, max_batch, memory_use, pareto, pareto_series, MemoryUse, ParetoPoint, Precision,
     ServingModel, ServingSlice,
 };
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
 use super::common::{

@@ -1,5 +1,5 @@
 //! The serving engine (`data-widget="serving-engine"`, Part 7): the seeded
-//! discrete-event simulation of `ridgeline_core::serving_sim` run live. The
+//! discrete-event simulation of `ridgeline_core::inference::engine` run live. The
 //! reader picks where prefill runs (interleaved with decode on the same chips,
 //! or on a separate pool), continuous or static batching, the arrival rate,
 //! the number of requests, the longest answer and the prefix cache; the widget
@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::serving_sim::{simulate, Batching, Layout, Role, SimParams, SimReport};
+use ridgeline_core::inference::engine::{simulate, Batching, Layout, Role, SimParams, SimReport};
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::size::Frame;

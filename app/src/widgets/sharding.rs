@@ -10,7 +10,7 @@ use super::common::{
     Notice, VS,
 };
 use leptos::prelude::*;
-use ridgeline_core::collectives::Network;
+use ridgeline_core::comms::collectives::Network;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};

@@ -3,7 +3,7 @@
 //! in the hosts' memory is loaded over PCIe into every chip of a slice,
 //! gathered over ICI onto one chip, read from its HBM and multiplied by a small
 //! batch. Each stage's time comes from
-//! [`ridgeline_core::streaming::StagePipeline::challenge`]; the stage that sets
+//! [`ridgeline_core::hardware::streaming::StagePipeline::challenge`]; the stage that sets
 //! the pace is marked, and the totals compare perfect overlap, overlap in a
 //! number of pieces, and one stage after another. A second TPU (`vs`) runs the
 //! same job on the same slice shape (or its smallest 2D slice when it cannot
@@ -16,10 +16,10 @@ use super::common::{
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{decimal_bytes, seconds};
+use ridgeline_core::hardware::streaming::{PipelineTime, StagePipeline};
+use ridgeline_core::hardware::tpu::Slice;
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::roofline::Verdict;
-use ridgeline_core::streaming::{PipelineTime, StagePipeline};
-use ridgeline_core::tpu::Slice;
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::input::{parse_count, short};

@@ -11,7 +11,7 @@ use crate::charts::style::{fit_text, legend_on, Entry, Mark, Styled};
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use ridgeline_core::serving::{
+use ridgeline_core::inference::serving::{
     best_draft, simulate_speculative, speculative, Speculative, SpeculativeParams,
 };
 

@@ -2,7 +2,7 @@
 //! the `pointwise-product` animation): chunks cross HBM → VMEM → vector
 //! registers → VPU or MXU, stepped chunk by chunk on a timeline of the three
 //! stages, with the stage that sets the pace, the total time and the verdict,
-//! all from [`ridgeline_core::streaming::simulate`]. A second TPU (`vs`)
+//! all from [`ridgeline_core::hardware::streaming::simulate`]. A second TPU (`vs`)
 //! streams the same operation at its registry rates: its three lanes on the
 //! same time scale, its verdict and the difference spelled out.
 
@@ -11,8 +11,8 @@ use super::common::{
 };
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
+use ridgeline_core::hardware::streaming::{simulate, Stage, StreamOp, StreamParams, StreamRun};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::streaming::{simulate, Stage, StreamOp, StreamParams, StreamRun};
 use ridgeline_core::units::{Bytes, BytesPerSec, FlopsPerSec};
 
 use super::common::{option, WidgetParams, WidgetState};

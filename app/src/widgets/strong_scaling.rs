@@ -2,7 +2,7 @@
 //! care?"): a fixed training step spread over 1 to 65,536 chips, with compute,
 //! the gradient AllReduce and the step time drawn against the chip count and
 //! the efficiency at the chosen count, all from
-//! [`ridgeline_core::strong_scaling`]. A second TPU (`vs`) adds its step
+//! [`ridgeline_core::roofline::strong_scaling`]. A second TPU (`vs`) adds its step
 //! time on the same axes, and the difference at the chosen count spelled out.
 
 use super::common::{
@@ -12,7 +12,7 @@ use super::common::{
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
-use ridgeline_core::strong_scaling::{strong_scaling, ScalingRow, StrongScalingParams};
+use ridgeline_core::roofline::strong_scaling::{strong_scaling, ScalingRow, StrongScalingParams};
 
 use super::common::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape};

@@ -2,12 +2,12 @@
 //! Part 2, Appendix B): every cell's stationary weight, the activation passing
 //! through it and the partial sum it hands down, the results leaving the bottom,
 //! and the run's cycles and utilisation, all from
-//! [`ridgeline_core::systolic::run`].
+//! [`ridgeline_core::hardware::systolic::run`].
 
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::grouped;
-use ridgeline_core::systolic::{run, Frame, Phase, SystolicParams, SystolicRun};
+use ridgeline_core::hardware::systolic::{run, Frame, Phase, SystolicParams, SystolicRun};
 
 use super::common::{WidgetParams, WidgetState};
 use super::player::Player;

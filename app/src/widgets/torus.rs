@@ -6,8 +6,8 @@
 
 use super::common::Notice;
 use leptos::prelude::*;
+use ridgeline_core::hardware::tpu::{Coord, Slice};
 use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
-use ridgeline_core::tpu::{Coord, Slice};
 
 use super::common::{
     compare_picker, compare_table, ici_row, is_tpu, parse_vs_chip, Comparison, Diff, WidgetParams,

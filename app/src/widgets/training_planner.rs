@@ -9,12 +9,12 @@ use super::common::{fit_word, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::accounting::params;
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{
     best_plan, estimate_run, evaluate, training_time, Cluster, Evaluation, Job, Parallelism,
     RunEstimate, MAX_SLICES,
 };
-use ridgeline_core::transformer::params;
 use ridgeline_core::units::Seconds;
 
 use super::common::{
@@ -23,7 +23,7 @@ use super::common::{
 };
 use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
-use ridgeline_core::compact::MODEL_TAG;
+use ridgeline_core::reader::compact::MODEL_TAG;
 
 /// The models the planner offers (Part 6 is about LLaMA 3).
 pub const PLANNER_MODELS: [&str; 3] = ["llama3-8b", "llama3-70b", "llama3-405b"];

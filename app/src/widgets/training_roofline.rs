@@ -11,7 +11,7 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{
     book_plans, boundary_batch, evaluate, log_batches, sweep, Boundary, Cluster, Evaluation, Job,

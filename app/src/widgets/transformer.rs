@@ -8,13 +8,13 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::models::{
-    model, parse_dim, ModelConfig, ModelPreset, MAX_D_FF, MAX_D_MODEL, MAX_HEADS, MAX_HEAD_DIM,
-    MAX_LAYERS, MAX_VOCAB, MODELS,
-};
-use ridgeline_core::transformer::{
+use ridgeline_core::model::accounting::{
     attention_crossover, attention_fraction, flops, kv_bytes_per_token, kv_cache_bytes, params,
     Pass,
+};
+use ridgeline_core::model::config::{
+    model, parse_dim, ModelConfig, ModelPreset, MAX_D_FF, MAX_D_MODEL, MAX_HEADS, MAX_HEAD_DIM,
+    MAX_LAYERS, MAX_VOCAB, MODELS,
 };
 
 use super::common::{

@@ -16,10 +16,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::models::ModelPreset;
-use ridgeline_core::serving::{
+use ridgeline_core::inference::serving::{
     weight_stationary, WeightStationaryParams, WeightStationaryPoint, WeightStationaryReport,
 };
+use ridgeline_core::model::config::ModelPreset;
 
 use super::common::{
     compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,

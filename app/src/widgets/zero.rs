@@ -11,9 +11,9 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::models::{model, ModelPreset, MODELS};
+use ridgeline_core::model::accounting::{self, Optimizer};
+use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{zero_stages, ZeroCost, ZeroStage};
-use ridgeline_core::transformer::{self, Optimizer};
 
 use super::common::{
     compare_picker, compare_table, fit_class, fit_word, option, parse_vs, Comparison, Diff,
@@ -71,7 +71,7 @@ impl Default for ZeroChoice {
 impl ZeroChoice {
     /// Every parameter of the model (all experts of a MoE are stored).
     pub fn params(&self) -> f64 {
-        transformer::params(&self.model.config).total()
+        accounting::params(&self.model.config).total()
     }
 
     /// Every stage's memory per chip and traffic.
@@ -472,7 +472,7 @@ mod tests {
         p.apply("vs", "my:half 8B").unwrap();
         assert_eq!(p.vs.unwrap().id, code);
         assert_pairs_restore(&p);
-        let half = transformer::params(&p.vs.unwrap().config).total();
+        let half = accounting::params(&p.vs.unwrap().config).total();
         assert_eq!(
             p.comparison().unwrap().row("params").unwrap().b,
             grouped(half)

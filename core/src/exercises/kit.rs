@@ -25,7 +25,7 @@ use super::expr::Var;
 use super::registry::{chosen, n, value, Answer, Def, Kind, Param, Reference, Solution};
 use crate::dtype::Dtype;
 use crate::hardware::{chip, Chip, Link};
-use crate::models::{model, ModelPreset};
+use crate::model::config::{model, ModelPreset};
 use crate::units::{FlopsPerSec, Intensity};
 
 /// Any error as text.

@@ -6,7 +6,7 @@ use super::registry::{choice, chosen, n, param, value, Answer, Def, Kind, Param,
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
 use crate::hardware::Link;
-use crate::ops::{tokens_per_device, Op};
+use crate::roofline::ops::{tokens_per_device, Op};
 use crate::roofline::SplitContraction;
 use crate::units::Flops;
 
@@ -187,7 +187,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let vpu = c
                     .ok()
                     .and_then(|c| crate::hardware::tensor_core(c.id))
-                    .and_then(crate::tpu::vpu_rate)
+                    .and_then(crate::hardware::tpu::vpu_rate)
                     .map_or("?".into(), |r| sci(r.0, 2));
                 format!(
                     "The vector unit (VPU) of one {} TensorCore does about {vpu} FLOPs/s. Reading operands from HBM, what arithmetic intensity does a vector operation need to keep the VPU busy?",
@@ -198,7 +198,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let core = crate::hardware::tensor_core(c.id)
                     .ok_or_else(|| format!("no TensorCore data for {}", c.name))?;
-                let vpu = crate::tpu::vpu_rate(core)
+                let vpu = crate::hardware::tpu::vpu_rate(core)
                     .ok_or_else(|| format!("no VPU rate for {}", c.name))?;
                 let i = vpu / c.hbm_bw();
                 Ok(Solution::numeric(i.0, "FLOPs/byte")

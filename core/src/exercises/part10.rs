@@ -1,10 +1,10 @@
 //! Part 10 (programming TPUs in JAX): the exercises of `ch10-*`, computed with
-//! [`crate::jax`] as in `golden_ch10.rs`.
+//! [`crate::sharding::jax`] as in `golden_ch10.rs`.
 
 use super::kit::{def, int, num, pick, reg, s, unanswered};
 use super::registry::{n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::format::seconds;
-use crate::jax::{jit_matmul, pmean_of_slices, shard_means, JitMatmul, PartitionSpec};
+use crate::sharding::jax::{jit_matmul, pmean_of_slices, shard_means, JitMatmul, PartitionSpec};
 use crate::sharding::Mesh;
 
 const P_EX1: &[Param] = &[

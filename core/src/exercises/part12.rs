@@ -19,7 +19,7 @@ use crate::gpu::{
     vector_rate, GpuSystem, Scope,
 };
 use crate::hardware::{Link, Topology};
-use crate::ops::{tokens_per_device, Op};
+use crate::roofline::ops::{tokens_per_device, Op};
 use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec};
 
 const EXACT: CollectiveOptions = CollectiveOptions {

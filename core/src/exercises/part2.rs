@@ -4,12 +4,12 @@ use super::kit::{chip_param, peak, ridge};
 use super::registry::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
-use crate::hardware::{chip, tensor_core, Chip, Link, TensorCoreSpec};
-use crate::ops::Op;
-use crate::tpu::{
+use crate::hardware::tpu::{
     core_mxu_rate, cores_per_chip, mxu_rate, vmem_bandwidth, vpu_rate, vreg_bytes,
     weight_load_time, which_link_binds, LinkLoad, Slice,
 };
+use crate::hardware::{chip, tensor_core, Chip, Link, TensorCoreSpec};
+use crate::roofline::ops::Op;
 use crate::units::{Bytes, Flops};
 
 const V5E_FIRST: &[&str] = &["v5e", "v5p", "v6e", "v4p"];
@@ -21,7 +21,7 @@ fn core_of(c: &Chip) -> Result<&'static TensorCoreSpec, String> {
     tensor_core(c.id).ok_or_else(|| format!("no TensorCore data for {}", c.name))
 }
 
-fn tpu_err(e: crate::tpu::TpuError) -> String {
+fn tpu_err(e: crate::hardware::tpu::TpuError) -> String {
     e.to_string()
 }
 

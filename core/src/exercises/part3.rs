@@ -4,13 +4,13 @@
 use super::expr::Var;
 use super::kit::{chip_param, reference, ridge, s};
 use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
-use crate::collectives::{cost, Bound, Collective, CollectiveCost, Network, RingAxis};
+use crate::comms::collectives::{cost, Bound, Collective, CollectiveCost, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
+use crate::hardware::tpu::Slice;
 use crate::hardware::{chip, Link};
 use crate::sharding::plan::{MatmulPlan, PlanOptions, StepKind, Strategy};
 use crate::sharding::{ArraySpec, Dims, MatmulSpec, Mesh};
-use crate::tpu::Slice;
 use crate::units::{Bytes, Seconds};
 
 const V5E_FIRST: &[&str] = &["v5e", "v5p", "v6e", "v4p"];

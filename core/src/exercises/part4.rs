@@ -7,14 +7,14 @@ use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, 
 use crate::dtype::Dtype;
 use crate::format::{round_sig, sci, si};
 use crate::hardware::Link;
-use crate::models::ModelConfig;
-use crate::training::available_flops;
-use crate::transformer::{
+use crate::model::accounting::{
     attention_compute_bound_length, attention_crossover, attention_intensity,
     attention_layer_params, dense_mlp_layer_params, einsum_flops, kv_bytes_per_token,
     kv_cache_bytes, moe_critical_batch, params, projection_crossover, sharded_flops,
     training_flops_rule, Remat,
 };
+use crate::model::config::ModelConfig;
+use crate::training::available_flops;
 use crate::units::{FlopsPerSec, Intensity};
 
 const TPUS: &[&str] = &["v5e", "v5p", "v6e", "v4p"];

@@ -6,14 +6,14 @@ use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, 
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::{chip, Chip};
-use crate::models::model;
+use crate::model::accounting::{
+    params, state_memory, training_flops_rule, training_memory, Optimizer, Remat,
+};
+use crate::model::config::model;
 use crate::training::{
     dcn_intensity, dp_critical_tokens_per_chip, evaluate, fsdp_tp_critical_tokens_per_chip,
     ici_intensity, max_chips, optimal_fsdp, tp_max_degree, training_time, Cluster, Job,
     Parallelism, DAY,
-};
-use crate::transformer::{
-    params, state_memory, training_flops_rule, training_memory, Optimizer, Remat,
 };
 use crate::units::{Bytes, Intensity};
 
@@ -45,7 +45,7 @@ fn v5p() -> Result<&'static Chip, String> {
     chip("v5p").ok_or_else(|| "no v5p in the registry".to_string())
 }
 
-fn llama2_13b() -> Result<crate::models::ModelConfig, String> {
+fn llama2_13b() -> Result<crate::model::config::ModelConfig, String> {
     Ok(model("llama2-13b").ok_or("no llama2-13b preset")?.config)
 }
 
@@ -111,7 +111,7 @@ pub(super) fn x_opt_prompt(p: &[Param]) -> String {
 /// Parameter counts of a chosen preset: (which part, label).
 fn count_solution(
     p: &[Param],
-    part: fn(&crate::transformer::ParamCounts) -> f64,
+    part: fn(&crate::model::accounting::ParamCounts) -> f64,
     what: &str,
 ) -> Result<Solution, String> {
     let m = model_param(p, "model")?;

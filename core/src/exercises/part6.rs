@@ -10,12 +10,12 @@ use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, 
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::{chip, Chip};
-use crate::models::{model, ModelConfig};
+use crate::model::accounting::{params, state_memory, training_flops_rule, Optimizer, Remat};
+use crate::model::config::{model, ModelConfig};
 use crate::training::{
     estimate_run, evaluate, min_chips_for_memory, scale_time, training_time, Cluster, Job,
     Parallelism, TrainingError, DAY, YEAR,
 };
-use crate::transformer::{params, state_memory, training_flops_rule, Optimizer, Remat};
 use crate::units::{Bytes, Seconds};
 
 const LLAMA70_FIRST: &[&str] = &["llama3-70b", "llama3-8b", "llama3-405b", "llama2-13b"];

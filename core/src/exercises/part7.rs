@@ -13,7 +13,7 @@ use crate::inference::{
     min_step_time, prefill_attention_intensity, prefill_tp_limit, weight_stationary_2d,
     weight_stationary_crossover, DecodeWorkload, Precision, ServingModel, ServingSlice,
 };
-use crate::models::{model, ModelConfig, Moe};
+use crate::model::config::{model, ModelConfig, Moe};
 use crate::units::{Bytes, BytesPerSec};
 
 fn v5e() -> Result<&'static Chip, String> {

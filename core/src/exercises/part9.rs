@@ -3,7 +3,7 @@
 
 use super::kit::{def, int, num, pick, s};
 use super::registry::{n, param, value, Def, Kind, Param, Scale, Solution};
-use crate::collectives::Collective;
+use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
 use crate::hardware::TPU_V2_CORE_PEAK;

@@ -379,7 +379,7 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
             let e = |e: super::GpuError| e.to_string();
             let model = |id: &str| {
-                crate::models::model(id)
+                crate::model::config::model(id)
                     .map(|m| m.config)
                     .ok_or_else(|| format!("no model {id}"))
             };

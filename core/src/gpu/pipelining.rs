@@ -12,7 +12,7 @@
 //!
 //! The book adds that zero-bubble schedules can do without most of the bubble,
 //! at a price in code complexity. [`zero_bubble`] lays the same step out with
-//! the zero-bubble schedule of [`crate::pipeline`] (each backward split into an
+//! the zero-bubble schedule of [`crate::training::pipeline`] (each backward split into an
 //! input-gradient pass `B` and a weight-gradient pass `W` that fills the idle
 //! slots) beside 1F1B, in the same forward-pass units.
 //!
@@ -42,9 +42,11 @@ use super::network::Collective;
 use super::parallelism::{pp_comms, pp_comms_per_layer};
 use super::rooflines::{check_batch, pipeline_schedule, system_and_model, Schedule};
 use super::{GpuSystem, Scope};
-use crate::models::ModelPreset;
-use crate::pipeline::{gpipe_bubble, simulate, PipelineParams, Schedule as PipeSchedule, Timeline};
-use crate::transformer::{active_params, params};
+use crate::model::accounting::{active_params, params};
+use crate::model::config::ModelPreset;
+use crate::training::pipeline::{
+    gpipe_bubble, simulate, PipelineParams, Schedule as PipeSchedule, Timeline,
+};
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// The most stages or microbatches the view takes (the schedule's own limit).
@@ -321,7 +323,7 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::Pass;
+    use crate::training::pipeline::Pass;
 
     #[test]
     fn zero_bubble_shrinks_the_books_bubble() {
@@ -402,7 +404,7 @@ mod tests {
     }
 
     fn r_model() -> &'static ModelPreset {
-        crate::models::model("llama3-70b").unwrap()
+        crate::model::config::model("llama3-70b").unwrap()
     }
 
     #[test]

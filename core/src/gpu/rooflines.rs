@@ -32,7 +32,7 @@ use super::parallelism::Mlp;
 use super::specs::{MegatronRow, MEGATRON_ROWS, MEGATRON_SEQ, RECIPES};
 use super::{GpuSystem, Scope};
 use crate::dtype::Dtype;
-use crate::models::{model, ModelPreset};
+use crate::model::config::{model, ModelPreset};
 use crate::roofline::Verdict;
 use crate::units::{BytesPerSec, Seconds};
 
@@ -338,7 +338,7 @@ pub fn rooflines(p: &RooflineParams) -> Result<RooflineReport, String> {
             / (gpus as f64 * sys.peak.0),
     );
     let pp = PipelineCheck {
-        bubble: crate::pipeline::gpipe_bubble(f64::from(p.pp), f64::from(p.microbatches)),
+        bubble: crate::training::pipeline::gpipe_bubble(f64::from(p.pp), f64::from(p.microbatches)),
         per_hop,
         total: if p.pp == 1 { Seconds(0.0) } else { total },
         per_layer: if p.pp == 1 { Seconds(0.0) } else { per_layer },
@@ -443,7 +443,7 @@ pub struct Block {
 /// A GPipe schedule: every forward, then every backward, each stage waiting for the
 /// previous one plus `transfer` (in forward-pass units) per hop.
 ///
-/// This is the book's pipeline-transfer figure: [`crate::pipeline`] simulates the
+/// This is the book's pipeline-transfer figure: [`crate::training::pipeline`] simulates the
 /// schedules (GPipe, 1F1B, interleaved, bidirectional) without timing the sends;
 /// here the sends are timed, and with `transfer = 0` the two agree (a test checks).
 #[derive(Debug, Clone, PartialEq)]
@@ -761,7 +761,7 @@ mod tests {
 
         #[test]
         fn without_transfers_it_is_the_pipeline_modules_gpipe(s in 1u32..16, m in 1u32..32) {
-            use crate::pipeline::{simulate, PipelineParams, Schedule as Order};
+            use crate::training::pipeline::{simulate, PipelineParams, Schedule as Order};
             let ours = pipeline_schedule(s, m, 0.0).unwrap();
             let theirs = simulate(&PipelineParams::new(s, m, Order::GPipe)).unwrap();
             prop_assert!((ours.makespan - theirs.step.0).abs() < 1e-9);

@@ -27,11 +27,14 @@
 //! assert!(err.to_string().contains("axis X is used twice in A"));
 //! ```
 
+pub mod codegen;
+pub mod emulator;
+pub mod jax;
 pub mod parser;
 pub mod permute;
 pub mod plan;
 
-use crate::collectives::RingAxis;
+use crate::comms::collectives::RingAxis;
 use crate::dtype::Dtype;
 use crate::units::Bytes;
 

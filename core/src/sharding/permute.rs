@@ -33,7 +33,7 @@
 
 use super::plan::{Block, Layout, Span};
 use super::{Coord, Mesh};
-use crate::collectives::Network;
+use crate::comms::collectives::Network;
 use crate::units::{Bytes, Seconds};
 
 /// One piece of a permute: a block of the array sent from one device to another.
@@ -230,7 +230,7 @@ pub fn permute_cost(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collectives::{cost, Collective, RingAxis};
+    use crate::comms::collectives::{cost, Collective, RingAxis};
     use crate::hardware::chip;
 
     fn layout(rows: &[u8], cols: &[u8]) -> Layout {

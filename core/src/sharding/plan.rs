@@ -4,7 +4,7 @@
 //! of each array every device holds.
 //!
 //! ```
-//! use ridgeline_core::collectives::Collective;
+//! use ridgeline_core::comms::collectives::Collective;
 //! use ridgeline_core::hardware::chip;
 //! use ridgeline_core::sharding::{Dims, Mesh, MatmulSpec};
 //! use ridgeline_core::sharding::plan::{Case, MatmulPlan, Operand, PlanOptions, StepKind};
@@ -23,7 +23,7 @@
 //! ```
 
 use super::{permute, ArraySpec, Dims, ErrorKind, MatmulSpec, Mesh, ShardingError};
-use crate::collectives::{self, Collective, CollectiveCost, Network};
+use crate::comms::collectives::{self, Collective, CollectiveCost, Network};
 use crate::dtype::Dtype;
 use crate::format::{seconds, si};
 use crate::hardware::Chip;
@@ -283,7 +283,7 @@ pub struct PlanStep {
     pub before: Layout,
     /// The array's layout after it.
     pub after: Layout,
-    /// The book's `V` for a collective (see [`crate::collectives`]); zero otherwise.
+    /// The book's `V` for a collective (see [`crate::comms::collectives`]); zero otherwise.
     pub v: Bytes,
     /// Bytes each device sends.
     pub bytes_per_device: Bytes,

@@ -1,0 +1,698 @@
+//! Overlapping communication with compute (Part 3, "How to overlap matmul
+//! communication with compute", and its `ag_matmul` animation), and the measured
+//! AllGather bandwidth against message size (`all-gather-bandwidth`).
+//!
+//! To multiply `A[I_X, J] · B[J, K] → C[I, K]` each device needs all of `A`.
+//! The plain way gathers `A` first and multiplies afterwards, paying
+//! `T_comms + T_math`. A collective matmul instead passes the blocks of `A`
+//! around the ring with `ppermute`, one step at a time, and multiplies the block
+//! it already holds while the next one travels. Each step costs the larger of a
+//! block's compute and a block's transfer, so the whole takes at least
+//! `max(T_math, T_comms)` and, when the two are balanced, little more.
+//!
+//! On a bidirectional ring blocks travel both ways at once, so after the first
+//! step each device receives (and multiplies) two blocks per step.
+//!
+//! The same trick hides the ReduceScatter of Part 3's case 3, where both
+//! operands are sharded on the contracting dimension:
+//! `A[I, J_X] · B[J_X, K] → C[I, K]{U_X}`, reduced and scattered to
+//! `C[I, K_X]` ([`MatmulCase::ReduceScatter`]). Each device computes its
+//! partial sum of one column chunk of `C` per step, adds it to the running sum
+//! that arrived from its neighbour, and passes the sum on while it computes the
+//! next chunk; after `X` steps every device holds the full sum of its own chunk.
+//! On a bidirectional ring each chunk is split in halves that travel opposite
+//! ways, so each transfer carries half as many bytes.
+//!
+//! ```
+//! use ridgeline_core::comms::collective_matmul::{collective_matmul, CollectiveMatmulParams};
+//! use ridgeline_core::hardware::chip;
+//!
+//! let p = CollectiveMatmulParams::new(chip("v5e").unwrap(), 8, 8192, 8192, 4096);
+//! let r = collective_matmul(&p).unwrap();
+//! assert!(r.overlapped < r.blocking);
+//! assert!(r.overlapped.0 >= r.compute.0.max(r.ring_comms.0));
+//! ```
+
+use crate::comms::collectives::{self, Collective, Network, RingAxis};
+use crate::dtype::Dtype;
+use crate::hardware::{Chip, ALLGATHER_MEASURED_FRACTION, ALLGATHER_MEASURED_PEAK_AT};
+use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
+
+/// Which operand is sharded, and so which collective the ring hides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatmulCase {
+    /// `A[I_X, J] · B[J, K]`: the rows of `A` are sharded and gathered (an
+    /// AllGather overlapped with the matmul).
+    AllGather,
+    /// `A[I, J_X] · B[J_X, K] → C[I, K_X]`: both operands are sharded on the
+    /// contracting dimension and the partial sums are reduce-scattered (Part 3's
+    /// case 3, a ReduceScatter overlapped with the matmul).
+    ReduceScatter,
+}
+
+impl MatmulCase {
+    /// The name used in URLs and chapter arguments.
+    pub fn id(self) -> &'static str {
+        match self {
+            MatmulCase::AllGather => "allgather",
+            MatmulCase::ReduceScatter => "reducescatter",
+        }
+    }
+
+    /// The case named `id`.
+    pub fn parse(id: &str) -> Option<MatmulCase> {
+        match id.trim() {
+            "allgather" => Some(MatmulCase::AllGather),
+            "reducescatter" => Some(MatmulCase::ReduceScatter),
+            _ => None,
+        }
+    }
+
+    /// The product in the book's notation.
+    pub fn notation(self) -> &'static str {
+        match self {
+            MatmulCase::AllGather => "A[I_X, J] · B[J, K] → C[I, K]",
+            MatmulCase::ReduceScatter => "A[I, J_X] · B[J_X, K] → C[I, K]{U_X} → C[I, K_X]",
+        }
+    }
+}
+
+/// A collective matmul's shapes and machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollectiveMatmulParams {
+    /// Which operand is sharded.
+    pub case: MatmulCase,
+    /// Devices in the ring (the mesh axis `A` is sharded over).
+    pub devices: u32,
+    /// Rows of `A` (all devices together).
+    pub i: u64,
+    /// The contracting dimension.
+    pub j: u64,
+    /// Columns of `B` each device holds ([`MatmulCase::AllGather`]), or all
+    /// columns of `B` and `C` ([`MatmulCase::ReduceScatter`], where each device
+    /// ends with `K / X` of them).
+    pub k: u64,
+    /// Element format.
+    pub dtype: Dtype,
+    /// The ring's links.
+    pub network: Network,
+    /// Peak FLOPs/s of one device.
+    pub peak: FlopsPerSec,
+}
+
+impl CollectiveMatmulParams {
+    /// bf16 on `chip`'s ICI ring of `devices` with wraparound, at its bf16 peak.
+    pub fn new(
+        chip: &'static Chip,
+        devices: u32,
+        i: u64,
+        j: u64,
+        k: u64,
+    ) -> CollectiveMatmulParams {
+        let network = Network::ici(chip).unwrap_or(Network {
+            name: chip.name,
+            bidi: BytesPerSec(f64::NAN),
+            one_way: BytesPerSec(f64::NAN),
+            hop_latency: Seconds(f64::NAN),
+            bidirectional: true,
+        });
+        CollectiveMatmulParams {
+            case: MatmulCase::AllGather,
+            devices,
+            i,
+            j,
+            k,
+            dtype: Dtype::Bf16,
+            network,
+            peak: chip.peak(Dtype::Bf16).unwrap_or(FlopsPerSec(f64::NAN)),
+        }
+    }
+
+    /// Checks the fields, naming the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(2..=1024).contains(&self.devices) {
+            return Err(format!(
+                "the ring must have 2 to 1024 devices, not {}",
+                self.devices
+            ));
+        }
+        for (v, what) in [(self.i, "I"), (self.j, "J"), (self.k, "K")] {
+            if v == 0 {
+                return Err(format!("{what} must be at least 1"));
+            }
+        }
+        let n = self.devices as u64;
+        let even: &[(u64, &str)] = match self.case {
+            MatmulCase::AllGather => &[(self.i, "I")],
+            MatmulCase::ReduceScatter => &[(self.j, "J"), (self.k, "K")],
+        };
+        for &(v, what) in even {
+            if !v.is_multiple_of(n) {
+                return Err(format!(
+                    "{what} = {v} must divide evenly over {} devices",
+                    self.devices
+                ));
+            }
+        }
+        if !(self.network.one_way.0.is_finite() && self.network.one_way.0 > 0.0) {
+            return Err(format!(
+                "{} has no ICI bandwidth in the book",
+                self.network.name
+            ));
+        }
+        if !(self.peak.0.is_finite() && self.peak.0 > 0.0) {
+            return Err("the peak FLOPs/s must be a finite positive number".into());
+        }
+        Ok(())
+    }
+}
+
+/// One step of the overlapped ring.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RingStep {
+    /// Step number, from 0.
+    pub index: u32,
+    /// Blocks of `A` multiplied during the step (for a ReduceScatter: chunks of
+    /// `C` whose partial sum is computed, a bidirectional ring's two halves
+    /// counting as one chunk).
+    pub blocks: u32,
+    /// Their compute time.
+    pub compute: Seconds,
+    /// The transfer running alongside (zero in the last step of an AllGather,
+    /// in the first step of a ReduceScatter).
+    pub comms: Seconds,
+    /// When the step starts.
+    pub start: Seconds,
+    /// When it ends: `start + max(compute, comms)`.
+    pub end: Seconds,
+}
+
+/// Blocking vs overlapped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectiveMatmul {
+    /// The whole matmul's compute time per device.
+    pub compute: Seconds,
+    /// The blocking collective (the cost model of [`crate::comms::collectives`]): the
+    /// AllGather of `A`, or the ReduceScatter of `C`.
+    pub gather: Seconds,
+    /// Gather, then multiply (or multiply, then reduce-scatter).
+    pub blocking: Seconds,
+    /// The ring's transfers added up.
+    pub ring_comms: Seconds,
+    /// The overlapped ring's finish time.
+    pub overlapped: Seconds,
+    /// `blocking − overlapped`.
+    pub saved: Seconds,
+    /// The ring's steps, for the timeline.
+    pub steps: Vec<RingStep>,
+}
+
+/// Times both ways of doing the matmul: the blocking collective plus the
+/// whole matmul, against the overlapped ring.
+pub fn collective_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul, String> {
+    p.validate()?;
+    if p.case == MatmulCase::ReduceScatter {
+        return reduce_scatter_matmul(p);
+    }
+    let n = p.devices;
+    let rows = (p.i / n as u64) as f64;
+    let block = p.dtype.size_of(rows * p.j as f64);
+    let block_flops = Flops(2.0 * rows * p.j as f64 * p.k as f64);
+    let t_block = block_flops / p.peak;
+    let compute = t_block * n as f64;
+    let gathered = block * n as f64;
+    let ring = RingAxis::ring(n);
+    let gather = collectives::cost(Collective::AllGather, gathered, &[ring], &p.network)
+        .map_err(|e| e.to_string())?
+        .time;
+    // Blocks arriving from the left for `right` steps and from the right for `left`.
+    let (right, left) = if p.network.bidirectional {
+        (n / 2, (n - 1) / 2)
+    } else {
+        (n - 1, 0)
+    };
+    let hop = block / p.network.one_way + p.network.hop_latency;
+    let mut steps = Vec::with_capacity(right as usize + 1);
+    let mut clock = Seconds(0.0);
+    let mut ring_comms = Seconds(0.0);
+    for s in 0..=right {
+        let blocks = if s == 0 {
+            1
+        } else {
+            u32::from(s <= right) + u32::from(s <= left)
+        };
+        let comms = if s < right { hop } else { Seconds(0.0) };
+        ring_comms += comms;
+        let c = t_block * blocks as f64;
+        let end = clock + c.max(comms);
+        steps.push(RingStep {
+            index: s,
+            blocks,
+            compute: c,
+            comms,
+            start: clock,
+            end,
+        });
+        clock = end;
+    }
+    let blocking = gather + compute;
+    Ok(CollectiveMatmul {
+        compute,
+        gather,
+        blocking,
+        ring_comms,
+        overlapped: clock,
+        saved: blocking - clock,
+        steps,
+    })
+}
+
+/// Case 3: each device multiplies its `A[I, J/X]` by one `K/X`-column chunk of
+/// its `B[J/X, K]` per step and passes the running sum on.
+fn reduce_scatter_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul, String> {
+    let n = p.devices;
+    let (i, j_local, k_chunk) = (p.i as f64, (p.j / n as u64) as f64, (p.k / n as u64) as f64);
+    let t_block = Flops(2.0 * i * j_local * k_chunk) / p.peak;
+    let compute = t_block * n as f64;
+    // The unreduced `C[I, K]{U_X}` each device holds: the book's `V`.
+    let unreduced = p.dtype.size_of(i * p.k as f64);
+    let ring = RingAxis::ring(n);
+    let scatter = collectives::cost(Collective::ReduceScatter, unreduced, &[ring], &p.network)
+        .map_err(|e| e.to_string())?
+        .time;
+    // A running sum is one chunk of `C`; both ways round, each half of it.
+    let ways = if p.network.bidirectional { 2.0 } else { 1.0 };
+    let chunk = p.dtype.size_of(i * k_chunk);
+    let hop = chunk / ways / p.network.one_way + p.network.hop_latency;
+    let mut steps = Vec::with_capacity(n as usize);
+    let mut clock = Seconds(0.0);
+    let mut ring_comms = Seconds(0.0);
+    for s in 0..n {
+        // The sum computed in the previous step travels during this one.
+        let comms = if s > 0 { hop } else { Seconds(0.0) };
+        ring_comms += comms;
+        let end = clock + t_block.max(comms);
+        steps.push(RingStep {
+            index: s,
+            blocks: 1,
+            compute: t_block,
+            comms,
+            start: clock,
+            end,
+        });
+        clock = end;
+    }
+    let blocking = compute + scatter;
+    Ok(CollectiveMatmul {
+        compute,
+        gather: scatter,
+        blocking,
+        ring_comms,
+        overlapped: clock,
+        saved: blocking - clock,
+        steps,
+    })
+}
+
+/// Which chunk of `C` each device works on at each step of the
+/// reduce-scattering ring of [`collective_matmul`] with
+/// [`MatmulCase::ReduceScatter`]: `schedule[step][device]`. `held` is the
+/// device's own shard (block `d` of `A` and `B`), `multiplies` the chunks of `C`
+/// whose partial sum it computes (one way round the ring, chunk `d − s − 1`;
+/// the other way, chunk `d + s + 1`), and `sends` the running sums it passes on
+/// (computed in the previous step) with the neighbour they go to. At the last
+/// step every device computes its own chunk `d`. Returns an empty schedule for
+/// fewer than 2 devices.
+pub fn reduce_scatter_schedule(devices: u32, bidirectional: bool) -> Vec<Vec<DeviceStep>> {
+    let n = devices;
+    if n < 2 {
+        return Vec::new();
+    }
+    let back = |d: u32, k: u32| (d + n - k % n) % n;
+    let ahead = |d: u32, k: u32| (d + k) % n;
+    (0..n)
+        .map(|s| {
+            (0..n)
+                .map(|d| {
+                    let mut multiplies = vec![back(d, s + 1)];
+                    let mut sends = Vec::new();
+                    if s > 0 {
+                        sends.push((back(d, s), ahead(d, 1)));
+                    }
+                    if bidirectional {
+                        multiplies.push(ahead(d, s + 1));
+                        if s > 0 {
+                            sends.push((ahead(d, s), back(d, 1)));
+                        }
+                    }
+                    DeviceStep {
+                        held: vec![d],
+                        multiplies,
+                        sends,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// What one device does during one step of the overlapped ring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceStep {
+    /// The blocks of `A` (numbered by the device that started with them) the
+    /// device holds when the step starts.
+    pub held: Vec<u32>,
+    /// The blocks it multiplies during the step.
+    pub multiplies: Vec<u32>,
+    /// The `ppermute`s it starts during the step: the block and the neighbour
+    /// it goes to (it arrives for the next step).
+    pub sends: Vec<(u32, u32)>,
+}
+
+/// Which block each device holds, multiplies and sends at each step of the
+/// ring of [`collective_matmul`]: `schedule[step][device]`. Device `d` starts
+/// with block `d`; a block received from the left at step `s` is `d − s`, one
+/// from the right is `d + s` (round the ring). Returns an empty schedule for
+/// fewer than 2 devices.
+pub fn ring_schedule(devices: u32, bidirectional: bool) -> Vec<Vec<DeviceStep>> {
+    let n = devices;
+    if n < 2 {
+        return Vec::new();
+    }
+    let (right, left) = if bidirectional {
+        (n / 2, (n - 1) / 2)
+    } else {
+        (n - 1, 0)
+    };
+    let at = |d: u32, back: u32| (d + n - back % n) % n;
+    let ahead = |d: u32, fwd: u32| (d + fwd) % n;
+    (0..=right)
+        .map(|s| {
+            (0..n)
+                .map(|d| {
+                    let mut held = vec![d];
+                    held.extend((1..=s.min(right)).map(|k| at(d, k)));
+                    held.extend((1..=s.min(left)).map(|k| ahead(d, k)));
+                    held.sort_unstable();
+                    let mut multiplies = vec![at(d, s)];
+                    if s >= 1 && s <= left {
+                        multiplies.push(ahead(d, s));
+                    }
+                    let mut sends = Vec::new();
+                    if s < right {
+                        sends.push((at(d, s), ahead(d, 1)));
+                    }
+                    if s < left {
+                        sends.push((ahead(d, s), at(d, 1)));
+                    }
+                    DeviceStep {
+                        held,
+                        multiplies,
+                        sends,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One point of the AllGather-vs-message-size curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GatherPoint {
+    /// Bytes gathered (the book's `V`).
+    pub bytes: Bytes,
+    /// The cost model's time.
+    pub time: Seconds,
+    /// The one-way link bandwidth this implies: `V / (T · 2)` on a bidirectional
+    /// ring, the quantity the book's figure plots.
+    pub link_bandwidth: BytesPerSec,
+    /// That over the link's one-way peak.
+    pub fraction: f64,
+}
+
+/// The curve and its landmarks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatherCurve {
+    /// Points from `from` to `to`, evenly spaced in `log V`.
+    pub points: Vec<GatherPoint>,
+    /// Where latency and bandwidth terms meet: below it the gather is latency-bound.
+    pub knee: Bytes,
+    /// The book's measurement: the fraction of peak it reached…
+    pub measured_fraction: f64,
+    /// …and the message size at which it reached it.
+    pub measured_at: Bytes,
+}
+
+/// The cost model's AllGather over a bidirectional ring of `devices` on `net`
+/// for `points` message sizes from `from` to `to`, beside the book's measurement.
+pub fn gather_curve(
+    net: &Network,
+    devices: u32,
+    from: Bytes,
+    to: Bytes,
+    points: usize,
+) -> Result<GatherCurve, String> {
+    if !(2..=1024).contains(&devices) {
+        return Err(format!(
+            "the ring must have 2 to 1024 devices, not {devices}"
+        ));
+    }
+    if !(from.0 > 0.0 && to.0 > from.0 && to.0.is_finite()) {
+        return Err("the sizes must satisfy 0 < from < to".into());
+    }
+    if !(2..=2000).contains(&points) {
+        return Err(format!("use 2 to 2000 points, not {points}"));
+    }
+    let ring = [RingAxis::ring(devices)];
+    let ways = if net.bidirectional { 2.0 } else { 1.0 };
+    let (l0, l1) = (from.0.ln(), to.0.ln());
+    let mut out = Vec::with_capacity(points);
+    for n in 0..points {
+        let v = Bytes((l0 + (l1 - l0) * n as f64 / (points - 1) as f64).exp());
+        let c =
+            collectives::cost(Collective::AllGather, v, &ring, net).map_err(|e| e.to_string())?;
+        let link = BytesPerSec(v.0 / c.time.0 / ways);
+        out.push(GatherPoint {
+            bytes: v,
+            time: c.time,
+            link_bandwidth: link,
+            fraction: link.0 / net.one_way.0,
+        });
+    }
+    let c = collectives::cost(Collective::AllGather, Bytes(1.0), &ring, net)
+        .map_err(|e| e.to_string())?;
+    // The latency term is constant; the bandwidth term grows linearly in V.
+    let knee = Bytes(c.t_latency.0 / c.t_bandwidth.0);
+    Ok(GatherCurve {
+        points: out,
+        knee,
+        measured_fraction: ALLGATHER_MEASURED_FRACTION.value,
+        measured_at: ALLGATHER_MEASURED_PEAK_AT.value,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::chip;
+    use proptest::prelude::*;
+
+    /// Every block (or chunk) device `d` multiplies over the schedule, sorted.
+    fn multiplied_by(sched: &[Vec<DeviceStep>], d: usize) -> Vec<u32> {
+        let mut all: Vec<u32> = sched
+            .iter()
+            .flat_map(|row| row[d].multiplies.clone())
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
+    #[test]
+    fn the_curve_saturates_after_the_knee() {
+        let net = Network::ici(chip("v5e").unwrap()).unwrap();
+        let c = gather_curve(&net, 16, Bytes(1e3), Bytes(1e9), 61).unwrap();
+        // 8 hops of 1 µs against 9e10 B/s: the knee is at 720 kB.
+        assert!((c.knee.0 - 8e-6 * 9e10).abs() < 1.0);
+        assert!(c
+            .points
+            .windows(2)
+            .all(|w| w[0].fraction <= w[1].fraction + 1e-12));
+        assert!((c.points.last().unwrap().fraction - 1.0).abs() < 1e-9);
+        assert!(c.points[0].fraction < 0.01);
+        // The book measured its peak above the model's knee.
+        assert!(c.measured_at > c.knee);
+        assert!(gather_curve(&net, 1, Bytes(1.0), Bytes(2.0), 4).is_err());
+    }
+
+    #[test]
+    fn overlap_saves_when_compute_and_comms_are_balanced() {
+        let v5e = chip("v5e").unwrap();
+        let p = CollectiveMatmulParams::new(v5e, 8, 8192, 8192, 4096);
+        let r = collective_matmul(&p).unwrap();
+        assert!(r.saved.0 > 0.0);
+        assert_eq!(r.steps.iter().map(|s| s.blocks).sum::<u32>(), 8);
+        let e = collective_matmul(&CollectiveMatmulParams { i: 8193, ..p }).unwrap_err();
+        assert!(e.contains("I = 8193"));
+        assert!(collective_matmul(&CollectiveMatmulParams::new(
+            chip("h100").unwrap(),
+            8,
+            64,
+            64,
+            64
+        ))
+        .is_err());
+    }
+
+    #[test]
+    fn the_schedule_multiplies_every_block_once_and_sends_what_is_needed_next() {
+        for n in 2..=17u32 {
+            for bidi in [false, true] {
+                let sched = ring_schedule(n, bidi);
+                let p = CollectiveMatmulParams {
+                    network: if bidi {
+                        Network::ici(chip("v5e").unwrap()).unwrap()
+                    } else {
+                        Network::ici(chip("v5e").unwrap()).unwrap().one_way_only()
+                    },
+                    ..CollectiveMatmulParams::new(chip("v5e").unwrap(), n, 64 * n as u64, 64, 64)
+                };
+                let r = collective_matmul(&p).unwrap();
+                assert_eq!(sched.len(), r.steps.len());
+                for (s, row) in sched.iter().enumerate() {
+                    assert_eq!(row.len(), n as usize);
+                    for (d, ds) in row.iter().enumerate() {
+                        assert_eq!(ds.multiplies.len() as u32, r.steps[s].blocks);
+                        // A device multiplies only what it holds.
+                        assert!(ds.multiplies.iter().all(|b| ds.held.contains(b)));
+                        // Whatever it sends, its neighbour multiplies on the next step.
+                        for &(b, to) in &ds.sends {
+                            let next = &sched[s + 1][to as usize];
+                            assert!(next.multiplies.contains(&b), "n={n} s={s} d={d}");
+                        }
+                        assert_eq!(ds.sends.is_empty(), r.steps[s].comms.0 == 0.0);
+                    }
+                }
+                for d in 0..n as usize {
+                    let all = multiplied_by(&sched, d);
+                    assert_eq!(all, (0..n).collect::<Vec<_>>(), "n={n} bidi={bidi}");
+                }
+            }
+        }
+        assert!(ring_schedule(1, true).is_empty());
+    }
+
+    #[test]
+    fn case_3_reduce_scatters_as_it_multiplies() {
+        let v5e = chip("v5e").unwrap();
+        let p = CollectiveMatmulParams {
+            case: MatmulCase::ReduceScatter,
+            ..CollectiveMatmulParams::new(v5e, 8, 8192, 8192, 8192)
+        };
+        let r = collective_matmul(&p).unwrap();
+        // Each device multiplies A[I, J/8] by B[J/8, K]: 2·8192·1024·8192 FLOPs.
+        let flops = 2.0 * 8192.0 * 1024.0 * 8192.0;
+        assert!((r.compute.0 - flops / 1.97e14).abs() < 1e-9 * r.compute.0);
+        // Part 3: a ReduceScatter costs what an AllGather of the same array
+        // does, V / W_ici on a bidirectional ring; V is the unreduced C[I, K].
+        let v = Bytes(2.0 * 8192.0 * 8192.0);
+        let gather =
+            collectives::cost(Collective::AllGather, v, &[RingAxis::ring(8)], &p.network).unwrap();
+        assert!((r.gather.0 - gather.time.0).abs() < 1e-12);
+        // V / W_ici with W_ici = 9e10 B/s both ways (4.5e10 each way).
+        assert!((r.gather.0 - v.0 / 9e10).abs() < 0.02 * r.gather.0);
+        // The ring sends 7 running sums of half a chunk each way: 7/8 of V / W.
+        let half_chunk = 2.0 * 8192.0 * 1024.0 / 2.0;
+        let hop = half_chunk / 4.5e10 + 1e-6;
+        assert!((r.ring_comms.0 - 7.0 * hop).abs() < 1e-12);
+        assert_eq!(r.steps.len(), 8);
+        assert_eq!(r.steps[0].comms.0, 0.0);
+        assert!(r.overlapped.0 >= r.compute.0.max(r.ring_comms.0));
+        assert!(r.overlapped < r.blocking);
+        // One direction: whole chunks, twice the transfer per step.
+        let one = CollectiveMatmulParams {
+            network: p.network.one_way_only(),
+            ..p
+        };
+        let r1 = collective_matmul(&one).unwrap();
+        assert!(r1.ring_comms.0 > 1.9 * r.ring_comms.0);
+        // J and K must divide over the ring; I need not.
+        let bad = CollectiveMatmulParams { k: 8190, ..p };
+        assert!(collective_matmul(&bad).unwrap_err().contains("K = 8190"));
+        let bad = CollectiveMatmulParams { j: 8190, ..p };
+        assert!(collective_matmul(&bad).unwrap_err().contains("J = 8190"));
+        assert!(collective_matmul(&CollectiveMatmulParams { i: 8191, ..p }).is_ok());
+        assert_eq!(
+            MatmulCase::parse(MatmulCase::ReduceScatter.id()),
+            Some(MatmulCase::ReduceScatter)
+        );
+        assert_eq!(MatmulCase::parse("case3"), None);
+    }
+
+    #[test]
+    fn the_reduce_scatter_ring_sums_every_chunk_on_its_owner() {
+        for n in 2..=17u32 {
+            for bidi in [false, true] {
+                let sched = reduce_scatter_schedule(n, bidi);
+                assert_eq!(sched.len(), n as usize);
+                // Every running sum ends on the device that owns its chunk.
+                for (d, last) in sched[n as usize - 1].iter().enumerate() {
+                    assert!(
+                        last.multiplies.iter().all(|&c| c == d as u32),
+                        "n={n} d={d}"
+                    );
+                }
+                for (s, row) in sched.iter().enumerate() {
+                    for ds in row {
+                        // A sum sent now is the one the sender computed last step,
+                        // and the receiver adds its own part of it this step.
+                        for &(c, to) in &ds.sends {
+                            assert!(s > 0);
+                            assert!(sched[s][to as usize].multiplies.contains(&c));
+                        }
+                    }
+                }
+                // Every device contributes to every chunk exactly once per direction.
+                let ways = if bidi { 2 } else { 1 };
+                for d in 0..n as usize {
+                    let all = multiplied_by(&sched, d);
+                    let want: Vec<u32> =
+                        (0..n).flat_map(|c| std::iter::repeat_n(c, ways)).collect();
+                    assert_eq!(all, want, "n={n} bidi={bidi}");
+                }
+            }
+        }
+        assert!(reduce_scatter_schedule(1, false).is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn overlapped_time_is_at_least_the_larger_part(
+            devices in 2u32..=32, rows in 1u64..=512, j in 1u64..=8192, k in 1u64..=8192,
+            bidi in any::<bool>(),
+        ) {
+            let v5e = chip("v5e").unwrap();
+            let mut p = CollectiveMatmulParams::new(v5e, devices, rows * devices as u64, j, k);
+            if !bidi {
+                p.network = p.network.one_way_only();
+            }
+            let r = collective_matmul(&p).unwrap();
+            let tol = 1e-12 * r.blocking.0;
+            prop_assert!(r.overlapped.0 + tol >= r.compute.0.max(r.ring_comms.0));
+            prop_assert!(r.overlapped.0 <= r.compute.0 + r.ring_comms.0 + tol);
+            // Every block is multiplied exactly once.
+            prop_assert_eq!(r.steps.iter().map(|s| s.blocks).sum::<u32>(), devices);
+            // The same shapes as case 3 obey the same bounds.
+            let q = CollectiveMatmulParams {
+                case: MatmulCase::ReduceScatter,
+                j: j * devices as u64,
+                k: k * devices as u64,
+                ..p
+            };
+            let r = collective_matmul(&q).unwrap();
+            let tol = 1e-12 * r.blocking.0;
+            prop_assert!(r.overlapped.0 + tol >= r.compute.0.max(r.ring_comms.0));
+            prop_assert!(r.overlapped.0 <= r.compute.0 + r.ring_comms.0 + tol);
+            prop_assert_eq!(r.steps.len() as u32, devices);
+        }
+    }
+}
