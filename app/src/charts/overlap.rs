@@ -9,10 +9,11 @@ use ridgeline_core::roofline::SplitContraction;
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
 
 use super::palette;
-use super::place::{placer_for, text_box, vertical_runs, Rect};
+use super::place::{placer_for, vertical_runs, Rect};
 use super::style::{
     draw_legend_below, fit_text, font, legend_below_height, Entry, Mark, Styled, NARROW, NOTE,
 };
+use super::text::text_box;
 
 /// What the chart needs: the chip's rates, the fixed dims and the current D.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -17,11 +17,12 @@ use ridgeline_core::roofline::{attainable, Verdict};
 use ridgeline_core::units::Intensity;
 
 use super::palette;
-use super::place::{draw_label, text_box, vertical_runs, Placer, Rect};
+use super::place::{draw_label, vertical_runs, Placer, Rect};
 use super::style::{
     draw_legend, draw_legend_below, font, legend_below_height, Entry, Mark, Styled, NARROW, NOTE,
     TITLE,
 };
+use super::text::text_box;
 
 /// One bandwidth roof.
 #[derive(Debug, Clone, PartialEq)]

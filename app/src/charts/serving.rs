@@ -8,11 +8,12 @@ use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::inference::ParetoPoint;
 
 use super::palette;
-use super::place::{draw_label, placer_for, text_box, Rect};
+use super::place::{draw_label, placer_for, Rect};
 use super::style::{
     draw_legend_below, fit_text, font, legend_below_height, legend_on, log_ticks, Entry, Mark,
     Styled, NARROW, NOTE, TITLE,
 };
+use super::text::text_box;
 
 /// One stacked layer: legend label, its top edge, its colour.
 type Layer = (&'static str, Vec<(f64, f64)>, RGBColor);

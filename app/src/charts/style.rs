@@ -164,7 +164,7 @@ impl Entry {
                 ))?;
             }
         }
-        let label = super::place::fit_width(&self.label, TICK, right - x - LABEL_AT);
+        let label = super::text::fit_width(&self.label, TICK, right - x - LABEL_AT);
         area.draw(&Text::new(
             label.into_owned(),
             (x + LABEL_AT, cy - (TICK as i32) / 2 - 1),
@@ -191,8 +191,8 @@ pub fn legend_on<DB: DrawingBackend, CT: CoordTranslate>(
 
 /// Draws a boxed legend of `entries` in `area` (normally the chart's plotting
 /// area), at `position`: a corner, or the pixel offset that
-/// [`Placer::legend`](super::place::Placer::legend) chose. Its size is
-/// [`legend_box`](super::place::legend_box)'s, so a placed legend fills the
+/// `place::Placer::legend` chose. Its size is
+/// [`legend_box`](super::text::legend_box)'s, so a placed legend fills the
 /// box that was kept free for it.
 ///
 /// plotters' own legend measures each label's text, which on wasm32 inserts a
@@ -216,10 +216,10 @@ pub fn draw_legend<DB: DrawingBackend>(
     let widest = aw - 2 * m - 50;
     let labels: Vec<_> = entries
         .iter()
-        .map(|e| super::place::fit_width(&e.label, TICK, widest))
+        .map(|e| super::text::fit_width(&e.label, TICK, widest))
         .collect();
     let labels: Vec<&str> = labels.iter().map(|l| l.as_ref()).collect();
-    let (w, h) = super::place::legend_box(&labels, TICK);
+    let (w, h) = super::text::legend_box(&labels, TICK);
     let (x, y) = match position {
         SeriesLabelPosition::Coordinate(x, y) => (x, y),
         SeriesLabelPosition::UpperRight => (aw - m - w, m),
@@ -374,7 +374,7 @@ mod tests {
             }
             for (x, t) in &texts {
                 // Each label ends inside the chart by the placement estimate.
-                let end = x + crate::charts::place::text_box(t, TICK).0;
+                let end = x + crate::charts::text::text_box(t, TICK).0;
                 assert!(end <= w as i32, "{w} px: “{t}” ends at {end}");
             }
         }

@@ -7,8 +7,9 @@ use plotters::prelude::*;
 use ridgeline_core::format::seconds;
 use ridgeline_core::profiling::trace::{Lane, OpKind, Timeline};
 
-use super::place::{text_box, vertical_runs, Rect};
+use super::place::{vertical_runs, Rect};
 use super::style::{font, Styled, NOTE, TICK};
+use super::text::text_box;
 use super::{palette, Palette};
 
 /// What the chart shows: a timeline, its budget and the time axis.

@@ -10,11 +10,12 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::model::accounting::TrainingMemory;
 
 use super::palette;
-use super::place::{draw_label, text_box, vertical_runs, Placer, Rect};
+use super::place::{draw_label, vertical_runs, Placer, Rect};
 use super::style::{
     draw_legend_below, fit_text, font, legend_below_height, legend_on, Entry, Mark, Styled, NARROW,
     NOTE, TICK,
 };
+use super::text::text_box;
 
 /// One strategy's communication line.
 #[derive(Debug, Clone, PartialEq)]

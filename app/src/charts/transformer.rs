@@ -11,11 +11,12 @@ use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 
 use super::palette;
-use super::place::{draw_label, legend_box, placer_for, text_box, Rect};
+use super::place::{draw_label, placer_for, Rect};
 use super::style::{
     draw_legend_below, font, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
     TICK,
 };
+use super::text::{legend_box, text_box};
 
 /// Sequence-length axis of the fraction plot, tokens.
 pub const T_RANGE: (f64, f64) = (128.0, 4_194_304.0);

@@ -189,7 +189,7 @@ impl Fit {
     /// [`LABELLED_W`], and when compact, as wide as the label's 12 px text.
     fn labels(self, w: f64, label: &str) -> bool {
         w >= LABELLED_W
-            && (!self.compact || w >= f64::from(crate::charts::place::text_box(label, 12).0))
+            && (!self.compact || w >= f64::from(crate::charts::text::text_box(label, 12).0))
     }
 }
 
