@@ -161,7 +161,7 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
     let exercises = adopt_bundle(site, EXERCISES_BUNDLE, public_url)?;
     let library = adopt_bundle(site, LIBRARY_BUNDLE, public_url)?;
     let root = repo_root();
-    let assets = scripts::write_assets(site, &root, &parts)?;
+    let assets = scripts::write_assets(site, &root, &parts, &figures::css())?;
     // The bundles are compressed first: the offline control states what they cost.
     let bundle_files = compress::compress_tree(&site.join("_b"))?;
     let offline_bytes = compress::gzip_size_of_tree(&site.join("_b"))?;
@@ -191,7 +191,7 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
 /// page's sizes.
 pub fn write_static(site: &Path) -> Result<Vec<PageSizes>, Error> {
     let parts = parts()?;
-    let assets = scripts::write_assets(site, &repo_root(), &parts)?;
+    let assets = scripts::write_assets(site, &repo_root(), &parts, &figures::css())?;
     let ctx = pages::Context {
         public_url: "/".to_string(),
         assets,

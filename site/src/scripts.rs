@@ -201,14 +201,21 @@ pub fn system_dark_rules(css: &str) -> String {
     format!("@media screen and (prefers-color-scheme: dark) {{\n{out}}}\n")
 }
 
-/// Writes the stylesheet, scripts, search index and icon into `site`.
-pub fn write_assets(site: &Path, root: &Path, parts: &[Part]) -> Result<Assets, Error> {
+/// Writes the stylesheet, scripts, search index and icon into `site`; the
+/// stylesheet ends with `figure_css`, the rules of the pages' static figures
+/// (`figures::css`).
+pub fn write_assets(
+    site: &Path,
+    root: &Path,
+    parts: &[Part],
+    figure_css: &str,
+) -> Result<Assets, Error> {
     let base = minify_css(&read(&root.join("public/style.css"))?)?;
     let css = format!(
         "{base}\n{}\n{}\n{ISLANDS_CSS}{}",
         system_dark_rules(&base),
         ridgeline_app::charts::dark_theme_css(),
-        crate::figures::css()
+        figure_css
     );
     let mut texts = Vec::new();
     for p in parts {

@@ -8,16 +8,13 @@
 //! token, the gaps between tokens and the throughput per chip.
 
 use super::common::Notice;
-use crate::charts::style::Styled;
 use leptos::prelude::*;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::inference::engine::{simulate, Batching, Layout, Role, SimParams, SimReport};
+use ridgeline_core::inference::engine::{simulate, Batching, Layout, SimParams, SimReport};
 
 use super::common::{option, WidgetParams, WidgetState};
+use crate::charts::serving_engine::timeline_svg;
 use crate::charts::size::Frame;
-use crate::charts::{palette, svg};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// The arrival-rate slider's range, requests per second.
@@ -30,7 +27,6 @@ const STEPS: f64 = 200.0;
 /// (`charts::size`); its height follows the number of replicas, so the box
 /// takes the drawing's height.
 const WIDTH: u32 = 760;
-const LANE_H: u32 = 46;
 
 /// The reader's settings: a valid simulation.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,101 +127,6 @@ fn friendly(e: &str) -> String {
 }
 
 /// A lane's label: its role and number within its pool.
-fn lane_labels(lanes: &[Role]) -> Vec<String> {
-    let mut seen = [0u32; 3];
-    lanes
-        .iter()
-        .map(|r| {
-            let (i, name) = match r {
-                Role::Both => (0, "replica"),
-                Role::Prefill => (1, "prefill"),
-                Role::Decode => (2, "generate"),
-            };
-            seen[i] += 1;
-            format!("{name} {}", seen[i])
-        })
-        .collect()
-}
-
-/// The timeline as inline SVG: one lane per replica over the report's window,
-/// prefills full height, decode steps as tall as their batch is full.
-pub fn timeline_svg(report: &SimReport, max_batch: u64, width: u32) -> String {
-    let t = &report.timeline;
-    let lanes = t.lanes.len().max(1) as u32;
-    let height = 70 + LANE_H * lanes;
-    svg(width, height, |root| draw_timeline(root, report, max_batch))
-        .0
-        .to_string()
-}
-
-fn draw_timeline<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    report: &SimReport,
-    max_batch: u64,
-) -> Option<()> {
-    let pal = palette(false);
-    root.fill(&pal.background).ok()?;
-    let t = &report.timeline;
-    let ms = |s: f64| s * 1e3;
-    let (x0, x1) = (ms(t.from.0), ms(t.to.0));
-    let n = t.lanes.len().max(1);
-    let labels = lane_labels(&t.lanes);
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(96)
-        .build_cartesian_2d(x0..x1, 0.0..n as f64)
-        .ok()?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .y_labels(n * 2 + 1)
-        .y_label_formatter(&|y: &f64| {
-            // Label each lane at its middle.
-            let i = (y - 0.5).round();
-            if (y - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
-                labels[n - 1 - i as usize].clone()
-            } else {
-                String::new()
-            }
-        })
-        .x_desc("time in the run (ms)")
-        // Ten ticks 50 ms apart collide on a phone ("10,35010,400…").
-        .x_labels(if root.dim_in_pixel().0 < crate::charts::style::NARROW {
-            4
-        } else {
-            10
-        })
-        .x_label_formatter(&|x| grouped(x.round()))
-        .styled(&pal)
-        .light_line_style(pal.grid)
-        .draw()
-        .ok()?;
-    let (prefill, decode) = (pal.series[1], pal.series[0]);
-    // Each box starts one pixel after its step does, so consecutive steps stay
-    // distinct without a separator line per step (half the SVG elements to
-    // rebuild on every slider step).
-    let plot_px = f64::from(chart.plotting_area().dim_in_pixel().0.max(1));
-    let gap = (x1 - x0) / plot_px;
-    let boxes = t.spans.iter().map(|s| {
-        let lane = (n - 1 - s.lane as usize) as f64;
-        let (a, b) = (ms(s.start.0).max(x0), ms(s.start.0 + s.duration.0).min(x1));
-        let a = (a + gap).min(b);
-        let fill = if s.prefill {
-            0.84
-        } else {
-            0.84 * (s.size as f64 / max_batch.max(1) as f64).min(1.0)
-        };
-        let colour = if s.prefill { prefill } else { decode };
-        Rectangle::new(
-            [(a, lane + 0.08), (b, lane + 0.08 + fill.max(0.04))],
-            ShapeStyle::from(colour).filled(),
-        )
-    });
-    chart.draw_series(boxes).ok()?;
-    Some(())
-}
-
 /// The serving-engine widget.
 #[component]
 pub fn ServingEngine(
@@ -358,6 +259,7 @@ pub fn ServingEngine(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::serving_engine::lane_labels;
     use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]

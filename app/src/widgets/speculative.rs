@@ -7,17 +7,15 @@
 //! that checks the expectation.
 
 use super::common::Notice;
-use crate::charts::style::{fit_text, legend_on, Entry, Mark, Styled};
 use leptos::prelude::*;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use ridgeline_core::inference::serving::{
-    best_draft, simulate_speculative, speculative, Speculative, SpeculativeParams,
+    best_draft, simulate_speculative, speculative, SpeculativeParams,
 };
 
 use super::common::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
-use crate::charts::{palette, svg};
+use crate::charts::speculative::{draw, SpecView};
+use crate::charts::svg;
 use crate::input::{parse_count, short};
 
 /// The longest draft on the slider and the chart.
@@ -48,19 +46,6 @@ impl Default for SpecParams {
     }
 }
 
-/// Everything the widget shows.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SpecView {
-    /// At the reader's draft length.
-    pub at: Speculative,
-    /// The best draft length and what it gives.
-    pub best: (u32, Speculative),
-    /// Tokens per target step in a seeded run of [`ROUNDS`] rounds.
-    pub simulated: f64,
-    /// `(k, tokens per step, speedup)` for k = 0 to [`MAX_DRAFT`].
-    pub curve: Vec<(u32, f64, f64)>,
-}
-
 impl SpecParams {
     /// Computes the view.
     pub fn view(&self) -> Result<SpecView, String> {
@@ -83,7 +68,12 @@ impl SpecParams {
     pub fn chart_svg(&self, size: Size) -> String {
         self.view()
             .ok()
-            .map(|v| svg(size.width, size.height, |root| draw(root, self, &v)).0)
+            .map(|v| {
+                svg(size.width, size.height, |root| {
+                    draw(root, self.spec.draft, &v)
+                })
+                .0
+            })
             .unwrap_or_default()
     }
 }
@@ -116,72 +106,6 @@ impl WidgetParams for SpecParams {
             ("cost".into(), format!("{}", self.spec.draft_cost)),
         ]
     }
-}
-
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    p: &SpecParams,
-    v: &SpecView,
-) -> Option<()> {
-    let pal = palette(false);
-    root.fill(&pal.background).ok()?;
-    let top = v
-        .curve
-        .iter()
-        .map(|&(_, t, s)| t.max(s))
-        .fold(1.0, f64::max)
-        * 1.1;
-    let mut chart = ChartBuilder::on(root)
-        .margin(14)
-        .x_label_area_size(46)
-        .y_label_area_size(56)
-        .build_cartesian_2d(-0.5..(MAX_DRAFT as f64 + 0.5), 0.0..top)
-        .ok()?;
-    chart
-        .configure_mesh()
-        .x_desc(fit_text(
-            root,
-            "tokens drafted per round, k",
-            "draft length k",
-        ))
-        .y_desc("per target step / speedup")
-        .x_labels(MAX_DRAFT as usize + 1)
-        .x_label_formatter(&|x| format!("{}", x.round()))
-        .y_label_formatter(&|y| format!("{y:.1}"))
-        .styled(&pal)
-        .light_line_style(pal.background)
-        .draw()
-        .ok()?;
-    let (tok, speed) = (pal.series[0], pal.series[2]);
-    chart
-        .draw_series(LineSeries::new(
-            v.curve.iter().map(|&(k, t, _)| (k as f64, t)),
-            tok.stroke_width(3),
-        ))
-        .ok()?;
-    chart
-        .draw_series(LineSeries::new(
-            v.curve.iter().map(|&(k, _, s)| (k as f64, s)),
-            speed.stroke_width(3),
-        ))
-        .ok()?;
-    let k = p.spec.draft as f64;
-    chart
-        .draw_series([
-            Circle::new((k, v.at.tokens_per_step), 7, tok.filled()),
-            Circle::new((k, v.at.speedup), 7, speed.filled()),
-        ])
-        .ok()?;
-    let legend = [
-        Entry::new(
-            fit_text(root, "tokens per target step", "tokens / step"),
-            tok,
-            Mark::Line(3),
-        ),
-        Entry::new("speedup", speed, Mark::Line(3)),
-    ];
-    legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal).ok()?;
-    Some(())
 }
 
 /// The speculative-sampling widget.
