@@ -15,6 +15,7 @@
 //! ```
 
 pub mod directive;
+pub mod html;
 pub mod lint;
 pub mod render;
 pub mod search;
