@@ -49,7 +49,7 @@ pub fn decode_args(raw: &str) -> Vec<(String, String)> {
         .filter(|s| !s.is_empty())
         .map(|pair| {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (unescape(k), unescape(v))
+            (percent_decode(k), percent_decode(v))
         })
         .collect()
 }
@@ -57,12 +57,20 @@ pub fn decode_args(raw: &str) -> Vec<(String, String)> {
 /// The `data-args` text for `args`: the inverse of [`decode_args`].
 pub fn encode_args<K: AsRef<str>, V: AsRef<str>>(args: &[(K, V)]) -> String {
     args.iter()
-        .map(|(k, v)| format!("{}={}", escape(k.as_ref()), escape(v.as_ref())))
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                percent_encode(k.as_ref()),
+                percent_encode(v.as_ref())
+            )
+        })
         .collect::<Vec<_>>()
         .join("&")
 }
 
-fn escape(s: &str) -> String {
+/// `s` percent-encoded: every byte but the URL's unreserved characters
+/// (letters, digits, `-_.~`) as `%XX`.
+fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
@@ -75,7 +83,8 @@ fn escape(s: &str) -> String {
     out
 }
 
-fn unescape(s: &str) -> String {
+/// The inverse of [`percent_encode`], reading `+` as a space as forms do.
+fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

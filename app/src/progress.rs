@@ -247,8 +247,8 @@ impl Json {
 }
 
 /// `s` escaped for the inside of a JSON string (quotes, backslashes and
-/// control characters).
-pub(crate) fn escape(s: &str) -> String {
+/// control characters). Not for HTML: that is `ridgeline_content::html::escape`.
+pub(crate) fn json_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     for c in s.chars() {
         match c {
@@ -294,7 +294,7 @@ impl Progress {
             .map(|(id, s)| {
                 format!(
                     "\"{}\":{{\"attempts\":{},\"seed\":{}}}",
-                    escape(id),
+                    json_escape(id),
                     s.attempts,
                     s.seed
                 )

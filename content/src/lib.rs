@@ -14,11 +14,9 @@
 //! assert!(page.html.contains("197 TFLOPs/s"));
 //! ```
 
-pub mod depth_values;
 pub mod directive;
+pub mod html;
 pub mod lint;
-pub mod parts03_values;
-pub mod parts710_values;
 pub mod render;
 pub mod search;
 pub mod summary;

@@ -18,6 +18,7 @@
 //! ```
 
 use crate::directive::{find_directives, Directive};
+use crate::html::escape;
 use crate::values::evaluate;
 use crate::widgets::widget;
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -228,13 +229,6 @@ fn slot_html(d: &Directive) -> String {
         escape(name),
         escape(&args.join(" "))
     )
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 fn mathml(latex: &str, mode: DisplayMode) -> Result<String, String> {

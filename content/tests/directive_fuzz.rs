@@ -11,7 +11,7 @@
 //! with arbitrary Unicode, so most of them reach deep into the evaluator.
 
 use ridgeline_content::directive::{find_directives, Directive};
-use ridgeline_content::values::{evaluate, VALUES};
+use ridgeline_content::values::{self, evaluate};
 use ridgeline_core::hardware::CHIPS;
 use ridgeline_core::model::config::MODELS;
 
@@ -181,7 +181,7 @@ fn check_value(d: &Directive, value: &Result<String, String>) {
         }
         Err(message) => {
             assert!(!message.trim().is_empty(), "{d} rejected without a message");
-            match VALUES.iter().find(|v| v.name == d.name) {
+            match values::find(&d.name) {
                 None => assert!(message.contains(&d.name), "{d}: {message:?}"),
                 Some(spec) => {
                     if let Some((k, _)) = d
@@ -202,9 +202,9 @@ fn check_value(d: &Directive, value: &Result<String, String>) {
 
 #[test]
 fn a_million_random_directives_are_parsed_consistently() {
-    let mut names: Vec<&str> = VALUES.iter().map(|v| v.name).collect();
+    let mut names: Vec<&str> = values::all().map(|v| v.name).collect();
     names.extend(["widget", "exercise", "nope", "peak-", "-"]);
-    let mut keys: Vec<&str> = VALUES.iter().flat_map(|v| v.args.iter().copied()).collect();
+    let mut keys: Vec<&str> = values::all().flat_map(|v| v.args.iter().copied()).collect();
     keys.sort_unstable();
     keys.dedup();
     keys.extend(["", "bogus", "chip chip"]);

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use ridgeline_app::content::{neighbours, PartPage, PARTS};
 use ridgeline_app::islands::names;
 use ridgeline_app::pages::{self, Frame};
+use ridgeline_content::html::escape;
 use ridgeline_content::summary::Part as SummaryPart;
 
 use crate::figures::{self, Figure, NARROW_WIDTH};
@@ -118,13 +119,6 @@ pub fn render_html<V: IntoView + 'static>(view: impl FnOnce() -> V) -> String {
     owner.with(|| view().into_view().to_html())
 }
 
-fn escape_attr(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// The body of `route`: the frame with the page inside.
 pub fn body(route: Route, ctx: &Context) -> String {
     let bytes = ctx.offline_bytes;
@@ -195,7 +189,7 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
 <link rel="icon" href="{public}{icon}" type="image/svg+xml" />
 <meta name="ridgeline-search" content="{public}{search}" />
 "#,
-        title = escape_attr(&route.title()),
+        title = escape(&route.title()),
         theme = a.theme,
         css = a.css,
         icon = a.favicon,

@@ -82,7 +82,7 @@ fn shown(spec: &ChipSpec, key: &str) -> String {
 
 /// `text` as a JSON string.
 fn json_string(text: &str) -> String {
-    format!("\"{}\"", crate::progress::escape(text))
+    format!("\"{}\"", crate::progress::json_escape(text))
 }
 
 /// The chip definition (`core::reader::chip`'s JSON) of `start` with `edits`.

@@ -1,0 +1,333 @@
+//! Inference values (Parts 7–8 and their in-depth sections): weights and KV
+//! caches in bytes, the smallest slice that holds a model, decode step times,
+//! the book's LLaMA 2-13B tables, serving metrics and cost, speculative
+//! sampling, weight-stationary and KV sharding, the KV handover of
+//! disaggregated serving and the serving simulation.
+
+use super::args::{chip_arg, dtype_arg, message, model_arg, num_arg, show_arg, unknown_show};
+use super::entry::ValueDirective;
+use crate::directive::Directive;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::hardware::{chip, Chip};
+use ridgeline_core::inference::engine::{simulate, Layout, SimParams, SimReport};
+use ridgeline_core::inference::kv_sharding::{kv_sharding, KvShardingParams};
+use ridgeline_core::inference::serving::{self, SpeculativeParams};
+use ridgeline_core::inference::{
+    decode_step, max_batch as max_batch_of, min_slice_chips, tokens_evicted_per_step,
+    weight_stationary_crossover, Precision, ServingModel, ServingSlice,
+};
+use std::sync::OnceLock;
+
+/// The inference value directives.
+pub const VALUES: &[ValueDirective] = &[
+    ValueDirective {
+        name: "param-bytes",
+        args: &["model", "dtype"],
+        doc: "bytes of a preset's weights in a format",
+        example: "param-bytes model=llama3-70b dtype=int8",
+        shows: "70.6 GB",
+        eval: param_bytes,
+    },
+    ValueDirective {
+        name: "kv-sequence",
+        args: &["model", "dtype", "seq"],
+        doc: "KV-cache bytes of one sequence of a preset (Parts 7-8)",
+        example: "kv-sequence model=llama3-70b dtype=int8 seq=8192",
+        shows: "1.34 GB",
+        eval: kv_sequence,
+    },
+    ValueDirective {
+        name: "min-slice",
+        args: &["model", "chip", "dtype"],
+        doc: "the smallest power-of-two slice whose HBM holds a preset's weights",
+        example: "min-slice model=llama3-70b chip=v5e dtype=int4",
+        shows: "4",
+        eval: min_slice,
+    },
+    ValueDirective {
+        name: "step-time",
+        args: &["model", "chip", "chips", "dtype", "batch", "seq"],
+        doc: "decode step time of a preset on a slice, weights and KV in dtype, FLOPs in bf16",
+        example: "step-time model=llama3-70b chip=v5e chips=16 dtype=int8 batch=8 seq=2048",
+        shows: "5.58 ms",
+        eval: step_time,
+    },
+    ValueDirective {
+        name: "max-batch",
+        args: &["model", "chip", "chips", "dtype", "seq"],
+        doc: "the most sequences whose KV caches fit beside the weights on a slice",
+        example: "max-batch model=llama3-70b chip=v5e chips=16 dtype=bf16 seq=2048",
+        shows: "171",
+        eval: max_batch,
+    },
+    ValueDirective {
+        name: "theory-table",
+        args: &["model", "chip", "chips", "batch", "seq", "kv", "show"],
+        doc: "Part 7's memory-bound LLaMA 2-13B table at one batch (kv= replaces the KV \
+              heads): show=step, tps, kv, total",
+        example: "theory-table model=llama2-13b chip=v5e chips=8 batch=240 seq=8192 kv=8 \
+                  show=step",
+        shows: "53.1 ms",
+        eval: theory_table,
+    },
+    ValueDirective {
+        name: "serve-metric",
+        args: &[
+            "model", "chip", "chips", "dtype", "batch", "prompt", "output", "show",
+        ],
+        doc: "serving metrics of a preset: show=ttft, itl, tps (per chip) or usd (per million \
+              tokens at the book's price)",
+        example: "serve-metric model=llama2-13b chip=v5e chips=8 dtype=bf16 batch=16 \
+                  prompt=2048 output=256 show=usd",
+        shows: "1.39 USD",
+        eval: serve_metric,
+    },
+    ValueDirective {
+        name: "spec-sampling",
+        args: &["draft", "accept", "cost", "show"],
+        doc: "speculative sampling: show=tokens (per target step), speedup, or best (draft \
+              length)",
+        example: "spec-sampling draft=4 accept=0.8 cost=0.05 show=speedup",
+        shows: "2.8",
+        eval: spec_sampling,
+    },
+    ValueDirective {
+        name: "ws-crossover",
+        args: &["ratio"],
+        doc: "chips above which 2D weight-stationary sharding beats 1D, for F = ratio·D",
+        example: "ws-crossover ratio=4",
+        shows: "72",
+        eval: ws_crossover,
+    },
+    ValueDirective {
+        name: "kv-shard",
+        args: &["show"],
+        doc: "KV sharding over heads and batch (LLaMA 3-70B shape, 8x4 v5e, batch 32): \
+              show=ratio, per-chip, alltoall",
+        example: "kv-shard show=ratio",
+        shows: "4",
+        eval: kv_shard,
+    },
+    ValueDirective {
+        name: "handover",
+        args: &["batch", "prefill", "decode", "show"],
+        doc: "KV tokens freed (show=evicted, B(P+G)/G) or refilled (show=inserted, BP/G) per \
+              decode step",
+        example: "handover batch=32 prefill=8192 decode=4096 show=evicted",
+        shows: "96",
+        eval: handover,
+    },
+    ValueDirective {
+        name: "serve-sim",
+        args: &["layout", "show"],
+        doc: "the serving simulation's default run: show=ttft-p50, ttft-p95, itl-p50, \
+              itl-p95, hit-rate, requests",
+        example: "serve-sim layout=interleaved show=itl-p95",
+        shows: "19 ms",
+        eval: serve_sim,
+    },
+];
+
+/// The preset `model=` names, as core's serving model.
+fn serving_model(d: &Directive) -> Result<ServingModel, String> {
+    ServingModel::new(model_arg(d)?).map_err(message)
+}
+
+/// The chip named by `chip=`, or the book's serving chip, the TPU v5e.
+fn chip_or_v5e(d: &Directive) -> Result<&'static Chip, String> {
+    match d.arg("chip") {
+        Some(_) => chip_arg(d),
+        None => chip("v5e").ok_or_else(|| "no v5e in the registry".into()),
+    }
+}
+
+fn param_bytes(d: &Directive) -> Result<String, String> {
+    let m = serving_model(d)?;
+    Ok(si(
+        m.param_bytes(dtype_arg(d, "dtype", Dtype::Bf16)?).0,
+        "B",
+        3,
+    ))
+}
+
+fn kv_sequence(d: &Directive) -> Result<String, String> {
+    let m = serving_model(d)?;
+    let b = m
+        .kv_per_sequence(
+            num_arg(d, "seq", None)?,
+            dtype_arg(d, "dtype", Dtype::Bf16)?,
+        )
+        .map_err(message)?;
+    Ok(si(b.0, "B", 3))
+}
+
+fn min_slice(d: &Directive) -> Result<String, String> {
+    let m = serving_model(d)?;
+    let n = min_slice_chips(
+        m.param_bytes(dtype_arg(d, "dtype", Dtype::Bf16)?),
+        chip_arg(d)?,
+    )
+    .map_err(message)?;
+    Ok(grouped(n as f64))
+}
+
+/// The slice of `chips=` chips of the chip `chip=` names.
+fn slice_arg(d: &Directive) -> Result<ServingSlice, String> {
+    ServingSlice::new(chip_arg(d)?, num_arg(d, "chips", None)? as u64).map_err(message)
+}
+
+/// Weights and KV cache stored in `dtype=` (bf16 by default).
+fn stored_arg(d: &Directive) -> Result<Precision, String> {
+    Ok(Precision::stored(dtype_arg(d, "dtype", Dtype::Bf16)?))
+}
+
+fn step_time(d: &Directive) -> Result<String, String> {
+    let (m, s, p) = (serving_model(d)?, slice_arg(d)?, stored_arg(d)?);
+    let w = m
+        .workload(p, num_arg(d, "batch", None)?, num_arg(d, "seq", None)?)
+        .map_err(message)?;
+    Ok(si(
+        decode_step(&w, &s, p.compute).map_err(message)?.total.0,
+        "s",
+        3,
+    ))
+}
+
+fn max_batch(d: &Directive) -> Result<String, String> {
+    let b = max_batch_of(
+        &serving_model(d)?,
+        stored_arg(d)?,
+        &slice_arg(d)?,
+        num_arg(d, "seq", None)?,
+    )
+    .map_err(message)?;
+    Ok(grouped(b as f64))
+}
+
+fn theory_table(d: &Directive) -> Result<String, String> {
+    let model = ServingModel::preset(d.arg("model").unwrap_or("llama2-13b")).map_err(message)?;
+    let slice = ServingSlice::new(chip_or_v5e(d)?, num_arg(d, "chips", Some(8.0))? as u64)
+        .map_err(message)?;
+    let kv = match d.arg("kv") {
+        Some(_) => Some(num_arg(d, "kv", None)? as u64),
+        None => None,
+    };
+    let b = num_arg(d, "batch", Some(1.0))?;
+    let rows = serving::theory_table(
+        &model,
+        Precision::BF16,
+        &slice,
+        num_arg(d, "seq", Some(8192.0))?,
+        kv,
+        &[b],
+    )
+    .map_err(message)?;
+    let r = rows.first().ok_or("the theory table has no row")?;
+    match show_arg(d, "step") {
+        "step" => Ok(si(r.step.0, "s", 3)),
+        "tps" => Ok(grouped(r.tokens_per_sec)),
+        "kv" => Ok(si(r.kv.0, "B", 3)),
+        "total" => Ok(si(r.total.0, "B", 3)),
+        o => Err(unknown_show(d, o, "step, tps, kv, total")),
+    }
+}
+
+fn serve_metric(d: &Directive) -> Result<String, String> {
+    let model = ServingModel::preset(d.arg("model").unwrap_or("llama3-70b")).map_err(message)?;
+    let slice = ServingSlice::new(chip_or_v5e(d)?, num_arg(d, "chips", Some(16.0))? as u64)
+        .map_err(message)?;
+    let m = serving::serving_metrics(
+        &model,
+        Precision::stored(dtype_arg(d, "dtype", Dtype::Bf16)?),
+        &slice,
+        num_arg(d, "batch", Some(32.0))?,
+        num_arg(d, "prompt", Some(2048.0))?,
+        num_arg(d, "output", Some(256.0))?,
+        0.5,
+    )
+    .map_err(message)?;
+    match show_arg(d, "itl") {
+        "ttft" => Ok(si(m.ttft.0, "s", 3)),
+        "itl" => Ok(si(m.itl.0, "s", 3)),
+        "tps" => Ok(grouped(m.tokens_per_sec_per_chip)),
+        "usd" => m
+            .usd_per_million
+            .map(|u| format!("{u:.2} USD"))
+            .ok_or_else(|| "the book quotes no price for this chip".into()),
+        o => Err(unknown_show(d, o, "ttft, itl, tps, usd")),
+    }
+}
+
+fn spec_sampling(d: &Directive) -> Result<String, String> {
+    let p = SpeculativeParams {
+        draft: num_arg(d, "draft", Some(4.0))? as u32,
+        accept: num_arg(d, "accept", Some(0.8))?,
+        draft_cost: num_arg(d, "cost", Some(0.05))?,
+    };
+    match show_arg(d, "speedup") {
+        "tokens" => Ok(sci(serving::speculative(&p)?.tokens_per_step, 3)),
+        "speedup" => Ok(sci(serving::speculative(&p)?.speedup, 3)),
+        "best" => Ok(serving::best_draft(p.accept, p.draft_cost)?.0.to_string()),
+        o => Err(unknown_show(d, o, "tokens, speedup, best")),
+    }
+}
+
+fn ws_crossover(d: &Directive) -> Result<String, String> {
+    let ratio = num_arg(d, "ratio", Some(4.0))?;
+    Ok(grouped(
+        weight_stationary_crossover(1.0, ratio).map_err(message)?,
+    ))
+}
+
+fn kv_shard(d: &Directive) -> Result<String, String> {
+    let r = kv_sharding(&KvShardingParams::default())?;
+    match show_arg(d, "ratio") {
+        "ratio" => Ok(grouped(r.kv_per_chip_heads_only.0 / r.kv_per_chip.0)),
+        "per-chip" => Ok(si(r.kv_per_chip.0, "B", 3)),
+        "alltoall" => Ok(si(r.all_to_all.0, "s", 2)),
+        o => Err(unknown_show(d, o, "ratio, per-chip, alltoall")),
+    }
+}
+
+fn handover(d: &Directive) -> Result<String, String> {
+    let b = num_arg(d, "batch", Some(32.0))?;
+    let p = num_arg(d, "prefill", Some(8192.0))?;
+    let g = num_arg(d, "decode", Some(4096.0))?;
+    let e = tokens_evicted_per_step(b, p, g).map_err(message)?;
+    match show_arg(d, "evicted") {
+        "evicted" => Ok(grouped(e)),
+        "inserted" => Ok(grouped(b * p / g)),
+        o => Err(unknown_show(d, o, "evicted, inserted")),
+    }
+}
+
+fn serve_sim(d: &Directive) -> Result<String, String> {
+    let t = d.arg("layout").unwrap_or("disaggregated");
+    let layout = Layout::parse(t).ok_or_else(|| format!("unknown layout `{t}`"))?;
+    // The default run is the same for every page that shows it: simulate each
+    // layout once per process.
+    static RUNS: [OnceLock<Result<SimReport, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = &RUNS[usize::from(layout == Layout::Disaggregated)];
+    let r = slot
+        .get_or_init(|| {
+            simulate(&SimParams {
+                layout,
+                ..SimParams::default()
+            })
+        })
+        .clone()?;
+    match show_arg(d, "itl-p95") {
+        "ttft-p50" => Ok(si(r.ttft.p50.0, "s", 2)),
+        "ttft-p95" => Ok(si(r.ttft.p95.0, "s", 2)),
+        "itl-p50" => Ok(si(r.itl.p50.0, "s", 2)),
+        "itl-p95" => Ok(si(r.itl.p95.0, "s", 2)),
+        "hit-rate" => Ok(format!("{:.0} %", r.prefix_hit_rate * 100.0)),
+        "requests" => Ok(grouped(r.completed as f64)),
+        o => Err(unknown_show(
+            d,
+            o,
+            "ttft-p50, ttft-p95, itl-p50, itl-p95, hit-rate, requests",
+        )),
+    }
+}

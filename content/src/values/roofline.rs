@@ -1,0 +1,209 @@
+//! Roofline values (Parts 1 and 3): ridge points, the critical batch, the
+//! intensity of an op and of a tiled matmul, the time to run FLOPs at peak, the
+//! two-chip split of a contraction and strong scaling.
+
+use super::args::{
+    bandwidth_arg, chip_arg, dtype_arg, num_arg, peak_arg, required_link_arg, show_arg,
+    unknown_show, whole_arg,
+};
+use super::entry::ValueDirective;
+use crate::directive::Directive;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::hardware::{chip, Link};
+use ridgeline_core::roofline::ops::{tiled_intensity, Op, OpKind};
+use ridgeline_core::roofline::strong_scaling::{strong_scaling, StrongScalingParams};
+use ridgeline_core::roofline::SplitContraction;
+use ridgeline_core::units::{BytesPerSec, Flops};
+
+/// The roofline value directives.
+pub const VALUES: &[ValueDirective] = &[
+    ValueDirective {
+        name: "ridge",
+        args: &["chip", "dtype", "link", "dir", "fmt"],
+        doc: "ridge point C/W of a chip for a format and link, FLOPs per byte",
+        example: "ridge chip=v5p dtype=bf16 link=ici dir=bidi fmt=int",
+        shows: "2,550",
+        eval: ridge,
+    },
+    ValueDirective {
+        name: "ridge-via",
+        args: &["chip", "link", "via"],
+        doc: "a chip's bf16 peak over a link bandwidth taken from another chip (a problem's \
+              fixed figure)",
+        example: "ridge-via chip=v6e link=pcie via=v5e",
+        shows: "57,500",
+        eval: ridge_via,
+    },
+    ValueDirective {
+        name: "critical-batch",
+        args: &["chip", "act", "weight", "d", "f"],
+        doc: "token batch above which a matmul is compute-bound (B ≪ D, F unless d, f given)",
+        example: "critical-batch chip=v5e act=bf16 weight=int8 d=8192 f=28672",
+        shows: "125",
+        eval: critical_batch,
+    },
+    ValueDirective {
+        name: "time",
+        args: &["flops", "chip", "dtype"],
+        doc: "time to run a number of FLOPs at a chip's peak",
+        example: "time flops=1e12 chip=h100 dtype=bf16",
+        shows: "1.01 ms",
+        eval: time,
+    },
+    ValueDirective {
+        name: "intensity",
+        args: &["op", "b", "d", "f", "act", "weight"],
+        doc: "arithmetic intensity of an op",
+        example: "intensity op=matmul b=1024 d=8192 f=8192 act=bf16 weight=bf16",
+        shows: "819",
+        eval: intensity,
+    },
+    ValueDirective {
+        name: "asymptote",
+        args: &["op", "dtype", "d", "f"],
+        doc: "the intensity an op tends to as its batch grows",
+        example: "asymptote op=dot dtype=bf16 d=1024 f=1024",
+        shows: "0.5",
+        eval: asymptote,
+    },
+    ValueDirective {
+        name: "split-critical-d",
+        args: &["chip", "dir"],
+        doc: "contracting dimension above which the two-chip split is compute-bound",
+        example: "split-critical-d chip=v5e dir=one-way",
+        shows: "8,756",
+        eval: split_critical_d,
+    },
+    ValueDirective {
+        name: "tile-intensity",
+        args: &["bm", "bk", "bn", "show"],
+        doc: "FLOPs per byte of a bf16 matmul tile: show=approx (bm·bn/(bm+bn), default) or \
+              exact",
+        example: "tile-intensity bm=128 bk=128 bn=128 show=approx",
+        shows: "64",
+        eval: tile_intensity,
+    },
+    ValueDirective {
+        name: "strong-scaling",
+        args: &["chip", "params", "tokens", "chips", "show"],
+        doc: "a fixed step over more chips, gradients all-reduced on one ring: show=efficiency \
+              (default), step, compute, comms",
+        example: "strong-scaling chip=v5e params=8e9 tokens=1048576 chips=4096 show=efficiency",
+        shows: "18%",
+        eval: strong_scaling_value,
+    },
+];
+
+fn ridge(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let p = peak_arg(d, c)?;
+    let r = p.0 / bandwidth_arg(c, d)?;
+    match d.arg("fmt") {
+        Some("int") => Ok(grouped(r)),
+        _ => Ok(sci(r, 3)),
+    }
+}
+
+/// A chip's bf16 peak over a link bandwidth taken from another chip, as a
+/// problem that fixes the bandwidth does.
+fn ridge_via(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let via = d.arg("via").ok_or("`ridge-via` needs via=")?;
+    let other = chip(via).ok_or_else(|| format!("unknown chip `{via}`"))?;
+    let l = required_link_arg(d, "link")?;
+    let w = other
+        .bandwidth(l)
+        .ok_or_else(|| format!("{} has no {} link", other.name, l.name()))?;
+    let p = c
+        .peak(Dtype::Bf16)
+        .ok_or_else(|| format!("{} has no bf16 peak", c.name))?;
+    Ok(grouped(p.0 / w.0))
+}
+
+fn critical_batch(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let act = dtype_arg(d, "act", Dtype::Bf16)?;
+    let weight = dtype_arg(d, "weight", act)?;
+    let big = 1e12;
+    let op = Op::Matmul {
+        b: 1.0,
+        d: num_arg(d, "d", Some(big))?,
+        f: num_arg(d, "f", Some(big))?,
+        act,
+        weight,
+    };
+    let dt = op.compute_dtype();
+    let ridge = c
+        .ridge(dt, Link::Hbm)
+        .ok_or_else(|| format!("{} has no {dt} peak", c.name))?;
+    let b = op
+        .critical_batch(ridge)
+        .ok_or_else(|| "this matmul never becomes compute-bound".to_string())?;
+    Ok(sci(b, 3))
+}
+
+fn time(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let p = peak_arg(d, c)?;
+    Ok(si((Flops(num_arg(d, "flops", None)?) / p).0, "s", 3))
+}
+
+/// The op `op=` names (a matmul by default) with its sizes and formats.
+fn op_arg(d: &Directive) -> Result<Op, String> {
+    let kind = d.arg("op").unwrap_or("matmul");
+    let kind = OpKind::parse(kind).ok_or_else(|| format!("unknown op `{kind}`"))?;
+    let act = dtype_arg(d, "act", dtype_arg(d, "dtype", Dtype::Bf16)?)?;
+    let weight = dtype_arg(d, "weight", act)?;
+    Ok(kind.build(
+        num_arg(d, "b", Some(1.0))?,
+        num_arg(d, "d", Some(8192.0))?,
+        num_arg(d, "f", Some(8192.0))?,
+        act,
+        weight,
+    ))
+}
+
+fn intensity(d: &Directive) -> Result<String, String> {
+    Ok(sci(op_arg(d)?.intensity().0, 3))
+}
+
+fn asymptote(d: &Directive) -> Result<String, String> {
+    Ok(sci(op_arg(d)?.asymptotic_intensity().0, 3))
+}
+
+/// The contraction above which splitting a matmul over two chips joined by ICI
+/// stays compute-bound.
+fn split_critical_d(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let mut ici = d.clone();
+    ici.args.retain(|(k, _)| k != "link");
+    ici.args.push(("link".into(), "ici".into()));
+    let w = bandwidth_arg(c, &ici)?;
+    let p = c.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
+    Ok(grouped(SplitContraction::critical_d(p, BytesPerSec(w))))
+}
+
+fn tile_intensity(d: &Directive) -> Result<String, String> {
+    let side = |k| whole_arg(d, k, 128.0, 1e6);
+    let t = tiled_intensity(side("bm")?, side("bk")?, side("bn")?, Dtype::Bf16)?;
+    match show_arg(d, "approx") {
+        "approx" => Ok(sci(t.approx.0, 3)),
+        "exact" => Ok(sci(t.exact.0, 3)),
+        o => Err(unknown_show(d, o, "approx, exact")),
+    }
+}
+
+fn strong_scaling_value(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let p = StrongScalingParams::new(c, num_arg(d, "params", None)?, num_arg(d, "tokens", None)?);
+    let n = whole_arg(d, "chips", 1.0, 1_048_576.0)? as u32;
+    let row = strong_scaling(&p, &[n])?[0];
+    match show_arg(d, "efficiency") {
+        "efficiency" => Ok(format!("{:.0}%", row.efficiency * 100.0)),
+        "step" => Ok(seconds(row.step.0)),
+        "compute" => Ok(seconds(row.compute.0)),
+        "comms" => Ok(seconds(row.comms.0)),
+        o => Err(unknown_show(d, o, "efficiency, step, compute, comms")),
+    }
+}

@@ -1,0 +1,313 @@
+//! The value directives' unit tests: every row's example, and the book's
+//! numbers each domain must reproduce.
+
+use super::{all, evaluate, find};
+use crate::directive::Directive;
+
+fn eval(text: &str) -> Result<String, String> {
+    evaluate(&Directive::parse(text).unwrap())
+}
+
+fn value(text: &str) -> String {
+    eval(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+#[test]
+fn every_example_gives_every_argument_and_shows_its_value() {
+    let mut wrong = Vec::new();
+    for v in all() {
+        let d = Directive::parse(v.example).unwrap();
+        assert_eq!(
+            d.name, v.name,
+            "{}: the example is another directive",
+            v.name
+        );
+        let given: Vec<&str> = d.args.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            given, v.args,
+            "{}: the example gives other arguments",
+            v.name
+        );
+        let shown = evaluate(&d);
+        if shown.as_deref() != Ok(v.shows) {
+            wrong.push(format!(
+                "`{}` shows {shown:?}, not {:?}",
+                v.example, v.shows
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn each_name_is_declared_once() {
+    for v in all() {
+        assert!(std::ptr::eq(find(v.name).unwrap(), v), "{} twice", v.name);
+        assert!(!v.doc.is_empty(), "{} has no doc", v.name);
+    }
+}
+
+#[test]
+fn book_numbers() {
+    assert_eq!(eval("peak chip=v5e").unwrap(), "1.97e14");
+    assert_eq!(eval("peak chip=v5e fmt=si").unwrap(), "197 TFLOPs/s");
+    assert_eq!(eval("bw chip=v5e link=hbm").unwrap(), "8.2e11");
+    assert_eq!(eval("critical-batch chip=v5e").unwrap(), "240");
+    assert_eq!(eval("critical-batch chip=v5e weight=int8").unwrap(), "120");
+    assert_eq!(eval("critical-batch chip=v5e act=int8").unwrap(), "240");
+    assert_eq!(
+        eval("split-critical-d chip=v5e dir=one-way").unwrap(),
+        "8,756"
+    );
+    assert_eq!(eval("asymptote op=dot").unwrap(), "0.5");
+    assert_eq!(eval("ridge chip=h100").unwrap(), "296");
+    assert_eq!(eval("hbm chip=v5e fmt=si").unwrap(), "16 GB");
+    assert_eq!(eval("chip-name chip=tpu7x").unwrap(), "TPU7x");
+    assert_eq!(eval("ridge chip=v5p link=ici").unwrap(), "2550");
+    assert_eq!(eval("ridge chip=v6e link=pcie fmt=int").unwrap(), "28,750");
+    assert_eq!(eval("latency-knee chip=v5e").unwrap(), "45 kB");
+    assert_eq!(eval("pod-chips chip=v5p").unwrap(), "8,960");
+    assert_eq!(
+        eval("collective-ratio op=allreduce over=allgather").unwrap(),
+        "2"
+    );
+    assert_eq!(
+        eval("collective-ratio op=alltoall over=allgather").unwrap(),
+        "0.25"
+    );
+    // Parts 4-6.
+    assert_eq!(eval("model-params model=llama3-70b").unwrap(), "70.6B");
+    assert_eq!(
+        eval("model-params model=llama3-70b part=mlp").unwrap(),
+        "56.4B"
+    );
+    assert_eq!(
+        eval("model-params model=llama3-70b part=vocab").unwrap(),
+        "2.1B"
+    );
+    assert_eq!(eval("model-dim model=llama3-70b dim=f").unwrap(), "28,672");
+    assert_eq!(
+        eval("attention-crossover model=llama3-70b rule=8d").unwrap(),
+        "65,536"
+    );
+    assert_eq!(eval("kv-per-token model=llama3-70b").unwrap(), "328 kB");
+    assert_eq!(eval("ici-critical-batch chip=v5p").unwrap(), "2,550");
+    assert_eq!(eval("ici-critical-batch chip=v5p axes=3").unwrap(), "850");
+    assert_eq!(
+        eval("tp-max-degree chip=v5p model=llama3-70b").unwrap(),
+        "11.2"
+    );
+    assert_eq!(
+        eval("fsdp-tp-critical chip=v5p model=llama3-70b").unwrap(),
+        "113"
+    );
+    assert_eq!(
+        eval("train-flops model=llama3-70b tokens=15e12").unwrap(),
+        "6.35e24"
+    );
+    assert_eq!(
+        eval("train-days model=llama3-70b chip=v5p tokens=15e12 mfu=0.4").unwrap(),
+        "45"
+    );
+    assert_eq!(
+        eval("tokens-per-chip chip=v5p batch=4194304").unwrap(),
+        "468"
+    );
+    assert_eq!(
+        eval("x-opt model=llama3-70b chip=v5p batch=4194304").unwrap(),
+        "1,619"
+    );
+    assert!(eval("train-days model=gpt-9 chip=v5p tokens=1 mfu=0.4").is_err());
+}
+
+#[test]
+fn book_numbers_parts_7_8_12() {
+    assert_eq!(
+        eval("kv-sequence model=llama3-70b dtype=int8 seq=8192").unwrap(),
+        "1.34 GB"
+    );
+    assert_eq!(
+        eval("param-bytes model=llama3-70b dtype=int8").unwrap(),
+        "70.6 GB"
+    );
+    assert_eq!(
+        eval("min-slice model=llama3-70b chip=v5e dtype=bf16").unwrap(),
+        "16"
+    );
+    assert_eq!(
+        eval("min-slice model=llama3-70b chip=v5e dtype=int4").unwrap(),
+        "4"
+    );
+    assert_eq!(
+        eval("step-time model=llama3-70b chip=v5e chips=16 dtype=int8 batch=8 seq=2048").unwrap(),
+        "5.58 ms"
+    );
+    assert!(eval("max-batch model=llama3-70b chip=v5e chips=4 dtype=bf16 seq=2048").is_err());
+    assert_eq!(eval("gpu-dp-tokens chip=h100 scope=node").unwrap(), "2,200");
+    assert_eq!(
+        eval("gpu-dp-tokens chip=h100 scope=network").unwrap(),
+        "2,475"
+    );
+    assert_eq!(eval("gpus-per-node chip=gb200").unwrap(), "72");
+    assert!(eval("gpus-per-node chip=v5e").is_err());
+    // Part 9.
+    assert_eq!(eval("tiling dtype=f32 dims=3,5 tile=2,2").unwrap(), "1.6");
+    assert_eq!(
+        eval("tiling dtype=f32 dims=3,5 tile=2,2 show=padded").unwrap(),
+        "[4, 6]"
+    );
+    assert_eq!(
+        eval("tiling dtype=f32 dims=3,5 tile=2,2 show=bytes").unwrap(),
+        "60 B"
+    );
+    assert_eq!(
+        eval("tiling dtype=f32 dims=3,5 tile=2,2 show=padded-bytes").unwrap(),
+        "96 B"
+    );
+    assert!(eval("tiling dims=3,x tile=2").is_err());
+    assert!(eval("tiling dims=3 tile=2,2").is_err());
+}
+
+#[test]
+fn scenario_inputs_and_tpu_shapes() {
+    assert_eq!(
+        eval("input value=1024 unit=sequences").unwrap(),
+        "1,024 sequences"
+    );
+    assert_eq!(eval("input value=40 unit=%").unwrap(), "40%");
+    assert_eq!(
+        eval("input value=15e12 unit=trillion_tokens").unwrap(),
+        "1.5e13 trillion tokens"
+    );
+    assert!(eval("input value=abc").unwrap_err().contains("abc"));
+    assert!(eval("input value=inf").is_err());
+    // The book's Part 2: 128×128 MXUs, 256×256 on v6e; v5e axes wrap at 16,
+    // v5p slices in whole 4×4×4 cubes.
+    assert_eq!(eval("mxu chip=v5e").unwrap(), "128×128");
+    assert_eq!(eval("mxu chip=v6e show=side").unwrap(), "256");
+    assert_eq!(eval("wrap chip=v5e").unwrap(), "16");
+    assert_eq!(eval("wrap chip=v5p show=cube").unwrap(), "4×4×4");
+    assert!(eval("mxu chip=h100").is_err());
+    assert!(eval("wrap chip=h100").is_err());
+}
+
+#[test]
+fn clear_errors() {
+    assert!(eval("ridge chip=v9").unwrap_err().contains("unknown chip"));
+    assert!(eval("ridge").unwrap_err().contains("chip="));
+    assert!(eval("peak chip=v5e dtype=fp4")
+        .unwrap_err()
+        .contains("no fp4"));
+    assert!(eval("nonsense").unwrap_err().contains("unknown value"));
+    assert!(eval("ridge chip=v5e colour=red")
+        .unwrap_err()
+        .contains("colour"));
+    assert!(eval("time chip=v5e flops=-1")
+        .unwrap_err()
+        .contains("positive"));
+}
+
+#[test]
+fn values_come_from_core() {
+    // The v5p's own steps down the hierarchy: about 16, 11 and 2.6 times.
+    assert_eq!(eval("link-step chip=v5p link=hbm over=ici").unwrap(), "16");
+    assert_eq!(eval("link-step chip=v5p link=ici over=pcie").unwrap(), "11");
+    assert_eq!(
+        eval("link-step chip=v5p link=pcie over=dcn").unwrap(),
+        "2.6"
+    );
+    // Exercise ch2-q3 fixes PCIe at the generic per-TPU figure.
+    assert_eq!(
+        eval("ridge-via chip=v6e link=pcie via=v5e").unwrap(),
+        "57,500"
+    );
+    assert_eq!(
+        eval("systolic-cycles k=8 n=8 m=8 blocks=4 pipelined=no").unwrap(),
+        "88"
+    );
+    assert_eq!(eval("systolic-cycles k=8 n=8 m=8 blocks=4").unwrap(), "46");
+    assert_eq!(eval("gather-knee chip=v5e n=16").unwrap(), "720 kB");
+    // Case 3: the ReduceScatter of the unreduced C[8192, 8192] in bf16 is
+    // V / W_ici = 134 MB / 9e10 B/s.
+    assert_eq!(
+        eval("collective-matmul chip=v5e case=reducescatter k=8192 show=gather").unwrap(),
+        "1.49 ms"
+    );
+    assert!(eval("collective-matmul chip=v5e case=case3").is_err());
+    assert!(eval("strong-scaling chip=v5e params=8e9 tokens=1e6 chips=0").is_err());
+    assert!(eval("link-step chip=v5p link=nvlink over=ici").is_err());
+    assert!(eval("tile-intensity bm=0").is_err());
+}
+
+#[test]
+fn the_fixed_split_and_the_best_split_agree_with_the_book() {
+    assert_eq!(
+        value("fsdp-tp-split chip=v5p model=llama3-70b mesh=16x16x16 batch=1048576 show=tp"),
+        "8"
+    );
+    assert_eq!(
+        value("fsdp-tp-split chip=v5p model=llama3-70b mesh=16x16x16 batch=1048576"),
+        "159"
+    );
+    assert_eq!(value("fsdp-tp-critical chip=v5p model=llama3-70b"), "113");
+}
+
+#[test]
+fn part6_numbers() {
+    assert_eq!(value("run-default what=batch"), "4,194,304");
+    assert_eq!(value("run-default what=mfu"), "40%");
+    assert_eq!(
+        value("layer-params model=llama3-70b show=mlp"),
+        "704,643,072"
+    );
+    assert_eq!(value("seq-shards chip=v5p tp=4"), "4");
+    let chips: f64 = value("train-memory model=llama3-70b chip=v5p show=min-chips")
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!((200.0..260.0).contains(&chips), "{chips}"); // the book: about 225
+}
+
+#[test]
+fn part4_and_5_numbers() {
+    assert_eq!(value("layer-share model=llama3-70b show=other"), "0.083%");
+    assert_eq!(value("pipeline-bubble stages=4 microbatches=8"), "27.3%");
+    assert_eq!(
+        value("pipeline-bubble stages=4 microbatches=8 schedule=interleaved chunks=2"),
+        "15.8%"
+    );
+    assert_eq!(value("remat-cost model=llama3-70b policy=none"), "6.1");
+    // The ridge of a v5e (about 240) times E/k = 4.
+    assert_eq!(value("moe-value chip=v5e model=mixtral-8x7b"), "961");
+}
+
+#[test]
+fn the_books_numbers_come_out() {
+    assert_eq!(value("theory-table batch=1 show=step"), "4.99 ms"); // the book: 4.98 ms
+    assert_eq!(value("theory-table batch=240 kv=8 show=step"), "53.1 ms"); // the book: 52.99 ms
+    assert_eq!(value("ws-crossover ratio=4"), "72");
+    assert_eq!(
+        value("handover batch=32 prefill=8192 decode=4096 show=evicted"),
+        "96"
+    );
+    assert_eq!(value("kv-shard show=ratio"), "4");
+    assert_eq!(value("overlap-time show=book-blocking"), "311 µs");
+    assert!(
+        value("serve-metric model=llama3-70b chip=v5e chips=16 dtype=int8 show=usd")
+            .ends_with(" USD")
+    );
+    for s in [
+        "serve-sim layout=interleaved show=itl-p95",
+        "serve-sim show=itl-p95",
+        "serve-sim show=hit-rate",
+        "spec-sampling show=speedup",
+        "spec-sampling show=best",
+        "overlap-time show=overlapped",
+        "overlap-time show=blocking",
+        "kv-shard show=alltoall",
+    ] {
+        eprintln!("{s} = {}", value(s));
+    }
+    let bad = eval("serve-sim show=nope");
+    assert!(bad.unwrap_err().contains("unknown show"));
+}
