@@ -144,3 +144,19 @@ test('links are plain links to documents, and Back returns', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the page about the numbers lists every chip with its source', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'numbers');
+  await ready(page);
+  const rows = page.locator('[data-registry="chips"] tbody tr');
+  assert.ok((await rows.count()) > 60);
+  const v5e = await page.locator('[data-registry="chips"] tr', { hasText: 'TPU v5e' }).first().textContent();
+  assert.match(v5e, /1\.97e14 FLOPs\/s.*Part 2/);
+  assert.match(await page.locator('[data-registry="models"]').textContent(), /LLaMA 3 70B|Llama 3 70B|LLaMA-3 70B/i);
+  await page.goto(env.base + 'conclusion');
+  await ready(page);
+  assert.match(await page.locator('h1').first().textContent(), /Conclusions/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
