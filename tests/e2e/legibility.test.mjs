@@ -1,4 +1,4 @@
-// Legibility matrix (issue #13): every page at 320, 390, 768 and 1280 px wide,
+// Legibility matrix: every page at 320, 390, 768 and 1280 px wide,
 // device pixel ratios 1 and 3, light and dark. On each, once the islands are
 // live: nothing overflows the page or a widget sideways, every chart is drawn
 // at its box's CSS width (one SVG unit per CSS pixel, so its text is as large

@@ -185,3 +185,13 @@ export async function saveChip(page, start, edits, name) {
   await form.locator('[data-save]').click();
   assert.match(await form.locator('[data-saved]').textContent(), new RegExp(`Saved “${name}”`));
 }
+
+// A number the widgets print with `sci` (`1.924e12`, `27.3`), as a float.
+export function num(text) {
+  return parseFloat(text.replace(/,/g, ''));
+}
+
+// Asserts that `actual` is `expected` within 0.2 %, naming `what` if not.
+export function near(actual, expected, what) {
+  assert.ok(Math.abs(actual / expected - 1) < 2e-3, `${what}: ${actual} is not ${expected}`);
+}

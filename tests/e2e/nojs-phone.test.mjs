@@ -1,4 +1,4 @@
-// End-to-end tests of the pages on a phone without JavaScript (issue #13).
+// End-to-end tests of the pages on a phone without JavaScript.
 // The static page holds each chart drawn 760 px wide, which a phone would
 // scale down past reading; the site also drew each chart at a phone's width
 // (site/src/figures.rs) and names that copy in <noscript>. Without JavaScript

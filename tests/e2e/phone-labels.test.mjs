@@ -1,4 +1,4 @@
-// End-to-end tests of issue #13's last phone defects: chart text inside its
+// End-to-end tests of the charts on a phone: chart text inside its
 // drawing, the roofline's point label off the roofs, compact pipeline timelines.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue #13, "Print: each page prints its text and figures in light colours
+// "Print: each page prints its text and figures in light colours
 // with no controls cut across pages": every page, opened live by a reader whose
 // system is dark, then printed (print media emulated, and a real PDF made):
 // the paper is white and the text dark, the charts keep their light colours

@@ -23,70 +23,6 @@ test('the home page lists all 13 parts, every one written, and links to the book
   await context.close();
 });
 
-test('moving the batch slider with the keyboard flips the verdict and redraws the plot', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'rooflines');
-  await ready(page);
-  const widget = page.locator('[data-widget="roofline"]');
-  await widget.scrollIntoViewIfNeeded();
-  assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
-  const plot = widget.locator('.plot');
-  const before = await plot.screenshot();
-  const slider = widget.locator('input[type="range"]');
-  await slider.focus();
-  // Each ArrowRight multiplies B by 2^(1/20); 60 steps take 64 past the ridge (~256).
-  for (let i = 0; i < 60; i++) await page.keyboard.press('ArrowRight');
-  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
-  const after = await plot.screenshot();
-  assert.ok(!before.equals(after), 'the plot pixels did not change');
-  assert.match(await widget.locator('.slider-row input[type="text"]').inputValue(), /^\d+$/);
-  await page.keyboard.press('Home');
-  assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
-  assert.deepEqual(problems, []);
-  await context.close();
-});
-
-test('dragging the point on the plot moves the slider', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'rooflines');
-  await ready(page);
-  const widget = page.locator('[data-widget="roofline"]');
-  await widget.scrollIntoViewIfNeeded();
-  const slider = widget.locator('input[type="range"]');
-  const start = Number(await slider.inputValue());
-  const box = await widget.locator('.layer.overlay').boundingBox();
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width * 0.3, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 8 });
-  await page.mouse.move(box.x + box.width * 0.75, y, { steps: 8 });
-  await page.mouse.up();
-  const end = Number(await slider.inputValue());
-  assert.ok(end > start, `slider stayed at ${start} -> ${end}`);
-  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
-  assert.deepEqual(problems, []);
-  await context.close();
-});
-
-test('the overlap widget turns compute-bound past D = 8,756', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'rooflines');
-  await ready(page);
-  const widget = page.locator('[data-widget="overlap"]');
-  await widget.scrollIntoViewIfNeeded();
-  assert.equal(await verdictOf(page, 'overlap'), 'communication-bound');
-  // Predict, then reveal: commit a guess, then the crossover is shown.
-  await widget.locator('input.guess').fill('10000');
-  await widget.getByRole('button', { name: 'Commit my guess' }).click();
-  assert.match(await widget.locator('[data-predict]').textContent(), /8,756.*1\.1× too high/);
-  assert.match(await widget.textContent(), /above D = 8,756/);
-  await widget.locator('input[type="range"]').focus();
-  await page.keyboard.press('End');
-  assert.equal(await verdictOf(page, 'overlap'), 'compute-bound');
-  assert.deepEqual(problems, []);
-  await context.close();
-});
-
 test('bad URL parameters give a notice, and the page still works', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   for (const query of ['roofline.b=-5', 'roofline.b=NaN', 'roofline.chip=%3Cscript%3E', 'roofline.d=1e999&roofline.op=nope', 'overlap.d=0']) {
@@ -141,6 +77,22 @@ test('links are plain links to documents, and Back returns', async () => {
   assert.match(await page.title(), /Part 1\. All About Rooflines/);
   await page.goBack();
   await page.waitForSelector('[data-page="home"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the page about the numbers lists every chip with its source', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'numbers');
+  await ready(page);
+  const rows = page.locator('[data-registry="chips"] tbody tr');
+  assert.ok((await rows.count()) > 60);
+  const v5e = await page.locator('[data-registry="chips"] tr', { hasText: 'TPU v5e' }).first().textContent();
+  assert.match(v5e, /1\.97e14 FLOPs\/s.*Part 2/);
+  assert.match(await page.locator('[data-registry="models"]').textContent(), /LLaMA 3 70B|Llama 3 70B|LLaMA-3 70B/i);
+  await page.goto(env.base + 'conclusion');
+  await ready(page);
+  assert.match(await page.locator('h1').first().textContent(), /Conclusions/);
   assert.deepEqual(problems, []);
   await context.close();
 });

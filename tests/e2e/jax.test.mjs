@@ -1,4 +1,5 @@
-// End-to-end tests of Parts 0, 10 and 11 and the page about the numbers.
+// End-to-end tests of the widgets on /jax (Part 10): the generated code and
+// the collective matmul timelines.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready } from './lib.mjs';
@@ -6,21 +7,6 @@ import { start, watchedPage, ready } from './lib.mjs';
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
-
-test('Part 0 credits the book, links every chapter and carries the MIT notice', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'introduction');
-  await ready(page);
-  const text = await page.locator('main').textContent();
-  assert.match(text, /Jacob Austin, Sholto\s+Douglas, Roy Frostig, Anselm Levskaya/);
-  assert.match(text, /Copyright \(c\) 2025 Google LLC/);
-  assert.match(text, /MIT licence/);
-  const links = await page.locator('[data-widget="book-links"] a[rel="noopener"]').evaluateAll((as) => as.map((a) => a.href));
-  assert.equal(links.length, 13);
-  assert.ok(links.every((h) => h.startsWith('https://jax-ml.github.io/scaling-book/')));
-  assert.deepEqual(problems, []);
-  await context.close();
-});
 
 test("Part 10's generated code changes when the sharding changes", async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
@@ -42,18 +28,25 @@ test("Part 10's generated code changes when the sharding changes", async () => {
   await context.close();
 });
 
-test('the page about the numbers lists every chip with its source', async () => {
+test('Part 10: the collective matmul timelines follow the mesh', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'numbers');
+  await page.goto(env.base + 'jax');
   await ready(page);
-  const rows = page.locator('[data-registry="chips"] tbody tr');
-  assert.ok((await rows.count()) > 60);
-  const v5e = await page.locator('[data-registry="chips"] tr', { hasText: 'TPU v5e' }).first().textContent();
-  assert.match(v5e, /1\.97e14 FLOPs\/s.*Part 2/);
-  assert.match(await page.locator('[data-registry="models"]').textContent(), /LLaMA 3 70B|Llama 3 70B|LLaMA-3 70B/i);
-  await page.goto(env.base + 'conclusion');
-  await ready(page);
-  assert.match(await page.locator('h1').first().textContent(), /Conclusions/);
+  const w = page.locator('[data-widget="overlap-timeline"]');
+  await w.scrollIntoViewIfNeeded();
+  assert.equal(await w.locator('[data-blocking]').textContent(), '45.1 µs');
+  assert.equal(await w.locator('[data-overlapped]').textContent(), '40.7 µs');
+  assert.equal(await w.locator('[data-matmul]').textContent(), '21.8 µs');
+  const chart = w.locator('.plot .layer');
+  const before = await chart.innerHTML();
+  // Eight chips on Y: smaller chunks, and each hop's latency sets the loop's pace.
+  await w.locator('select').nth(1).selectOption('8');
+  assert.equal(await w.locator('[data-blocking]').textContent(), '34.2 µs');
+  assert.equal(await w.locator('[data-overlapped]').textContent(), '43 µs');
+  assert.notEqual(await chart.innerHTML(), before);
+  await w.locator('input[aria-label="contracting dimension D"]').fill('2047');
+  assert.match(await w.locator('[data-notice]').textContent(), /not divisible/);
+  assert.equal(await w.locator('[data-blocking]').textContent(), '34.2 µs');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,7 +1,6 @@
-// End-to-end tests of the Parts 7, 9 and 10 widgets: the serving engine and
-// speculative sampling (inference), the XLA op reader (profiling) and the
-// collective-matmul timelines (jax). Each changes a control and checks that a
-// number the reader sees changes to the value core computes natively.
+// End-to-end tests of the widgets on /inference (Part 7): decode on a
+// roofline, the serving engine, speculative sampling, the KV cache sharded
+// over batch, and 1D against 2D weight-stationary sharding.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready } from './lib.mjs';
@@ -9,6 +8,45 @@ import { start, watchedPage, ready } from './lib.mjs';
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
+
+/** The number before the unit in a text such as "15.5 µs". */
+const micros = (text) => {
+  const m = /^([\d.]+) µs$/.exec(text.trim());
+  assert.ok(m, `not a time in µs: ${text}`);
+  return Number(m[1]);
+};
+
+test('Part 7: the batch flips the MLP verdict while attention stays memory-bound', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'inference');
+  await ready(page);
+  const widget = page.locator('[data-widget="inference-roofline"]');
+  const linear = widget.locator('[data-component="linear"][data-verdict]');
+  const attention = widget.locator('[data-component="attention"][data-verdict]');
+  assert.equal(await linear.textContent(), 'memory-bound');
+  assert.equal(await attention.textContent(), 'memory-bound');
+  // Keyboard: End takes the batch slider to its largest value.
+  await widget.locator('input.batch').focus();
+  await page.keyboard.press('End');
+  assert.equal(await linear.textContent(), 'compute-bound');
+  assert.equal(await attention.textContent(), 'memory-bound');
+  // Drag: the slider's left end brings the MLP back below the ridge.
+  const box = await widget.locator('input.batch').boundingBox();
+  await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 2, box.y + box.height / 2, { steps: 8 });
+  await page.mouse.up();
+  assert.equal(await linear.textContent(), 'memory-bound');
+  assert.equal(await attention.textContent(), 'memory-bound');
+  // A context longer than the model's is refused with a notice.
+  await widget.locator('input.seq-text').fill('100000');
+  assert.match(await widget.locator('[data-notice]').textContent(), /context/);
+  // The KV-cache calculator: GQA is 8x smaller than MHA for this model.
+  const kv = page.locator('[data-widget="kv-cache"]');
+  assert.match(await kv.locator('[data-kv="reduction"]').textContent(), /^8×/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('Part 7: the serving engine reruns when the batching policy changes', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
@@ -62,52 +100,6 @@ test('Part 7: speculative sampling follows the draft length', async () => {
   await context.close();
 });
 
-test('Part 9: the XLA op reader pads, costs and points at bad syntax', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'profiling');
-  await ready(page);
-  const w = page.locator('[data-widget="xla-op"]');
-  await w.scrollIntoViewIfNeeded();
-  assert.equal(await w.locator('[data-collective]').textContent(), 'reduce-scatter');
-  assert.equal(await w.locator('[data-bytes]').textContent(), '25.17 MB');
-  await w.locator('select').first().selectOption({ label: 'a small padded add' });
-  assert.equal(await w.locator('[data-padded]').textContent(), '[4,6]');
-  assert.equal(await w.locator('[data-bytes]').textContent(), '180 B');
-  const line = w.locator('textarea');
-  await line.fill('%add.7 = f32[3,7]{1,0:T(2,2)} add(f32[3,7]{1,0:T(2,2)} %a, f32[3,7]{1,0:T(2,2)} %b)');
-  assert.equal(await w.locator('[data-padded]').textContent(), '[4,8]');
-  assert.equal(await w.locator('[data-flops]').textContent(), '21');
-  // Broken syntax: the message names the character, the last op stays.
-  await line.fill('%x = f32[3,5}');
-  assert.match(await w.locator('[data-notice]').textContent(), /^at character 13: .*⟨}⟩/);
-  assert.equal(await w.locator('[data-padded]').textContent(), '[4,8]');
-  assert.deepEqual(problems, []);
-  await context.close();
-});
-
-test('Part 10: the collective matmul timelines follow the mesh', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'jax');
-  await ready(page);
-  const w = page.locator('[data-widget="overlap-timeline"]');
-  await w.scrollIntoViewIfNeeded();
-  assert.equal(await w.locator('[data-blocking]').textContent(), '45.1 µs');
-  assert.equal(await w.locator('[data-overlapped]').textContent(), '40.7 µs');
-  assert.equal(await w.locator('[data-matmul]').textContent(), '21.8 µs');
-  const chart = w.locator('.plot .layer');
-  const before = await chart.innerHTML();
-  // Eight chips on Y: smaller chunks, and each hop's latency sets the loop's pace.
-  await w.locator('select').nth(1).selectOption('8');
-  assert.equal(await w.locator('[data-blocking]').textContent(), '34.2 µs');
-  assert.equal(await w.locator('[data-overlapped]').textContent(), '43 µs');
-  assert.notEqual(await chart.innerHTML(), before);
-  await w.locator('input[aria-label="contracting dimension D"]').fill('2047');
-  assert.match(await w.locator('[data-notice]').textContent(), /not divisible/);
-  assert.equal(await w.locator('[data-blocking]').textContent(), '34.2 µs');
-  assert.deepEqual(problems, []);
-  await context.close();
-});
-
 test('Part 7: the KV cache sharded over batch shrinks per chip as Z grows', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'inference');
@@ -130,6 +122,45 @@ test('Part 7: the KV cache sharded over batch shrinks per chip as Z grows', asyn
   await w.locator('#kv-sharding-step').focus();
   await page.keyboard.press('End');
   assert.equal(await w.locator('tbody tr.current td').first().textContent(), '12');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 7 Appendix B: the chip slider moves 2D sharding across the crossover', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'inference');
+  await ready(page);
+  const widget = page.locator('[data-widget="weight-stationary"]');
+  await widget.scrollIntoViewIfNeeded();
+  const crossover = widget.locator('[data-crossover]');
+  const oneD = widget.locator('[data-one-d]');
+  const twoD = widget.locator('[data-two-d]');
+  const verdict = widget.locator('[data-verdict]');
+  // The book's F = 4D: 2D wins above N = 32·4·(3/4)² = 72 chips.
+  assert.equal(await crossover.textContent(), '72');
+  assert.equal(await widget.locator('[data-chips]').textContent(), 'N = 256');
+  // B = 128, D = 8192 on a v5e: 4BD/(3W) and sqrt(128)·B·D/(sqrt(N)·W).
+  const one = micros(await oneD.textContent());
+  const two = micros(await twoD.textContent());
+  assert.ok(Math.abs(two / one - (3 / 4) * Math.sqrt(128 / 256)) < 0.01, `${one} ${two}`);
+  assert.equal(await verdict.textContent(), '2D');
+  // Two steps left on the slider: 64 chips, below the crossover.
+  await widget.locator('input[type="range"]').focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await widget.locator('[data-chips]').textContent(), 'N = 64');
+  const two64 = micros(await twoD.textContent());
+  assert.ok(Math.abs(two64 / two - 2) < 0.02, `${two} → ${two64}`);
+  assert.equal(micros(await oneD.textContent()), one);
+  assert.equal(await verdict.textContent(), '1D');
+  // LLaMA 3-70B has F = 3.5·D: the crossover moves to 63 chips.
+  await widget.locator('select').first().selectOption('llama3-70b');
+  assert.equal(await crossover.textContent(), '63');
+  assert.match(await widget.locator('.plot svg').innerHTML(), /N = 63/);
+  // A batch of zero is refused with a message and the numbers stay.
+  await widget.locator('input[aria-label^="batch"]').fill('0');
+  assert.match(await widget.locator('[data-notice]').textContent(), /batch/);
+  assert.equal(await crossover.textContent(), '63');
   assert.deepEqual(problems, []);
   await context.close();
 });

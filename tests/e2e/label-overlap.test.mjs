@@ -1,4 +1,4 @@
-// Issue #13, "Labels do not overlap lines, points, other labels or
+// "Labels do not overlap lines, points, other labels or
 // arrowheads": on every page, on a phone (390 px, ratio 3) and on a desktop
 // (1280 px), once every widget has been scrolled into view and drawn, the text
 // of every drawing (the charts, and any other SVG with text inside a widget:

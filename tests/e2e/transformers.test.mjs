@@ -1,22 +1,35 @@
-// End-to-end tests of the Parts 4-6 depth widgets: the FLOPs counter, the
-// layer diagram, the MoE layer and flash attention (Part 4), the parallelism layout and the pipeline timeline
-// (Part 5), and the training planner's refused choices (Part 6).
+// End-to-end tests of the widgets on /transformers (Part 4): the Transformer
+// calculator, the FLOPs counter, the layer diagram, the MoE layer, flash
+// attention and gradient checkpointing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, verdictOf } from './lib.mjs';
+import { start, watchedPage, ready, verdictOf, num, near } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
 
-// A number the widgets print with `sci` (`1.924e12`, `27.3`), as a float.
-function num(text) {
-  return parseFloat(text.replace(/,/g, ''));
-}
-
-function near(actual, expected, what) {
-  assert.ok(Math.abs(actual / expected - 1) < 2e-3, `${what}: ${actual} is not ${expected}`);
-}
+test('Part 4: the calculator shows LLaMA 3-70B at about 70.6B parameters and follows T', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'transformers');
+  await ready(page);
+  const widget = page.locator('[data-widget="transformer"]');
+  assert.match(await widget.locator('[data-total-params]').textContent(), /^70\.6B$/);
+  // The prose carries the same number, through a value directive.
+  assert.match(await page.locator('main').textContent(), /70\.6B/);
+  const split = widget.locator('[data-split]');
+  const before = await split.textContent();
+  await widget.locator('input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.notEqual(await split.textContent(), before);
+  // Heads that do not divide: a notice, and the last valid model stays.
+  await widget.locator('input.dim-k').fill('7');
+  await widget.locator('input.dim-k').press('Enter');
+  assert.match(await widget.locator('[data-notice]').textContent(), /divide/);
+  assert.match(await widget.locator('[data-total-params]').textContent(), /^70\.6B$/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('Part 4: the FLOPs counter counts 2·B·D·F and points at a bad character', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
@@ -115,86 +128,53 @@ test('Part 4: flash attention steps block by block and ends equal to ordinary at
   await context.close();
 });
 
-test('Part 5: the parallelism layout follows the strategy, the batch and the step', async () => {
+test('Part 4: the remat widget trades activation memory for recomputed FLOPs', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'training');
+  await page.goto(env.base + 'transformers');
   await ready(page);
-  const widget = page.locator('[data-widget="parallelism-layout"]');
-  await widget.scrollIntoViewIfNeeded();
-  assert.equal(await verdictOf(page, 'parallelism-layout'), 'compute-bound');
-  assert.equal(await widget.locator('[data-array="W_in"] [data-spec]').textContent(), 'W_in[D_X, F_Y]');
-  // Sixteen tokens per data shard: the weight gathers cannot hide.
-  await widget.locator('#parallelism-layout-b').focus();
-  await page.keyboard.press('Home');
-  assert.equal(await verdictOf(page, 'parallelism-layout'), 'communication-bound');
-  await page.keyboard.press('End');
-  assert.equal(await verdictOf(page, 'parallelism-layout'), 'compute-bound');
-  // Data parallelism: whole weights, two gradient AllReduces and nothing forward.
-  await widget.locator('select').first().selectOption('dp');
-  assert.equal(await widget.locator('[data-array="W_in"] [data-spec]').textContent(), 'W_in[D, F]');
-  assert.equal(await widget.locator('tr[data-collective="AllReduce"]').count(), 2);
-  assert.match(await widget.locator('[data-forward-times]').textContent(), /collectives 0 s/);
-  // Stepping moves the highlighted row and its description.
-  const detail = widget.locator('[data-step-detail]');
-  assert.match(await detail.textContent(), /^Step 1 \(forward\)/);
-  await widget.locator('button[aria-label="next step"]').click();
-  assert.match(await detail.textContent(), /^Step 2 \(forward\)/);
-  await widget.locator('button[aria-label="next step"]').click();
-  assert.match(await detail.textContent(), /^Step 3 \(backward\)/);
-  // A tensor degree that does not divide the chips is refused and put back.
-  await widget.locator('select').first().selectOption('fsdp-tp');
-  await widget.locator('input.in-tp').fill('3');
-  await widget.locator('input.in-tp').press('Enter');
-  assert.match(await widget.locator('[data-notice]').textContent(), /divide/);
-  assert.equal(await widget.locator('input.in-tp').inputValue(), '4');
+  const widget = page.locator('[data-widget="remat"]');
+  const memory = widget.locator('[data-remat-memory]');
+  const extra = widget.locator('[data-remat-extra]');
+  // One 4,096-token sequence of LLaMA 3-70B, per-layer checkpoints: 80 layer
+  // inputs plus one layer's 20 intermediates, 2·4096·8192·100 bytes.
+  assert.equal(await memory.textContent(), '6.71 GB');
+  assert.equal(await verdictOf(page, 'remat'), 'fits');
+  // Saving everything: 2·20·B·T·D·L = 107 GB, more than a v5p holds, nothing recomputed.
+  await widget.locator('select.remat-policy').selectOption('none');
+  assert.equal(await memory.textContent(), '107 GB');
+  assert.equal(await extra.textContent(), '0%');
+  assert.equal(await verdictOf(page, 'remat'), 'does not fit');
+  // Eight chips divide it.
+  await widget.locator('input.remat-chips').fill('8');
+  await widget.locator('input.remat-chips').press('Enter');
+  assert.equal(await memory.textContent(), '13.4 GB');
+  assert.equal(await verdictOf(page, 'remat'), 'fits');
+  // A refused batch keeps the last valid numbers and says why.
+  await widget.locator('input.remat-batch').fill('0');
+  await widget.locator('input.remat-batch').press('Enter');
+  assert.match(await widget.locator('[data-notice]').textContent(), /batch/);
+  assert.equal(await memory.textContent(), '13.4 GB');
+  assert.equal(await widget.locator('tbody tr').count(), 4);
   assert.deepEqual(problems, []);
   await context.close();
 });
 
-test('Part 5: the pipeline timeline shows each schedule\'s bubble', async () => {
+test('Part 4: a refused shape marks the calculator stale until a valid one returns', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'training');
+  await page.goto(env.base + 'transformers');
   await ready(page);
-  const widget = page.locator('[data-widget="pipeline"]');
-  await widget.scrollIntoViewIfNeeded();
-  const bubble = widget.locator('[data-bubble]');
-  // (S − 1)/(M + S − 1) = 3/11 for 1F1B with S = 4, M = 8.
-  near(num(await bubble.textContent()), 100 * 3 / 11, '1F1B bubble');
-  assert.equal(await widget.locator('svg.pipeline-timeline rect').count(), 64);
-  assert.match(await widget.locator('[data-in-flight]').textContent(), /^4 /);
-  await widget.locator('select').selectOption('gpipe');
-  assert.match(await widget.locator('[data-in-flight]').textContent(), /^8 /);
-  await widget.locator('select').selectOption('interleaved');
-  near(num(await bubble.textContent()), 100 * 3 / 19, 'interleaved bubble');
-  assert.equal(await widget.locator('svg.pipeline-timeline rect').count(), 128);
-  // Three stages do not divide eight microbatches: refused, and the field is put back.
-  await widget.locator('input.in-stages').fill('3');
-  await widget.locator('input.in-stages').press('Enter');
-  assert.match(await widget.locator('[data-notice]').textContent(), /multiple/);
-  assert.equal(await widget.locator('input.in-stages').inputValue(), '4');
-  assert.deepEqual(problems, []);
-  await context.close();
-});
-
-test('Part 6: a refused plan or tensor degree is put back in the planner', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'applied-training');
-  await ready(page);
-  const widget = page.locator('[data-widget="training-planner"]');
-  await widget.scrollIntoViewIfNeeded();
-  await widget.locator('input.in-tp').fill('3');
-  await widget.locator('input.in-tp').press('Enter');
-  assert.match(await widget.locator('[data-notice]').textContent(), /tensor degree 3/);
-  assert.equal(await widget.locator('input.in-tp').inputValue(), '4');
-  // On a four-chip slice, four-way tensor parallelism leaves no FSDP: refused,
-  // and the plan select shows the plan still in force.
-  const plan = widget.locator('select').nth(2);
-  await plan.selectOption('fsdp');
-  await widget.locator('input.in-slice').fill('4');
-  await widget.locator('input.in-slice').press('Enter');
-  await plan.selectOption('fsdp-tp');
-  assert.match(await widget.locator('[data-notice]').textContent(), /tensor degree 4/);
-  assert.equal(await plan.inputValue(), 'fsdp');
+  const widget = page.locator('[data-widget="transformer"]');
+  const results = widget.locator('.results');
+  assert.equal(await results.getAttribute('data-stale'), null);
+  await widget.locator('input.dim-k').fill('7');
+  await widget.locator('input.dim-k').press('Enter');
+  assert.equal(await results.getAttribute('data-stale'), '');
+  assert.match(await widget.locator('[data-stale-note]').textContent(), /last valid shape \(D = 8,192.*K = 8/);
+  assert.ok(await widget.locator('[data-stale-note]').isVisible());
+  await widget.locator('input.dim-k').fill('16');
+  await widget.locator('input.dim-k').press('Enter');
+  assert.equal(await results.getAttribute('data-stale'), null);
+  assert.ok(!(await widget.locator('[data-stale-note]').isVisible()));
   assert.deepEqual(problems, []);
   await context.close();
 });

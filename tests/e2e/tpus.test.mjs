@@ -1,5 +1,6 @@
-// End-to-end tests of the in-depth widgets of Parts 0–3: the systolic array,
-// the chip map, streaming, strong scaling and the collective matmul.
+// End-to-end tests of the widgets on /tpus (Part 2): the spec table and the
+// torus explorer, the systolic array, the chip map, streaming and the
+// challenge problem's slowest stage.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready } from './lib.mjs';
@@ -7,6 +8,28 @@ import { start, watchedPage, ready } from './lib.mjs';
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env.close(); });
+
+test('Part 2: the spec table comes from the registry and the torus answers clicks', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const v5e = page.locator('[data-widget="spec-table"] tr[data-chip="v5e"]');
+  assert.match(await v5e.textContent(), /1\.97e14.*16 GB.*8\.2e11.*240/);
+  assert.equal(await page.locator('[data-widget="spec-table"] tbody tr').count(), 11);
+  const facts = page.locator('[data-widget="torus"] [data-facts]');
+  assert.match(await facts.textContent(), /128 chips on 16 hosts/);
+  assert.match(await facts.textContent(), /x = 8 \(no wraparound\), y = 16 \(wraps around\)/);
+  await page.locator('[data-widget="torus"] button.chip').nth(5 * 16 + 7).click();
+  assert.match(await facts.textContent(), /chip \(5, 7, 0\) has 4 neighbours/);
+  // The link table: PCIe is the bottleneck at B = 1024 on a v6e.
+  const pcie = page.locator('[data-widget="link-roofline"] tr[data-link="pcie"] [data-verdict]');
+  assert.equal(await pcie.textContent(), 'communication-bound');
+  await page.locator('[data-widget="link-roofline"] input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await pcie.textContent(), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('Part 2: the systolic array steps cycle by cycle and counts its cycles', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
@@ -112,26 +135,31 @@ test('Part 2: streaming shows which stage sets the pace', async () => {
   await context.close();
 });
 
-test('Part 0: strong scaling loses efficiency as chips are added', async () => {
+test('Part 2: the challenge problem is paced by the gather onto one chip', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'introduction');
+  await page.goto(env.base + 'tpus');
   await ready(page);
-  const w = page.locator('[data-widget="strong-scaling"]');
+  const w = page.locator('[data-widget="slowest-stage"]');
   await w.scrollIntoViewIfNeeded();
-  const eff = w.locator('[data-efficiency]');
-  const at16 = await eff.textContent();
-  const compute16 = await w.locator('[data-compute]').textContent();
-  const chart = w.locator('.plot');
-  const before = await chart.screenshot();
-  // The slider counts powers of two: End is 65,536 chips.
+  const verdict = w.locator('[data-verdict]');
+  assert.equal(await verdict.textContent(), 'communication-bound');
+  assert.equal(await w.locator('[data-slowest-stage]').textContent(), 'ICI');
+  assert.equal(await w.locator('[data-bound]').textContent(), '179 ms');
+  assert.equal(await w.locator('li[data-slowest="yes"]').getAttribute('data-stage'), 'ICI');
+  // More pieces bring the total closer to the slowest stage.
+  const total16 = await w.locator('[data-total]').textContent();
   await w.locator('input[type="range"]').focus();
   await page.keyboard.press('End');
-  assert.equal(await w.locator('[data-chips]').textContent(), '65,536');
-  assert.notEqual(await w.locator('[data-compute]').textContent(), compute16);
-  assert.ok(parseFloat(await eff.textContent()) < parseFloat(at16), `${at16} -> ${await eff.textContent()}`);
-  assert.ok(!before.equals(await chart.screenshot()), 'the chart did not change');
-  await w.locator('input[aria-label="parameters"]').fill('-5');
-  assert.match(await w.locator('[data-notice]').textContent(), /parameter count/);
+  assert.equal(await w.locator('[data-pieces]').textContent(), '64');
+  assert.notEqual(await w.locator('[data-total]').textContent(), total16);
+  // A batch in the thousands makes the MXU the slowest stage.
+  await w.locator('input[aria-label="Batch "]').fill('8192');
+  assert.equal(await verdict.textContent(), 'compute-bound');
+  assert.equal(await w.locator('[data-slowest-stage]').textContent(), 'MXU');
+  assert.equal(await w.locator('[data-bound]').textContent(), '1.43 s');
+  await w.locator('input[aria-label="Slice "]').fill('4x4x4');
+  assert.match(await w.locator('[data-notice]').textContent(), /2D torus/);
+  assert.equal(await w.locator('[data-slowest-stage]').textContent(), 'MXU');
   assert.deepEqual(problems, []);
   await context.close();
 });

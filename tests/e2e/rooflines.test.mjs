@@ -1,0 +1,106 @@
+// End-to-end tests of the widgets on /rooflines (Part 1): the roofline's
+// batch slider and draggable point, the overlap widget, the two rooflines
+// and the tile of a matmul.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, watchedPage, ready, verdictOf } from './lib.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+test('moving the batch slider with the keyboard flips the verdict and redraws the plot', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const widget = page.locator('[data-widget="roofline"]');
+  await widget.scrollIntoViewIfNeeded();
+  assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
+  const plot = widget.locator('.plot');
+  const before = await plot.screenshot();
+  const slider = widget.locator('input[type="range"]');
+  await slider.focus();
+  // Each ArrowRight multiplies B by 2^(1/20); 60 steps take 64 past the ridge (~256).
+  for (let i = 0; i < 60; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  const after = await plot.screenshot();
+  assert.ok(!before.equals(after), 'the plot pixels did not change');
+  assert.match(await widget.locator('.slider-row input[type="text"]').inputValue(), /^\d+$/);
+  await page.keyboard.press('Home');
+  assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('dragging the point on the plot moves the slider', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const widget = page.locator('[data-widget="roofline"]');
+  await widget.scrollIntoViewIfNeeded();
+  const slider = widget.locator('input[type="range"]');
+  const start = Number(await slider.inputValue());
+  const box = await widget.locator('.layer.overlay').boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.3, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 8 });
+  await page.mouse.move(box.x + box.width * 0.75, y, { steps: 8 });
+  await page.mouse.up();
+  const end = Number(await slider.inputValue());
+  assert.ok(end > start, `slider stayed at ${start} -> ${end}`);
+  assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the overlap widget turns compute-bound past D = 8,756', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const widget = page.locator('[data-widget="overlap"]');
+  await widget.scrollIntoViewIfNeeded();
+  assert.equal(await verdictOf(page, 'overlap'), 'communication-bound');
+  // Predict, then reveal: commit a guess, then the crossover is shown.
+  await widget.locator('input.guess').fill('10000');
+  await widget.getByRole('button', { name: 'Commit my guess' }).click();
+  assert.match(await widget.locator('[data-predict]').textContent(), /8,756.*1\.1× too high/);
+  assert.match(await widget.textContent(), /above D = 8,756/);
+  await widget.locator('input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await verdictOf(page, 'overlap'), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 1: two rooflines, and the tile sets the matmul\'s verdict', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const w = page.locator('[data-widget="rooflines"]');
+  await w.scrollIntoViewIfNeeded();
+  const verdict = (a, m) => w.locator(`td[data-algorithm="${a}"][data-memory="${m}"] [data-verdict]`);
+  // Intensity 100 on a v5e: below both ridges (240 and 120); the 1024-square tile above both.
+  assert.equal(await verdict(0, 0).textContent(), 'memory-bound');
+  assert.equal(await verdict(0, 1).textContent(), 'memory-bound');
+  assert.equal(await verdict(1, 0).textContent(), 'compute-bound');
+  assert.equal(await verdict(1, 1).textContent(), 'compute-bound');
+  assert.equal(await w.locator('[data-tile-approx]').textContent(), '512');
+  const chart = w.locator('.plot');
+  const before = await chart.screenshot();
+  // The slider's end is 5000 FLOPs per byte: compute-bound on both memories.
+  await w.locator('input[type="range"]').focus();
+  await page.keyboard.press('End');
+  assert.equal(await verdict(0, 0).textContent(), 'compute-bound');
+  assert.equal(await verdict(0, 1).textContent(), 'compute-bound');
+  assert.ok(!before.equals(await chart.screenshot()), 'the chart did not change');
+  // A tile only 64 rows tall falls onto the slope.
+  await w.locator('input[aria-label="tile side bm"]').fill('64');
+  assert.equal(await verdict(1, 0).textContent(), 'memory-bound');
+  assert.equal(await verdict(1, 1).textContent(), 'memory-bound');
+  await w.locator('input[aria-label="tile side bm"]').fill('0');
+  assert.match(await w.locator('[data-notice]').textContent(), /bm/);
+  assert.equal(await verdict(1, 0).textContent(), 'memory-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
