@@ -44,9 +44,8 @@ use super::rooflines::{check_batch, pipeline_schedule, system_and_model, Schedul
 use super::{GpuSystem, Scope};
 use crate::model::accounting::{active_params, params};
 use crate::model::config::ModelPreset;
-use crate::training::pipeline::{
-    gpipe_bubble, simulate, PipelineParams, Schedule as PipeSchedule, Timeline,
-};
+use crate::training::pipeline::{simulate, PipelineParams, Schedule as PipeSchedule, Timeline};
+use crate::training::pipeline_bubble;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// The most stages or microbatches the view takes (the schedule's own limit).
@@ -310,7 +309,7 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
         reduce_units,
         step_units,
         step: Seconds(step_units * forward.0),
-        bubble_formula: gpipe_bubble(s, m),
+        bubble_formula: pipeline_bubble(s, m).map_err(|e| e.to_string())?,
         idle: 1.0 - busy / (s * step_units),
         total_comms,
         per_layer,

@@ -338,7 +338,8 @@ pub fn rooflines(p: &RooflineParams) -> Result<RooflineReport, String> {
             / (gpus as f64 * sys.peak.0),
     );
     let pp = PipelineCheck {
-        bubble: crate::training::pipeline::gpipe_bubble(f64::from(p.pp), f64::from(p.microbatches)),
+        bubble: crate::training::pipeline_bubble(f64::from(p.pp), f64::from(p.microbatches))
+            .map_err(|e| e.to_string())?,
         per_hop,
         total: if p.pp == 1 { Seconds(0.0) } else { total },
         per_layer: if p.pp == 1 { Seconds(0.0) } else { per_layer },

@@ -6,7 +6,7 @@
 //! The schedules differ in the order each device runs its work:
 //!
 //! - **GPipe** runs every forward, then every backward; its bubble is
-//!   `(S − 1) / (M + S − 1)` and every microbatch's activations are held at once.
+//!   `(S − 1) / (M + S − 1)` ([`crate::training::pipeline_bubble`]) and every microbatch's activations are held at once.
 //! - **1F1B** starts backward passes as soon as it can and lets stage `s` hold at
 //!   most `S − s` microbatches in flight: the same bubble, far less memory.
 //! - **Interleaved** gives each device `v` smaller chunks of layers (device `s` holds
@@ -223,11 +223,6 @@ pub struct Timeline {
     pub peak_activations: Bytes,
     /// Copies of each stage's weights a device keeps (2 for bidirectional).
     pub weight_copies: u32,
-}
-
-/// GPipe's bubble, `(S − 1) / (M + S − 1)`.
-pub fn gpipe_bubble(stages: f64, microbatches: f64) -> f64 {
-    (stages - 1.0) / (microbatches + stages - 1.0)
 }
 
 /// Megatron-LM's interleaved order for device `d`: chunk forwards in groups of `S`
@@ -569,7 +564,7 @@ mod tests {
         fn gpipe_bubble_is_s_minus_1_over_m_plus_s_minus_1(s in 1u32..12, m in 1u32..40, tf in 0.1f64..5.0, tb in 0.1f64..5.0) {
             let p = PipelineParams { t_forward: Seconds(tf), t_backward: Seconds(tb), ..PipelineParams::new(s, m, Schedule::GPipe) };
             let t = simulate(&p).unwrap();
-            proptest::prop_assert!((t.bubble - gpipe_bubble(s as f64, m as f64)).abs() < 1e-9);
+            proptest::prop_assert!((t.bubble - crate::training::pipeline_bubble(s as f64, m as f64).unwrap()).abs() < 1e-9);
             proptest::prop_assert!((t.step.0 - (m + s - 1) as f64 * (tf + tb)).abs() < 1e-9);
         }
 
