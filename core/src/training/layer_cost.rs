@@ -39,7 +39,7 @@ impl CommKind {
 
 /// One collective in one pass of one layer, per chip.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Collective {
+pub struct PassComm {
     /// What it is.
     pub kind: CommKind,
     /// The link it uses.
@@ -56,7 +56,7 @@ pub struct PassCost {
     /// Matmul time.
     pub math: Seconds,
     /// Collectives.
-    pub comms: Vec<Collective>,
+    pub comms: Vec<PassComm>,
 }
 
 impl PassCost {
@@ -167,7 +167,7 @@ impl Ctx {
         // One layer's weights, split over the tensor axis.
         let weights = Bytes(m * self.d * self.f_weights * self.param_bytes / tensor);
         let ici = |bytes: Bytes, axes: f64| bytes / (self.ici * axes);
-        let coll = |kind, link, bytes: Bytes, time| Collective {
+        let coll = |kind, link, bytes: Bytes, time| PassComm {
             kind,
             link,
             bytes,
