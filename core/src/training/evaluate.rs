@@ -73,8 +73,8 @@ pub fn evaluate(
     check_structure(job, cluster, par)?;
     let sequence_parallel = check_batch(job, cluster, par)?;
     let ctx = Ctx::new(job, cluster, par)?;
-    let layer = ctx.layer(job.batch_tokens);
-    let boundary = boundary_of(&ctx);
+    let layer = ctx.layer(job.batch_tokens)?;
+    let boundary = boundary_of(&ctx)?;
     let chips = cluster.chips();
     let seqs = job.sequences();
     let model_flops = job.step_flops();

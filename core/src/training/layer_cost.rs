@@ -1,6 +1,10 @@
 //! Per-layer costs: FLOPs and collectives of one layer under one strategy, and where a strategy turns compute-bound as the batch grows.
 
-use super::{cross_slice_link, missing, Cluster, Job, Parallelism, TrainingError};
+use super::{
+    cross_slice_link, fsdp_comms, fsdp_network, fsdp_rings, missing, Cluster, Job, Parallelism,
+    TrainingError,
+};
+use crate::comms::collectives::{Collective, Network, RingAxis};
 use crate::hardware::Link;
 use crate::model::config::{positive, ModelError};
 use crate::roofline::Verdict;
@@ -46,7 +50,8 @@ pub struct PassComm {
     pub link: Link,
     /// Bytes each chip moves, in the book's accounting.
     pub bytes: Bytes,
-    /// Time at that link's (axis-multiplied) bandwidth.
+    /// Time: [`fsdp_comms`] for FSDP's gathers and scatters (bandwidth or hop
+    /// latency, whichever is larger), the link's axis-multiplied bandwidth for the rest.
     pub time: Seconds,
 }
 
@@ -110,6 +115,9 @@ pub(super) struct Ctx {
     pub(super) peak: FlopsPerSec,
     ici_link: Link,
     ici: BytesPerSec,
+    /// The network and rings FSDP's collectives run over.
+    fsdp_net: Network,
+    fsdp_rings: Vec<RingAxis>,
     p2p: BytesPerSec,
     dcn: Option<(Link, BytesPerSec)>,
     par: Parallelism,
@@ -145,6 +153,8 @@ impl Ctx {
             act_bytes: job.compute.bytes(),
             peak,
             ici_link: link.link,
+            fsdp_net: fsdp_network(chip)?,
+            fsdp_rings: fsdp_rings(par.fsdp, par.axes_data),
             ici: link.bandwidth,
             p2p: link.one_way.unwrap_or(link.bandwidth),
             dcn,
@@ -154,7 +164,7 @@ impl Ctx {
         })
     }
 
-    pub(super) fn layer(&self, batch: f64) -> LayerCost {
+    pub(super) fn layer(&self, batch: f64) -> Result<LayerCost, TrainingError> {
         let p = &self.par;
         let (data, fsdp, tensor) = (p.data as f64, p.fsdp as f64, p.tensor as f64);
         let m_x = p.axes_data.max(1) as f64;
@@ -176,24 +186,12 @@ impl Ctx {
         let mut fwd = Vec::new();
         let mut bwd = Vec::new();
         if p.fsdp > 1 {
-            fwd.push(coll(
-                CommKind::FsdpGather,
-                self.ici_link,
-                weights,
-                ici(weights, m_x),
-            ));
-            bwd.push(coll(
-                CommKind::FsdpGather,
-                self.ici_link,
-                weights,
-                ici(weights, m_x),
-            ));
-            bwd.push(coll(
-                CommKind::FsdpScatter,
-                self.ici_link,
-                weights,
-                ici(weights, m_x),
-            ));
+            let fsdp = |kind| fsdp_comms(kind, weights, &self.fsdp_rings, &self.fsdp_net);
+            let gather = fsdp(Collective::AllGather)?.time;
+            let scatter = fsdp(Collective::ReduceScatter)?.time;
+            fwd.push(coll(CommKind::FsdpGather, self.ici_link, weights, gather));
+            bwd.push(coll(CommKind::FsdpGather, self.ici_link, weights, gather));
+            bwd.push(coll(CommKind::FsdpScatter, self.ici_link, weights, scatter));
         }
         if p.data > 1 {
             // An all-reduce moves twice the array (Part 3).
@@ -259,7 +257,7 @@ impl Ctx {
         } else {
             Verdict::ComputeBound
         };
-        LayerCost {
+        Ok(LayerCost {
             forward,
             backward,
             t_math: fwd_math,
@@ -270,7 +268,7 @@ impl Ctx {
             } else {
                 binding
             },
-        }
+        })
     }
 }
 
@@ -395,9 +393,9 @@ pub enum Boundary {
     Never,
 }
 
-pub(super) fn boundary_of(ctx: &Ctx) -> Boundary {
+pub(super) fn boundary_of(ctx: &Ctx) -> Result<Boundary, TrainingError> {
     // Every time is affine in the batch; read the lines off two batches.
-    let (l1, l2) = (ctx.layer(1.0), ctx.layer(2.0));
+    let (l1, l2) = (ctx.layer(1.0)?, ctx.layer(2.0)?);
     let a = l2.t_math.0 - l1.t_math.0;
     let series = |l: &LayerCost| -> Vec<f64> {
         l.forward
@@ -414,17 +412,17 @@ pub(super) fn boundary_of(ctx: &Ctx) -> Boundary {
         let intercept = x1 - slope;
         if slope >= a * (1.0 - 1e-12) {
             if intercept > 0.0 || slope > a * (1.0 + 1e-12) {
-                return Boundary::Never;
+                return Ok(Boundary::Never);
             }
             continue;
         }
         at = at.max(intercept / (a - slope));
     }
-    if at > 0.0 {
+    Ok(if at > 0.0 {
         Boundary::At(at)
     } else {
         Boundary::Always
-    }
+    })
 }
 
 /// The global batch at which `t_comms = t_math` for this strategy.
@@ -434,7 +432,7 @@ pub fn boundary_batch(
     par: &Parallelism,
 ) -> Result<Boundary, TrainingError> {
     check_structure(job, cluster, par)?;
-    Ok(boundary_of(&Ctx::new(job, cluster, par)?))
+    boundary_of(&Ctx::new(job, cluster, par)?)
 }
 
 /// One point of a batch sweep.
@@ -464,7 +462,7 @@ pub fn sweep(
         .iter()
         .map(|&b| {
             let batch = positive("batch (tokens)", b)?;
-            let l = ctx.layer(batch);
+            let l = ctx.layer(batch)?;
             Ok(SweepPoint {
                 batch,
                 t_math: l.t_math,

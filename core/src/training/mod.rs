@@ -37,6 +37,7 @@
 //! | `zero.rs` | ZeRO stages 0–3: memory per chip and gradient traffic |
 //! | `cluster.rs` | [`Cluster`]: chips in ICI slices, slices over the data-centre network |
 //! | `strategy.rs` | [`Parallelism`] (degrees and mesh axes) and the book's names for them, [`Scheme`] |
+//! | `fsdp.rs` | the FSDP communication time ([`fsdp_comms`]) over the FSDP rings of a chip's network, the one formula behind every FSDP collective |
 //! | `job.rs` | [`Job`]: the model, the batch and how its state is stored |
 //! | `layer_cost.rs` | one layer's FLOPs and collectives per pass ([`LayerCost`]), the batch where a strategy turns compute-bound, batch sweeps |
 //! | `evaluate.rs` | [`evaluate`] a plan (step time, MFU, memory), the candidate plans and [`best_plan`] |
@@ -49,6 +50,7 @@ pub mod pipeline;
 mod cluster;
 mod error;
 mod evaluate;
+mod fsdp;
 mod job;
 mod layer_cost;
 mod run;
@@ -59,6 +61,7 @@ mod zero;
 pub use cluster::*;
 pub use error::*;
 pub use evaluate::*;
+pub use fsdp::*;
 pub use job::*;
 pub use layer_cost::*;
 pub use run::*;
