@@ -137,7 +137,7 @@ pub fn layer_matmuls(cfg: &ModelConfig) -> Vec<LayerMatmul> {
 /// (bf16), as Part 1's roofline does (`2BD + 2DF + 2BF` bytes for one
 /// `[B, D]·[D, F]` matmul, see [`layer_matmuls`]). While the token batch is small
 /// against `D` and `F` the weights dominate and it flips to compute-bound just
-/// above [`critical_batch`] tokens; for a long prefill the intensity levels off
+/// above [`critical_batch`](crate::inference::critical_batch) tokens; for a long prefill the intensity levels off
 /// at `P_layer / Σ(in + out)`, which is `D·F/(D+F)` for a single matmul.
 /// Attention reads Q and the
 /// KV cache and writes its output: `4·B·T·S·N·H` FLOPs against

@@ -47,7 +47,7 @@ pub struct Evaluation {
     /// Fraction of the step lost to the pipeline bubble.
     pub bubble: f64,
     /// Sequence (context) parallelism needed: a whole number that divides the data
-    /// shards, from [`sequence_degree`] (1 when no sequence is split).
+    /// shards, from [`sequence_degree`](crate::training::sequence_degree) (1 when no sequence is split).
     pub sequence_parallel: f64,
 }
 
