@@ -204,20 +204,17 @@ pub fn component_rooflines(
 mod tests {
     use super::*;
     use crate::hardware::chip;
-    use crate::hardware::Chip;
     use crate::inference::{critical_batch, Precision};
     use crate::roofline::ops::Op;
-
-    fn v5e() -> &'static Chip {
-        chip("v5e").unwrap()
-    }
 
     #[test]
     fn mlp_flips_at_the_critical_batch_while_attention_stays_memory_bound() {
         let m = ServingModel::preset("llama3-70b").unwrap();
         let p = Precision::BF16;
-        let bc = critical_batch(v5e(), p.weights, p.compute).unwrap();
-        let at = |b: f64| component_rooflines(&m, p, v5e(), Phase::Decode, b, 4096.0).unwrap();
+        let bc = critical_batch(chip("v5e").unwrap(), p.weights, p.compute).unwrap();
+        let at = |b: f64| {
+            component_rooflines(&m, p, chip("v5e").unwrap(), Phase::Decode, b, 4096.0).unwrap()
+        };
         // Counting activations moves the flip a little above B_crit (within 10 %).
         let below = at(bc.floor() - 1.0);
         let above = at((bc * 1.1).ceil());
@@ -228,7 +225,8 @@ mod tests {
             // GQA with G = 8: decode attention intensity is just under 8.
             assert!((at(b)[1].intensity.0 - 8.0).abs() < 0.1);
         }
-        let pre = component_rooflines(&m, p, v5e(), Phase::Prefill, 1.0, 4096.0).unwrap();
+        let pre =
+            component_rooflines(&m, p, chip("v5e").unwrap(), Phase::Prefill, 1.0, 4096.0).unwrap();
         assert_eq!(pre[1].verdict(), Verdict::ComputeBound);
     }
 

@@ -41,15 +41,10 @@ pub fn decode_attention_intensity(context: f64, group: f64) -> Intensity {
 mod tests {
     use super::*;
     use crate::hardware::chip;
-    use crate::hardware::Chip;
-
-    fn v5e() -> &'static Chip {
-        chip("v5e").unwrap()
-    }
 
     #[test]
     fn critical_batches() {
-        let c = |w, k| critical_batch(v5e(), w, k).unwrap().round();
+        let c = |w, k| critical_batch(chip("v5e").unwrap(), w, k).unwrap().round();
         assert_eq!(c(Dtype::Bf16, Dtype::Bf16), 240.0);
         assert_eq!(c(Dtype::Int8, Dtype::Bf16), 120.0);
         assert_eq!(c(Dtype::Int8, Dtype::Int8), 240.0);

@@ -85,18 +85,13 @@ pub fn max_throughput(work: &DecodeWorkload, slice: &ServingSlice) -> f64 {
 mod tests {
     use super::*;
     use crate::hardware::chip;
-    use crate::hardware::Chip;
     use crate::roofline::Verdict;
     use crate::units::Bytes;
-
-    fn v5e() -> &'static Chip {
-        chip("v5e").unwrap()
-    }
 
     #[test]
     fn step_time_is_the_general_formula() {
         let w = DecodeWorkload::new(256.0, 30e9, Bytes(30e9), Bytes(819.2e6)).unwrap();
-        let s = ServingSlice::new(v5e(), 16).unwrap();
+        let s = ServingSlice::new(chip("v5e").unwrap(), 16).unwrap();
         let t = decode_step(&w, &s, Dtype::Bf16).unwrap();
         let expect = 256.0 * 819.2e6 / (16.0 * 8.2e11) + 2.0 * 256.0 * 30e9 / (16.0 * 1.97e14);
         assert!((t.total.0 - expect).abs() < 1e-12);
