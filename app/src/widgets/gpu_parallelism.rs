@@ -15,10 +15,10 @@ use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::pipelining::{
     link_name, parse_link, pipelining, zero_bubble, Pipelining, PipeliningParams, ZeroBubbleStep,
 };
-use ridgeline_core::gpu::rooflines::{Block, Work};
 use ridgeline_core::gpu::Scope;
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
+use ridgeline_core::training::pipeline::{Pass, Slot};
 
 use super::common::{
     compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
@@ -221,18 +221,19 @@ impl WidgetParams for ParallelismChoice {
     }
 }
 
-/// The activations a block waits for: `(start, end)` of the send into it, if any.
-pub fn transfer_into(r: &Pipelining, b: &Block) -> Option<(f64, f64)> {
-    let from = match b.work {
-        Work::Forward => b.stage.checked_sub(1)?,
-        Work::Backward => b.stage + 1,
+/// The activations a pass waits for: `(start, end)` of the send into it, if any.
+pub fn transfer_into(r: &Pipelining, b: &Slot) -> Option<(f64, f64)> {
+    let from = match b.pass {
+        Pass::Forward => b.device.checked_sub(1)?,
+        Pass::Backward => b.device + 1,
+        Pass::Weight => return None,
     };
     let prev = r
         .timed
-        .blocks
+        .slots
         .iter()
-        .find(|p| p.stage == from && p.microbatch == b.microbatch && p.work == b.work)?;
-    (r.transfer_units > 0.0).then_some((prev.end, prev.end + r.transfer_units))
+        .find(|p| p.device == from && p.microbatch == b.microbatch && p.pass == b.pass)?;
+    (r.transfer_units > 0.0).then_some((prev.end.0, prev.end.0 + r.transfer_units))
 }
 
 /// The GPipe step as SVG markup: a row per stage, a box per forward or
@@ -248,7 +249,7 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
     let height = timeline_height(stages, ROW);
     let x_of = |t: f64| LABEL_W + t * px;
     let y_of = |s: u32| f64::from(s) * ROW + 2.0;
-    let mut out = String::with_capacity(128 * r.timed.blocks.len() + 512);
+    let mut out = String::with_capacity(128 * r.timed.slots.len() + 512);
     let _ = write!(
         out,
         r#"<svg class="pipeline-timeline gpu-pipeline" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="GPipe step of {stages} stages: {} forward-pass units, {} idle">"#,
@@ -274,16 +275,17 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
             Some((label, y + ROW / 2.0 - 2.0)),
         );
     };
-    for b in &r.timed.blocks {
-        let (class, letter) = match b.work {
-            Work::Forward => ("slot fwd", 'F'),
-            Work::Backward => ("slot bwd", 'B'),
+    for b in &r.timed.slots {
+        let (class, letter) = match b.pass {
+            Pass::Forward => ("slot fwd", 'F'),
+            Pass::Backward => ("slot bwd", 'B'),
+            Pass::Weight => ("slot wgt", 'W'),
         };
         slot(
             class,
-            b.stage,
-            b.start,
-            b.end,
+            b.device,
+            b.start.0,
+            b.end.0,
             &format!("{letter}{}", b.microbatch),
         );
     }
@@ -294,9 +296,9 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
     let mut sends = Boxes::new(fit);
     for (s, (a, e)) in r
         .timed
-        .blocks
+        .slots
         .iter()
-        .filter_map(|b| transfer_into(r, b).map(|t| (b.stage, t)))
+        .filter_map(|b| transfer_into(r, b).map(|t| (b.device, t)))
     {
         sends.add(
             "send",
@@ -519,12 +521,12 @@ mod tests {
         assert_eq!(percent(r.bubble_formula), "33.3%");
         assert_eq!(percent(3.0 / 7.0), "42.9%");
         assert_eq!(percent(3.0 / 35.0), "8.57%");
-        assert!((r.ideal.makespan - 9.0).abs() < 1e-12);
+        assert!((r.ideal.step.0 - 9.0).abs() < 1e-12);
         assert_eq!(r.reduce.0, 0.0);
         // Every forward after the first stage and every backward before the last waits for a send.
         let sends = r
             .timed
-            .blocks
+            .slots
             .iter()
             .filter(|b| transfer_into(&r, b).is_some())
             .count();

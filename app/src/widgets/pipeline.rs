@@ -8,8 +8,9 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::training::pipeline::{
-    gpipe_bubble, simulate, Pass, PipelineParams, Schedule, Slot, Timeline,
+    simulate, Pass, PipelineParams, Schedule, Slot, Timeline,
 };
+use ridgeline_core::training::pipeline_bubble;
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::size::Frame;
@@ -466,7 +467,7 @@ pub fn Pipeline(
             <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units; in the zero-bubble schedule only its input-gradient half B, 1 unit) "<span class="key wgt"></span>" W: the weight-gradient half (zero-bubble, 1 unit); the number is the microbatch."</p>
             <dl class="times pipeline-results">
                 <div><dt>"bubble (idle share of device time)"</dt><dd data-bubble="">{stat(|t, _| format!("{}%", sci(100.0 * t.bubble, 3)))}</dd></div>
-                <div><dt>"GPipe's (S − 1)/(M + S − 1)"</dt><dd>{stat(|_, p| format!("{}%", sci(100.0 * gpipe_bubble(p.stages as f64, p.microbatches as f64), 3)))}</dd></div>
+                <div><dt>"GPipe's (S − 1)/(M + S − 1)"</dt><dd>{stat(|_, p| pipeline_bubble(p.stages as f64, p.microbatches as f64).map_or_else(|e| e.to_string(), |b| format!("{}%", sci(100.0 * b, 3))))}</dd></div>
                 <div><dt>"step time"</dt><dd data-step-time="">{stat(|t, _| format!("{} forward units", sci(t.step.0, 3)))}</dd></div>
                 <div><dt>"most activations held by one device"</dt><dd data-in-flight="">{stat(|t, _| format!("{} microbatch-stages", sci(t.peak_in_flight, 3)))}</dd></div>
                 <div><dt>"copies of each stage's weights"</dt><dd>{stat(|t, _| grouped(t.weight_copies as f64))}</dd></div>

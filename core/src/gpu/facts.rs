@@ -15,10 +15,11 @@ use super::anatomy::{anatomy, AnatomyParams};
 use super::collectives::{nccl_fit, sharp_gain};
 use super::memory::{hierarchy, MemoryParams};
 use super::node::{nvlink_node, NodeParams};
-use super::rooflines::{gb200_changes, megatron, pipeline_schedule};
+use super::rooflines::{gb200_changes, megatron};
 use super::specs::{DGX_SUPERPOD, MEASURED, SM};
 use super::superpod::{superpod, SuperPodParams};
 use crate::format::{grouped, sci, si};
+use crate::training::pipeline::{simulate, PipelineParams, Schedule};
 
 /// One fact: its name, whether it needs `chip=`, and what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,7 +370,7 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             .ok_or_else(|| missing(name, "GB200")),
         "bubble-2x2" => Ok(format!(
             "{:.0}%",
-            pipeline_schedule(2, 2, 0.0)?.bubble * 100.0
+            simulate(&PipelineParams::new(2, 2, Schedule::GPipe))?.bubble * 100.0
         )),
         "tp-limit-llama3-70b"
         | "tp-limit-two-nodes-llama3-70b"

@@ -1,5 +1,5 @@
 //! Pipeline parallelism on a GPU cluster, timed (Part 12, "Pipeline
-//! Parallelism"): the GPipe schedule of [`super::rooflines::pipeline_schedule`]
+//! Parallelism"): the GPipe schedule of [`crate::training::pipeline::simulate`]
 //! with the activations sent between stages and each stage's data-parallel
 //! gradient AllReduce priced on a registry GPU, for a registry model.
 //!
@@ -40,13 +40,12 @@
 use super::collectives::bytes_per_gpu;
 use super::network::Collective;
 use super::parallelism::{pp_comms, pp_comms_per_layer};
-use super::rooflines::{check_batch, pipeline_schedule, system_and_model, Schedule};
+use super::rooflines::{check_batch, system_and_model};
 use super::{GpuSystem, Scope};
 use crate::model::accounting::{active_params, params};
 use crate::model::config::ModelPreset;
-use crate::training::pipeline::{
-    gpipe_bubble, simulate, PipelineParams, Schedule as PipeSchedule, Timeline,
-};
+use crate::training::pipeline::{simulate, PipelineParams, Schedule as PipeSchedule, Timeline};
+use crate::training::pipeline_bubble;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// The most stages or microbatches the view takes (the schedule's own limit).
@@ -173,10 +172,10 @@ pub struct Pipelining {
     pub reduce: Seconds,
     /// `reduce / forward`.
     pub reduce_units: f64,
-    /// The schedule with untimed sends.
-    pub ideal: Schedule,
-    /// The schedule with timed sends.
-    pub timed: Schedule,
+    /// The GPipe timeline with untimed sends, in forward units (a backward is two).
+    pub ideal: Timeline,
+    /// The same with each send taking `transfer_units`.
+    pub timed: Timeline,
     /// Each stage's gradient reduction after the timed schedule.
     pub reductions: Vec<Reduction>,
     /// When the last reduction ends, in forward units: the step.
@@ -269,15 +268,16 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
     };
     let transfer_units = hop.0 / forward.0;
     let reduce_units = reduce.0 / forward.0;
-    let ideal = pipeline_schedule(p.stages, p.microbatches, 0.0)?;
-    let timed = pipeline_schedule(p.stages, p.microbatches, transfer_units)?;
+    let gpipe = PipelineParams::new(p.stages, p.microbatches, PipeSchedule::GPipe);
+    let ideal = simulate(&gpipe)?;
+    let timed = simulate(&gpipe.with_transfer(Seconds(transfer_units)))?;
     let reductions: Vec<Reduction> = (0..p.stages)
         .map(|stage| {
             let start = timed
-                .blocks
+                .slots
                 .iter()
-                .filter(|b| b.stage == stage)
-                .map(|b| b.end)
+                .filter(|b| b.device == stage)
+                .map(|b| b.end.0)
                 .fold(0.0, f64::max);
             Reduction {
                 stage,
@@ -289,7 +289,7 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
     let step_units = reductions
         .iter()
         .map(|r| r.end)
-        .fold(timed.makespan, f64::max);
+        .fold(timed.step.0, f64::max);
     let busy = 3.0 * s * m;
     let layers = u32::try_from(cfg.layers).unwrap_or(u32::MAX);
     let (total_comms, per_layer) = if p.stages == 1 {
@@ -310,7 +310,7 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
         reduce_units,
         step_units,
         step: Seconds(step_units * forward.0),
-        bubble_formula: gpipe_bubble(s, m),
+        bubble_formula: pipeline_bubble(s, m).map_err(|e| e.to_string())?,
         idle: 1.0 - busy / (s * step_units),
         total_comms,
         per_layer,
@@ -367,7 +367,7 @@ mod tests {
         // Two stages, two microbatches, backward twice the forward: 6 units of
         // work per stage in a 9-unit step, so each stage idles a third of it.
         let r = of("h100", "llama3-70b", 4e6, 2, 2, 1, "network");
-        assert_eq!(r.ideal.makespan, 9.0);
+        assert_eq!(r.ideal.step.0, 9.0);
         assert!((r.ideal.bubble - 1.0 / 3.0).abs() < 1e-12);
         assert!((r.bubble_formula - 1.0 / 3.0).abs() < 1e-12);
         // Without data parallelism there is nothing to reduce.
@@ -449,8 +449,8 @@ mod tests {
             s in 1u32..=12, m in 1u32..=16, x in 1u32..64, b in 1e4f64..1e8,
         ) {
             let r = of("h100", "llama3-8b", b, s, m, x, "network");
-            prop_assert!(r.timed.makespan >= r.ideal.makespan - 1e-9);
-            prop_assert!(r.step_units >= r.timed.makespan - 1e-9);
+            prop_assert!(r.timed.step.0 >= r.ideal.step.0 - 1e-9);
+            prop_assert!(r.step_units >= r.timed.step.0 - 1e-9);
             prop_assert!((r.ideal.bubble - r.bubble_formula).abs() < 1e-9);
             prop_assert!(r.idle >= r.ideal.bubble - 1e-9 && r.idle < 1.0);
         }

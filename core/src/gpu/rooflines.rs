@@ -338,7 +338,8 @@ pub fn rooflines(p: &RooflineParams) -> Result<RooflineReport, String> {
             / (gpus as f64 * sys.peak.0),
     );
     let pp = PipelineCheck {
-        bubble: crate::training::pipeline::gpipe_bubble(f64::from(p.pp), f64::from(p.microbatches)),
+        bubble: crate::training::pipeline_bubble(f64::from(p.pp), f64::from(p.microbatches))
+            .map_err(|e| e.to_string())?,
         per_hop,
         total: if p.pp == 1 { Seconds(0.0) } else { total },
         per_layer: if p.pp == 1 { Seconds(0.0) } else { per_layer },
@@ -414,113 +415,6 @@ fn rules(
             advice: "more microbatches, or a zero-bubble schedule; pair with ZeRO-1, not ZeRO-3",
         },
     ]
-}
-
-/// One stage's work in the pipeline schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Work {
-    /// Forward pass of a microbatch (one time unit).
-    Forward,
-    /// Backward pass (two time units).
-    Backward,
-}
-
-/// One block of the pipeline schedule (the book's pipeline-bubble figure).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Block {
-    /// Stage (GPU group) index.
-    pub stage: u32,
-    /// Microbatch index.
-    pub microbatch: u32,
-    /// Forward or backward.
-    pub work: Work,
-    /// Start time, in forward-pass units.
-    pub start: f64,
-    /// End time.
-    pub end: f64,
-}
-
-/// A GPipe schedule: every forward, then every backward, each stage waiting for the
-/// previous one plus `transfer` (in forward-pass units) per hop.
-///
-/// This is the book's pipeline-transfer figure: [`crate::training::pipeline`] simulates the
-/// schedules (GPipe, 1F1B, interleaved, bidirectional) without timing the sends;
-/// here the sends are timed, and with `transfer = 0` the two agree (a test checks).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Schedule {
-    /// Every block, in the order they are scheduled.
-    pub blocks: Vec<Block>,
-    /// When the last block ends.
-    pub makespan: f64,
-    /// Idle fraction: `1 − busy / (stages · makespan)`.
-    pub bubble: f64,
-}
-
-/// Builds the schedule for `stages` and `microbatches`.
-// Stage and microbatch index several tables at once, so plain ranges read best.
-#[allow(clippy::needless_range_loop)]
-pub fn pipeline_schedule(
-    stages: u32,
-    microbatches: u32,
-    transfer: f64,
-) -> Result<Schedule, String> {
-    if stages == 0 || stages > 256 {
-        return Err(format!("stages: must be 1 to 256 (got {stages})"));
-    }
-    if microbatches == 0 || microbatches > 256 {
-        return Err(format!(
-            "microbatches: must be 1 to 256 (got {microbatches})"
-        ));
-    }
-    if !(transfer.is_finite() && transfer >= 0.0) {
-        return Err(format!("transfer: must be zero or more (got {transfer})"));
-    }
-    let (s, m) = (stages as usize, microbatches as usize);
-    let mut free = vec![0.0f64; s];
-    let mut blocks = Vec::with_capacity(2 * s * m);
-    // Places one block on a stage once its input is ready and the stage is free.
-    let mut place = |st: usize, mb: usize, work: Work, ready: f64| -> f64 {
-        let start = ready.max(free[st]);
-        let end = start + if work == Work::Forward { 1.0 } else { 2.0 };
-        free[st] = end;
-        blocks.push(Block {
-            stage: st as u32,
-            microbatch: mb as u32,
-            work,
-            start,
-            end,
-        });
-        end
-    };
-    let mut fwd_end = vec![vec![0.0f64; m]; s];
-    for mb in 0..m {
-        for st in 0..s {
-            let ready = if st == 0 {
-                0.0
-            } else {
-                fwd_end[st - 1][mb] + transfer
-            };
-            fwd_end[st][mb] = place(st, mb, Work::Forward, ready);
-        }
-    }
-    let mut bwd_end = vec![vec![0.0f64; m]; s];
-    for mb in (0..m).rev() {
-        for st in (0..s).rev() {
-            let ready = if st + 1 == s {
-                fwd_end[st][mb]
-            } else {
-                bwd_end[st + 1][mb] + transfer
-            };
-            bwd_end[st][mb] = place(st, mb, Work::Backward, ready);
-        }
-    }
-    let makespan = blocks.iter().map(|b| b.end).fold(0.0, f64::max);
-    let busy = 3.0 * (s * m) as f64;
-    Ok(Schedule {
-        blocks,
-        makespan,
-        bubble: 1.0 - busy / (s as f64 * makespan),
-    })
 }
 
 /// A worked example of the Examples section, evaluated.
@@ -745,45 +639,9 @@ mod tests {
         assert!(r.pp.total.0 < 0.05 * r.pp.step_math.0);
         assert!(!r.rules.iter().any(|x| x.value.contains("(s)")));
         assert_eq!(verdict(&r.dp), Verdict::ComputeBound);
-        assert!(pipeline_schedule(0, 1, 0.0).is_err());
-        assert!(pipeline_schedule(2, 2, -1.0).is_err());
     }
 
     proptest! {
-        #[test]
-        fn bubble_matches_the_closed_form_without_transfers(s in 1u32..16, m in 1u32..32) {
-            let sch = pipeline_schedule(s, m, 0.0).unwrap();
-            let (sf, mf) = (f64::from(s), f64::from(m));
-            prop_assert!((sch.makespan - 3.0 * (mf + sf - 1.0)).abs() < 1e-9);
-            prop_assert!((sch.bubble - (sf - 1.0) / (mf + sf - 1.0)).abs() < 1e-9);
-            prop_assert_eq!(sch.blocks.len() as u32, 2 * s * m);
-        }
-
-        #[test]
-        fn without_transfers_it_is_the_pipeline_modules_gpipe(s in 1u32..16, m in 1u32..32) {
-            use crate::training::pipeline::{simulate, PipelineParams, Schedule as Order};
-            let ours = pipeline_schedule(s, m, 0.0).unwrap();
-            let theirs = simulate(&PipelineParams::new(s, m, Order::GPipe)).unwrap();
-            prop_assert!((ours.makespan - theirs.step.0).abs() < 1e-9);
-            prop_assert!((ours.bubble - theirs.bubble).abs() < 1e-9);
-        }
-
-        #[test]
-        fn transfers_only_lengthen_the_pipeline(s in 2u32..12, m in 1u32..16, t in 0.0f64..2.0) {
-            let a = pipeline_schedule(s, m, 0.0).unwrap();
-            let b = pipeline_schedule(s, m, t).unwrap();
-            prop_assert!(b.makespan >= a.makespan - 1e-9);
-            prop_assert!(b.bubble >= a.bubble - 1e-9);
-            // No stage ever runs two blocks at once.
-            for st in 0..s {
-                let mut mine: Vec<_> = b.blocks.iter().filter(|x| x.stage == st).collect();
-                mine.sort_by(|x, y| x.start.total_cmp(&y.start));
-                for w in mine.windows(2) {
-                    prop_assert!(w[0].end <= w[1].start + 1e-9);
-                }
-            }
-        }
-
         #[test]
         fn reader_input_never_panics(
             gpu in 0usize..5, model in 0usize..4, batch in -1e3f64..1e13,

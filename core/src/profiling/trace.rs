@@ -430,7 +430,7 @@ fn build(cost: &LayerCost, names: &[&'static str], layers: u32, overhead: Second
         counters: HashMap::new(),
     };
     let k = names.len().max(1) as f64;
-    let find = |comms: &[crate::training::Collective], kind| {
+    let find = |comms: &[crate::training::PassComm], kind| {
         comms
             .iter()
             .find(|c| c.kind == kind)

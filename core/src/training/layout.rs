@@ -26,6 +26,7 @@
 //! assert_eq!(l.backward.iter().filter(|s| s.collective.is_some()).count(), 4);
 //! ```
 
+use super::fsdp_comms;
 use crate::comms::collectives::{self, Collective, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::hardware::Chip;
@@ -304,10 +305,19 @@ pub fn layout(p: &LayoutParams) -> Result<Layout, String> {
         array("W_out", format!("W_out[{fy}, {dx}]"), [f_loc, w_d]),
         array("Out", format!("Out[{bx}, {dy}]"), [b_loc, act_d]),
     ];
+    // FSDP's weight gathers and gradient scatters take the FSDP communication time;
+    // the other collectives (tensor parallelism's, data parallelism's AllReduce) the
+    // plain collective cost. Both are over one ring of the axis.
     let coll =
         |kind, axis: char, size: u32, bytes: f64, text: String| -> Result<PassStep, String> {
-            let c = collectives::cost(kind, Bytes(bytes * by), &[RingAxis::ring(size)], &net)
-                .map_err(|e| format!("{}: {e}", axis.to_ascii_lowercase()))?;
+            let ring = [RingAxis::ring(size)];
+            let fsdp = axis == 'X' && s.shards_weights_on_x() && kind != Collective::AllReduce;
+            let c = if fsdp {
+                fsdp_comms(kind, Bytes(bytes * by), &ring, &net).map_err(|e| format!("x: {e}"))?
+            } else {
+                collectives::cost(kind, Bytes(bytes * by), &ring, &net)
+                    .map_err(|e| format!("{}: {e}", axis.to_ascii_lowercase()))?
+            };
             Ok(PassStep {
                 text,
                 collective: Some(CollectiveStep {

@@ -6,7 +6,7 @@
 //! The schedules differ in the order each device runs its work:
 //!
 //! - **GPipe** runs every forward, then every backward; its bubble is
-//!   `(S − 1) / (M + S − 1)` and every microbatch's activations are held at once.
+//!   `(S − 1) / (M + S − 1)` ([`crate::training::pipeline_bubble`]) and every microbatch's activations are held at once.
 //! - **1F1B** starts backward passes as soon as it can and lets stage `s` hold at
 //!   most `S − s` microbatches in flight: the same bubble, far less memory.
 //! - **Interleaved** gives each device `v` smaller chunks of layers (device `s` holds
@@ -31,8 +31,9 @@
 //!
 //! The timeline comes from a small list scheduler: each device, whenever it is
 //! free, starts the most urgent piece of work whose input is ready (for the
-//! interleaved schedule, the next piece of its fixed order). Sends between stages
-//! are not timed.
+//! interleaved schedule, the next piece of its fixed order). A send between
+//! devices takes [`PipelineParams::transfer`] (zero unless set): the work it
+//! carries is ready that much after the pass that produced it ends.
 //!
 //! ```
 //! use ridgeline_core::training::pipeline::{simulate, PipelineParams, Schedule};
@@ -119,6 +120,9 @@ pub struct PipelineParams {
     pub t_backward: Seconds,
     /// Activations one microbatch leaves on one whole stage until its backward pass.
     pub activations: Bytes,
+    /// Time to send a microbatch's activations (or their gradients) from one device
+    /// to the next; zero leaves the sends untimed.
+    pub transfer: Seconds,
 }
 
 impl PipelineParams {
@@ -137,7 +141,13 @@ impl PipelineParams {
             t_forward: Seconds(1.0),
             t_backward: Seconds(2.0),
             activations: Bytes(1.0),
+            transfer: Seconds(0.0),
         }
+    }
+
+    /// The same step with each stage-to-stage send taking `transfer`.
+    pub fn with_transfer(self, transfer: Seconds) -> PipelineParams {
+        PipelineParams { transfer, ..self }
     }
 
     /// Checks every field; the message names the bad one.
@@ -173,6 +183,9 @@ impl PipelineParams {
         }
         if !(self.activations.0.is_finite() && self.activations.0 >= 0.0) {
             return Err("activations: a size of zero or more".into());
+        }
+        if !(self.transfer.0.is_finite() && self.transfer.0 >= 0.0) {
+            return Err("transfer: a time of zero or more".into());
         }
         Ok(())
     }
@@ -223,11 +236,6 @@ pub struct Timeline {
     pub peak_activations: Bytes,
     /// Copies of each stage's weights a device keeps (2 for bidirectional).
     pub weight_copies: u32,
-}
-
-/// GPipe's bubble, `(S − 1) / (M + S − 1)`.
-pub fn gpipe_bubble(stages: f64, microbatches: f64) -> f64 {
-    (stages - 1.0) / (microbatches + stages - 1.0)
 }
 
 /// Megatron-LM's interleaved order for device `d`: chunk forwards in groups of `S`
@@ -438,7 +446,14 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
             Pass::Backward | Pass::Weight => None,
         };
         if let Some(n) = next {
-            ready[device(&n) as usize].push((n, end));
+            // Work that moves to another device waits for the send.
+            let to = device(&n);
+            let at = if to == d as u32 {
+                end
+            } else {
+                end + p.transfer
+            };
+            ready[to as usize].push((n, at));
         }
         if zero_bubble && op.pass == Pass::Backward {
             ready[d].push((
@@ -559,6 +574,12 @@ mod tests {
             ..p
         })
         .starts_with("t_forward:"));
+        assert!(e(PipelineParams {
+            stages: 0,
+            ..PipelineParams::new(1, 1, Schedule::GPipe)
+        })
+        .starts_with("stages:"));
+        assert!(e(p.with_transfer(Seconds(-1.0))).starts_with("transfer:"));
         assert!(Schedule::parse("zigzag")
             .unwrap_err()
             .starts_with("schedule:"));
@@ -566,10 +587,45 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        fn gpipe_in_units_is_the_books_figure(s in 1u32..16, m in 1u32..32) {
+            let sch = simulate(&PipelineParams::new(s, m, Schedule::GPipe)).unwrap();
+            let (sf, mf) = (f64::from(s), f64::from(m));
+            proptest::prop_assert!((sch.step.0 - 3.0 * (mf + sf - 1.0)).abs() < 1e-9);
+            proptest::prop_assert!((sch.bubble - (sf - 1.0) / (mf + sf - 1.0)).abs() < 1e-9);
+            proptest::prop_assert_eq!(sch.slots.len() as u32, 2 * s * m);
+        }
+
+        #[test]
+        fn a_zero_transfer_leaves_the_sends_untimed(s in 1u32..16, m in 1u32..32) {
+            let p = PipelineParams::new(s, m, Schedule::GPipe);
+            let untimed = simulate(&p).unwrap();
+            let zero = simulate(&p.with_transfer(Seconds(0.0))).unwrap();
+            proptest::prop_assert!((untimed.step.0 - zero.step.0).abs() < 1e-9);
+            proptest::prop_assert!((untimed.bubble - zero.bubble).abs() < 1e-9);
+        }
+
+        #[test]
+        fn transfers_only_lengthen_the_pipeline(s in 2u32..12, m in 1u32..16, t in 0.0f64..2.0) {
+            let p = PipelineParams::new(s, m, Schedule::GPipe);
+            let a = simulate(&p).unwrap();
+            let b = simulate(&p.with_transfer(Seconds(t))).unwrap();
+            proptest::prop_assert!(b.step.0 >= a.step.0 - 1e-9);
+            proptest::prop_assert!(b.bubble >= a.bubble - 1e-9);
+            // No device ever runs two slots at once.
+            for d in 0..s {
+                let mut mine: Vec<&Slot> = b.slots.iter().filter(|x| x.device == d).collect();
+                mine.sort_by(|x, y| x.start.0.total_cmp(&y.start.0));
+                for w in mine.windows(2) {
+                    proptest::prop_assert!(w[0].end.0 <= w[1].start.0 + 1e-9);
+                }
+            }
+        }
+
+        #[test]
         fn gpipe_bubble_is_s_minus_1_over_m_plus_s_minus_1(s in 1u32..12, m in 1u32..40, tf in 0.1f64..5.0, tb in 0.1f64..5.0) {
             let p = PipelineParams { t_forward: Seconds(tf), t_backward: Seconds(tb), ..PipelineParams::new(s, m, Schedule::GPipe) };
             let t = simulate(&p).unwrap();
-            proptest::prop_assert!((t.bubble - gpipe_bubble(s as f64, m as f64)).abs() < 1e-9);
+            proptest::prop_assert!((t.bubble - crate::training::pipeline_bubble(s as f64, m as f64).unwrap()).abs() < 1e-9);
             proptest::prop_assert!((t.step.0 - (m + s - 1) as f64 * (tf + tb)).abs() < 1e-9);
         }
 

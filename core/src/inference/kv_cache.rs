@@ -1,0 +1,151 @@
+//! The KV cache: its size per sequence for each kind of attention, and the activations beside it.
+
+use super::{batch_ok, InferenceError};
+use crate::dtype::Dtype;
+use crate::model::accounting::kv_bytes_per_token;
+use crate::model::config::{positive, ModelConfig};
+use crate::units::Bytes;
+
+/// How a model's attention stores keys and values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AttentionKind {
+    /// Multi-head attention: one KV head per query head (`K = N`).
+    Mha,
+    /// Grouped-query attention: `group` query heads share each KV head.
+    Gqa {
+        /// `G = N / K`.
+        group: f64,
+    },
+    /// Multi-query attention: one KV head for all query heads (`K = 1`).
+    Mqa,
+    /// Multi-head latent attention: a shared latent of rank `rank` (plus a rope key).
+    Mla {
+        /// KV latent rank.
+        rank: u64,
+    },
+}
+
+impl AttentionKind {
+    /// The kind of a model's attention.
+    pub fn of(cfg: &ModelConfig) -> AttentionKind {
+        if let Some(m) = cfg.mla {
+            return AttentionKind::Mla { rank: m.kv_rank };
+        }
+        if cfg.kv_heads == cfg.heads {
+            AttentionKind::Mha
+        } else if cfg.kv_heads == 1 {
+            AttentionKind::Mqa
+        } else {
+            AttentionKind::Gqa { group: cfg.group() }
+        }
+    }
+
+    /// Short label: `MHA`, `GQA (G = 8)`, `MQA`, `MLA (rank 512)`.
+    pub fn label(&self) -> String {
+        match self {
+            AttentionKind::Mha => "MHA".to_string(),
+            AttentionKind::Gqa { group } => format!("GQA (G = {group})"),
+            AttentionKind::Mqa => "MQA".to_string(),
+            AttentionKind::Mla { rank } => format!("MLA (rank {rank})"),
+        }
+    }
+}
+
+/// The size of a KV cache.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KvCache {
+    /// The attention variant.
+    pub kind: AttentionKind,
+    /// Bytes per token: `2·L·K·H·bytes` (GQA/MHA/MQA), `L·(rank + rope)·bytes` (MLA).
+    pub per_token: Bytes,
+    /// Bytes per sequence of `seq` tokens.
+    pub per_sequence: Bytes,
+    /// Bytes for the whole batch.
+    pub total: Bytes,
+    /// What multi-head attention (`K = N`) would store per token in the same format.
+    pub mha_per_token: Bytes,
+}
+
+impl KvCache {
+    /// How many times smaller than multi-head attention the cache is.
+    pub fn reduction(&self) -> f64 {
+        self.mha_per_token / self.per_token
+    }
+}
+
+/// The KV cache of `batch` sequences of `seq` tokens in `dtype`; the sequence may
+/// not exceed the model's context.
+pub fn kv_cache(
+    cfg: &ModelConfig,
+    seq: f64,
+    batch: f64,
+    dtype: Dtype,
+) -> Result<KvCache, InferenceError> {
+    cfg.validate()?;
+    let seq = seq_ok(cfg, seq)?;
+    let batch = batch_ok(batch)?;
+    let per_token = kv_bytes_per_token(cfg, dtype);
+    let mha = ModelConfig {
+        kv_heads: cfg.heads,
+        mla: None,
+        ..*cfg
+    };
+    Ok(KvCache {
+        kind: AttentionKind::of(cfg),
+        per_token,
+        per_sequence: per_token * seq,
+        total: per_token * (seq * batch),
+        mha_per_token: kv_bytes_per_token(&mha, dtype),
+    })
+}
+
+pub(super) fn seq_ok(cfg: &ModelConfig, seq: f64) -> Result<f64, InferenceError> {
+    let s = positive("sequence length", seq)?;
+    if s > cfg.max_seq as f64 {
+        return Err(InferenceError::SequenceTooLong {
+            seq: s,
+            max: cfg.max_seq,
+        });
+    }
+    Ok(s)
+}
+
+/// Bytes of one activation `[T, D]` during a prefill of `tokens` tokens
+/// (Part 7: 80 MB for an 8k prefill of LLaMA-2 13B in bf16).
+pub fn activation_bytes(
+    cfg: &ModelConfig,
+    tokens: f64,
+    dtype: Dtype,
+) -> Result<Bytes, InferenceError> {
+    let t = positive("tokens", tokens)?;
+    Ok(dtype.size_of(t * cfg.d_model as f64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kv_variants() {
+        let mut cfg = crate::model::config::model("llama2-13b").unwrap().config;
+        let mha = kv_cache(&cfg, 4096.0, 1.0, Dtype::Bf16).unwrap();
+        assert_eq!(mha.kind, AttentionKind::Mha);
+        assert_eq!(mha.reduction(), 1.0);
+        cfg.kv_heads = 8;
+        let gqa = kv_cache(&cfg, 4096.0, 1.0, Dtype::Bf16).unwrap();
+        assert_eq!(gqa.reduction(), 5.0);
+        cfg.kv_heads = 1;
+        assert_eq!(
+            kv_cache(&cfg, 1.0, 1.0, Dtype::Int8).unwrap().kind,
+            AttentionKind::Mqa
+        );
+        let ds = crate::model::config::model("deepseek-v3").unwrap().config;
+        let mla = kv_cache(&ds, 1.0, 1.0, Dtype::Bf16).unwrap();
+        assert!(matches!(mla.kind, AttentionKind::Mla { rank: 512 }));
+        assert!(mla.reduction() > 50.0);
+        assert!(matches!(
+            kv_cache(&cfg, 1e6, 1.0, Dtype::Int8),
+            Err(InferenceError::SequenceTooLong { .. })
+        ));
+    }
+}
