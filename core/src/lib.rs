@@ -26,7 +26,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`units`], [`dtype`], [`format`], [`symbols`] | foundations: unit-typed quantities, numeric formats, how numbers are printed, the book's notation |
+//! | [`units`], [`dtype`], [`format`](mod@format), [`symbols`] | foundations: unit-typed quantities, numeric formats, how numbers are printed, the book's notation |
 //! | [`hardware`] | the registry of the book's chips, and the TPU's parts: slices of a torus, the chip map, the MXU's systolic array, streaming through VMEM (Parts 1, 2) |
 //! | [`roofline`] | compute against bandwidth: the roofline, the operations put on it, strong scaling (Parts 0, 1) |
 //! | [`comms`] | collectives and their cost, overlapping them with matmuls (Parts 3, 10) |
