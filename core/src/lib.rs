@@ -26,7 +26,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`units`], [`dtype`], [`format`], [`symbols`] | foundations: unit-typed quantities, numeric formats, how numbers are printed, the book's notation |
+//! | [`units`], [`dtype`], [`format`], [`symbols`], [`check`] | foundations: unit-typed quantities, numeric formats, how numbers are printed, the book's notation, the finite-and-positive check on what a reader enters |
 //! | [`hardware`] | the registry of the book's chips, and the TPU's parts: slices of a torus, the chip map, the MXU's systolic array, streaming through VMEM (Parts 1, 2) |
 //! | [`roofline`] | compute against bandwidth: the roofline, the operations put on it, strong scaling (Parts 0, 1) |
 //! | [`comms`] | collectives and their cost, overlapping them with matmuls (Parts 3, 10) |
@@ -39,6 +39,7 @@
 //! | [`reader`] | the reader's own chips and models: JSON chip, Hugging Face config, library, compact form |
 //! | [`exercises`] | the book's problems: solvers, the answer parser and the grader |
 
+pub mod check;
 pub mod comms;
 pub mod dtype;
 pub mod exercises;

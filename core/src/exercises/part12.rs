@@ -4,11 +4,12 @@
 use super::expr::Var;
 use super::kit::{chip_param, def, fix, int, name, num, pick, reference, reg, s};
 use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
+use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::gpu::network::{
-    in_node, outer_reduction_factor, sharp_all_reduce_traffic, Collective, CollectiveOptions,
-    FatTree, Precision as Exactness,
+    in_node, outer_reduction_factor, sharp_all_reduce_traffic, CollectiveOptions, FatTree,
+    Precision as Exactness,
 };
 use crate::gpu::specs::{
     generation, nvlink_generation, Architecture, GpuGeneration, DGX_SUPERPOD, IB_NDR_SWITCH,
