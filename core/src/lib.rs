@@ -37,6 +37,7 @@
 //! | [`profiling`] | reading a profile: layouts, op times, a synthetic trace, one HLO op (Part 9) |
 //! | [`gpu`] | what differs on GPUs: SMs, NVLink nodes, the fat tree, their collectives and rooflines (Part 12) |
 //! | [`reader`] | the reader's own chips and models: JSON chip, Hugging Face config, library, compact form |
+//! | [`rng`] | deterministic random numbers and a content hash, for the grader and every crate's fuzz tests |
 //! | [`exercises`] | the book's problems: solvers, the answer parser and the grader |
 
 pub mod check;
@@ -50,6 +51,7 @@ pub mod inference;
 pub mod model;
 pub mod profiling;
 pub mod reader;
+pub mod rng;
 pub mod roofline;
 pub mod sharding;
 pub mod symbols;

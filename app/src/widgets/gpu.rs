@@ -10,7 +10,7 @@ use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
-use ridgeline_core::gpu::network::{CollectiveCost, CollectiveOptions, Layout};
+use ridgeline_core::gpu::network::{ClusterLayout, CollectiveCost, CollectiveOptions};
 use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Chip, Topology};
@@ -64,7 +64,7 @@ pub struct GpuView {
     /// The system.
     pub system: GpuSystem,
     /// Nodes, SUs and switches.
-    pub layout: Layout,
+    pub layout: ClusterLayout,
     /// The collective over one node's GPUs.
     pub in_node: CollectiveCost,
     /// The collective over all the GPUs, when they span more than one node.
@@ -148,7 +148,7 @@ impl GpuParams {
             dp(vs.id),
             grouped,
         ));
-        let count = |v: &GpuView, f: fn(&Layout) -> u64| f(&v.layout) as f64;
+        let count = |v: &GpuView, f: fn(&ClusterLayout) -> u64| f(&v.layout) as f64;
         rows.push(Diff::number(
             "gpus",
             "GPUs",

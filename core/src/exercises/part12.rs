@@ -1,9 +1,9 @@
 //! Part 12 (How to Think About GPUs): the exercises of `ch12-*`, computed as in
 //! `golden_ch12.rs`.
 
+use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
 use super::kit::{chip_param, def, fix, int, name, num, pick, reference, reg, s};
-use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};

@@ -403,7 +403,7 @@ impl CollectiveCost {
 
 /// How many units of each kind a cluster of some size uses.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Layout {
+pub struct ClusterLayout {
     /// GPUs asked for.
     pub gpus: u64,
     /// GPUs per node.
@@ -426,7 +426,7 @@ pub struct Layout {
     pub highest_level: Option<LevelKind>,
 }
 
-impl Layout {
+impl ClusterLayout {
     /// Every switch (NVSwitches + leaf + spine), where all are known.
     pub fn switches(&self) -> Option<u64> {
         Some(self.nvswitches? + self.leaf_switches? + self.spine_switches?)
@@ -670,7 +670,7 @@ impl FatTree {
     }
 
     /// How many nodes, SUs and switches a cluster of `gpus` uses.
-    pub fn layout(&self, gpus: u64) -> Result<Layout, GpuError> {
+    pub fn layout(&self, gpus: u64) -> Result<ClusterLayout, GpuError> {
         nonzero("GPU count", gpus)?;
         let per_node = u64::from(self.gpus_per_node.max(1));
         let nodes = gpus.div_ceil(per_node);
@@ -687,7 +687,7 @@ impl FatTree {
         let nvswitches = self
             .nvswitches_per_node
             .map(|s| u64::from(s).saturating_mul(nodes));
-        let mut layout = Layout {
+        let mut layout = ClusterLayout {
             gpus,
             gpus_per_node: self.gpus_per_node,
             nodes,

@@ -162,7 +162,7 @@ impl StreamParams {
 
 /// One chunk in one stage.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Span {
+pub struct ChunkSpan {
     /// The chunk (from 0).
     pub chunk: u64,
     /// The stage.
@@ -194,7 +194,7 @@ pub struct StreamRun {
     pub utilisation: f64,
     /// Every chunk's passage through every stage, for the first
     /// [`MAX_TIMELINE_CHUNKS`] chunks.
-    pub timeline: Vec<Span>,
+    pub timeline: Vec<ChunkSpan>,
 }
 
 /// Streams `p.op` through the pipeline.
@@ -251,7 +251,7 @@ pub fn simulate(p: &StreamParams) -> Result<StreamRun, String> {
             let end = start + stage_time[s].0;
             free[s] = end;
             ready = end;
-            timeline.push(Span {
+            timeline.push(ChunkSpan {
                 chunk: c,
                 stage: *stage,
                 start: Seconds(start),
