@@ -7,36 +7,21 @@
 use ridgeline_app::input::parse_count;
 use ridgeline_app::progress::{Progress, SCHEMA, VERSION};
 use ridgeline_app::widgets::common::WidgetParams;
+use ridgeline_core::rng::Rng;
 
 /// Inputs per parser.
 const INPUTS: usize = 1_000_000;
 
-/// splitmix64: small, fast and deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-    fn unicode(&mut self, out: &mut String, max: usize) {
-        for _ in 0..self.below(max) {
-            let c = match self.below(3) {
-                0 => char::from_u32(self.below(0x80) as u32),
-                1 => char::from_u32(0x80 + self.below(0x780) as u32),
-                _ => char::from_u32(self.below(0x11_0000) as u32),
-            };
-            out.push(c.unwrap_or('\u{fffd}'));
-        }
+/// Appends up to `max` random characters, a third each ASCII, two-byte and anywhere
+/// in Unicode (a surrogate becomes U+FFFD).
+fn unicode(rng: &mut Rng, out: &mut String, max: usize) {
+    for _ in 0..rng.below(max) {
+        let c = match rng.below(3) {
+            0 => char::from_u32(rng.below(0x80) as u32),
+            1 => char::from_u32(0x80 + rng.below(0x780) as u32),
+            _ => char::from_u32(rng.below(0x11_0000) as u32),
+        };
+        out.push(c.unwrap_or('\u{fffd}'));
     }
 }
 
@@ -82,13 +67,13 @@ const COUNT_TOKENS: &[&str] = &[
 
 #[test]
 fn parse_count_never_panics_and_stays_in_range() {
-    let mut rng = Rng(0x0c0_4e7_u64);
+    let mut rng = Rng::new(0x0c0_4e7_u64);
     let mut text = String::new();
     let mut accepted = 0usize;
     for _ in 0..INPUTS {
         text.clear();
         if rng.below(5) == 0 {
-            rng.unicode(&mut text, 12);
+            unicode(&mut rng, &mut text, 12);
         } else {
             for _ in 0..1 + rng.below(6) {
                 text.push_str(rng.pick(COUNT_TOKENS));
@@ -165,7 +150,7 @@ fn known(id: &str) -> bool {
 
 #[test]
 fn progress_from_json_never_panics() {
-    let mut rng = Rng(0x0910_6e55_u64);
+    let mut rng = Rng::new(0x0910_6e55_u64);
     let mut text = String::new();
     let mut read = 0usize;
     for i in 0..INPUTS {
@@ -180,7 +165,7 @@ fn progress_from_json_never_panics() {
                         id,
                         ridgeline_app::progress::Solved {
                             attempts: rng.below(100) as u32,
-                            seed: rng.next() % 1_000_000_000_000_000,
+                            seed: rng.next_u64() % 1_000_000_000_000_000,
                         },
                     );
                 }
@@ -222,7 +207,7 @@ fn progress_from_json_never_panics() {
                     text.push_str(&"[".repeat(depth));
                     text.push_str(&"{\"a\":".repeat(rng.below(40)));
                 } else {
-                    rng.unicode(&mut text, 24);
+                    unicode(&mut rng, &mut text, 24);
                 }
             }
         }
@@ -342,7 +327,7 @@ fn widget_parameters_never_panic() {
         "1024",
         "1048576",
     ];
-    let mut rng = Rng(0x05ee_d0ff_1e1d);
+    let mut rng = Rng::new(0x05ee_d0ff_1e1d);
     let mut value = String::new();
     let mut next_value = |rng: &mut Rng| -> String {
         value.clear();
@@ -350,9 +335,9 @@ fn widget_parameters_never_panic() {
             0 | 1 => value.push_str(rng.pick(VALUES)),
             2 => {
                 value.push_str(rng.pick(VALUES));
-                rng.unicode(&mut value, 6);
+                unicode(rng, &mut value, 6);
             }
-            _ => rng.unicode(&mut value, 40),
+            _ => unicode(rng, &mut value, 40),
         }
         value.clone()
     };

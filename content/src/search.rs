@@ -41,11 +41,7 @@ pub fn decode(index: &str) -> Vec<(String, String)> {
 /// The index's file name, named by its content (FNV-1a 64) so that caches
 /// never serve a stale index under a new build.
 pub fn file_name(index: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in index.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
+    let h = ridgeline_core::rng::fnv1a(index.as_bytes());
     format!("search-{h:016x}.txt")
 }
 

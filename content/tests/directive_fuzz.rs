@@ -14,28 +14,10 @@ use ridgeline_content::directive::{find_directives, Directive};
 use ridgeline_content::values::{self, evaluate};
 use ridgeline_core::hardware::CHIPS;
 use ridgeline_core::model::config::MODELS;
+use ridgeline_core::rng::Rng;
 
 /// Snippets generated.
 const INPUTS: usize = 1_000_000;
-
-/// splitmix64: small, fast and deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-}
 
 const NUMBERS: &[&str] = &[
     "0",
@@ -213,7 +195,7 @@ fn a_million_random_directives_are_parsed_consistently() {
     values.extend(NUMBERS);
     values.extend(WORDS);
 
-    let mut rng = Rng(0x00d1_2ec7_1e5f_u64);
+    let mut rng = Rng::new(0x00d1_2ec7_1e5f_u64);
     let (mut parsed, mut evaluated, mut found) = (0usize, 0usize, 0usize);
     for _ in 0..INPUTS {
         let b = body(&mut rng, &names, &keys, &values);

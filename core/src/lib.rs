@@ -26,7 +26,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`units`], [`dtype`], [`format`](mod@format), [`symbols`] | foundations: unit-typed quantities, numeric formats, how numbers are printed, the book's notation |
+//! | [`units`], [`dtype`], [`format`](mod@format), [`symbols`], [`check`], [`rng`] | foundations: unit-typed quantities, numeric formats, how numbers are printed, the book's notation, the finite-and-positive check on what a reader enters, the seeded random numbers and content hash |
 //! | [`hardware`] | the registry of the book's chips, and the TPU's parts: slices of a torus, the chip map, the MXU's systolic array, streaming through VMEM (Parts 1, 2) |
 //! | [`roofline`] | compute against bandwidth: the roofline, the operations put on it, strong scaling (Parts 0, 1) |
 //! | [`comms`] | collectives and their cost, overlapping them with matmuls (Parts 3, 10) |
@@ -37,8 +37,10 @@
 //! | [`profiling`] | reading a profile: layouts, op times, a synthetic trace, one HLO op (Part 9) |
 //! | [`gpu`] | what differs on GPUs: SMs, NVLink nodes, the fat tree, their collectives and rooflines (Part 12) |
 //! | [`reader`] | the reader's own chips and models: JSON chip, Hugging Face config, library, compact form |
+//! | [`rng`] | deterministic random numbers and a content hash, for the grader and every crate's fuzz tests |
 //! | [`exercises`] | the book's problems: solvers, the answer parser and the grader |
 
+pub mod check;
 pub mod comms;
 pub mod dtype;
 pub mod exercises;
@@ -49,6 +51,7 @@ pub mod inference;
 pub mod model;
 pub mod profiling;
 pub mod reader;
+pub mod rng;
 pub mod roofline;
 pub mod sharding;
 pub mod symbols;

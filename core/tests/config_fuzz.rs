@@ -17,9 +17,11 @@ use proptest::test_runner::{Config, RngSeed};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::CHIPS;
 use ridgeline_core::model::accounting::params;
+use ridgeline_core::model::config::MAX_PARAMS;
 use ridgeline_core::reader::chip::{parse_chip, validate_chip};
-use ridgeline_core::reader::hf_config::{import, ImportError, MAX_PARAMS};
+use ridgeline_core::reader::hf_config::{import, ImportError};
 use ridgeline_core::reader::library::{load, Library};
+use ridgeline_core::rng::Rng;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -163,24 +165,6 @@ const KEYS: &[&str] = &[
     "sms",
     "node_egress",
 ];
-
-/// A small deterministic generator (xorshift64*), seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 fn chip_seeds() -> &'static [String] {
     static SEEDS: OnceLock<Vec<String>> = OnceLock::new();
@@ -354,10 +338,10 @@ fn feed_chip(text: &str) {
 /// scalar value otherwise (drawn from the seed, which is cheaper than
 /// proptest's character strategy).
 fn arbitrary_text(seed: u64) -> String {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     (0..rng.below(41))
         .filter_map(|_| {
-            let bits = rng.next();
+            let bits = rng.next_u64();
             let code = if bits & 1 == 0 {
                 (bits >> 1) % 128
             } else {
@@ -374,7 +358,7 @@ proptest! {
     fn mutated_configs_never_panic(batch in prop::collection::vec(any::<u64>(), BATCH)) {
         let seeds = model_values();
         for s in batch {
-            let mut rng = Rng(s | 1);
+            let mut rng = Rng::new(s);
             let seed = &seeds[rng.below(seeds.len())];
             let text = if rng.below(2) == 0 {
                 mutate_structure(seed, &mut rng)
@@ -403,7 +387,7 @@ proptest! {
         let values = chip_values();
         let texts = chip_seeds();
         for s in batch {
-            let mut rng = Rng(s | 1);
+            let mut rng = Rng::new(s);
             let text = if rng.below(2) == 0 {
                 mutate_structure(&values[rng.below(values.len())], &mut rng)
             } else {
@@ -428,7 +412,7 @@ proptest! {
 /// so the checks on accepted models and chips are exercised, not only refusals.
 #[test]
 fn mutations_reach_accepted_inputs() {
-    let mut rng = Rng(0x1234_5678);
+    let mut rng = Rng::new(0x1234_5678);
     let (mut models, mut chips) = (0, 0);
     for _ in 0..2_000 {
         let seeds = model_values();
@@ -498,13 +482,13 @@ fn feed_library(text: &str) -> bool {
 fn mutated_libraries_never_panic_or_lose_text() {
     let seed = library_seed();
     let value: Value = seed.parse().expect("the seed is JSON");
-    let mut rng = Rng(0x4c49_4252);
+    let mut rng = Rng::new(0x4c49_4252);
     let mut read = 0;
     for i in 0..6_000 {
         let text = match i % 3 {
             0 => mutate_structure(&value, &mut rng),
             1 => mutate_bytes(seed, &mut rng),
-            _ => arbitrary_text(rng.next()),
+            _ => arbitrary_text(rng.next_u64()),
         };
         if feed_library(&text) {
             read += 1;

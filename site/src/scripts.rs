@@ -8,6 +8,7 @@ use std::path::Path;
 use ridgeline_content::render::render_chapter;
 use ridgeline_content::search;
 use ridgeline_content::summary::Part;
+use ridgeline_core::rng::{fnv1a, fnv1a_from};
 
 use crate::compress::files_below;
 use crate::{read, write, Error};
@@ -15,12 +16,8 @@ use crate::{read, write, Error};
 /// The first 12 hex digits of a content hash (FNV-1a, 64 bits, twice with
 /// different offsets): enough to tell builds apart, not a security measure.
 pub fn short_hash(bytes: &[u8]) -> String {
-    let fnv = |offset: u64| {
-        bytes.iter().fold(offset, |h, b| {
-            (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
-    };
-    let (a, b) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142));
+    let a = fnv1a(bytes);
+    let b = fnv1a_from(0x6c62_272e_07bb_0142, bytes);
     format!("{:06x}{:06x}", a & 0xff_ffff, b & 0xff_ffff)
 }
 

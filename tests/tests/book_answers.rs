@@ -7,7 +7,8 @@
 
 use ridgeline_core::exercises::book::{book_answer, BOOK_ANSWERS};
 use ridgeline_core::exercises::grade::Mistake;
-use ridgeline_core::exercises::registry::{exercises, Answer};
+use ridgeline_core::exercises::registry::exercises;
+use ridgeline_core::exercises::Answer;
 use ridgeline_core::exercises::Verdict;
 use ridgeline_tests::problem;
 

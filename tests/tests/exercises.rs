@@ -6,11 +6,11 @@
 #![allow(clippy::unwrap_used)]
 
 use ridgeline_core::exercises::book::book_answer;
+use ridgeline_core::exercises::def::MIN_TOLERANCE;
 use ridgeline_core::exercises::grade::Mistake;
 use ridgeline_core::exercises::quantity::{format_quantity, parse_unit, Quantity};
-use ridgeline_core::exercises::registry::{
-    covered_ids, exercise, exercises, Answer, MIN_TOLERANCE,
-};
+use ridgeline_core::exercises::registry::{covered_ids, exercise, exercises};
+use ridgeline_core::exercises::Answer;
 use ridgeline_core::exercises::{Exercise, Verdict};
 use ridgeline_tests::{assert_rel, problem, problems};
 

@@ -5,13 +5,14 @@
 //! and batch sizes of the examples) are the problems' own parameters and are written
 //! here as such; every hardware number comes from the registry.
 
+use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::round_sig;
 use ridgeline_core::gpu::compare::roofline_row;
 use ridgeline_core::gpu::network::{
     cross_node_all_to_all, in_node, outer_reduction_factor, ragged_fraction,
     ragged_fraction_approx, sharded_reduction, sharp_all_reduce_traffic, su_all_gather_traffic,
-    Collective, CollectiveOptions, FatTree, LevelKind,
+    CollectiveOptions, FatTree, LevelKind,
 };
 use ridgeline_core::gpu::parallelism::{min_global_batch, moe_factor, small_axis_factor};
 use ridgeline_core::gpu::specs::RECIPES;

@@ -4,7 +4,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use ridgeline_core::exercises::registry::{exercises, Answer};
+use ridgeline_core::exercises::registry::exercises;
+use ridgeline_core::exercises::Answer;
 use ridgeline_core::exercises::Verdict;
 use ridgeline_tests::{assert_rel, problem};
 

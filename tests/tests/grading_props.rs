@@ -8,7 +8,8 @@
 
 use ridgeline_core::exercises::grade::{Mistake, Precision, MAX_BYTES_TOLERANCE};
 use ridgeline_core::exercises::quantity::{format_in, Dimension, Quantity};
-use ridgeline_core::exercises::registry::{exercises, Answer};
+use ridgeline_core::exercises::registry::exercises;
+use ridgeline_core::exercises::Answer;
 use ridgeline_core::exercises::{Exercise, Verdict};
 
 /// A value as a reader types it in the exercise's unit, with every digit.

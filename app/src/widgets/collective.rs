@@ -10,7 +10,8 @@ use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::emulator::{run, Run, Transfer};
-use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
+use ridgeline_core::sharding::layout::Block;
+use ridgeline_core::sharding::plan::{MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
 use super::common::{

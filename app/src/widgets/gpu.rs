@@ -6,10 +6,11 @@
 
 use super::common::Notice;
 use leptos::prelude::*;
+use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
-use ridgeline_core::gpu::network::{Collective, CollectiveCost, CollectiveOptions, Layout};
+use ridgeline_core::gpu::network::{ClusterLayout, CollectiveCost, CollectiveOptions};
 use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Chip, Topology};
@@ -63,7 +64,7 @@ pub struct GpuView {
     /// The system.
     pub system: GpuSystem,
     /// Nodes, SUs and switches.
-    pub layout: Layout,
+    pub layout: ClusterLayout,
     /// The collective over one node's GPUs.
     pub in_node: CollectiveCost,
     /// The collective over all the GPUs, when they span more than one node.
@@ -147,7 +148,7 @@ impl GpuParams {
             dp(vs.id),
             grouped,
         ));
-        let count = |v: &GpuView, f: fn(&Layout) -> u64| f(&v.layout) as f64;
+        let count = |v: &GpuView, f: fn(&ClusterLayout) -> u64| f(&v.layout) as f64;
         rows.push(Diff::number(
             "gpus",
             "GPUs",
@@ -164,7 +165,7 @@ impl GpuParams {
         ));
         rows.push(Diff::number(
             "in-node",
-            format!("{} inside one node", self.kind.label()),
+            format!("{} inside one node", self.kind.name()),
             a.in_node.total.0,
             b.in_node.total.0,
             seconds,
@@ -246,7 +247,7 @@ impl WidgetParams for GpuParams {
         vec![
             ("gpu".into(), self.gpu.into()),
             ("gpus".into(), self.gpus.to_string()),
-            ("op".into(), self.kind.name().into()),
+            ("op".into(), self.kind.key().into()),
             ("bytes".into(), format!("{}", self.bytes)),
         ]
         .into_iter()
@@ -417,8 +418,8 @@ pub fn Gpu(
     let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = gpu_options(vs_id);
-    let op_options = Collective::ALL
-        .map(|c| option(c.name(), c.label(), move || params.with(|p| p.kind.name())));
+    let op_options =
+        Collective::ALL.map(|c| option(c.key(), c.name(), move || params.with(|p| p.kind.key())));
     let log2 = move || params.with(|p| (p.gpus as f64).log2().round());
 
     view! {
@@ -428,7 +429,7 @@ pub fn Gpu(
                     <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
                 </label>
                 <label>"Collective "
-                    <select prop:value=move || params.with(|p| p.kind.name()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
+                    <select prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>
                 <label>"Array size (bytes) "
                     <input type="text" inputmode="numeric" size="8" aria-label="array size in bytes" class="bytes-text"
@@ -455,7 +456,7 @@ pub fn Gpu(
             {topology}
             <dl class="times gpu-costs">
                 <div>
-                    <dt>{move || read(|v| format!("{} inside one node ({} GPUs)", v.in_node.kind.label(), v.in_node.gpus))}</dt>
+                    <dt>{move || read(|v| format!("{} inside one node ({} GPUs)", v.in_node.kind.name(), v.in_node.gpus))}</dt>
                     <dd data-scope="node" data-seconds=move || read(|v| format!("{}", v.in_node.total.0))>{move || read(|v| seconds(v.in_node.total.0))}</dd>
                 </div>
                 <div>

@@ -8,14 +8,14 @@
 
 use super::common::Notice;
 use leptos::prelude::*;
+use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::gpu::collectives::{
     collective_report, cost_curve, sharded_curve, sharp_gain, CollectiveParams, CollectiveReport,
     CurvePoint, Regime,
 };
 use ridgeline_core::gpu::network::{
-    ragged_fraction, ragged_fraction_approx, sharp_all_reduce_traffic, Collective, ShardedCost,
-    SwitchTraffic,
+    ragged_fraction, ragged_fraction_approx, sharp_all_reduce_traffic, ShardedCost, SwitchTraffic,
 };
 use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::{GpuSystem, Scope};
@@ -164,7 +164,7 @@ impl GpuCollectivesParams {
             ),
             Diff::number(
                 "time",
-                format!("{} of {}", self.kind.label(), si(self.bytes, "B", 3)),
+                format!("{} of {}", self.kind.name(), si(self.bytes, "B", 3)),
                 ra.total.0,
                 rb.total.0,
                 seconds,
@@ -336,7 +336,7 @@ impl WidgetParams for GpuCollectivesParams {
     fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("gpu".into(), self.gpu.into()),
-            ("op".into(), self.kind.name().into()),
+            ("op".into(), self.kind.key().into()),
             ("gpus".into(), self.gpus.to_string()),
             ("bytes".into(), format!("{}", self.bytes)),
             ("sharp".into(), if self.sharp { "1" } else { "0" }.into()),
@@ -367,7 +367,7 @@ pub fn chart_of(
     };
     let what = format!(
         "model: {} over {} ({})",
-        p.kind.label(),
+        p.kind.name(),
         plural(p.gpus, "GPU", "GPUs"),
         v.system.name
     );
@@ -405,7 +405,7 @@ pub fn chart_of(
         vs: vs.map(|(q, w)| Curve {
             label: format!(
                 "model: {} over {} ({})",
-                q.kind.label(),
+                q.kind.name(),
                 plural(q.gpus, "GPU", "GPUs"),
                 w.system.name
             ),
@@ -471,8 +471,8 @@ pub fn GpuCollectives(
     let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = gpu_options(vs_id);
-    let op_options = Collective::ALL
-        .map(|c| option(c.name(), c.label(), move || params.with(|p| p.kind.name())));
+    let op_options =
+        Collective::ALL.map(|c| option(c.key(), c.name(), move || params.with(|p| p.kind.key())));
     let scope_name = move || match params.with(GpuCollectivesParams::scope) {
         Scope::Node => "node",
         Scope::Network => "network",
@@ -592,7 +592,7 @@ pub fn GpuCollectives(
                     <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
                 </label>
                 <label>"Collective "
-                    <select class="op" prop:value=move || params.with(|p| p.kind.name()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
+                    <select class="op" prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>
                 <label>"Scope "
                     <select class="scope" prop:value=scope_name on:change=move |ev| set("scope", event_target_value(&ev))>{scope_options}</select>
@@ -637,11 +637,11 @@ pub fn GpuCollectives(
             <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
-                    aria-label=move || params.with(|p| format!("bus bandwidth of {} against array size, the model beside the book's measurements; the marker is at {}", p.kind.label(), si(p.bytes, "B", 3)))></div>
+                    aria-label=move || params.with(|p| format!("bus bandwidth of {} against array size, the model beside the book's measurements; the marker is at {}", p.kind.name(), si(p.bytes, "B", 3)))></div>
             </div>
             <dl class="times gpu-collectives-numbers">
                 <div>
-                    <dt>{move || read(&|v| format!("{} of {} over {}", v.report.cost.kind.label(), si(v.report.cost.bytes.0, "B", 3), plural(v.report.cost.gpus, "GPU", "GPUs")))}</dt>
+                    <dt>{move || read(&|v| format!("{} of {} over {}", v.report.cost.kind.name(), si(v.report.cost.bytes.0, "B", 3), plural(v.report.cost.gpus, "GPU", "GPUs")))}</dt>
                     <dd data-total=move || read(&|v| v.report.total.0.to_string())>{move || read(&|v| seconds(v.report.total.0))}</dd>
                 </div>
                 <div>

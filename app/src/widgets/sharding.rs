@@ -14,7 +14,8 @@ use ridgeline_core::comms::collectives::Network;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::sharding::plan::{Block, MatmulPlan, Operand, StepKind};
+use ridgeline_core::sharding::layout::Block;
+use ridgeline_core::sharding::plan::{MatmulPlan, Operand, StepKind};
 
 use super::common::{initial_args, write_url_state};
 use crate::input::short;

@@ -33,6 +33,7 @@
 //! assert!(r.overlapped.0 >= r.compute.0.max(r.ring_comms.0));
 //! ```
 
+use crate::check::is_positive;
 use crate::comms::collectives::{self, Collective, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::hardware::{Chip, ALLGATHER_MEASURED_FRACTION, ALLGATHER_MEASURED_PEAK_AT};
@@ -154,13 +155,13 @@ impl CollectiveMatmulParams {
                 ));
             }
         }
-        if !(self.network.one_way.0.is_finite() && self.network.one_way.0 > 0.0) {
+        if !is_positive(self.network.one_way.0) {
             return Err(format!(
                 "{} has no ICI bandwidth in the book",
                 self.network.name
             ));
         }
-        if !(self.peak.0.is_finite() && self.peak.0 > 0.0) {
+        if !is_positive(self.peak.0) {
             return Err("the peak FLOPs/s must be a finite positive number".into());
         }
         Ok(())

@@ -30,6 +30,7 @@
 //! Several axes add their links: `V / (W · N_axes)` for an AllGather over
 //! `N_axes` equal rings.
 
+use crate::check::is_positive;
 use crate::hardware::{Chip, ICI_HOP_LATENCY};
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
@@ -65,11 +66,23 @@ impl Collective {
         }
     }
 
-    /// Parses a name case-insensitively, ignoring `-`, `_` and spaces (`all-gather`, `AG` too).
+    /// The lower-case key a widget's URL and the book's measured curves use:
+    /// `allgather`, `reducescatter`, `allreduce`, `alltoall`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Collective::AllGather => "allgather",
+            Collective::ReduceScatter => "reducescatter",
+            Collective::AllReduce => "allreduce",
+            Collective::AllToAll => "alltoall",
+        }
+    }
+
+    /// Parses a name or key case-insensitively, ignoring `-`, `_` and white space
+    /// (`all-gather`, ` AllToAll`, `AG` too).
     pub fn parse(text: &str) -> Option<Collective> {
         let t: String = text
             .chars()
-            .filter(|c| !matches!(c, '-' | '_' | ' '))
+            .filter(|c| !matches!(c, '-' | '_') && !c.is_whitespace())
             .collect::<String>()
             .to_ascii_lowercase();
         match t.as_str() {
@@ -191,11 +204,10 @@ impl Network {
     }
 
     fn check(&self) -> Result<(), CollectiveError> {
-        let ok = |x: f64| x.is_finite() && x > 0.0;
-        if !ok(self.bidi.0) {
+        if !is_positive(self.bidi.0) {
             return Err(CollectiveError::BadNetwork("bidirectional bandwidth"));
         }
-        if !ok(self.one_way.0) {
+        if !is_positive(self.one_way.0) {
             return Err(CollectiveError::BadNetwork("one-way bandwidth"));
         }
         if !(self.hop_latency.0.is_finite() && self.hop_latency.0 >= 0.0) {

@@ -35,6 +35,7 @@
 
 use std::fmt;
 
+use crate::rng::Rng;
 use crate::symbols;
 
 /// Names a formula's left side may have: the quantity asked for (`T = …`,
@@ -675,41 +676,6 @@ pub enum Equivalence {
     ConstantRatio(f64),
     /// Different.
     Different,
-}
-
-/// A small deterministic generator (SplitMix64), so grading is reproducible.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform on [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform on [lo, hi], log-uniform when the range spans more than a decade.
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        let u = self.unit();
-        if lo > 0.0 && hi / lo > 10.0 {
-            (lo.ln() + u * (hi.ln() - lo.ln())).exp()
-        } else {
-            lo + u * (hi - lo)
-        }
-    }
 }
 
 /// Draws one point: a value for each variable.

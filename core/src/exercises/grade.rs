@@ -25,6 +25,7 @@
 //! ```
 
 use super::quantity::{parse_expecting, parse_unit, Dimension, InvalidAnswer, Unit};
+use crate::check::is_positive;
 
 /// The outcome of checking one answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -231,7 +232,7 @@ pub fn sig_fig_tolerance(value: f64, n: u32) -> f64 {
     let v = value.abs();
     let n = n.clamp(1, 12) as i32;
     let floor = 10f64.powi(-n);
-    if !(v.is_finite() && v > 0.0) {
+    if !is_positive(v) {
         return floor;
     }
     let unit = 10f64.powi(v.log10().floor() as i32 - (n - 1));

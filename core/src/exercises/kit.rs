@@ -21,8 +21,8 @@
 
 use std::sync::Arc;
 
+use super::def::{chosen, n, value, Answer, Def, Kind, Param, Reference, Solution};
 use super::expr::Var;
-use super::registry::{chosen, n, value, Answer, Def, Kind, Param, Reference, Solution};
 use crate::dtype::Dtype;
 use crate::hardware::{chip, Chip, Link};
 use crate::model::config::{model, ModelPreset};

@@ -10,7 +10,8 @@
 //!   total) by perturbing the answer;
 //! - [`expr`] grades formulas (`2BDF`, `N^2(1-1/D)`) by evaluating them at random
 //!   points; [`sharding_answer`] compares shardings by structure;
-//! - [`registry`] holds the exercises of every part, whose answers are
+//! - [`def`] is what an exercise is made of (parameters, answer, solution);
+//!   [`registry`] holds the exercises of every part, whose answers are
 //!   computed by the rest of this crate, with hints, derivations and seeded
 //!   variants; [`book`] the book's answers that differ from the exact ones.
 //!
@@ -69,6 +70,7 @@
 //! ```
 
 pub mod book;
+pub mod def;
 pub mod expr;
 pub mod grade;
 mod kit;
@@ -99,7 +101,6 @@ mod part8;
 #[cfg(feature = "part9")]
 mod part9;
 
+pub use def::{Answer, Kind};
 pub use grade::{Diagnosis, Mistake, Precision, Verdict};
-pub use registry::{
-    covered_ids, exercise, exercises, Answer, Exercise, ExerciseError, Feedback, Kind,
-};
+pub use registry::{covered_ids, exercise, exercises, Exercise, ExerciseError, Feedback};

@@ -1,8 +1,8 @@
 //! Part 1 (rooflines): the exercises of `ch1-*`, computed as in `golden_ch1.rs`.
 
+use super::def::{choice, chosen, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::grade::Precision;
 use super::kit::{bdf, chip_param, peak, reference, ridge};
-use super::registry::{choice, chosen, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
 use crate::hardware::Link;

@@ -1,8 +1,8 @@
 //! Part 10 (programming TPUs in JAX): the exercises of `ch10-*`, computed with
 //! [`crate::sharding::jax`] as in `golden_ch10.rs`.
 
+use super::def::{n, param, value, Def, Kind, Param, Scale, Solution};
 use super::kit::{def, int, num, pick, reg, s, unanswered};
-use super::registry::{n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::format::seconds;
 use crate::sharding::jax::{jit_matmul, pmean_of_slices, shard_means, JitMatmul, PartitionSpec};
 use crate::sharding::Mesh;

@@ -1,14 +1,15 @@
 //! Part 12 (How to Think About GPUs): the exercises of `ch12-*`, computed as in
 //! `golden_ch12.rs`.
 
+use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
 use super::kit::{chip_param, def, fix, int, name, num, pick, reference, reg, s};
-use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
+use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::gpu::network::{
-    in_node, outer_reduction_factor, sharp_all_reduce_traffic, Collective, CollectiveOptions,
-    FatTree, Precision as Exactness,
+    in_node, outer_reduction_factor, sharp_all_reduce_traffic, CollectiveOptions, FatTree,
+    Precision as Exactness,
 };
 use crate::gpu::specs::{
     generation, nvlink_generation, Architecture, GpuGeneration, DGX_SUPERPOD, IB_NDR_SWITCH,

@@ -1,7 +1,7 @@
 //! Part 2 (TPUs): the exercises of `ch2-*`, computed as in `golden_ch2.rs`.
 
+use super::def::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use super::kit::{chip_param, peak, ridge};
-use super::registry::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
 use crate::hardware::tpu::{

@@ -1,9 +1,9 @@
 //! Part 3 (sharded matmuls and collectives): the exercises of `ch3-*`,
 //! computed as in `golden_ch3.rs`.
 
+use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
 use super::kit::{chip_param, reference, ridge, s};
-use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::comms::collectives::{cost, Bound, Collective, CollectiveCost, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};

@@ -1,9 +1,9 @@
 //! Part 4 (transformer math): the exercises of `ch4-*`, computed as in
 //! `golden_ch4.rs`.
 
+use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
 use super::kit::{bdf, chip_param, reference, ridge, s};
-use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{round_sig, sci, si};
 use crate::hardware::Link;

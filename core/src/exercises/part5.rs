@@ -1,8 +1,8 @@
 //! Part 5 (parallelising training): the exercises of `ch5-*`, computed as in
 //! `golden_ch5.rs`.
 
+use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::kit::{chip_param, def, describe, model_param, s};
-use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::{chip, Chip};

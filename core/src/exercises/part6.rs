@@ -1,12 +1,12 @@
 //! Part 6 (training LLaMA 3 on TPUs): the exercises of `ch6-*`, computed as in
 //! `golden_ch6.rs`.
 
+use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::kit::{chip_param, def, describe, model_param, s};
 use super::part5::{
     attention_count, count_def, count_prompt, mixed, mixed_prompt, mlp_count, total_count,
     vocab_count, x_opt, x_opt_prompt, V5P_FIRST,
 };
-use super::registry::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::{chip, Chip};

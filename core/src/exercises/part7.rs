@@ -1,9 +1,9 @@
 //! Part 7 (Transformer inference): the exercises of `ch7-*`, computed as in
 //! `golden_ch7.rs`. Also holds the small helpers Parts 8 and 12 share.
 
+use super::def::{n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
 use super::kit::{chip_param, def, int, name, num, reference, reg, s, unanswered};
-use super::registry::{n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::Chip;
@@ -70,8 +70,8 @@ fn moe_of(p: &[Param]) -> Result<ServingModel, String> {
 
 const TPUS: &[&str] = &["v5e", "v5p", "v6e", "v4p"];
 const GPUS: &[&str] = &["h100", "a100", "h200", "b200"];
-const P_TPU: &[Param] = &[super::registry::choice("chip", "TPU", TPUS)];
-const P_GPU: &[Param] = &[super::registry::choice("chip", "GPU", GPUS)];
+const P_TPU: &[Param] = &[super::def::choice("chip", "TPU", TPUS)];
+const P_GPU: &[Param] = &[super::def::choice("chip", "GPU", GPUS)];
 const P_PQ1A: &[Param] = &[
     param("P", "parameters", 30e9, 1e9, 1e11, Scale::Log),
     param("B", "batch", 4.0, 1.0, 16.0, Scale::Int),

@@ -1,8 +1,8 @@
 //! Part 8 (serving LLaMA 3-70B on TPUs): the exercises of `ch8-*`, computed as
 //! in `golden_ch8.rs`.
 
+use super::def::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use super::kit::{chip_param, def, dtype, fix, int, name, num, pick, reg, s, unanswered};
-use super::registry::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::{Chip, Link};
@@ -195,7 +195,7 @@ fn topo_prompt(p: &[Param], what: &str) -> String {
 }
 
 fn chosen_name(p: &[Param]) -> &'static str {
-    super::registry::chosen(p, "dtype").unwrap_or("int8")
+    super::def::chosen(p, "dtype").unwrap_or("int8")
 }
 
 macro_rules! topo_defs {
@@ -524,9 +524,9 @@ pub(super) fn defs() -> Vec<Def> {
             },
             &["At batch 1 the step is the time to read the weights."]),
         unanswered(def("ch8-wp1a", Kind::Question, P_WP1,
-            |p| format!("How many FLOPs does one forward pass of {} spend per token?", super::registry::chosen(p, "model").unwrap_or("the model")),
+            |p| format!("How many FLOPs does one forward pass of {} spend per token?", super::def::chosen(p, "model").unwrap_or("the model")),
             |p| {
-                let id = super::registry::chosen(p, "model")?;
+                let id = super::def::chosen(p, "model")?;
                 let m = ServingModel::preset(id).map_err(s)?;
                 let f = m.forward_flops(1.0).map_err(s)?;
                 let w = DecodeWorkload::new(1.0, m.active_params, Bytes(1.0), Bytes(1.0)).map_err(s)?;

@@ -1,8 +1,8 @@
 //! Part 9 (profiling TPU programs): the exercises of `ch9-*`, computed with
 //! [`crate::profiling`] as in `golden_ch9.rs`.
 
+use super::def::{n, param, value, Def, Kind, Param, Scale, Solution};
 use super::kit::{def, int, num, pick, s};
-use super::registry::{n, param, value, Def, Kind, Param, Scale, Solution};
 use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};

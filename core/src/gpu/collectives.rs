@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use ridgeline_core::gpu::collectives::{bytes_per_gpu, nccl_fit};
-//! use ridgeline_core::gpu::network::Collective;
+//! use ridgeline_core::comms::collectives::Collective;
 //! use ridgeline_core::units::Bytes;
 //!
 //! // SHARP sends B per GPU where a ring AllReduce sends 2B(N-1)/N: at N = 8 that is
@@ -24,9 +24,11 @@
 //! assert!((fit.bandwidth.0 / 1e9 - 373.0).abs() < 1.0);
 //! ```
 
-use super::network::{Collective, CollectiveCost, CollectiveOptions, FatTree};
+use super::network::{CollectiveCost, CollectiveOptions, FatTree};
 use super::specs::{MeasuredCurve, MEASURED, MEASURED_CURVES, NCCL_ALLREDUCE_POINTS};
 use super::GpuSystem;
+use crate::check::is_positive;
+use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
@@ -36,7 +38,7 @@ use crate::units::{Bytes, BytesPerSec, Seconds};
 /// `B(N−1)/N` up to the switch plus `B/N` of partial sums back, exactly `B`;
 /// AllToAll `B(N−1)/N²`.
 pub fn bytes_per_gpu(kind: Collective, bytes: Bytes, n: u32, sharp: bool) -> Result<Bytes, String> {
-    if !(bytes.0.is_finite() && bytes.0 > 0.0) {
+    if !is_positive(bytes.0) {
         return Err(format!(
             "bytes: must be a positive number (got {})",
             bytes.0
@@ -262,7 +264,7 @@ pub fn collective_report(p: &CollectiveParams) -> Result<CollectiveReport, Strin
     };
     let figure_curves = MEASURED_CURVES
         .iter()
-        .filter(|c| c.collective == p.kind.name())
+        .filter(|c| c.collective == p.kind.key())
         .filter(|c| one_h100_node || !c.key.starts_with("h100"))
         .collect();
     let ring_bytes = bytes_per_gpu(p.kind, p.bytes, n, false)?;

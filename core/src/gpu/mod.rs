@@ -20,7 +20,8 @@
 //! ```
 //! use ridgeline_core::dtype::Dtype;
 //! use ridgeline_core::gpu::{GpuSystem, Scope};
-//! use ridgeline_core::gpu::network::{Collective, CollectiveOptions};
+//! use ridgeline_core::comms::collectives::Collective;
+//! use ridgeline_core::gpu::network::CollectiveOptions;
 //! use ridgeline_core::units::Bytes;
 //!
 //! let h100 = GpuSystem::from_id("h100", Dtype::Bf16).unwrap();
@@ -51,6 +52,7 @@ pub mod simt;
 pub mod specs;
 pub mod superpod;
 
+use crate::check::{positive, NotPositive};
 use crate::dtype::Dtype;
 use crate::hardware::{chip, Chip, Link, Topology, Vendor};
 use crate::units::{Bytes, BytesPerSec, FlopsPerSec, Intensity};
@@ -127,12 +129,12 @@ impl fmt::Display for GpuError {
 
 impl std::error::Error for GpuError {}
 
-/// Checks that `value` is positive and finite.
-pub(crate) fn positive(what: &'static str, value: f64) -> Result<f64, GpuError> {
-    if value.is_finite() && value > 0.0 {
-        Ok(value)
-    } else {
-        Err(GpuError::NotPositive { what, value })
+impl From<NotPositive> for GpuError {
+    fn from(e: NotPositive) -> GpuError {
+        GpuError::NotPositive {
+            what: e.what,
+            value: e.value,
+        }
     }
 }
 

@@ -24,58 +24,11 @@
 use super::specs::{
     nvlink_generation, SuperPodDesign, DGX_SUPERPOD, GB200_SUPERPOD_GPUS, IB_NDR_SWITCH,
 };
-use super::{nonzero, positive, GpuError, GpuSystem};
+use super::{nonzero, GpuError, GpuSystem};
+use crate::check::positive;
+use crate::comms::collectives::Collective;
 use crate::hardware::Source;
 use crate::units::{Bytes, BytesPerSec, Seconds};
-
-/// A collective operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Collective {
-    /// Every GPU ends with the whole array.
-    AllGather,
-    /// Every GPU ends with one reduced shard.
-    ReduceScatter,
-    /// Every GPU ends with the whole reduced array.
-    AllReduce,
-    /// Every GPU sends a distinct shard to every other.
-    AllToAll,
-}
-
-impl Collective {
-    /// Every collective.
-    pub const ALL: [Collective; 4] = [
-        Collective::AllGather,
-        Collective::ReduceScatter,
-        Collective::AllReduce,
-        Collective::AllToAll,
-    ];
-
-    /// Short name for URLs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Collective::AllGather => "allgather",
-            Collective::ReduceScatter => "reducescatter",
-            Collective::AllReduce => "allreduce",
-            Collective::AllToAll => "alltoall",
-        }
-    }
-
-    /// Human label.
-    pub fn label(self) -> &'static str {
-        match self {
-            Collective::AllGather => "AllGather",
-            Collective::ReduceScatter => "ReduceScatter",
-            Collective::AllReduce => "AllReduce",
-            Collective::AllToAll => "AllToAll",
-        }
-    }
-
-    /// Parses a short name; `None` for anything unknown.
-    pub fn parse(text: &str) -> Option<Collective> {
-        let t = text.trim().to_ascii_lowercase();
-        Collective::ALL.into_iter().find(|c| c.name() == t)
-    }
-}
 
 /// Whether to keep the `(N−1)/N` ring factors or use the book's large-`N` forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -450,7 +403,7 @@ impl CollectiveCost {
 
 /// How many units of each kind a cluster of some size uses.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Layout {
+pub struct ClusterLayout {
     /// GPUs asked for.
     pub gpus: u64,
     /// GPUs per node.
@@ -473,7 +426,7 @@ pub struct Layout {
     pub highest_level: Option<LevelKind>,
 }
 
-impl Layout {
+impl ClusterLayout {
     /// Every switch (NVSwitches + leaf + spine), where all are known.
     pub fn switches(&self) -> Option<u64> {
         Some(self.nvswitches? + self.leaf_switches? + self.spine_switches?)
@@ -717,7 +670,7 @@ impl FatTree {
     }
 
     /// How many nodes, SUs and switches a cluster of `gpus` uses.
-    pub fn layout(&self, gpus: u64) -> Result<Layout, GpuError> {
+    pub fn layout(&self, gpus: u64) -> Result<ClusterLayout, GpuError> {
         nonzero("GPU count", gpus)?;
         let per_node = u64::from(self.gpus_per_node.max(1));
         let nodes = gpus.div_ceil(per_node);
@@ -734,7 +687,7 @@ impl FatTree {
         let nvswitches = self
             .nvswitches_per_node
             .map(|s| u64::from(s).saturating_mul(nodes));
-        let mut layout = Layout {
+        let mut layout = ClusterLayout {
             gpus,
             gpus_per_node: self.gpus_per_node,
             nodes,

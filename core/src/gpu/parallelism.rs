@@ -18,7 +18,8 @@
 //! assert_eq!(h100.moe_dp_threshold(Scope::Network, 128, 4).unwrap(), 79_200.0);
 //! ```
 
-use super::{nonzero, positive, GpuError, GpuSystem, Scope};
+use super::{nonzero, GpuError, GpuSystem, Scope};
+use crate::check::positive;
 use crate::hardware::Link;
 use crate::roofline::Analysis;
 use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};

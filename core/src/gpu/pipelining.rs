@@ -38,10 +38,10 @@
 //! ```
 
 use super::collectives::bytes_per_gpu;
-use super::network::Collective;
 use super::parallelism::{pp_comms, pp_comms_per_layer};
 use super::rooflines::{check_batch, system_and_model};
 use super::{GpuSystem, Scope};
+use crate::comms::collectives::Collective;
 use crate::model::accounting::{active_params, params};
 use crate::model::config::ModelPreset;
 use crate::training::pipeline::{simulate, PipelineParams, Schedule as PipeSchedule, Timeline};

@@ -514,7 +514,7 @@ pub fn gb200_changes() -> Result<Vec<NodeRooflines>, String> {
             let pod = tree.levels.last().map_or(1, |l| l.gpus());
             let cost = tree
                 .collective(
-                    super::network::Collective::AllGather,
+                    crate::comms::collectives::Collective::AllGather,
                     crate::units::Bytes(1e9),
                     pod,
                     super::network::CollectiveOptions::default().asymptotic(),

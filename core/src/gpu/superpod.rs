@@ -20,7 +20,7 @@
 //! assert_eq!(v.bisection.0, 51.2e12);
 //! ```
 
-use super::network::{FatTree, Layout, LevelKind};
+use super::network::{ClusterLayout, FatTree, LevelKind};
 use super::specs::GB200_SUPERPOD_GPUS;
 use super::GpuSystem;
 use crate::dtype::Dtype;
@@ -86,7 +86,7 @@ pub struct LevelView {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuperPodView {
     /// How many nodes, SUs and switches.
-    pub layout: Layout,
+    pub layout: ClusterLayout,
     /// The reference design's levels, bottom up.
     pub levels: Vec<LevelView>,
     /// NICs per node, each on its own leaf switch (DGX designs).
@@ -101,7 +101,7 @@ pub struct SuperPodView {
     pub description: String,
 }
 
-impl Layout {
+impl ClusterLayout {
     /// One line with proper plurals: "1,024 GPUs fill 128 nodes of 8, in 4 Scalable
     /// Units, with 560 switches" (widgets show this instead of "node(s)").
     pub fn describe(&self) -> String {
@@ -109,7 +109,7 @@ impl Layout {
     }
 }
 
-fn describe(layout: &Layout) -> String {
+fn describe(layout: &ClusterLayout) -> String {
     let mut s = format!(
         "{} {} {} of {}",
         plural(layout.gpus, "GPU", "GPUs"),

@@ -29,6 +29,7 @@
 //! assert_eq!(run.bottleneck, Stage::HbmToVmem);
 //! ```
 
+use crate::check::positive;
 use crate::dtype::Dtype;
 use crate::hardware::tpu::{core_mxu_rate, cores_per_chip, vmem_bandwidth, vpu_rate, Coord, Slice};
 use crate::hardware::{tensor_core, Chip, VMEM_CAPACITY};
@@ -36,15 +37,6 @@ use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
 
 /// Most chunks the step-by-step timeline keeps (a longer stream is summarised).
 pub const MAX_TIMELINE_CHUNKS: u64 = 4096;
-
-/// `Ok` if `x` is finite and positive, else a message naming `what`.
-pub(crate) fn positive(x: f64, what: &str) -> Result<(), String> {
-    if x.is_finite() && x > 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{what} must be a finite positive number"))
-    }
-}
 
 /// The stages of the pipeline, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -140,13 +132,12 @@ impl StreamParams {
 
     /// Checks every field, naming the first bad one.
     pub fn validate(&self) -> Result<(), String> {
-        let pos = positive;
-        pos(self.chunk.0, "the chunk size")?;
-        pos(self.hbm.0, "the HBM bandwidth")?;
-        pos(self.vmem.0, "the VMEM bandwidth")?;
-        pos(
-            self.compute.0,
+        positive("the chunk size", self.chunk.0)?;
+        positive("the HBM bandwidth", self.hbm.0)?;
+        positive("the VMEM bandwidth", self.vmem.0)?;
+        positive(
             "the compute rate (this chip has no VPU figure in the book; set one)",
+            self.compute.0,
         )?;
         match self.op {
             StreamOp::Elementwise { elements: 0 } => {
@@ -171,7 +162,7 @@ impl StreamParams {
 
 /// One chunk in one stage.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Span {
+pub struct ChunkSpan {
     /// The chunk (from 0).
     pub chunk: u64,
     /// The stage.
@@ -203,7 +194,7 @@ pub struct StreamRun {
     pub utilisation: f64,
     /// Every chunk's passage through every stage, for the first
     /// [`MAX_TIMELINE_CHUNKS`] chunks.
-    pub timeline: Vec<Span>,
+    pub timeline: Vec<ChunkSpan>,
 }
 
 /// Streams `p.op` through the pipeline.
@@ -260,7 +251,7 @@ pub fn simulate(p: &StreamParams) -> Result<StreamRun, String> {
             let end = start + stage_time[s].0;
             free[s] = end;
             ready = end;
-            timeline.push(Span {
+            timeline.push(ChunkSpan {
                 chunk: c,
                 stage: *stage,
                 start: Seconds(start),

@@ -21,6 +21,7 @@
 //! assert!(Slice::new(v5e, &[4, 4, 4]).is_err());
 //! ```
 
+use crate::check::{positive, NotPositive};
 use crate::dtype::Dtype;
 use crate::hardware::{
     Chip, Link, TensorCoreSpec, Topology, WrapRule, ICI_HOP_LATENCY, VMEM_OVER_HBM, VPU_SHAPE,
@@ -403,7 +404,7 @@ impl Slice {
     /// Lower bound for gathering `total` bytes, spread evenly over the slice, onto chip `c`:
     /// it receives `total · (n−1)/n` over its own incoming ICI links (one-way each).
     pub fn gather_onto(&self, c: Coord, total: Bytes) -> Result<Seconds, TpuError> {
-        positive(total.0, "the byte count")?;
+        positive("the byte count", total.0)?;
         let links = self.neighbours(c)?.len();
         if links == 0 {
             return Ok(Seconds(0.0));
@@ -420,7 +421,7 @@ impl Slice {
     /// Time to load `total` bytes, spread evenly over the slice's hosts, into HBM over
     /// every chip's PCIe link at once.
     pub fn load_from_hosts(&self, total: Bytes) -> Result<Seconds, TpuError> {
-        positive(total.0, "the byte count")?;
+        positive("the byte count", total.0)?;
         let pcie = self
             .chip
             .bandwidth(Link::Pcie)
@@ -429,11 +430,9 @@ impl Slice {
     }
 }
 
-fn positive(x: f64, what: &'static str) -> Result<(), TpuError> {
-    if x.is_finite() && x > 0.0 {
-        Ok(())
-    } else {
-        Err(TpuError::BadValue(what))
+impl From<NotPositive> for TpuError {
+    fn from(e: NotPositive) -> TpuError {
+        TpuError::BadValue(e.what)
     }
 }
 
@@ -456,7 +455,7 @@ pub fn transfer(bytes: Bytes, links: u32, w: BytesPerSec, hops: u32) -> Result<T
     if links == 0 {
         return Err(TpuError::BadValue("the number of links"));
     }
-    positive(w.0, "the link bandwidth")?;
+    positive("the link bandwidth", w.0)?;
     let first_byte = ICI_HOP_LATENCY.value * hops as f64;
     let streaming = bytes / (w * links as f64);
     Ok(Transfer {
@@ -469,7 +468,7 @@ pub fn transfer(bytes: Bytes, links: u32, w: BytesPerSec, hops: u32) -> Result<T
 /// Lower bound on a sampling step: stream `param_bytes` from the HBM of `chips` chips once,
 /// `param_bytes / (chips · W_hbm)`.
 pub fn weight_load_time(param_bytes: Bytes, chips: u64, chip: &Chip) -> Result<Seconds, TpuError> {
-    positive(param_bytes.0, "the parameter bytes")?;
+    positive("the parameter bytes", param_bytes.0)?;
     if chips == 0 {
         return Err(TpuError::BadValue("the chip count"));
     }

@@ -19,8 +19,9 @@
 //! assert!((p.total() / 1e9 - 70.55).abs() < 0.01);
 //! ```
 
+use crate::check::{is_positive, positive};
 use crate::dtype::Dtype;
-use crate::model::config::{positive, ModelConfig, ModelError};
+use crate::model::config::{ModelConfig, ModelError, MAX_PARAMS};
 use crate::units::{Bytes, Flops, Intensity};
 use std::fmt;
 
@@ -116,6 +117,20 @@ fn counts(cfg: &ModelConfig, experts_per_token: Option<u64>) -> ParamCounts {
         mlp,
         router,
         norms: (2.0 * l + 1.0) * d,
+    }
+}
+
+impl ModelConfig {
+    /// The same model once [`ModelConfig::validate`] accepts its shape and it has at
+    /// most [`MAX_PARAMS`] parameters: the one check every model a reader enters
+    /// (a compact form, a `config.json`) passes before anything is computed from it.
+    pub fn checked(self) -> Result<ModelConfig, ModelError> {
+        self.validate()?;
+        let params = params(&self).total();
+        if params.is_nan() || params > MAX_PARAMS {
+            return Err(ModelError::TooManyParams { params });
+        }
+        Ok(self)
     }
 }
 
@@ -359,7 +374,7 @@ pub fn einsum_flops(spec: &str, sizes: &[(char, f64)]) -> Result<Flops, EinsumEr
             .iter()
             .find(|(d, _)| *d == c)
             .map(|(_, s)| *s)
-            .filter(|s| s.is_finite() && *s > 0.0)
+            .filter(|s| is_positive(*s))
             .ok_or(EinsumError::BadSize(c))?;
         product *= size;
     }

@@ -19,6 +19,7 @@
 //! assert!(err.to_string().contains("divide"));
 //! ```
 
+use crate::check::NotPositive;
 use std::fmt;
 
 /// The largest `d_model` a reader may enter (2^20).
@@ -37,6 +38,9 @@ pub const MAX_VOCAB: u64 = 100_000_000;
 pub const MAX_SEQ: u64 = 1 << 30;
 /// The most experts a reader may enter.
 pub const MAX_EXPERTS: u64 = 1 << 16;
+/// The most parameters a model may have (10^15; the largest published models
+/// have about 10^12).
+pub const MAX_PARAMS: f64 = 1e15;
 
 /// What is wrong with a model shape or a workload size.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +94,11 @@ pub enum ModelError {
         /// Total layers.
         layers: u64,
     },
+    /// The shape adds up to more than [`MAX_PARAMS`] parameters.
+    TooManyParams {
+        /// The parameter count of the shape.
+        params: f64,
+    },
     /// No preset has this id.
     UnknownModel(String),
 }
@@ -120,6 +129,14 @@ impl fmt::Display for ModelError {
                 f,
                 "{dense} leading dense layers leave no MoE layer in a {layers}-layer model"
             ),
+            // `sci`, not `{:.3e}`: exponent formatting with a precision would
+            // add its own float printer to every page bundle that decodes models.
+            ModelError::TooManyParams { params } => write!(
+                f,
+                "{} parameters is more than the {} accepted",
+                crate::format::sci(*params, 4),
+                crate::format::sci(MAX_PARAMS, 1)
+            ),
             ModelError::UnknownModel(id) => write!(f, "no model preset is called “{id}”"),
         }
     }
@@ -127,20 +144,28 @@ impl fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
-/// Checks that a reader-entered quantity is finite and positive, and returns it.
+impl From<NotPositive> for ModelError {
+    fn from(e: NotPositive) -> ModelError {
+        if e.is_finite() {
+            ModelError::NotPositive {
+                field: e.what,
+                value: e.value,
+            }
+        } else {
+            ModelError::NotFinite { field: e.what }
+        }
+    }
+}
+
+/// [`check::positive`](crate::check::positive) with the failure as a [`ModelError`],
+/// for the model, training and inference functions whose error types take a `ModelError`.
 pub fn positive(field: &'static str, value: f64) -> Result<f64, ModelError> {
-    if !value.is_finite() {
-        return Err(ModelError::NotFinite { field });
-    }
-    if value <= 0.0 {
-        return Err(ModelError::NotPositive { field, value });
-    }
-    Ok(value)
+    Ok(crate::check::positive(field, value)?)
 }
 
 /// Checks that a reader-entered dimension is a whole number in `1..=max`.
 pub fn parse_dim(field: &'static str, value: f64, max: u64) -> Result<u64, ModelError> {
-    let v = positive(field, value)?;
+    let v = crate::check::positive(field, value)?;
     if v.fract() != 0.0 {
         return Err(ModelError::NotAnInteger { field, value });
     }
@@ -250,7 +275,29 @@ impl ModelConfig {
         head_dim: u64,
         vocab: u64,
     ) -> Result<ModelConfig, ModelError> {
-        let cfg = ModelConfig {
+        let cfg = ModelConfig::gqa(
+            d_model, d_ff, layers, heads, kv_heads, head_dim, vocab, 8192,
+        );
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// A dense grouped-query model with a gated MLP and untied embeddings, not yet
+    /// checked: the shape of most presets, and the start of every model a reader
+    /// enters (which sets the other fields and then calls `ModelConfig::checked`).
+    /// The argument list mirrors a config file's fields.
+    #[allow(clippy::too_many_arguments)]
+    pub const fn gqa(
+        d_model: u64,
+        d_ff: u64,
+        layers: u64,
+        heads: u64,
+        kv_heads: u64,
+        head_dim: u64,
+        vocab: u64,
+        max_seq: u64,
+    ) -> ModelConfig {
+        ModelConfig {
             d_model,
             d_ff,
             layers,
@@ -260,12 +307,10 @@ impl ModelConfig {
             vocab,
             gated: true,
             tied_embeddings: false,
-            max_seq: 8192,
+            max_seq,
             moe: None,
             mla: None,
-        };
-        cfg.validate()?;
-        Ok(cfg)
+        }
     }
 
     /// The same model with two MLP matrices instead of three.
@@ -295,6 +340,8 @@ impl ModelConfig {
     }
 
     /// Checks every dimension: positive, within sane bounds, `K` dividing `N`, `k ≤ E`.
+    /// A reader's model also has its parameters counted: see `ModelConfig::checked`
+    /// in [`accounting`](crate::model::accounting).
     pub fn validate(&self) -> Result<(), ModelError> {
         check_dim("d_model (D)", self.d_model, MAX_D_MODEL)?;
         check_dim("d_ff (F)", self.d_ff, MAX_D_FF)?;
@@ -400,40 +447,12 @@ pub struct ModelPreset {
     pub source: ModelSource,
 }
 
-/// A grouped-query dense preset; the argument list mirrors a config file's fields.
-#[allow(clippy::too_many_arguments)]
-const fn gqa(
-    d_model: u64,
-    d_ff: u64,
-    layers: u64,
-    heads: u64,
-    kv_heads: u64,
-    head_dim: u64,
-    vocab: u64,
-    max_seq: u64,
-) -> ModelConfig {
-    ModelConfig {
-        d_model,
-        d_ff,
-        layers,
-        heads,
-        kv_heads,
-        head_dim,
-        vocab,
-        gated: true,
-        tied_embeddings: false,
-        max_seq,
-        moe: None,
-        mla: None,
-    }
-}
-
 /// Every preset, dense models first.
 pub static MODELS: &[ModelPreset] = &[
     ModelPreset {
         id: "llama2-13b",
         name: "LLaMA-2 13B",
-        config: gqa(5120, 13824, 40, 40, 40, 128, 32000, 4096),
+        config: ModelConfig::gqa(5120, 13824, 40, 40, 40, 128, 32000, 4096),
         published_params: 13.0e9,
         source: ModelSource {
             part: Some(5),
@@ -444,7 +463,7 @@ pub static MODELS: &[ModelPreset] = &[
     ModelPreset {
         id: "llama3-8b",
         name: "LLaMA 3 8B",
-        config: gqa(4096, 14336, 32, 32, 8, 128, 128256, 8192),
+        config: ModelConfig::gqa(4096, 14336, 32, 32, 8, 128, 128256, 8192),
         published_params: 8.03e9,
         source: ModelSource {
             part: Some(6),
@@ -454,7 +473,7 @@ pub static MODELS: &[ModelPreset] = &[
     ModelPreset {
         id: "llama3-70b",
         name: "LLaMA 3 70B",
-        config: gqa(8192, 28672, 80, 64, 8, 128, 128256, 8192),
+        config: ModelConfig::gqa(8192, 28672, 80, 64, 8, 128, 128256, 8192),
         published_params: 70.6e9,
         source: ModelSource {
             part: Some(6),
@@ -465,7 +484,7 @@ pub static MODELS: &[ModelPreset] = &[
     ModelPreset {
         id: "llama3-405b",
         name: "LLaMA 3.1 405B",
-        config: gqa(16384, 53248, 126, 128, 8, 128, 128256, 131072),
+        config: ModelConfig::gqa(16384, 53248, 126, 128, 8, 128, 128256, 131072),
         published_params: 405.9e9,
         source: ModelSource {
             part: Some(6),
@@ -477,7 +496,7 @@ pub static MODELS: &[ModelPreset] = &[
         name: "Gemma 2 27B",
         config: ModelConfig {
             tied_embeddings: true,
-            ..gqa(4608, 36864, 46, 32, 16, 128, 256000, 8192)
+            ..ModelConfig::gqa(4608, 36864, 46, 32, 16, 128, 256000, 8192)
         },
         published_params: 27.2e9,
         source: ModelSource {
@@ -496,7 +515,7 @@ pub static MODELS: &[ModelPreset] = &[
                 expert_ff: 14336,
                 dense_layers: 0,
             }),
-            ..gqa(4096, 14336, 32, 32, 8, 128, 32000, 32768)
+            ..ModelConfig::gqa(4096, 14336, 32, 32, 8, 128, 32000, 32768)
         },
         published_params: 46.7e9,
         source: ModelSource {
@@ -515,7 +534,7 @@ pub static MODELS: &[ModelPreset] = &[
                 expert_ff: 2880,
                 dense_layers: 0,
             }),
-            ..gqa(2880, 2880, 36, 64, 8, 64, 201088, 131072)
+            ..ModelConfig::gqa(2880, 2880, 36, 64, 8, 64, 201088, 131072)
         },
         published_params: 116.8e9,
         source: ModelSource {
@@ -542,7 +561,7 @@ pub static MODELS: &[ModelPreset] = &[
                 rope_dim: 64,
                 v_dim: 128,
             }),
-            ..gqa(7168, 18432, 61, 128, 128, 128, 129280, 163840)
+            ..ModelConfig::gqa(7168, 18432, 61, 128, 128, 128, 129280, 163840)
         },
         published_params: 671e9,
         source: ModelSource {

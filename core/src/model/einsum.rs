@@ -323,6 +323,7 @@ pub fn analyse(c: &Contraction, sizes: &[(char, f64)]) -> Result<Analysis, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
 
     fn sized(spec: &str, sizes: &str) -> Analysis {
         let c = Contraction::parse(spec).unwrap();
@@ -386,55 +387,41 @@ mod tests {
             .contains("twice"));
     }
 
-    /// A small deterministic generator (xorshift) for the fuzz test.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn pick(&mut self, set: &[u8]) -> char {
-            set[(self.next() % set.len() as u64) as usize] as char
-        }
-    }
-
     #[test]
     fn a_million_random_expressions_are_rejected_with_a_message_or_round_trip() {
         const ALPHABET: &[u8] = b"BDFbdf, ->-> ,,x\0=9";
         const LETTERS: &[u8] = b"BDFKNTbdf";
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let (mut accepted, mut rejected) = (0u32, 0u32);
         for _ in 0..1_000_000 {
             let mut text = String::new();
             // Half the inputs are well-formed skeletons, half free-form noise; either
             // may then have one character inserted at random.
-            if rng.next().is_multiple_of(2) {
+            if rng.next_u64().is_multiple_of(2) {
                 for sep in [",", "->", ""] {
-                    for _ in 0..rng.next() % 4 {
-                        text.push(rng.pick(LETTERS));
+                    for _ in 0..rng.next_u64() % 4 {
+                        text.push(char::from(rng.pick(LETTERS)));
                     }
                     text.push_str(sep);
                 }
             } else {
-                let len = rng.next() % 14;
+                let len = rng.next_u64() % 14;
                 for _ in 0..len {
-                    let c = if rng.next() % 17 == 16 {
+                    let c = if rng.next_u64() % 17 == 16 {
                         'é'
                     } else {
-                        rng.pick(ALPHABET)
+                        char::from(rng.pick(ALPHABET))
                     };
                     text.push(c);
                 }
             }
-            if rng.next().is_multiple_of(3) && !text.is_empty() {
-                let at = (rng.next() % text.len() as u64) as usize;
+            if rng.next_u64().is_multiple_of(3) && !text.is_empty() {
+                let at = (rng.next_u64() % text.len() as u64) as usize;
                 if text.is_char_boundary(at) {
-                    let c = if rng.next().is_multiple_of(5) {
+                    let c = if rng.next_u64().is_multiple_of(5) {
                         'é'
                     } else {
-                        rng.pick(ALPHABET)
+                        char::from(rng.pick(ALPHABET))
                     };
                     text.insert(at, c);
                 }

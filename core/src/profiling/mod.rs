@@ -37,6 +37,7 @@ pub mod trace;
 
 use std::fmt;
 
+use crate::check::{positive, NotPositive};
 use crate::comms::collectives::{cost, Collective, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::hardware::{ICI_HOP_LATENCY, TPU_V2_ICI_BIDI};
@@ -68,6 +69,12 @@ impl fmt::Display for ProfilingError {
 }
 
 impl std::error::Error for ProfilingError {}
+
+impl From<NotPositive> for ProfilingError {
+    fn from(e: NotPositive) -> ProfilingError {
+        ProfilingError::BadValue(e.to_string())
+    }
+}
 
 fn bad(msg: impl Into<String>) -> ProfilingError {
     ProfilingError::BadValue(msg.into())
@@ -270,24 +277,14 @@ impl TiledArray {
     }
 }
 
-fn positive(x: f64, what: &str) -> Result<f64, ProfilingError> {
-    if x.is_finite() && x > 0.0 {
-        Ok(x)
-    } else {
-        Err(bad(format!(
-            "{what} must be a finite positive number, not {x}"
-        )))
-    }
-}
-
 /// The roofline time of `flops` spread evenly over `cores` cores of `per_core` FLOPs/s each.
 pub fn predicted_time(
     flops: Flops,
     cores: u32,
     per_core: FlopsPerSec,
 ) -> Result<Seconds, ProfilingError> {
-    positive(flops.0, "the FLOP count")?;
-    positive(per_core.0, "the FLOPs/s per core")?;
+    positive("the FLOP count", flops.0)?;
+    positive("the FLOPs/s per core", per_core.0)?;
     if cores == 0 {
         return Err(bad("at least one core is needed"));
     }
@@ -304,7 +301,7 @@ pub fn predicted_matmul_time(
     per_core: FlopsPerSec,
 ) -> Result<Seconds, ProfilingError> {
     for (x, what) in [(b, "b"), (d, "d"), (f, "f")] {
-        positive(x, what)?;
+        positive(what, x)?;
     }
     predicted_time(Flops(2.0 * b * d * f), cores, per_core)
 }

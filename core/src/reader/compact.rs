@@ -22,7 +22,7 @@
 //! JSON library: every page bundle reads this form, and a JSON parser would add
 //! tens of kilobytes of WebAssembly to each of them. Decoded values go through
 //! the same checks as an imported chip ([`ChipSpec::validate`]) or model
-//! ([`ModelConfig::validate`] and [`MAX_PARAMS`]); decoding never panics.
+//! ([`ModelConfig::checked`]); decoding never panics.
 //!
 //! ```
 //! use ridgeline_core::reader::compact::{decode_chip, encode_chip, spec_of};
@@ -43,9 +43,9 @@
 //! assert!(decode_chip("c1~x~g~bf16:NaN~1e10~hbm:1e12~t:2:4x4x1:1x1x1:axis16:1").is_err());
 //! ```
 
+use crate::check::is_positive;
 use crate::dtype::Dtype;
 use crate::hardware::{Chip, Cited, Link, LinkSpec, Peak, Topology, Vendor, WrapRule};
-use crate::model::accounting::params;
 use crate::model::config::{Mla, ModelConfig, Moe};
 use crate::reader::chip::{ChipSpec, Refusal, Refused, MAX_NAME, READER};
 use crate::units::{Bytes, BytesPerSec, FlopsPerSec};
@@ -59,9 +59,6 @@ pub const CHIP_TAG: &str = "c1~";
 pub const MODEL_TAG: &str = "m1~";
 /// The longest compact text read, in bytes (a registry chip takes about 150).
 pub const MAX_CODE: usize = 1000;
-/// The most parameters a reader's model may have (10^15; the largest
-/// published models have about 10^12).
-pub const MAX_PARAMS: f64 = 1e15;
 
 /// The field separator, which a name may therefore not hold.
 const SEP: char = '~';
@@ -236,26 +233,13 @@ pub fn encode_model(m: &OwnModel) -> Result<String, String> {
     ))
 }
 
-/// The checks every reader's model meets: [`ModelConfig::validate`] and at
-/// most [`MAX_PARAMS`] parameters.
+/// The checks every reader's model meets: [`ModelConfig::checked`].
 pub fn check_model(c: &ModelConfig) -> Result<(), String> {
     model_ok(c)
 }
 
 fn model_ok<E: Refusal<String>>(c: &ModelConfig) -> Result<(), E> {
-    c.validate().map_err(|e| E::refuse(|| e.to_string()))?;
-    let total = params(c).total();
-    if total.is_nan() || total > MAX_PARAMS {
-        // `sci`, not `{:.3e}`: exponent formatting with a precision would
-        // add its own float printer to every page bundle that decodes models.
-        return Err(E::refuse(|| {
-            format!(
-                "{} parameters is more than the {} accepted",
-                crate::format::sci(total, 4),
-                crate::format::sci(MAX_PARAMS, 1)
-            )
-        }));
-    }
+    c.checked().map_err(|e| E::refuse(|| e.to_string()))?;
     Ok(())
 }
 
@@ -314,7 +298,7 @@ impl<'a> Fields<'a> {
 fn number<E: Refusal<String>>(what: impl FnOnce() -> String, text: &str) -> Result<f64, E> {
     text.parse::<f64>()
         .ok()
-        .filter(|v| v.is_finite() && *v > 0.0)
+        .filter(|v| is_positive(*v))
         .ok_or_else(|| {
             E::refuse(|| format!("{}: “{}” is not a positive number", what(), cut(text)))
         })
@@ -547,18 +531,13 @@ fn model_as<E: Refusal<String>>(code: &str) -> Result<OwnModel, E> {
     f.end::<E>()?;
     let [d_model, d_ff, layers, heads, kv_heads, head_dim, vocab, max_seq] = dims;
     let config = ModelConfig {
-        d_model,
-        d_ff,
-        layers,
-        heads,
-        kv_heads,
-        head_dim,
-        vocab,
         gated: flags.contains('g'),
         tied_embeddings: flags.contains('t'),
-        max_seq,
         moe,
         mla,
+        ..ModelConfig::gqa(
+            d_model, d_ff, layers, heads, kv_heads, head_dim, vocab, max_seq,
+        )
     };
     model_ok::<E>(&config)?;
     Ok(OwnModel { name, config })
@@ -568,6 +547,7 @@ fn model_as<E: Refusal<String>>(code: &str) -> Result<OwnModel, E> {
 mod tests {
     use super::*;
     use crate::hardware::CHIPS;
+    use crate::model::accounting::params;
     use crate::model::config::MODELS;
     use proptest::prelude::*;
 

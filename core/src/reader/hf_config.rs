@@ -35,8 +35,9 @@
 //! assert_eq!(err.field, "hidden_size");
 //! ```
 
+use crate::check::is_positive;
 use crate::dtype::Dtype;
-use crate::model::accounting::{kv_bytes_per_token, params};
+use crate::model::accounting::kv_bytes_per_token;
 use crate::model::config::{
     Mla, ModelConfig, Moe, MAX_D_FF, MAX_D_MODEL, MAX_EXPERTS, MAX_HEADS, MAX_HEAD_DIM, MAX_LAYERS,
     MAX_SEQ, MAX_VOCAB,
@@ -49,8 +50,6 @@ use std::fmt;
 /// The largest `config.json` accepted, in bytes (1 MiB; published ones are a few KB).
 /// Longer input is refused before it is parsed.
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
-
-pub use crate::reader::compact::MAX_PARAMS;
 
 pub use crate::reader::chip::ImportError;
 
@@ -188,7 +187,7 @@ impl Imported {
     /// KV-cache bytes for `batch` sequences of `seq` tokens, counting sliding
     /// layers at `min(seq, window)` tokens (non-finite or negative sizes give 0).
     pub fn kv_cache_bytes(&self, seq: f64, batch: f64, dtype: Dtype) -> Bytes {
-        if !(seq.is_finite() && batch.is_finite() && seq > 0.0 && batch > 0.0) {
+        if !(is_positive(seq) && is_positive(batch)) {
             return Bytes(0.0);
         }
         let per_layer = kv_bytes_per_token(&self.config, dtype).0 / self.config.layers as f64;
@@ -453,15 +452,8 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
     let family = read_family(&mut r, outer.is_some())?;
     let (config, window) = read_model(&mut r, family)?;
     config
-        .validate()
+        .checked()
         .map_err(|e| ImportError::new("(the model)", e.to_string()))?;
-    let total = params(&config).total();
-    if total.is_nan() || total > MAX_PARAMS {
-        return Err(ImportError::new(
-            "(the model)",
-            format!("{total:.3e} parameters is more than the {MAX_PARAMS:.0e} accepted"),
-        ));
-    }
     // A field written as null was read as absent; say so rather than drop it.
     for key in r.read.clone() {
         if obj.get(key).is_some_and(Value::is_null)
@@ -675,18 +667,10 @@ fn read_model(
     let moe = read_moe(r, family, f, layers)?;
     let window = read_window(r, family, layers)?;
     let config = ModelConfig {
-        d_model: d,
-        d_ff: f,
-        layers,
-        heads,
-        kv_heads,
-        head_dim,
-        vocab,
-        gated: true,
         tied_embeddings: tied,
-        max_seq,
         moe,
         mla,
+        ..ModelConfig::gqa(d, f, layers, heads, kv_heads, head_dim, vocab, max_seq)
     };
     Ok((config, window))
 }
@@ -1221,7 +1205,7 @@ pub fn export_pretty(cfg: &ModelConfig) -> Result<String, ImportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::accounting::active_params;
+    use crate::model::accounting::{active_params, params};
     use crate::model::config::model;
 
     const LLAMA: &str = r#"{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,

@@ -10,6 +10,7 @@
 //! assert!((mm.intensity().0 - 241.0).abs() < 1.0);
 //! ```
 
+use crate::check::is_positive;
 use crate::dtype::Dtype;
 use crate::hardware::{Chip, Link};
 use crate::roofline::{Analysis, Verdict};
@@ -232,7 +233,7 @@ impl Op {
     /// compute-bound at any size.
     pub fn critical_batch(&self, ridge: Intensity) -> Option<f64> {
         let r = ridge.0;
-        if !(r.is_finite() && r > 0.0) {
+        if !is_positive(r) {
             return None;
         }
         match *self {
@@ -363,22 +364,16 @@ pub fn rooflines(
     bandwidths: &[crate::units::BytesPerSec],
     intensities: &[Intensity],
 ) -> Result<Vec<RooflinePoint>, String> {
-    if !(peak.0.is_finite() && peak.0 > 0.0) {
+    if !is_positive(peak.0) {
         return Err("the peak must be a finite positive number".into());
     }
-    if let Some(i) = bandwidths
-        .iter()
-        .position(|b| !(b.0.is_finite() && b.0 > 0.0))
-    {
+    if let Some(i) = bandwidths.iter().position(|b| !is_positive(b.0)) {
         return Err(format!(
             "bandwidth #{} must be a finite positive number",
             i + 1
         ));
     }
-    if let Some(i) = intensities
-        .iter()
-        .position(|x| !(x.0.is_finite() && x.0 > 0.0))
-    {
+    if let Some(i) = intensities.iter().position(|x| !is_positive(x.0)) {
         return Err(format!(
             "intensity #{} must be a finite positive number",
             i + 1

@@ -62,14 +62,15 @@ impl StrongScalingParams {
 
     /// Checks the fields, naming the first bad one.
     pub fn validate(&self) -> Result<(), String> {
-        let pos = crate::hardware::streaming::positive;
-        pos(self.params, "the parameter count")?;
-        pos(self.tokens, "the tokens per step")?;
-        pos(self.peak.0, "the chip's peak")?;
-        pos(
-            self.network.one_way.0,
+        use crate::check::positive;
+        positive("the parameter count", self.params)?;
+        positive("the tokens per step", self.tokens)?;
+        positive("the chip's peak", self.peak.0)?;
+        positive(
             "the ICI bandwidth (this chip has none in the book)",
-        )
+            self.network.one_way.0,
+        )?;
+        Ok(())
     }
 }
 

@@ -22,7 +22,8 @@
 //! ```
 
 use crate::comms::collectives::Collective;
-use crate::sharding::plan::{Layout, MatmulPlan, Operand, StepKind};
+use crate::sharding::layout::Sharding;
+use crate::sharding::plan::{MatmulPlan, Operand, StepKind};
 
 /// The three programs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +50,7 @@ fn quoted(plan: &MatmulPlan, axes: &[u8]) -> String {
 }
 
 /// A `PartitionSpec` for a layout: `P('X', None)`, `P(None, ('X', 'Y'))`.
-pub fn partition_spec(plan: &MatmulPlan, layout: &Layout) -> String {
+pub fn partition_spec(plan: &MatmulPlan, layout: &Sharding) -> String {
     format!(
         "P({}, {})",
         quoted(plan, &layout.rows),

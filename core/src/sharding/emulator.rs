@@ -28,8 +28,9 @@
 //! trace agrees with the plan's cost model.
 
 use crate::comms::collectives::Collective;
+use crate::sharding::layout::{Block, IndexRange, Sharding};
 use crate::sharding::permute::{distance, permute_pieces};
-use crate::sharding::plan::{Block, Layout, MatmulPlan, Operand, Span, StepKind};
+use crate::sharding::plan::{MatmulPlan, Operand, StepKind};
 use crate::sharding::{Coord, Mesh};
 use crate::units::Bytes;
 
@@ -397,11 +398,11 @@ fn rebase(l: &Local, b: Block) -> Local {
         block: b,
         data: vec![0.0; b.elements() as usize],
     };
-    let rows = Span {
+    let rows = IndexRange {
         start: l.block.rows.start.max(b.rows.start),
         end: l.block.rows.end.min(b.rows.end),
     };
-    let cols = Span {
+    let cols = IndexRange {
         start: l.block.cols.start.max(b.cols.start),
         end: l.block.cols.end.min(b.cols.end),
     };
@@ -422,7 +423,7 @@ fn piece(region: Block, d: usize, k: usize, n: usize) -> Block {
     let span = if d == 0 { region.rows } else { region.cols };
     let len = span.len();
     let (k, n) = (k as u64, n.max(1) as u64);
-    let s = Span {
+    let s = IndexRange {
         start: span.start + k * len / n,
         end: span.start + (k + 1) * len / n,
     };
@@ -513,7 +514,7 @@ struct Emu<'a> {
     mesh: &'a Mesh,
     coords: Vec<Coord>,
     locals: [Vec<Local>; 3],
-    layouts: [Layout; 3],
+    layouts: [Sharding; 3],
     trace: Trace,
     elem_bytes: f64,
     stage: Vec<f32>,
@@ -751,11 +752,11 @@ impl Emu<'_> {
                     let old = self.locals[oi][src].block;
                     let new = fresh[dst].block;
                     let b = Block {
-                        rows: Span {
+                        rows: IndexRange {
                             start: old.rows.start.max(new.rows.start),
                             end: old.rows.end.min(new.rows.end),
                         },
-                        cols: Span {
+                        cols: IndexRange {
                             start: old.cols.start.max(new.cols.start),
                             end: old.cols.end.min(new.cols.end),
                         },
@@ -809,7 +810,7 @@ impl Emu<'_> {
 
     /// Executes a permute: every device keeps what it holds of its new block and
     /// receives the rest, piece by piece, from the devices the plan names.
-    fn permute(&mut self, ps: usize, op: Operand, after: &Layout) -> Result<(), EmulatorError> {
+    fn permute(&mut self, ps: usize, op: Operand, after: &Sharding) -> Result<(), EmulatorError> {
         let oi = op.index();
         let shape = self.shape(op);
         let pieces = permute_pieces(
@@ -1012,7 +1013,7 @@ pub fn run(plan: &MatmulPlan, seed: u64) -> Result<Run, EmulatorError> {
     // operand is generated once and each shard copied out of it: a replicated
     // operand would otherwise be generated once per device (64 times on an
     // 8×8 mesh), which was a fifth of a run.
-    let make = |op: Operand, layout: &Layout| -> Vec<Local> {
+    let make = |op: Operand, layout: &Sharding| -> Vec<Local> {
         let shape = plan.shape(op);
         let cols = shape[1] as usize;
         let mut whole = Vec::with_capacity((shape[0] * shape[1]) as usize);
@@ -1045,7 +1046,7 @@ pub fn run(plan: &MatmulPlan, seed: u64) -> Result<Run, EmulatorError> {
         plan,
         mesh,
         locals,
-        layouts: [plan.a.clone(), plan.b.clone(), Layout::default()],
+        layouts: [plan.a.clone(), plan.b.clone(), Sharding::default()],
         coords,
         trace: Trace::default(),
         elem_bytes: plan.dtype.bytes(),

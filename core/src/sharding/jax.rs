@@ -34,7 +34,8 @@ use std::fmt;
 use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::hardware::Chip;
-use crate::sharding::plan::{Layout, MatmulPlan, Operand, PlanOptions, StepKind};
+use crate::sharding::layout::Sharding;
+use crate::sharding::plan::{MatmulPlan, Operand, PlanOptions, StepKind};
 use crate::sharding::{
     ArraySpec, Dim, Dims, MatmulSpec, Mesh, ShardingError, MAX_DEVICES, MAX_DIM,
 };
@@ -288,7 +289,7 @@ pub fn jit_matmul(
     let plan = MatmulPlan::build(&spec, mesh, &sizes, &PlanOptions::for_chip(chip)?)?;
     let mut a = plan.a.clone();
     let mut b = plan.b.clone();
-    let mut c: Layout = plan.natural.clone();
+    let mut c: Sharding = plan.natural.clone();
     let mut collectives = Vec::new();
     let mut multiplied = false;
     for step in &plan.steps {
@@ -352,7 +353,7 @@ pub fn shard_means(rows: u64, cols: u64, mesh: &Mesh) -> Result<Vec<Vec<f64>>, J
     };
     let spec = PartitionSpec::new(mesh.axes().iter().map(|a| vec![a.name]).collect());
     local_shape(&[rows, cols], &spec, mesh)?;
-    let layout = Layout {
+    let layout = Sharding {
         rows: vec![0],
         cols: vec![1],
         unreduced: Vec::new(),

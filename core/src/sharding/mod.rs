@@ -30,6 +30,7 @@
 pub mod codegen;
 pub mod emulator;
 pub mod jax;
+pub mod layout;
 pub mod parser;
 pub mod permute;
 pub mod plan;

@@ -17,21 +17,21 @@
 //!
 //! ```
 //! use ridgeline_core::sharding::Mesh;
-//! use ridgeline_core::sharding::plan::Layout;
+//! use ridgeline_core::sharding::layout::Sharding;
 //! use ridgeline_core::sharding::permute::permute_pieces;
 //!
 //! // C[I, K_Y] → C[I, K_XY] on X=2, Y=2: K-block y holds the new blocks of
 //! // devices (y, 0) and (y, 1), so each device receives exactly one quarter of K.
 //! let mesh = Mesh::parse("X=2, Y=2").unwrap();
-//! let before = Layout { rows: vec![], cols: vec![1], unreduced: vec![] };
-//! let after = Layout { rows: vec![], cols: vec![0, 1], unreduced: vec![] };
+//! let before = Sharding { rows: vec![], cols: vec![1], unreduced: vec![] };
+//! let after = Sharding { rows: vec![], cols: vec![0, 1], unreduced: vec![] };
 //! let pieces = permute_pieces([4, 8], &mesh, &before, &after, true);
 //! // Devices (0, 0) and (1, 1) already hold theirs; the other two swap.
 //! assert_eq!(pieces.len(), 2);
 //! assert!(pieces.iter().all(|p| p.block.elements() == 4 * 2));
 //! ```
 
-use super::plan::{Block, Layout, Span};
+use super::layout::{Block, IndexRange, Sharding};
 use super::{Coord, Mesh};
 use crate::comms::collectives::Network;
 use crate::units::{Bytes, Seconds};
@@ -104,8 +104,8 @@ pub fn distance(mesh: &Mesh, a: &Coord, b: &Coord, bidirectional: bool) -> u32 {
 pub fn permute_pieces(
     shape: [u64; 2],
     mesh: &Mesh,
-    before: &Layout,
-    after: &Layout,
+    before: &Sharding,
+    after: &Sharding,
     bidirectional: bool,
 ) -> Vec<PieceMove> {
     let devices = mesh.devices();
@@ -124,10 +124,10 @@ pub fn permute_pieces(
         if want.elements() == 0 || cell[0] == 0 || cell[1] == 0 {
             continue;
         }
-        let cuts = |span: Span, step: u64| {
+        let cuts = |span: IndexRange, step: u64| {
             let first = span.start / step;
             let last = span.end.div_ceil(step);
-            (first..last).map(move |i| Span {
+            (first..last).map(move |i| IndexRange {
                 start: (i * step).max(span.start),
                 end: ((i + 1) * step).min(span.end),
             })
@@ -233,8 +233,8 @@ mod tests {
     use crate::comms::collectives::{cost, Collective, RingAxis};
     use crate::hardware::chip;
 
-    fn layout(rows: &[u8], cols: &[u8]) -> Layout {
-        Layout {
+    fn layout(rows: &[u8], cols: &[u8]) -> Sharding {
+        Sharding {
             rows: rows.to_vec(),
             cols: cols.to_vec(),
             unreduced: Vec::new(),

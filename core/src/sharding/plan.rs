@@ -22,6 +22,7 @@
 //! assert_eq!(plan.local_shape(Operand::C, &plan.output), [16, 16]);
 //! ```
 
+use super::layout::{Block, Sharding};
 use super::{permute, ArraySpec, Dims, ErrorKind, MatmulSpec, Mesh, ShardingError};
 use crate::comms::collectives::{self, Collective, CollectiveCost, Network};
 use crate::dtype::Dtype;
@@ -113,136 +114,6 @@ impl Operand {
     }
 }
 
-/// How a 2-D array is split over the mesh: mesh-axis indices per dimension
-/// (major first) and the axes it is unreduced over.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Hash)]
-pub struct Layout {
-    /// Mesh axes splitting the rows (first dimension).
-    pub rows: Vec<u8>,
-    /// Mesh axes splitting the columns (second dimension).
-    pub cols: Vec<u8>,
-    /// Mesh axes over which the array holds partial sums.
-    pub unreduced: Vec<u8>,
-}
-
-impl Layout {
-    /// The axes of dimension `d` (0 rows, 1 columns).
-    pub fn dim(&self, d: usize) -> &[u8] {
-        if d == 0 {
-            &self.rows
-        } else {
-            &self.cols
-        }
-    }
-
-    fn dim_mut(&mut self, d: usize) -> &mut Vec<u8> {
-        if d == 0 {
-            &mut self.rows
-        } else {
-            &mut self.cols
-        }
-    }
-
-    /// Whether the layout mentions mesh axis `a` anywhere.
-    pub fn uses(&self, a: u8) -> bool {
-        self.rows.contains(&a) || self.cols.contains(&a) || self.unreduced.contains(&a)
-    }
-
-    /// The per-device block shape of an array of global `shape`.
-    pub fn local(&self, shape: [u64; 2], mesh: &Mesh) -> [u64; 2] {
-        [
-            shape[0] / mesh.size_of(&self.rows).max(1),
-            shape[1] / mesh.size_of(&self.cols).max(1),
-        ]
-    }
-
-    /// The block (global index ranges) device coordinates `coord` hold.
-    pub fn block(&self, shape: [u64; 2], mesh: &Mesh, coord: &super::Coord) -> Block {
-        let span = |axes: &[u8], n: u64| {
-            let (idx, parts) = axes.iter().fold((0u64, 1u64), |(i, p), &a| {
-                let size = mesh.axes().get(a as usize).map_or(1, |x| x.size as u64);
-                (i * size + coord[a as usize] as u64, p * size)
-            });
-            let len = n / parts.max(1);
-            Span {
-                start: idx * len,
-                end: (idx + 1) * len,
-            }
-        };
-        Block {
-            rows: span(&self.rows, shape[0]),
-            cols: span(&self.cols, shape[1]),
-        }
-    }
-
-    /// The layout in the book's notation, e.g. `C[I_X, K_Y]{U_Z}`.
-    pub fn notation(&self, name: &str, dims: [&str; 2], mesh: &Mesh) -> String {
-        let mut s = format!("{name}[");
-        for (d, name) in dims.iter().enumerate() {
-            if d > 0 {
-                s.push_str(", ");
-            }
-            s.push_str(name);
-            if !self.dim(d).is_empty() {
-                s.push('_');
-                s.push_str(&mesh.names(self.dim(d)));
-            }
-        }
-        s.push(']');
-        if !self.unreduced.is_empty() {
-            s.push_str(&format!("{{U_{}}}", mesh.names(&self.unreduced)));
-        }
-        s
-    }
-}
-
-/// A half-open range of global indices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Span {
-    /// First index.
-    pub start: u64,
-    /// One past the last index.
-    pub end: u64,
-}
-
-impl Span {
-    /// Number of indices.
-    pub fn len(&self) -> u64 {
-        self.end.saturating_sub(self.start)
-    }
-
-    /// Whether the span is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// A rectangular block of a 2-D array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Block {
-    /// Row range.
-    pub rows: Span,
-    /// Column range.
-    pub cols: Span,
-}
-
-impl Block {
-    /// Number of elements.
-    pub fn elements(&self) -> u64 {
-        self.rows.len() * self.cols.len()
-    }
-}
-
-impl std::fmt::Display for Block {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "[{}:{}, {}:{}]",
-            self.rows.start, self.rows.end, self.cols.start, self.cols.end
-        )
-    }
-}
-
 /// One mesh axis changing role in a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AxisMove {
@@ -280,9 +151,9 @@ pub struct PlanStep {
     /// The axes it moves, in execution order.
     pub moves: Vec<AxisMove>,
     /// The array's layout before the step.
-    pub before: Layout,
+    pub before: Sharding,
     /// The array's layout after it.
-    pub after: Layout,
+    pub after: Sharding,
     /// The book's `V` for a collective (see [`crate::comms::collectives`]); zero otherwise.
     pub v: Bytes,
     /// Bytes each device sends.
@@ -410,13 +281,13 @@ pub struct MatmulPlan {
     /// The case-2 strategy used.
     pub strategy: Strategy,
     /// A's layout as given.
-    pub a: Layout,
+    pub a: Sharding,
     /// B's layout as given.
-    pub b: Layout,
+    pub b: Sharding,
     /// C's layout straight out of the local matmul.
-    pub natural: Layout,
+    pub natural: Sharding,
     /// C's layout at the end.
-    pub output: Layout,
+    pub output: Sharding,
     /// Whether reaching the requested output took steps beyond the reduction
     /// (an AllGather, AllToAll, permute or slice of C).
     pub reshard: bool,
@@ -428,13 +299,13 @@ pub struct MatmulPlan {
     pub bidirectional: bool,
 }
 
-fn resolve(arr: &ArraySpec, mesh: &Mesh) -> Layout {
+fn resolve(arr: &ArraySpec, mesh: &Mesh) -> Sharding {
     let idx = |axes: &[char]| -> Vec<u8> {
         axes.iter()
             .filter_map(|&a| mesh.axis(a).map(|i| i as u8))
             .collect()
     };
-    Layout {
+    Sharding {
         rows: arr.dims.first().map(|d| idx(&d.axes)).unwrap_or_default(),
         cols: arr.dims.get(1).map(|d| idx(&d.axes)).unwrap_or_default(),
         unreduced: idx(&arr.unreduced),
@@ -473,12 +344,12 @@ impl Builder<'_> {
         }
     }
 
-    fn bytes(&self, op: Operand, l: &Layout) -> Bytes {
+    fn bytes(&self, op: Operand, l: &Sharding) -> Bytes {
         let [r, c] = l.local(self.shape(op), self.mesh);
         self.opts.dtype.size_of(r as f64 * c as f64)
     }
 
-    fn notation(&self, op: Operand, l: &Layout) -> String {
+    fn notation(&self, op: Operand, l: &Sharding) -> String {
         l.notation(&self.names[op.index()], self.dim_pair(op), self.mesh)
     }
 
@@ -487,8 +358,8 @@ impl Builder<'_> {
         kind: StepKind,
         op: Operand,
         moves: Vec<AxisMove>,
-        before: Layout,
-        after: Layout,
+        before: Sharding,
+        after: Sharding,
     ) -> Result<(), ShardingError> {
         let axes: Vec<u8> = moves.iter().map(|m| m.axis).collect();
         let (v, cost) = match kind {
@@ -531,7 +402,7 @@ impl Builder<'_> {
 
     /// Reshards C from `before` to `after` with a collective permute that moves
     /// only the pieces each device lacks (see [`super::permute`]).
-    fn push_permute(&mut self, before: Layout, after: Layout) -> Result<(), ShardingError> {
+    fn push_permute(&mut self, before: Sharding, after: Sharding) -> Result<(), ShardingError> {
         let op = Operand::C;
         let mut moves = Vec::new();
         for d in 0..2 {
@@ -584,7 +455,7 @@ impl Builder<'_> {
     fn gather_suffix(
         &mut self,
         op: Operand,
-        l: &mut Layout,
+        l: &mut Sharding,
         d: usize,
         from: usize,
     ) -> Result<(), ShardingError> {
@@ -785,7 +656,7 @@ impl MatmulPlan {
         }
 
         // 3. The local matmul.
-        let natural = Layout {
+        let natural = Sharding {
             rows: ca.rows.clone(),
             cols: cb.cols.clone(),
             unreduced: ca.cols.clone(),
@@ -799,7 +670,7 @@ impl MatmulPlan {
             StepKind::Matmul,
             Operand::C,
             Vec::new(),
-            Layout::default(),
+            Sharding::default(),
             natural.clone(),
         )?;
         if let Some(last) = bld.steps.last_mut() {
@@ -809,7 +680,7 @@ impl MatmulPlan {
         let matmul_index = bld.steps.len();
 
         // 4. Reduce and reshard C.
-        let want = requested.clone().unwrap_or_else(|| Layout {
+        let want = requested.clone().unwrap_or_else(|| Sharding {
             rows: natural.rows.clone(),
             cols: natural.cols.clone(),
             unreduced: Vec::new(),
@@ -1027,12 +898,12 @@ impl MatmulPlan {
     }
 
     /// The per-device block shape of `op` under `layout`.
-    pub fn local_shape(&self, op: Operand, layout: &Layout) -> [u64; 2] {
+    pub fn local_shape(&self, op: Operand, layout: &Sharding) -> [u64; 2] {
         layout.local(self.shape(op), &self.mesh)
     }
 
     /// `op` under `layout` in the book's notation.
-    pub fn notation(&self, op: Operand, layout: &Layout) -> String {
+    pub fn notation(&self, op: Operand, layout: &Sharding) -> String {
         let [i, j, k] = &self.dim_names;
         let dims = match op {
             Operand::A => [i.as_str(), j.as_str()],
@@ -1107,7 +978,7 @@ impl MatmulPlan {
     }
 
     /// The block of `op` under `layout` held by `device`.
-    pub fn block(&self, op: Operand, layout: &Layout, device: usize) -> Block {
+    pub fn block(&self, op: Operand, layout: &Sharding, device: usize) -> Block {
         layout.block(self.shape(op), &self.mesh, &self.mesh.coord(device))
     }
 
@@ -1139,6 +1010,7 @@ impl std::fmt::Display for MatmulPlan {
 mod tests {
     use super::*;
     use crate::hardware::chip;
+    use crate::sharding::layout::IndexRange;
 
     fn plan(spec: &str, mesh: &str, dims: &str) -> Result<MatmulPlan, ShardingError> {
         MatmulPlan::parse(spec, mesh, dims, chip("v5e").unwrap())
@@ -1291,9 +1163,9 @@ mod tests {
         .unwrap();
         let blocks = p.device_blocks();
         assert_eq!(blocks.len(), 4);
-        assert_eq!(blocks[1].a.rows, Span { start: 2, end: 4 });
-        assert_eq!(blocks[2].a.rows, Span { start: 4, end: 6 });
-        assert_eq!(blocks[1].b.cols, Span { start: 3, end: 6 });
+        assert_eq!(blocks[1].a.rows, IndexRange { start: 2, end: 4 });
+        assert_eq!(blocks[2].a.rows, IndexRange { start: 4, end: 6 });
+        assert_eq!(blocks[1].b.cols, IndexRange { start: 3, end: 6 });
         let covered: u64 = blocks.iter().map(|b| b.c.elements()).sum();
         assert_eq!(covered, 8 * 6);
     }

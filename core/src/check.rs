@@ -1,0 +1,67 @@
+//! The one check every reader-entered quantity goes through: is it a finite,
+//! positive number?
+//!
+//! Sizes, rates, bandwidths and counts that a reader types into a widget must be
+//! finite and greater than zero before any formula may divide by them. Each domain
+//! reports the failure in its own error type, and each of those wraps the one
+//! [`NotPositive`] that [`positive`] returns.
+//!
+//! ```
+//! use ridgeline_core::check::{is_positive, positive};
+//!
+//! assert_eq!(positive("the byte count", 4096.0), Ok(4096.0));
+//! let e = positive("the byte count", f64::NAN).unwrap_err();
+//! assert!(!e.is_finite());
+//! assert_eq!(positive("the byte count", 0.0).unwrap_err().value, 0.0);
+//! assert!(!is_positive(f64::INFINITY));
+//! ```
+
+use std::fmt;
+
+/// A quantity that had to be a finite positive number and was not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NotPositive {
+    /// What the quantity is, as a reader would name it ("the byte count").
+    pub what: &'static str,
+    /// The value it had: zero, negative, infinite or NaN.
+    pub value: f64,
+}
+
+impl NotPositive {
+    /// Whether the value was at least a finite number (zero or negative).
+    pub fn is_finite(&self) -> bool {
+        self.value.is_finite()
+    }
+}
+
+impl fmt::Display for NotPositive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} must be a finite positive number, not {}",
+            self.what, self.value
+        )
+    }
+}
+
+impl std::error::Error for NotPositive {}
+
+impl From<NotPositive> for String {
+    fn from(e: NotPositive) -> String {
+        e.to_string()
+    }
+}
+
+/// Whether `value` is a finite number greater than zero.
+pub fn is_positive(value: f64) -> bool {
+    value.is_finite() && value > 0.0
+}
+
+/// Returns `value` if it is finite and positive, else the error naming `what`.
+pub fn positive(what: &'static str, value: f64) -> Result<f64, NotPositive> {
+    if is_positive(value) {
+        Ok(value)
+    } else {
+        Err(NotPositive { what, value })
+    }
+}
