@@ -104,7 +104,7 @@ impl CollectiveParams {
                 self.chip = ring_chip(c)?;
             }
             VS => self.vs = parse_vs_chip(value, |c| ring_chip(c).map(|_| ()))?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         Ok(())
     }

@@ -203,7 +203,6 @@ impl ServingParams {
 }
 
 impl WidgetParams for ServingParams {
-    const NAME: &'static str = "serving";
     const ORDER: &'static [&'static [&'static str]] = &[
         &["model"],
         &["chip"],
@@ -244,7 +243,7 @@ impl WidgetParams for ServingParams {
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(Err(e)) = next.versus() {
