@@ -140,7 +140,7 @@ widget_specs! {
         "a matmul's weights over HBM, ICI, PCIe or DCN against its compute time";
     "sharding" => sharding::Sharding(ShardingParams), Page, ["spec", "mesh", "dims", "chip", "vs"],
         "a sharded matmul in the book's notation: device blocks, case, plan and cost";
-    "collective" => collective::CollectivePlayer(), Page, ["op", "n", "wrap", "chip"],
+    "collective" => collective::CollectivePlayer(CollectiveParams), Page, ["op", "n", "wrap", "chip", "vs"],
         "a collective played step by step from the emulator's trace";
     "collective-size" => collective_size::CollectiveSize(SizeParams), Page, ["chip", "n", "wrap", "v", "vs"],
         "collective time against array size: latency- and bandwidth-bound regimes";
