@@ -29,15 +29,41 @@
 use ridgeline_content::render::{render_chapter, Segment};
 use ridgeline_content::search;
 use ridgeline_content::summary::{parse_summary, DEFAULT_BUNDLE};
-use ridgeline_content::widgets::WIDGETS;
+use ridgeline_content::widgets::{Bundle, WIDGETS};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// The widgets of the exercises bundle (see the module's documentation).
-const EXERCISE_WIDGETS: &[&str] = &["exercise", "exercises"];
-/// The widgets of the library bundle (see the module's documentation).
-const LIBRARY_WIDGETS: &[&str] = &["own-model", "own-chip"];
+/// The widget table (`ridgeline_content::widgets`) as an invocation of the
+/// app's `register!` macro, one entry per widget in the table's own form,
+/// and the status attributes of the lazily started bundles among `used`.
+fn widget_table(used: &BTreeSet<String>) -> String {
+    let mut out = String::from("register! {\n");
+    for w in WIDGETS {
+        let _ = writeln!(
+            out,
+            "    {:?} => {}::{}({}), {:?}, {:?}, {:?};",
+            w.name,
+            w.module,
+            w.component,
+            w.params.unwrap_or_default(),
+            w.bundle,
+            w.args,
+            w.doc
+        );
+    }
+    out.push_str("}\n");
+    let live: Vec<&str> = Bundle::LAZY
+        .into_iter()
+        .filter(|b| b.widgets().any(|w| used.contains(w.name)))
+        .filter_map(Bundle::status)
+        .collect();
+    let _ = writeln!(
+        out,
+        "/// The root's attributes that say this bundle's lazily started part is live.\npub const LIVE_STATUS: &[&str] = &{live:?};"
+    );
+    out
+}
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../chapters");
@@ -58,10 +84,10 @@ fn main() {
         used_widgets.extend(WIDGETS.iter().map(|w| w.name.to_string()));
     }
     if exercises {
-        used_widgets.extend(EXERCISE_WIDGETS.iter().map(|w| w.to_string()));
+        used_widgets.extend(Bundle::Exercises.widgets().map(|w| w.name.to_string()));
     }
     if library {
-        used_widgets.extend(LIBRARY_WIDGETS.iter().map(|w| w.to_string()));
+        used_widgets.extend(Bundle::Library.widgets().map(|w| w.name.to_string()));
     }
     let mut texts: Vec<(String, String)> = Vec::new();
     let mut out = String::from(
@@ -89,8 +115,8 @@ fn main() {
                     let _ = write!(segs, "Segment::Html({h:?}),");
                 }
                 Segment::Widget(name, args) => {
-                    let lazy = EXERCISE_WIDGETS.contains(&name.as_str())
-                        || LIBRARY_WIDGETS.contains(&name.as_str());
+                    let lazy = ridgeline_content::widgets::widget(name)
+                        .is_some_and(|w| w.bundle != Bundle::Page);
                     if !lazy {
                         used_widgets.insert(name.clone());
                     }
@@ -152,6 +178,9 @@ fn main() {
     let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo");
     let dest = Path::new(&out_dir).join("chapters.rs");
     std::fs::write(&dest, out).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+    let dest = Path::new(&out_dir).join("widget_table.rs");
+    std::fs::write(&dest, widget_table(&used_widgets))
+        .unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
     // The search index ships beside the site (see `site-manifest`); this copy
     // is for the app's own tests.
     let entries: Vec<(&str, &str)> = texts

@@ -10,6 +10,7 @@ use ridgeline_app::islands::names;
 use ridgeline_app::pages::{self, Frame};
 use ridgeline_content::html::escape;
 use ridgeline_content::summary::Part as SummaryPart;
+use ridgeline_content::widgets::Bundle as Carrier;
 
 use crate::figures::{self, Figure, NARROW_WIDTH};
 use crate::scripts::Assets;
@@ -140,19 +141,11 @@ pub fn body(route: Route, ctx: &Context) -> String {
     })
 }
 
-/// Whether a page's body holds an exercise island.
-pub fn has_exercises(body: &str) -> bool {
-    body.contains(r#"data-island="exercises""#) || body.contains(r#"data-island="exercise""#)
-}
-
-/// The islands of the library bundle (its forms).
-pub const LIBRARY_ISLANDS: [&str; 2] = ["own-model", "own-chip"];
-
-/// Whether a page's body holds an island of the library bundle.
-pub fn has_library(body: &str) -> bool {
-    LIBRARY_ISLANDS
-        .iter()
-        .any(|n| body.contains(&format!("data-island=\"{n}\"")))
+/// Whether a page's body holds an island of one of `carrier`'s widgets.
+pub fn has_islands_of(body: &str, carrier: Carrier) -> bool {
+    carrier
+        .widgets()
+        .any(|w| body.contains(&format!("data-island=\"{}\"", w.name)))
 }
 
 /// The whole document for `route`, as JavaScript makes no difference to it:
@@ -210,14 +203,14 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
         ));
         // The checker is not preloaded: the loader starts it when the reader
         // nears a problem (see scripts.rs).
-        if has_exercises(body) {
+        if has_islands_of(body, Carrier::Exercises) {
             head.push_str(&format!(
                 "<meta name=\"ridgeline-exercises\" content=\"{public}{}\" />\n",
                 ctx.exercises.boot
             ));
         }
         // Likewise the library's forms, when the reader nears them.
-        if has_library(body) {
+        if has_islands_of(body, Carrier::Library) {
             head.push_str(&format!(
                 "<meta name=\"ridgeline-library\" content=\"{public}{}\" />\n",
                 ctx.library.boot
@@ -378,7 +371,12 @@ pub(crate) mod tests {
             let html = document(route, &ctx);
             let named = html
                 .contains(r#"<meta name="ridgeline-library" content="/_b/library/boot-1.js" />"#);
-            assert_eq!(named, has_library(&html), "{}", route.path());
+            assert_eq!(
+                named,
+                has_islands_of(&html, Carrier::Library),
+                "{}",
+                route.path()
+            );
             assert!(!html.contains("_b/library/app-1"), "{}", route.path());
             if named {
                 with.push(route.path());
@@ -396,7 +394,12 @@ pub(crate) mod tests {
             let named = html.contains(
                 r#"<meta name="ridgeline-exercises" content="/_b/exercises/boot-1.js" />"#,
             );
-            assert_eq!(named, has_exercises(&html), "{}", route.path());
+            assert_eq!(
+                named,
+                has_islands_of(&html, Carrier::Exercises),
+                "{}",
+                route.path()
+            );
             // Only the page's own bundle is preloaded.
             assert!(!html.contains("_b/exercises/app-1"), "{}", route.path());
             with += usize::from(named);

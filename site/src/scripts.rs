@@ -8,6 +8,7 @@ use std::path::Path;
 use ridgeline_content::render::render_chapter;
 use ridgeline_content::search;
 use ridgeline_content::summary::Part;
+use ridgeline_content::widgets::Bundle;
 use ridgeline_core::rng::{fnv1a, fnv1a_from};
 
 use crate::compress::files_below;
@@ -116,13 +117,28 @@ const lazy = (name, islands, attr) => {
 const parsed = (f) => (document.readyState === 'loading'
   ? document.addEventListener('DOMContentLoaded', f, { once: true })
   : f());
-parsed(() => {
-  // The exercise checker, when the reader reaches the problems.
-  lazy('ridgeline-exercises', '[data-island=exercises],[data-island=exercise]', 'data-exercises');
-  // The reader's library, when the reader reaches its forms.
-  lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');
-});
 ";
+
+/// [`START_JS`] with one `lazy(…)` call per lazily started bundle (the
+/// exercise checker, the reader's library), its islands taken from the
+/// widget table.
+pub fn start_js() -> String {
+    let mut calls = String::new();
+    for bundle in Bundle::LAZY {
+        let (Some(meta), Some(status)) = (bundle.meta(), bundle.status()) else {
+            continue;
+        };
+        let islands: Vec<String> = bundle
+            .widgets()
+            .map(|w| format!("[data-island={}]", w.name))
+            .collect();
+        calls.push_str(&format!(
+            "  lazy('{meta}', '{}', '{status}');\n",
+            islands.join(",")
+        ));
+    }
+    format!("{START_JS}parsed(() => {{\n{calls}}});\n")
+}
 
 /// The rules for islands: the sign on a figure that is not live yet, and the
 /// message when the bundle could not start.
@@ -225,16 +241,17 @@ pub fn write_assets(
     let entries: Vec<(&str, &str)> = texts.iter().map(|(s, t)| (*s, t.as_str())).collect();
     let index = search::encode(&entries);
     let css = minify_css(&css)?;
+    let start_js = start_js();
     let assets = Assets {
         css: format!("style-{}.css", short_hash(css.as_bytes())),
         theme: format!("theme-{}.js", short_hash(THEME_JS.as_bytes())),
-        start: format!("start-{}.js", short_hash(START_JS.as_bytes())),
+        start: format!("start-{}.js", short_hash(start_js.as_bytes())),
         search: search::file_name(&index),
         favicon: "favicon.svg".to_string(),
     };
     write(&site.join(&assets.css), css)?;
     write(&site.join(&assets.theme), THEME_JS)?;
-    write(&site.join(&assets.start), START_JS)?;
+    write(&site.join(&assets.start), &start_js)?;
     write(&site.join(&assets.search), index)?;
     let icon = root.join("public/favicon.svg");
     std::fs::copy(&icon, site.join(&assets.favicon))
@@ -393,10 +410,14 @@ mod tests {
     #[test]
     fn the_scripts_have_no_inline_handlers_and_the_css_covers_islands() {
         assert!(THEME_JS.contains("ridgeline.theme.v1"));
-        assert!(START_JS.contains("data-islands"));
+        let start = start_js();
+        assert!(start.contains("data-islands"));
         // One loader starts both lazily loaded bundles.
-        assert_eq!(START_JS.matches("lazy('ridgeline-").count(), 2);
-        assert!(START_JS.contains("'data-library'") && START_JS.contains("'data-exercises'"));
+        assert_eq!(start.matches("lazy('ridgeline-").count(), 2);
+        assert!(start.contains("'data-library'") && start.contains("'data-exercises'"));
+        assert!(start.contains(
+            "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');"
+        ));
         assert!(ISLANDS_CSS.contains("[data-live]"));
         assert!(ISLANDS_CSS.contains(":root[data-library='failed']"));
     }

@@ -119,8 +119,6 @@ const PATH_KEYS: [(Part, &str); 5] = [
 ];
 
 impl WidgetParams for ChipMapParams {
-    const NAME: &'static str = "chip-map";
-
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
@@ -134,7 +132,7 @@ impl WidgetParams for ChipMapParams {
                 next.vs = parse_vs_chip(value, |c| chip_map(c).map(|_| ()))?;
             }
             "bytes" => next.bytes = parse_count(value, "array size", 1.0, 1e15)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.map()?;
         if let Some(Err(e)) = next.vs_map() {

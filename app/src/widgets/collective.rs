@@ -15,8 +15,8 @@ use ridgeline_core::sharding::plan::{MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
 use super::common::{
-    compare_picker, compare_table, diff_rows, ici_row, initial_args, option, parse_vs_chip,
-    write_url_state, Comparison, Diff, VS,
+    compare_picker, compare_table, diff_rows, ici_row, option, parse_vs_chip, Comparison, Diff,
+    WidgetParams, WidgetState, VS,
 };
 use crate::input::short;
 
@@ -78,9 +78,38 @@ pub struct Playback {
     pub plan_step: usize,
 }
 
+impl WidgetParams for CollectiveParams {
+    /// Sets one parameter from text if the collective still plays, on both
+    /// chips when one is compared.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
+        next.set_field(key, value)?;
+        next.comparison()?;
+        next.playback()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The parameters as `key=value` pairs.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        vec![
+            (
+                "op".into(),
+                COLLECTIVES[self.which.min(COLLECTIVES.len() - 1)].0.into(),
+            ),
+            ("n".into(), self.n.to_string()),
+            ("wrap".into(), if self.wrap { "1" } else { "0" }.into()),
+            ("chip".into(), self.chip.id.into()),
+        ]
+        .into_iter()
+        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
+        .collect()
+    }
+}
+
 impl CollectiveParams {
-    /// Sets one parameter from text.
-    pub fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+    /// Sets one parameter from text, whether or not the collective plays.
+    fn set_field(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "op" => {
                 self.which = COLLECTIVES
@@ -105,25 +134,9 @@ impl CollectiveParams {
                 self.chip = ring_chip(c)?;
             }
             VS => self.vs = parse_vs_chip(value, |c| ring_chip(c).map(|_| ()))?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         Ok(())
-    }
-
-    /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
-        vec![
-            (
-                "op".into(),
-                COLLECTIVES[self.which.min(COLLECTIVES.len() - 1)].0.into(),
-            ),
-            ("n".into(), self.n.to_string()),
-            ("wrap".into(), if self.wrap { "1" } else { "0" }.into()),
-            ("chip".into(), self.chip.id.into()),
-        ]
-        .into_iter()
-        .chain(self.vs.map(|c| (VS.into(), c.id.into())))
-        .collect()
     }
 
     /// The plan of the chosen matmul with `chip`'s links, and the index of
@@ -311,32 +324,18 @@ pub fn CollectivePlayer(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("collective", &args);
-    let mut initial = CollectiveParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in &pairs {
-        if let Err(e) = initial.apply(k, v) {
-            problems.push(e);
-        }
-    }
-    if let Err(e) = initial.comparison() {
-        initial.vs = None;
-        problems.push(e);
-    }
-    let first = initial
+    let state = WidgetState::<CollectiveParams>::new(&args);
+    let (params, notice) = (state.params, state.notice);
+    let first = params
+        .get_untracked()
         .playback()
         .or_else(|_| CollectiveParams::default().playback());
     let Ok(first) = first else {
         return view! { <p class="notice">"The collective could not be emulated."</p> }.into_any();
     };
-    let params = RwSignal::new(initial);
     let playback = RwSignal::new(first);
     let step = RwSignal::new(0usize);
     let playing = RwSignal::new(false);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
     let timer = StoredValue::new(None::<IntervalHandle>);
 
     let stop = move || {
@@ -348,27 +347,14 @@ pub fn CollectivePlayer(
     };
     let total = move || playback.with(|p| p.steps.len());
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        // A refused choice: the notice says why, and the parameters are
-        // announced again so that a select shows the last valid choice.
-        let refuse = move |e: String| {
-            notice.set(Some(e));
-            params.set(params.get_untracked());
-        };
-        if let Err(e) = p.apply(key, &value) {
-            refuse(e);
-            return;
-        }
-        match p.comparison().and_then(|_| p.playback()) {
-            Ok(pb) => {
+        // A refused choice: the notice says why, and a select shows the last
+        // valid choice again.
+        if state.set_or_refresh(key, &value, true) {
+            if let Ok(pb) = params.get_untracked().playback() {
                 stop();
                 playback.set(pb);
-                params.set(p);
                 step.set(0);
-                notice.set(None);
-                write_url_state("collective", p.to_pairs());
             }
-            Err(e) => refuse(e),
         }
     };
     let play = move || {

@@ -161,7 +161,6 @@ pub fn verdict(r: &CollectiveMatmul) -> Verdict {
 }
 
 impl WidgetParams for CollectiveMatmulWidgetParams {
-    const NAME: &'static str = "collective-matmul";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["case"], &["n"]];
 
     /// Sets one parameter from text, or explains why not.
@@ -192,7 +191,7 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
             "j" => next.ijk[1] = dim("J")?,
             "k" => next.ijk[2] = dim("K")?,
             "bidi" => next.bidirectional = parse_flag(value, "both directions")?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {

@@ -146,8 +146,6 @@ fn bound_text(bound: Bound) -> &'static str {
 }
 
 impl WidgetParams for SizeParams {
-    const NAME: &'static str = "collective-size";
-
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
@@ -165,7 +163,7 @@ impl WidgetParams for SizeParams {
             "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         Ok(())
     }

@@ -76,11 +76,71 @@ pub fn initial_args(
     (args, None)
 }
 
-/// A widget's parameters: what its directive and the page URL may set, each
-/// value validated by [`WidgetParams::apply`].
-pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
+/// Why a widget refuses `key`: it is not one of its settings.
+pub fn unknown_setting(key: &str) -> String {
+    format!("unknown setting “{}”", crate::input::short(key))
+}
+
+/// Where `P` and the widget table disagree about its keys: a key the table
+/// lists that [`WidgetParams::apply`] refuses as unknown; a key of `known`
+/// (every key the table lists for any widget) that the table does not list
+/// for `P` but `apply` does not refuse as unknown; and a key that
+/// [`WidgetParams::to_pairs`] writes or [`WidgetParams::ORDER`] names but the
+/// table does not list. Each key is applied to the defaults with the value
+/// the defaults write for it (or an empty one).
+#[cfg(test)]
+pub(crate) fn key_mismatches<P: WidgetParams>(known: &[&str]) -> Vec<String> {
+    let defaults = P::default().to_pairs();
+    let mut written = defaults.clone();
+    let mut out = Vec::new();
+    for key in P::KEYS {
+        let value = defaults
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or("", |(_, v)| v.as_str());
+        let mut p = P::default();
+        match p.apply(key, value) {
+            Err(e) if e == unknown_setting(key) => {
+                out.push(format!(
+                    "{}: the table lists `{key}`, which apply refuses",
+                    P::NAME
+                ));
+            }
+            Err(_) => {}
+            Ok(()) => written.extend(p.to_pairs()),
+        }
+    }
+    for key in known.iter().filter(|k| !P::KEYS.contains(k)) {
+        if P::default().apply(key, "") != Err(unknown_setting(key)) {
+            out.push(format!(
+                "{}: apply accepts `{key}`, which the table does not list",
+                P::NAME
+            ));
+        }
+    }
+    let named = P::ORDER.iter().flat_map(|group| group.iter().copied());
+    for key in written.iter().map(|(k, _)| k.as_str()).chain(named) {
+        let line = format!("{}: `{key}` is not in the table", P::NAME);
+        if !P::KEYS.contains(&key) && !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// What the widget table (`ridgeline_content::widgets`) declares about
+/// a widget's parameters; implemented for each parameter type by
+/// `widgets::register!`, never by hand.
+pub trait Declared {
     /// The widget's directive name, which prefixes its URL parameters.
     const NAME: &'static str;
+    /// The keys a chapter's directive and the page URL may set.
+    const KEYS: &'static [&'static str];
+}
+
+/// A widget's parameters: what its directive and the page URL may set, each
+/// value validated by [`WidgetParams::apply`].
+pub trait WidgetParams: Declared + Default + Clone + PartialEq + Send + Sync + 'static {
     /// Groups of keys applied before all others, in this order (a chip before
     /// the number format it must support, a model before overrides of its shape).
     const ORDER: &'static [&'static [&'static str]] = &[];
@@ -90,6 +150,17 @@ pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
 
     /// The `key=value` pairs that reproduce these parameters (for the URL).
     fn to_pairs(&self) -> Vec<(String, String)>;
+
+    /// Sets `key` as [`Self::apply`] does if the widget table lists it, and
+    /// refuses it as an unknown setting if not: a key reaches a widget's
+    /// parameters, from a chapter or from a link, only through here.
+    fn apply_declared(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if Self::KEYS.contains(&key) {
+            self.apply(key, value)
+        } else {
+            Err(unknown_setting(key))
+        }
+    }
 
     /// Parameters from pairs (the last of each key) in [`Self::ORDER`]. A
     /// pair refused is tried again after the others, as long as another is
@@ -102,7 +173,7 @@ pub trait WidgetParams: Default + Clone + PartialEq + Send + Sync + 'static {
         loop {
             let before = pending.len();
             let mut notices = Vec::new();
-            pending.retain(|(k, v)| match p.apply(k, v) {
+            pending.retain(|(k, v)| match p.apply_declared(k, v) {
                 Ok(()) => false,
                 Err(e) => {
                     notices.push(e);
@@ -179,7 +250,7 @@ impl<P: WidgetParams> WidgetState<P> {
     /// says why and the last valid parameters stay. Returns whether it was accepted.
     pub fn set(self, key: &str, value: &str) -> bool {
         let mut p = self.params.get_untracked();
-        match p.apply(key, value) {
+        match p.apply_declared(key, value) {
             Ok(()) => {
                 self.notice.set(None);
                 if p != self.params.get_untracked() {

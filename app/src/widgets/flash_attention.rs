@@ -14,7 +14,7 @@ use ridgeline_core::model::flash::{
 };
 
 use super::common::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// Query rows drawn in the state table (the rest are computed, not shown).
 pub const SHOWN_ROWS: usize = 4;
@@ -50,8 +50,6 @@ impl FlashChoice {
 }
 
 impl WidgetParams for FlashChoice {
-    const NAME: &'static str = "flash-attention";
-
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
@@ -65,7 +63,7 @@ impl WidgetParams for FlashChoice {
             "h" => p.head_dim = count("head dimension H", MAX_HEAD_DIM)?,
             "block" => p.block = count("block size", MAX_KEYS)?,
             "seed" => p.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         p.validate().map_err(|e| {
             if e.starts_with("block") {

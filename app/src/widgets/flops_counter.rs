@@ -11,7 +11,6 @@ use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::einsum::{analyse, Analysis, Contraction};
 
 use super::common::{WidgetParams, WidgetState};
-use crate::input::short;
 
 /// The reader's contraction and the sizes of its letters; always analysable.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,7 +72,6 @@ impl FlopsParams {
 }
 
 impl WidgetParams for FlopsParams {
-    const NAME: &'static str = "flops-counter";
     const ORDER: &'static [&'static [&'static str]] = &[&["expr"]];
 
     /// Sets the expression (new letters start at [`NEW_LETTER_SIZE`]) or the
@@ -89,7 +87,7 @@ impl WidgetParams for FlopsParams {
                     next.sizes.push((c, s));
                 }
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         // Keep the expression's letters, with every size it needs.
         next.sizes = next.letter_sizes();

@@ -214,7 +214,6 @@ impl GpuParams {
 }
 
 impl WidgetParams for GpuParams {
-    const NAME: &'static str = "gpu";
     const ORDER: &'static [&'static [&'static str]] = &[&["gpu", "chip", VS]];
 
     /// Sets one parameter from text; a GPU count the tree cannot hold is refused.
@@ -231,7 +230,7 @@ impl WidgetParams for GpuParams {
                     .ok_or_else(|| format!("unknown collective “{}”", short(value)))?
             }
             "bytes" | "v" => next.bytes = parse_count(value, "array size", 1e3, 1e13)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(q) = next.versus() {

@@ -91,7 +91,6 @@ impl AnatomyChoice {
 }
 
 impl WidgetParams for AnatomyChoice {
-    const NAME: &'static str = "gpu-anatomy";
     const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["mod"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -136,7 +135,7 @@ impl WidgetParams for AnatomyChoice {
             }
             "then" => next.warp.then_ops = count("then", MAX_OPS)?,
             "else" => next.warp.else_ops = count("else", MAX_OPS)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.warp.validate()?;
         *self = next;

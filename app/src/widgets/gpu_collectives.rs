@@ -292,7 +292,6 @@ impl GpuCollectivesParams {
 }
 
 impl WidgetParams for GpuCollectivesParams {
-    const NAME: &'static str = "gpu-collectives";
     const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["scope"], &[VS]];
 
     /// Sets one parameter from text; a count the GPU's network cannot span is refused.
@@ -320,7 +319,7 @@ impl WidgetParams for GpuCollectivesParams {
             "bytes" => next.bytes = parse_count(value, "bytes", V_RANGE.0, V_RANGE.1)?,
             "sharp" => next.sharp = parse_flag(value, "sharp")?,
             "k" => next.k = parse_count(value, "k", 1.0, 256.0)?.round() as u32,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {

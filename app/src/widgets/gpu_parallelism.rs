@@ -167,7 +167,6 @@ impl ParallelismChoice {
 }
 
 impl WidgetParams for ParallelismChoice {
-    const NAME: &'static str = "gpu-parallelism";
     const ORDER: &'static [&'static [&'static str]] = &[&["gpu"], &["model"], &[VS]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -191,7 +190,7 @@ impl WidgetParams for ParallelismChoice {
             }
             "dp" => next.dp = count("dp", 65_536.0)?,
             "link" => next.link = parse_link(value)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {

@@ -185,7 +185,6 @@ impl InferenceParams {
 }
 
 impl WidgetParams for InferenceParams {
-    const NAME: &'static str = "inference-roofline";
     const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip", VS]];
 
     /// Sets one parameter from text, or explains why not (the params stay as they were).
@@ -221,7 +220,7 @@ impl WidgetParams for InferenceParams {
             "seq" => {
                 next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round();
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.rooflines().map_err(|e| e.to_string())?;
         if let Some(vs) = next.vs {

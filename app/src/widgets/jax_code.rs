@@ -6,7 +6,7 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::sharding::codegen::{jax_code, JaxCode};
 
-use super::common::{initial_args, write_url_state};
+use super::common::{WidgetParams, WidgetState};
 use super::sharding::{collectives_text, ShardingParams, PRESETS};
 
 /// The three modes, as tab labels.
@@ -24,6 +24,46 @@ fn pick(code: &JaxCode, mode: &str) -> String {
     }
 }
 
+/// The sharded matmul and the mode whose code is shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JaxCodeParams {
+    /// The matmul, mesh, sizes and chip, as the sharding visualizer's.
+    pub sharding: ShardingParams,
+    /// The mode shown, one of [`MODES`].
+    pub mode: &'static str,
+}
+
+impl Default for JaxCodeParams {
+    fn default() -> Self {
+        JaxCodeParams {
+            sharding: ShardingParams::default(),
+            mode: "manual",
+        }
+    }
+}
+
+impl WidgetParams for JaxCodeParams {
+    /// Sets the mode, or one field of the matmul if it still plans.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if key != "mode" {
+            return self.sharding.apply(key, value);
+        }
+        self.mode = MODES
+            .iter()
+            .map(|(m, _)| *m)
+            .find(|m| *m == value)
+            .ok_or_else(|| format!("unknown mode “{}”", crate::input::short(value)))?;
+        Ok(())
+    }
+
+    /// The matmul's pairs, then the mode.
+    fn to_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = self.sharding.to_pairs();
+        pairs.push(("mode".into(), self.mode.into()));
+        pairs
+    }
+}
+
 /// The widget.
 #[component]
 pub fn JaxCodeWidget(
@@ -31,51 +71,20 @@ pub fn JaxCodeWidget(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("jax-code", &args);
-    let mut initial = ShardingParams::default();
-    let mut mode0 = "manual".to_string();
-    let mut problems = Vec::new();
-    for (k, v) in &pairs {
-        if k == "mode" {
-            if MODES.iter().any(|(m, _)| m == v) {
-                mode0 = v.clone();
-            } else {
-                problems.push(format!("unknown mode “{}”", crate::input::short(v)));
-            }
-            continue;
-        }
-        match initial.with(k, &v.replace('+', " ")) {
-            Ok(p) => initial = p,
-            Err(e) => problems.push(e),
-        }
-    }
-    let Ok(plan0) = initial.plan().or_else(|_| ShardingParams::default().plan()) else {
+    let state = WidgetState::<JaxCodeParams>::new(&args);
+    let (params, notice) = (state.params, state.notice);
+    let Ok(plan0) = params.with_untracked(|p| p.sharding.plan()) else {
         return view! { <p class="notice">"The default sharding failed to plan."</p> }.into_any();
     };
-    let params = RwSignal::new(initial);
     let plan = RwSignal::new(plan0);
-    let mode = RwSignal::new(mode0);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
+    let mode = move || params.with(|p| p.mode);
     let code = Memo::new(move |_| plan.with(jax_code));
-    let save = move || {
-        let mut pairs = params.with_untracked(|p| p.to_pairs());
-        pairs.push(("mode".into(), mode.get_untracked()));
-        write_url_state("jax-code", pairs);
-    };
-    let set = move |key: &'static str, value: String| match params.get_untracked().with(key, &value)
-    {
-        Ok(next) => {
-            if let Ok(p) = next.plan() {
+    let set = move |key: &'static str, value: String| {
+        if state.set(key, &value) {
+            if let Ok(p) = params.with_untracked(|p| p.sharding.plan()) {
                 plan.set(p);
             }
-            params.set(next);
-            notice.set(None);
-            save();
         }
-        Err(e) => notice.set(Some(e)),
     };
     let preset_options = PRESETS
         .iter()
@@ -86,8 +95,8 @@ pub fn JaxCodeWidget(
         .map(|(id, label)| {
             let id = *id;
             view! {
-                <button type="button" role="tab" class="tab" aria-selected=move || (mode.get() == id).to_string()
-                    on:click=move |_| { mode.set(id.to_string()); save(); }>{*label}</button>
+                <button type="button" role="tab" class="tab" aria-selected=move || (mode() == id).to_string()
+                    on:click=move |_| set("mode", id.to_string())>{*label}</button>
             }
         })
         .collect_view();
@@ -105,21 +114,21 @@ pub fn JaxCodeWidget(
             <div class="controls stacked">
                 <label>"Matmul "
                     <input type="text" class="spec" spellcheck="false" aria-label="sharded matmul in the book's notation"
-                        value=move || params.with(|p| p.spec.clone()) prop:value=move || params.with(|p| p.spec.clone()) on:input=move |ev| set("spec", event_target_value(&ev)) />
+                        value=move || params.with(|p| p.sharding.spec.clone()) prop:value=move || params.with(|p| p.sharding.spec.clone()) on:input=move |ev| set("spec", event_target_value(&ev)) />
                 </label>
                 <label>"Mesh "
                     <input type="text" class="mesh-text" spellcheck="false" aria-label="mesh axes and sizes"
-                        value=move || params.with(|p| p.mesh.clone()) prop:value=move || params.with(|p| p.mesh.clone()) on:input=move |ev| set("mesh", event_target_value(&ev)) />
+                        value=move || params.with(|p| p.sharding.mesh.clone()) prop:value=move || params.with(|p| p.sharding.mesh.clone()) on:input=move |ev| set("mesh", event_target_value(&ev)) />
                 </label>
                 <label>"Sizes "
                     <input type="text" class="dims-text" spellcheck="false" aria-label="array dimension sizes"
-                        value=move || params.with(|p| p.dims.clone()) prop:value=move || params.with(|p| p.dims.clone()) on:input=move |ev| set("dims", event_target_value(&ev)) />
+                        value=move || params.with(|p| p.sharding.dims.clone()) prop:value=move || params.with(|p| p.sharding.dims.clone()) on:input=move |ev| set("dims", event_target_value(&ev)) />
                 </label>
             </div>
             <Notice notice=notice />
             <p>"The plan: " <strong data-collective="">{move || plan.with(collectives_text)}</strong> {move || plan.with(|p| format!(" (case {}).", p.case().number()))}</p>
             <div class="tabs" role="tablist" aria-label="sharding mode">{tabs}</div>
-            <pre class="code" role="tabpanel" tabindex="0"><code data-code=move || mode.get()>{move || code.with(|c| pick(c, &mode.get()))}</code></pre>
+            <pre class="code" role="tabpanel" tabindex="0"><code data-code=mode>{move || code.with(|c| pick(c, mode()))}</code></pre>
         </figure>
     }
     .into_any()

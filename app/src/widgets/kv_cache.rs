@@ -177,7 +177,6 @@ impl KvParams {
 }
 
 impl WidgetParams for KvParams {
-    const NAME: &'static str = "kv-cache";
     const ORDER: &'static [&'static [&'static str]] = &[&["model", VS]];
 
     /// Sets one parameter from text.
@@ -203,7 +202,7 @@ impl WidgetParams for KvParams {
             VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
             "seq" => next.seq = parse_count(value, "context", 1.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 1.0, BATCH_MAX)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.cache()?;
         if let Some(Err(e)) = next.vs_cache() {

@@ -87,7 +87,6 @@ impl KvParams {
 }
 
 impl WidgetParams for KvParams {
-    const NAME: &'static str = "kv-sharding";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip", "batch"], &["y", "z"], &[VS]];
 
     /// Sets one parameter from text, or explains why not (the mesh axes must
@@ -110,7 +109,7 @@ impl WidgetParams for KvParams {
             "z" => next.p.z = count("Z", 4096.0)?,
             "step" => next.step = (count("step", 12.0)? - 1) as usize,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         let r = next.report()?;
         if let Some(Err(e)) = next.vs_report() {

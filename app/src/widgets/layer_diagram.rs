@@ -212,7 +212,6 @@ pub fn in_flow<'a>(ops: &'a LayerOps, names: &[&str]) -> Vec<&'a LayerOp> {
 }
 
 impl WidgetParams for LayerDiagramParams {
-    const NAME: &'static str = "layer-diagram";
     const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -254,7 +253,7 @@ impl WidgetParams for LayerDiagramParams {
                     ));
                 }
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         let ops = next.ops()?;
         // A model without a gate or router keeps a selection it has.

@@ -157,8 +157,6 @@ fn tpu(c: &'static Chip) -> Result<&'static Chip, String> {
 }
 
 impl WidgetParams for LinkParams {
-    const NAME: &'static str = "link-roofline";
-
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
@@ -171,7 +169,7 @@ impl WidgetParams for LinkParams {
             "b" => self.b = parse_count(value, "batch B", B_RANGE.0, B_RANGE.1)?.round(),
             "d" => self.d = parse_count(value, "D", 1.0, 1_048_576.0)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, 1_048_576.0)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         Ok(())
     }

@@ -100,7 +100,6 @@ impl TopologyParams {
 }
 
 impl WidgetParams for TopologyParams {
-    const NAME: &'static str = "min-topology";
     const ORDER: &'static [&'static [&'static str]] = &[&["model", VS]];
 
     /// Sets one parameter from text.
@@ -118,7 +117,7 @@ impl WidgetParams for TopologyParams {
             }
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {

@@ -1,10 +1,13 @@
 //! Interactive widgets, each a thin Leptos component over `ridgeline-core`.
 //!
-//! [`widget_view`] is the one table from a chapter's `{{widget NAME}}` directive
-//! to a component; [`NAMES`] lists the same names, and tests check it against
-//! the directive table the chapters are built with. Each arm is compiled only
-//! when a chapter of this build uses the widget (`cfg(widget = "NAME")`, set by
-//! `build.rs`), so a per-part bundle carries only its own widgets.
+//! Each widget is declared once, in the widget table of
+//! `ridgeline_content::widgets`; `build.rs` writes it out for `register!`,
+//! which derives from it [`NAMES`], [`widget_view`] (from a chapter's
+//! `{{widget NAME}}` directive to its component) and each parameter type's
+//! name and keys ([`common::Declared`]). Each arm of [`widget_view`] is
+//! compiled only when a chapter of this build uses the widget
+//! (`cfg(widget = "NAME")`, set by `build.rs`), so a per-part bundle carries
+//! only its own widgets.
 
 pub mod book_links;
 pub mod chip_map;
@@ -63,180 +66,86 @@ pub mod zero;
 
 use leptos::prelude::*;
 
-/// Every widget the app can mount.
-pub const NAMES: &[&str] = &[
-    "jax-code",
-    "book-links",
-    "exercise",
-    "exercises",
-    "roofline",
-    "overlap",
-    "spec-table",
-    "torus",
-    "link-roofline",
-    "sharding",
-    "collective",
-    "collective-size",
-    "inference-roofline",
-    "kv-cache",
-    "serving",
-    "min-topology",
-    "own-model",
-    "own-chip",
-    "gpu",
-    "gpu-collectives",
-    "nvlink-node",
-    "gpu-anatomy",
-    "gpu-parallelism",
-    "transformer",
-    "training-roofline",
-    "training-planner",
-    "profile",
-    "serving-engine",
-    "speculative",
-    "overlap-timeline",
-    "xla-op",
-    "kv-sharding",
-    "parallelism-layout",
-    "layer-diagram",
-    "flops-counter",
-    "pipeline",
-    "moe",
-    "flash-attention",
-    "remat",
-    "zero",
-    "systolic",
-    "chip-map",
-    "streaming",
-    "strong-scaling",
-    "collective-matmul",
-    "slowest-stage",
-    "rooflines",
-    "weight-stationary",
-];
+/// Emits the items that follow only in builds that carry `$bundle`'s widget
+/// modules (the library's need the Cargo feature `library`).
+macro_rules! in_bundle {
+    (Library, $($item:tt)*) => { #[cfg(feature = "library")] $($item)* };
+    ($bundle:ident, $($item:tt)*) => { $($item)* };
+}
 
-/// The component for a widget directive, with the chapter's arguments, or
-/// `None` if this build does not carry that widget (another bundle's widget, or
-/// no widget of that name).
-// A build without parts (`--no-default-features`) compiles every arm out but
-// the last, which returns: the `Some` around the match is then unreachable.
-#[allow(unreachable_code)]
-pub fn widget_view(name: &str, args: &[(&str, &str)]) -> Option<AnyView> {
-    let args: Vec<(String, String)> = args
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Some(match name {
-        #[cfg(widget = "jax-code")]
-        "jax-code" => view! { <jax_code::JaxCodeWidget args=args /> }.into_any(),
-        #[cfg(widget = "book-links")]
-        "book-links" => view! { <book_links::BookLinks args=args /> }.into_any(),
-        #[cfg(widget = "exercise")]
-        "exercise" => view! { <exercise::ExerciseWidget args=args /> }.into_any(),
-        #[cfg(widget = "exercises")]
-        "exercises" => view! { <exercise::ExerciseList args=args /> }.into_any(),
-        #[cfg(widget = "roofline")]
-        "roofline" => view! { <roofline::Roofline args=args /> }.into_any(),
-        #[cfg(widget = "overlap")]
-        "overlap" => view! { <overlap::Overlap args=args /> }.into_any(),
-        #[cfg(widget = "sharding")]
-        "sharding" => view! { <sharding::Sharding args=args /> }.into_any(),
-        #[cfg(widget = "collective")]
-        "collective" => view! { <collective::CollectivePlayer args=args /> }.into_any(),
-        #[cfg(widget = "collective-size")]
-        "collective-size" => view! { <collective_size::CollectiveSize args=args /> }.into_any(),
-        #[cfg(widget = "spec-table")]
-        "spec-table" => view! { <spec_table::SpecTable args=args /> }.into_any(),
-        #[cfg(widget = "torus")]
-        "torus" => view! { <torus::Torus args=args /> }.into_any(),
-        #[cfg(widget = "link-roofline")]
-        "link-roofline" => view! { <link_roofline::LinkRoofline args=args /> }.into_any(),
-        #[cfg(widget = "transformer")]
-        "transformer" => view! { <transformer::Transformer args=args /> }.into_any(),
-        #[cfg(widget = "training-roofline")]
-        "training-roofline" => {
-            view! { <training_roofline::TrainingRoofline args=args /> }.into_any()
+/// Registers every widget of the widget table (`ridgeline_content::widgets`),
+/// which `build.rs` writes out as one invocation of this macro.
+macro_rules! register {
+    ($($name:literal => $module:ident :: $component:ident ($($params:ident)?), $bundle:ident, $keys:tt, $doc:literal;)*) => {
+        /// Every widget the app can mount.
+        pub const NAMES: &[&str] = &[$($name),*];
+
+        $($(in_bundle! {
+            $bundle,
+            impl common::Declared for $module::$params {
+                const NAME: &'static str = $name;
+                const KEYS: &'static [&'static str] = &$keys;
+            }
+        })?)*
+
+        /// Every disagreement between a widget's parameters and the keys the
+        /// table lists for it (see [`common::key_mismatches`]).
+        #[cfg(test)]
+        fn key_mismatches() -> Vec<String> {
+            let mut known: Vec<&str> = Vec::new();
+            $($(in_bundle! {
+                $bundle,
+                {
+                    known.extend(<$module::$params as common::Declared>::KEYS);
+                }
+            })?)*
+            known.sort_unstable();
+            known.dedup();
+            let mut out = Vec::new();
+            $($(in_bundle! {
+                $bundle,
+                {
+                    out.extend(common::key_mismatches::<$module::$params>(&known));
+                }
+            })?)*
+            out
         }
-        #[cfg(widget = "training-planner")]
-        "training-planner" => view! { <training_planner::TrainingPlanner args=args /> }.into_any(),
-        #[cfg(widget = "inference-roofline")]
-        "inference-roofline" => {
-            view! { <inference_roofline::InferenceRoofline args=args /> }.into_any()
+
+        /// The component for a widget directive, with the chapter's arguments, or
+        /// `None` if this build does not carry that widget (another bundle's widget, or
+        /// no widget of that name).
+        // A build without parts (`--no-default-features`) compiles every arm out but
+        // the last, which returns: the `Some` around the match is then unreachable.
+        #[allow(unreachable_code)]
+        pub fn widget_view(name: &str, args: &[(&str, &str)]) -> Option<AnyView> {
+            let args: Vec<(String, String)> = args
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Some(match name {
+                $(
+                    #[cfg(widget = $name)]
+                    $name => view! { <$module::$component args=args /> }.into_any(),
+                )*
+                _ => {
+                    // Every arm may be compiled out (a bundle without widgets).
+                    drop(args);
+                    return None;
+                }
+            })
         }
-        #[cfg(widget = "kv-cache")]
-        "kv-cache" => view! { <kv_cache::KvCacheCalc args=args /> }.into_any(),
-        #[cfg(widget = "serving")]
-        "serving" => view! { <serving::Serving args=args /> }.into_any(),
-        #[cfg(widget = "min-topology")]
-        "min-topology" => view! { <min_topology::MinTopology args=args /> }.into_any(),
-        #[cfg(widget = "own-model")]
-        "own-model" => view! { <own_model::OwnModel args=args /> }.into_any(),
-        #[cfg(widget = "own-chip")]
-        "own-chip" => view! { <own_chip::OwnChip args=args /> }.into_any(),
-        #[cfg(widget = "gpu")]
-        "gpu" => view! { <gpu::Gpu args=args /> }.into_any(),
-        #[cfg(widget = "gpu-collectives")]
-        "gpu-collectives" => view! { <gpu_collectives::GpuCollectives args=args /> }.into_any(),
-        #[cfg(widget = "nvlink-node")]
-        "nvlink-node" => view! { <nvlink_node::NvlinkNodeView args=args /> }.into_any(),
-        #[cfg(widget = "gpu-anatomy")]
-        "gpu-anatomy" => view! { <gpu_anatomy::GpuAnatomy args=args /> }.into_any(),
-        #[cfg(widget = "gpu-parallelism")]
-        "gpu-parallelism" => view! { <gpu_parallelism::GpuParallelism args=args /> }.into_any(),
-        #[cfg(widget = "profile")]
-        "profile" => view! { <profile::ProfileViewer args=args /> }.into_any(),
-        #[cfg(widget = "serving-engine")]
-        "serving-engine" => view! { <serving_engine::ServingEngine args=args /> }.into_any(),
-        #[cfg(widget = "weight-stationary")]
-        "weight-stationary" => {
-            view! { <weight_stationary::WeightStationaryWidget args=args /> }.into_any()
-        }
-        #[cfg(widget = "speculative")]
-        "speculative" => view! { <speculative::SpeculativeWidget args=args /> }.into_any(),
-        #[cfg(widget = "overlap-timeline")]
-        "overlap-timeline" => view! { <overlap_timeline::OverlapTimeline args=args /> }.into_any(),
-        #[cfg(widget = "xla-op")]
-        "xla-op" => view! { <xla_op::XlaOp args=args /> }.into_any(),
-        #[cfg(widget = "kv-sharding")]
-        "kv-sharding" => view! { <kv_sharding::KvSharding args=args /> }.into_any(),
-        #[cfg(widget = "parallelism-layout")]
-        "parallelism-layout" => {
-            view! { <parallelism_layout::ParallelismLayout args=args /> }.into_any()
-        }
-        #[cfg(widget = "layer-diagram")]
-        "layer-diagram" => view! { <layer_diagram::LayerDiagram args=args /> }.into_any(),
-        #[cfg(widget = "flops-counter")]
-        "flops-counter" => view! { <flops_counter::FlopsCounter args=args /> }.into_any(),
-        #[cfg(widget = "pipeline")]
-        "pipeline" => view! { <pipeline::Pipeline args=args /> }.into_any(),
-        #[cfg(widget = "moe")]
-        "moe" => view! { <moe::Moe args=args /> }.into_any(),
-        #[cfg(widget = "remat")]
-        "remat" => view! { <remat::Remat args=args /> }.into_any(),
-        #[cfg(widget = "zero")]
-        "zero" => view! { <zero::Zero args=args /> }.into_any(),
-        #[cfg(widget = "flash-attention")]
-        "flash-attention" => view! { <flash_attention::FlashAttention args=args /> }.into_any(),
-        #[cfg(widget = "systolic")]
-        "systolic" => view! { <systolic::Systolic args=args /> }.into_any(),
-        #[cfg(widget = "chip-map")]
-        "chip-map" => view! { <chip_map::ChipMapWidget args=args /> }.into_any(),
-        #[cfg(widget = "streaming")]
-        "streaming" => view! { <streaming::Streaming args=args /> }.into_any(),
-        #[cfg(widget = "strong-scaling")]
-        "strong-scaling" => view! { <strong_scaling::StrongScaling args=args /> }.into_any(),
-        #[cfg(widget = "collective-matmul")]
-        "collective-matmul" => {
-            view! { <collective_matmul::CollectiveMatmulWidget args=args /> }.into_any()
-        }
-        #[cfg(widget = "slowest-stage")]
-        "slowest-stage" => view! { <slowest_stage::SlowestStageWidget args=args /> }.into_any(),
-        #[cfg(widget = "rooflines")]
-        "rooflines" => view! { <rooflines::Rooflines args=args /> }.into_any(),
-        _ => {
-            // Every arm may be compiled out (a bundle without widgets).
-            drop(args);
-            return None;
-        }
-    })
+    };
+}
+
+include!(concat!(env!("OUT_DIR"), "/widget_table.rs"));
+
+#[cfg(test)]
+mod tests {
+    /// A chapter's directive may only name keys the table lists (the build
+    /// checks that); here every widget's parameters accept exactly those.
+    #[test]
+    fn every_widget_accepts_the_keys_the_table_lists_and_no_others() {
+        let mismatches = super::key_mismatches();
+        assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    }
 }

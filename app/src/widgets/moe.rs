@@ -201,7 +201,6 @@ fn models_name(id: &str) -> String {
 }
 
 impl WidgetParams for MoeChoice {
-    const NAME: &'static str = "moe";
     const ORDER: &'static [&'static [&'static str]] = &[&["model"], &["e"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -264,7 +263,7 @@ impl WidgetParams for MoeChoice {
                     return Err(format!("{} is not a Mixture-of-Experts model", m.name));
                 }
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.analysis()?;
         if let Some(Err(e)) = next.vs_analysis() {

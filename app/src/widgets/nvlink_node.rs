@@ -18,7 +18,6 @@ use super::common::{
     WidgetState, VS,
 };
 use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
-use crate::input::short;
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::units::BytesPerSec;
 
@@ -124,15 +123,13 @@ impl NvlinkNodeParams {
 }
 
 impl WidgetParams for NvlinkNodeParams {
-    const NAME: &'static str = "nvlink-node";
-
     /// Sets the GPU from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
             "gpu" => next.gpu = find_gpu(value)?,
             VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {

@@ -156,8 +156,6 @@ fn verdict_of((tm, tc, _, _): (f64, f64, f64, f64)) -> Verdict {
 }
 
 impl WidgetParams for OverlapParams {
-    const NAME: &'static str = "overlap";
-
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
@@ -171,7 +169,7 @@ impl WidgetParams for OverlapParams {
             "b" => self.b = parse_count(value, "batch B", 1.0, 1e7)?.round(),
             "d" => self.d = parse_count(value, "D", D_RANGE.0, D_RANGE.1)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, 1e7)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         Ok(())
     }

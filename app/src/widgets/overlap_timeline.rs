@@ -109,7 +109,6 @@ impl TimelineParams {
 }
 
 impl WidgetParams for TimelineParams {
-    const NAME: &'static str = "overlap-timeline";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["x", "y"]];
 
     /// Sets one parameter from text, or explains why not; a second chip must
@@ -166,7 +165,7 @@ impl TimelineParams {
                 next.dtype = Dtype::parse(value)
                     .ok_or_else(|| format!("unknown format “{}”", short(value)))?
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         overlap_timeline_on(&next, chip_named(&next.chip)?).map_err(|e| {
             if key == "chip" {

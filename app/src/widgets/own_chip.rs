@@ -160,7 +160,6 @@ impl Default for OwnChipParams {
 }
 
 impl WidgetParams for OwnChipParams {
-    const NAME: &'static str = "own-chip";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"]];
 
     /// Sets one parameter from text.

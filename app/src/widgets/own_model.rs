@@ -110,7 +110,6 @@ impl Default for OwnModelParams {
 }
 
 impl WidgetParams for OwnModelParams {
-    const NAME: &'static str = "own-model";
     const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
 
     /// Sets one parameter from text.
@@ -134,7 +133,7 @@ impl WidgetParams for OwnModelParams {
                     imported,
                 }
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         };
         *self = next;
         Ok(())

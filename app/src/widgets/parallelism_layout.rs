@@ -164,7 +164,6 @@ impl ParallelismParams {
 }
 
 impl WidgetParams for ParallelismParams {
-    const NAME: &'static str = "parallelism-layout";
     const ORDER: &'static [&'static [&'static str]] = &[&["scheme", "model", "chip", VS]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -189,7 +188,7 @@ impl WidgetParams for ParallelismParams {
                 next.batch =
                     parse_count(value, "batch (tokens)", BATCH_RANGE.0, BATCH_RANGE.1)?.round()
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.layout()?;
         if let Some(Err(e)) = next.vs_layout() {

@@ -14,7 +14,7 @@ use ridgeline_core::training::pipeline_bubble;
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::size::Frame;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// Most stages the widget draws (each is a row of the timeline).
 pub const MAX_STAGES: u32 = 16;
@@ -107,7 +107,6 @@ impl PipelineChoice {
 }
 
 impl WidgetParams for PipelineChoice {
-    const NAME: &'static str = "pipeline";
     const ORDER: &'static [&'static [&'static str]] = &[&["schedule"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -125,7 +124,7 @@ impl WidgetParams for PipelineChoice {
             "chunks" => {
                 next.chunks = parse_count(value, "chunks", 1.0, MAX_CHUNKS as f64)?.round() as u32
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.timeline()?;
         *self = next;

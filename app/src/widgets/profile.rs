@@ -308,7 +308,6 @@ fn step_layers(p: &Profile) -> u32 {
 }
 
 impl WidgetParams for ProfileParams {
-    const NAME: &'static str = "profile";
     const ORDER: &'static [&'static [&'static str]] =
         &[&["model", "chip"], &["slice", "mesh"], &["tp"]];
 
@@ -356,7 +355,7 @@ impl WidgetParams for ProfileParams {
                 let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
                 next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.analyse()?;
         *self = next;

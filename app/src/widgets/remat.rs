@@ -161,8 +161,6 @@ impl RematChoice {
 }
 
 impl WidgetParams for RematChoice {
-    const NAME: &'static str = "remat";
-
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
@@ -182,7 +180,7 @@ impl WidgetParams for RematChoice {
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "policy" => next.policy = Policy::parse(value)?,
             VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {

@@ -157,7 +157,6 @@ impl RooflineParams {
 }
 
 impl WidgetParams for RooflineParams {
-    const NAME: &'static str = "roofline";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip", VS]];
 
     /// Sets one parameter from text, or explains why not (the params stay as they were).
@@ -184,7 +183,7 @@ impl WidgetParams for RooflineParams {
             "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
             "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
             "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         let dtype = next.op().compute_dtype();
         if next.chip.peak_or_wider(dtype).is_none() {

@@ -192,8 +192,6 @@ impl RooflinesParams {
 }
 
 impl WidgetParams for RooflinesParams {
-    const NAME: &'static str = "rooflines";
-
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
@@ -209,7 +207,7 @@ impl WidgetParams for RooflinesParams {
             "bk" => next.tile[1] = side("bk")?,
             "bn" => next.tile[2] = side("bn")?,
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {

@@ -20,8 +20,8 @@ use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
 use super::common::{
-    chip_rows, compare_picker, compare_table, initial_args, option, parse_vs, write_url_state,
-    Comparison, Diff, WidgetParams, VS,
+    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
+    WidgetState, VS,
 };
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::size::{Frame, Shape, Size};
@@ -203,7 +203,6 @@ impl ServingParams {
 }
 
 impl WidgetParams for ServingParams {
-    const NAME: &'static str = "serving";
     const ORDER: &'static [&'static [&'static str]] = &[
         &["model"],
         &["chip"],
@@ -244,7 +243,7 @@ impl WidgetParams for ServingParams {
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(Err(e)) = next.versus() {
@@ -281,31 +280,14 @@ pub fn Serving(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("serving", &args);
-    let (initial, notices) = ServingParams::from_pairs(&pairs);
-    let params = RwSignal::new(initial);
-    let notice = RwSignal::new(url_notice.or_else(|| {
-        (!notices.is_empty()).then(|| format!("Not possible: {}.", notices.join("; ")))
-    }));
+    let state = WidgetState::<ServingParams>::new(&args);
+    let params = state.params;
+    let notice = state.notice;
     let set = move |key: &'static str, value: String| {
-        let mut p = params.get_untracked();
-        match p.apply(key, &value) {
-            Ok(()) => {
-                notice.set(None);
-                if p != params.get_untracked() {
-                    params.set(p);
-                    write_url_state("serving", p.to_pairs());
-                }
-            }
-            Err(e) => {
-                notice.set(Some(format!("Not possible: {e}.")));
-                // Put a refused select back to the last valid setting (text fields keep
-                // what the reader typed).
-                if matches!(key, "model" | "chip" | "chips" | "tp" | "dtype" | VS) {
-                    params.set(params.get_untracked());
-                }
-            }
-        }
+        // Put a refused select back to the last valid setting (text fields
+        // keep what the reader typed).
+        let select = matches!(key, "model" | "chip" | "chips" | "tp" | "dtype" | VS);
+        state.set_or_refresh(key, &value, select);
     };
     let view_data = Memo::new(move |_| params.with(|p| p.compute().ok()));
     let vs_data = Memo::new(move |_| params.with(|p| p.versus().and_then(Result::ok)));

@@ -57,8 +57,6 @@ impl EngineParams {
 }
 
 impl WidgetParams for EngineParams {
-    const NAME: &'static str = "serving-engine";
-
     /// Sets one parameter from text, or explains why not; the result must
     /// resolve (weights and slots fit, lengths within the model's context).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
@@ -97,7 +95,7 @@ impl WidgetParams for EngineParams {
                     parse_count(value, "prefix cache", 0.0, 1e7)?.round() as u64
             }
             "seed" => next.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.resolve().map_err(|e| friendly(&e))?;
         self.sim = next;

@@ -7,7 +7,7 @@
 
 use super::common::{
     chip_rows, compare_picker, compare_table, diff_rows, ici_row, parse_vs_chip, Comparison, Diff,
-    Notice, VS,
+    Notice, WidgetParams, WidgetState, VS,
 };
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Network;
@@ -17,7 +17,6 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::layout::Block;
 use ridgeline_core::sharding::plan::{MatmulPlan, Operand, StepKind};
 
-use super::common::{initial_args, write_url_state};
 use crate::input::short;
 
 /// The book's examples, one per case (and ReduceScatter for case 3).
@@ -148,7 +147,7 @@ impl ShardingParams {
                     Network::ici(c).map(|_| ()).map_err(|e| e.to_string())
                 })?
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.plan()?;
         if let Some(Err(e)) = next.vs_plan() {
@@ -156,9 +155,17 @@ impl ShardingParams {
         }
         Ok(next)
     }
+}
+
+impl WidgetParams for ShardingParams {
+    /// Sets one field if the plan (and the compared chip's) still works out.
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
+        *self = self.with(key, value)?;
+        Ok(())
+    }
 
     /// The parameters as `key=value` pairs.
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
+    fn to_pairs(&self) -> Vec<(String, String)> {
         vec![
             ("spec".into(), self.spec.clone()),
             ("mesh".into(), self.mesh.clone()),
@@ -224,44 +231,19 @@ pub fn Sharding(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (pairs, url_notice) = initial_args("sharding", &args);
-    let mut initial = ShardingParams::default();
-    let mut problems = Vec::new();
-    for (k, v) in &pairs {
-        match initial.with(k, &v.replace('+', " ")) {
-            Ok(p) => initial = p,
-            Err(e) => problems.push(e),
-        }
-    }
-    let fallback = ShardingParams::default();
-    let plan0 = initial.plan().or_else(|_| fallback.plan());
-    let Ok(plan0) = plan0 else {
+    // Every value is checked to plan as it is applied, so the start plans
+    // unless the defaults themselves do not.
+    let state = WidgetState::<ShardingParams>::new(&args);
+    let (params, notice) = (state.params, state.notice);
+    let Ok(plan0) = params.with_untracked(ShardingParams::plan) else {
         return view! { <p class="notice">"The default sharding failed to plan."</p> }.into_any();
     };
-    let params = RwSignal::new(initial);
     let plan = RwSignal::new(plan0);
-    let notice =
-        RwSignal::new(url_notice.or_else(|| {
-            (!problems.is_empty()).then(|| format!("Ignored: {}.", problems.join("; ")))
-        }));
-
     let set = move |key: &'static str, value: String| {
-        let current = params.get_untracked();
-        match current.with(key, &value) {
-            Ok(next) => {
-                if let Ok(p) = next.plan() {
-                    plan.set(p);
-                }
-                write_url_state("sharding", next.to_pairs());
-                params.set(next);
-                notice.set(None);
-            }
-            Err(e) => {
-                notice.set(Some(e));
-                // A refused choice in a picker shows the last valid one again.
-                if matches!(key, "chip" | VS) {
-                    params.set(params.get_untracked());
-                }
+        // A refused choice in a picker shows the last valid one again.
+        if state.set_or_refresh(key, &value, matches!(key, "chip" | VS)) {
+            if let Ok(p) = params.with_untracked(ShardingParams::plan) {
+                plan.set(p);
             }
         }
     };

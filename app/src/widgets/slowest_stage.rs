@@ -234,7 +234,6 @@ fn torus(c: &Chip) -> Result<(), String> {
 }
 
 impl WidgetParams for SlowestStageParams {
-    const NAME: &'static str = "slowest-stage";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["slice"]];
 
     /// Sets one parameter from text, or explains why not.
@@ -268,7 +267,7 @@ impl WidgetParams for SlowestStageParams {
                 next.pieces =
                     parse_count(value, "the number of pieces", 1.0, 4096.0)?.round() as u64
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {

@@ -16,7 +16,7 @@ use super::common::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::speculative::{draw, SpecView};
 use crate::charts::svg;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// The longest draft on the slider and the chart.
 pub const MAX_DRAFT: u32 = 16;
@@ -79,8 +79,6 @@ impl SpecParams {
 }
 
 impl WidgetParams for SpecParams {
-    const NAME: &'static str = "speculative";
-
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.spec;
@@ -91,7 +89,7 @@ impl WidgetParams for SpecParams {
             }
             "accept" => next.accept = parse_count(value, "acceptance", 0.0, 1.0)?,
             "cost" => next.draft_cost = parse_count(value, "draft cost", 0.0, 1.0)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.validate()?;
         self.spec = next;

@@ -156,7 +156,6 @@ impl StreamingParams {
 }
 
 impl WidgetParams for StreamingParams {
-    const NAME: &'static str = "streaming";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["op"]];
 
     /// Sets one parameter from text.
@@ -209,7 +208,7 @@ impl WidgetParams for StreamingParams {
             "hbm" => next.hbm = rate("the HBM bandwidth")?,
             "compute" => next.compute = rate("the compute rate")?,
             "resident" => next.resident = parse_flag(value, "weights in VMEM")?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {

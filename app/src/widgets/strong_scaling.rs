@@ -120,8 +120,6 @@ fn tpu(c: &'static Chip) -> Result<&'static Chip, String> {
 }
 
 impl WidgetParams for ScalingParams {
-    const NAME: &'static str = "strong-scaling";
-
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
@@ -141,7 +139,7 @@ impl WidgetParams for ScalingParams {
                 }
                 next.chips = n as u32;
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {

@@ -11,7 +11,7 @@ use ridgeline_core::hardware::systolic::{run, Frame, Phase, SystolicParams, Syst
 
 use super::common::{WidgetParams, WidgetState};
 use super::player::Player;
-use crate::input::{parse_count, parse_flag, short};
+use crate::input::{parse_count, parse_flag};
 
 /// Largest side of the array the widget draws (the model allows more).
 pub const MAX_VIEW_SIDE: u32 = 16;
@@ -64,8 +64,6 @@ impl SystolicWidgetParams {
 }
 
 impl WidgetParams for SystolicWidgetParams {
-    const NAME: &'static str = "systolic";
-
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
@@ -82,7 +80,7 @@ impl WidgetParams for SystolicWidgetParams {
             "m" => next.m = whole("the rows per block (M)", MAX_VIEW_M)?,
             "blocks" => next.blocks = whole("the number of blocks", MAX_VIEW_BLOCKS)?,
             "pipelined" => next.pipelined = parse_flag(value, "pipelined")?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.model().validate()?;
         *self = next;

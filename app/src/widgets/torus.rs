@@ -130,7 +130,6 @@ impl TorusParams {
 }
 
 impl WidgetParams for TorusParams {
-    const NAME: &'static str = "torus";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["shape"], &[VS]];
 
     /// Sets one parameter from text; the result must still be a valid slice.
@@ -159,7 +158,7 @@ impl WidgetParams for TorusParams {
                     }
                 })?
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.selected = [0, 1, 2].map(|i| next.selected[i].min(next.shape[i].saturating_sub(1)));
         next.slice()?;

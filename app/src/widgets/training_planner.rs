@@ -273,7 +273,6 @@ impl PlannerParams {
 }
 
 impl WidgetParams for PlannerParams {
-    const NAME: &'static str = "training-planner";
     const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip", VS], &["slice", "pods"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -316,7 +315,7 @@ impl WidgetParams for PlannerParams {
             "batch" => next.batch = parse_count(value, "batch (tokens)", 1.0, 1e12)?.round(),
             "tokens" => next.tokens = parse_count(value, "training tokens", 1.0, 1e18)?,
             "mfu" => next.mfu = parse_count(value, "MFU (%)", 0.1, 100.0)? / 100.0,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.outcome()?;
         *self = next;

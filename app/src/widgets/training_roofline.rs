@@ -454,7 +454,6 @@ fn boundary_words(b: Boundary) -> String {
 }
 
 impl WidgetParams for TrainingRooflineParams {
-    const NAME: &'static str = "training-roofline";
     const ORDER: &'static [&'static [&'static str]] = &[&["model", "chip", VS], &["mesh"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -486,7 +485,7 @@ impl WidgetParams for TrainingRooflineParams {
             "b" | "batch" => {
                 next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         if key != "scheme" && key != "b" && key != "batch" && next.choice != Choice::Fsdp {
             // A mesh or model that rules out the selected strategy falls back to FSDP.

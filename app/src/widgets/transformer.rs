@@ -254,7 +254,6 @@ impl TransformerParams {
 }
 
 impl WidgetParams for TransformerParams {
-    const NAME: &'static str = "transformer";
     const ORDER: &'static [&'static [&'static str]] = &[&["model"]];
 
     /// Sets one parameter from text, or explains why not (nothing changes then).
@@ -287,7 +286,7 @@ impl WidgetParams for TransformerParams {
                     })?;
                 next.kv_dtype = d;
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         *self = next;
         Ok(())

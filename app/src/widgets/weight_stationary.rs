@@ -200,8 +200,6 @@ impl WeightStationaryWidgetParams {
 }
 
 impl WidgetParams for WeightStationaryWidgetParams {
-    const NAME: &'static str = "weight-stationary";
-
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
@@ -232,7 +230,7 @@ impl WidgetParams for WeightStationaryWidgetParams {
                 }
                 next.log2 = log2 as u32;
             }
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.view()?;
         if let Some(Err(e)) = next.vs_view() {

@@ -148,7 +148,6 @@ pub fn pointed(text: &str, e: &ParseError) -> String {
 }
 
 impl WidgetParams for XlaOpParams {
-    const NAME: &'static str = "xla-op";
     const ORDER: &'static [&'static [&'static str]] = &[&["chip", "compute"], &[VS]];
 
     /// Sets one parameter from text, or explains why not.
@@ -173,7 +172,7 @@ impl WidgetParams for XlaOpParams {
                     })?
             }
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.view()?;
         if let Some(Err(e)) = next.vs_cost() {

@@ -150,7 +150,6 @@ impl ZeroChoice {
 }
 
 impl WidgetParams for ZeroChoice {
-    const NAME: &'static str = "zero";
     const ORDER: &'static [&'static [&'static str]] = &[&["model", VS]];
 
     /// Sets one parameter from text, or explains why not.
@@ -176,7 +175,7 @@ impl WidgetParams for ZeroChoice {
             }
             "stage" => next.stage = ZeroStage::parse(value)?,
             VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
-            other => return Err(format!("unknown setting “{}”", short(other))),
+            other => return Err(super::common::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(other) = next.vs_choice() {
