@@ -49,13 +49,13 @@ pub fn bench_emulator_cases() -> usize {
 }
 
 /// Median milliseconds of `repeats` serving simulations of `requests` requests
-/// with the serving widget's settings (`core::inference::engine`); -1 on error.
+/// with the serving widget's settings (`core::inference::serving_engine`); -1 on error.
 /// Only the bundle that carries the serving widget exports it.
 #[cfg(widget = "serving-engine")]
 #[wasm_bindgen]
 pub fn bench_serving(requests: u32, repeats: u32) -> f64 {
     use crate::widgets::serving_engine::EngineParams;
-    use ridgeline_core::inference::engine::{simulate, SimParams};
+    use ridgeline_core::inference::serving_engine::{simulate, SimParams};
     let sim = SimParams {
         requests,
         ..EngineParams::default().sim

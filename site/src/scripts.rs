@@ -119,7 +119,7 @@ const parsed = (f) => (document.readyState === 'loading'
   : f());
 ";
 
-/// [`START_JS`] with one `lazy(…)` call per lazily started bundle (the
+/// The page-start script (`START_JS`) with one `lazy(…)` call per lazily started bundle (the
 /// exercise checker, the reader's library), its islands taken from the
 /// widget table.
 pub fn start_js() -> String {

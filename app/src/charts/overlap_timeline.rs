@@ -7,7 +7,7 @@ use crate::charts::style::Styled;
 use crate::charts::style::NOTE;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use ridgeline_core::comms::overlap::{OverlapReport, Work};
+use ridgeline_core::comms::overlap_timeline::{OverlapReport, Work};
 use ridgeline_core::format::grouped;
 
 /// The four lanes, top to bottom: each version's communication and matmul.

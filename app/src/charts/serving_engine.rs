@@ -6,7 +6,7 @@ use crate::charts::{palette, svg};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::grouped;
-use ridgeline_core::inference::engine::{Role, SimReport};
+use ridgeline_core::inference::serving_engine::{Role, SimReport};
 
 /// The height of one replica's lane (SVG user units).
 const LANE_H: u32 = 46;

@@ -14,7 +14,7 @@ pub struct SpecView {
     pub at: Speculative,
     /// The best draft length and what it gives.
     pub best: (u32, Speculative),
-    /// Tokens per target step in a seeded run of [`ROUNDS`] rounds.
+    /// Tokens per target step in a seeded run (the widget's check).
     pub simulated: f64,
     /// `(k, tokens per step, speedup)` for k = 0 to the longest draft.
     pub curve: Vec<(u32, f64, f64)>,

@@ -4,12 +4,12 @@
 //! row's running maximum, running sum, the rescale factor and the current
 //! output; after the last block the output equals ordinary softmax attention,
 //! and the numbers held stay linear in the keys while the FLOPs grow with
-//! them, all from [`ridgeline_core::model::flash`].
+//! them, all from [`ridgeline_core::model::flash_attention`].
 
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
-use ridgeline_core::model::flash::{
+use ridgeline_core::model::flash_attention::{
     run, FlashParams, FlashRun, MAX_HEAD_DIM, MAX_KEYS, MAX_QUERIES,
 };
 
@@ -241,7 +241,7 @@ pub fn FlashAttention(
 mod tests {
     use super::*;
     use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
-    use ridgeline_core::model::flash::memory;
+    use ridgeline_core::model::flash_attention::memory;
 
     #[test]
     fn the_last_block_equals_ordinary_attention() {

@@ -4,7 +4,7 @@
 
 use super::common::Notice;
 use leptos::prelude::*;
-use ridgeline_core::sharding::codegen::{jax_code, JaxCode};
+use ridgeline_core::sharding::jax_code::{jax_code, JaxCode};
 
 use super::common::{WidgetParams, WidgetState};
 use super::sharding::{collectives_text, ShardingParams, PRESETS};

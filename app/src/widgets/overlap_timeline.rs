@@ -2,14 +2,14 @@
 //! Part 10): `A[B_X, D_Y] · W[D, F_Y]` computed after a blocking AllGather of
 //! `A`, or as a loop of `Y` chunk matmuls while `ppermute` passes the next
 //! chunk along the ring. Both timelines are drawn on one time axis from
-//! `ridgeline_core::comms::overlap`, with each version's step time and the times the
+//! `ridgeline_core::comms::overlap_timeline`, with each version's step time and the times the
 //! book measured beside them. A second chip (`vs`) may be set beside the
 //! first: where each of its versions ends is marked on the same time axis,
 //! and a table spells out the differences.
 
 use super::common::Notice;
 use leptos::prelude::*;
-use ridgeline_core::comms::overlap::{
+use ridgeline_core::comms::overlap_timeline::{
     overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
 };
 use ridgeline_core::dtype::Dtype;

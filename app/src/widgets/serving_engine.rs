@@ -1,5 +1,5 @@
 //! The serving engine (`data-widget="serving-engine"`, Part 7): the seeded
-//! discrete-event simulation of `ridgeline_core::inference::engine` run live. The
+//! discrete-event simulation of `ridgeline_core::inference::serving_engine` run live. The
 //! reader picks where prefill runs (interleaved with decode on the same chips,
 //! or on a separate pool), continuous or static batching, the arrival rate,
 //! the number of requests, the longest answer and the prefix cache; the widget
@@ -10,7 +10,7 @@
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::inference::engine::{simulate, Batching, Layout, SimParams, SimReport};
+use ridgeline_core::inference::serving_engine::{simulate, Batching, Layout, SimParams, SimReport};
 
 use super::common::{option, WidgetParams, WidgetState};
 use crate::charts::serving_engine::timeline_svg;

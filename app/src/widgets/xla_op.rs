@@ -1,6 +1,6 @@
 //! Reading an XLA op (`data-widget="xla-op"`, Part 9): the reader pastes or
 //! edits one HLO op line, or picks one of the book's, and sees it taken apart
-//! by `ridgeline_core::profiling::hlo_op`: its output type, layout (minor-to-major order,
+//! by `ridgeline_core::profiling::xla_op`: its output type, layout (minor-to-major order,
 //! tiles, memory space), the shape its tiles pad it to, every operand, the
 //! bytes it touches with and without padding, its FLOPs and its roofline time
 //! on a chip (and on a second chip, `vs`, beside it, with a table of the
@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
-use ridgeline_core::profiling::hlo_op::{
+use ridgeline_core::profiling::xla_op::{
     op_cost, parse_op, HloOp, HloShape, OpCost, ParseError, MAX_LINE,
 };
 

@@ -9,7 +9,7 @@ use ridgeline_core::comms::collective_matmul::{
     collective_matmul, gather_curve, CollectiveMatmulParams, MatmulCase,
 };
 use ridgeline_core::comms::collectives::{cost, Collective, Network, RingAxis};
-use ridgeline_core::comms::overlap::{overlap_timeline, OverlapParams, BOOK_TIMES};
+use ridgeline_core::comms::overlap_timeline::{overlap_timeline, OverlapParams, BOOK_TIMES};
 use ridgeline_core::format::{sci, seconds, si};
 use ridgeline_core::hardware::chip;
 use ridgeline_core::units::Bytes;

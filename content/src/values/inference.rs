@@ -10,9 +10,9 @@ use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip};
-use ridgeline_core::inference::engine::{simulate, Layout, SimParams, SimReport};
 use ridgeline_core::inference::kv_sharding::{kv_sharding, KvShardingParams};
 use ridgeline_core::inference::serving::{self, SpeculativeParams};
+use ridgeline_core::inference::serving_engine::{simulate, Layout, SimParams, SimReport};
 use ridgeline_core::inference::{
     decode_step, max_batch as max_batch_of, min_slice_chips, tokens_evicted_per_step,
     weight_stationary_crossover, Precision, ServingModel, ServingSlice,

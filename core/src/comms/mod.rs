@@ -5,8 +5,8 @@
 //! |---|---|
 //! | `collectives.rs` | AllGather, ReduceScatter, AllReduce and AllToAll along one or more axes of a mesh: bytes, the bandwidth and latency terms, [`collectives::cost`] |
 //! | `collective_matmul.rs` | overlapping an AllGather with the matmul that needs it, chunk by chunk (Part 3), and measured AllGather bandwidth against size |
-//! | `overlap.rs` | Part 10's collective matmul in JAX as two timelines, blocking and overlapped |
+//! | `overlap_timeline.rs` | Part 10's collective matmul in JAX as two timelines, blocking and overlapped |
 
 pub mod collective_matmul;
 pub mod collectives;
-pub mod overlap;
+pub mod overlap_timeline;

@@ -52,12 +52,12 @@
 //! | `topology.rs` | chips a model needs, the smallest topology that holds it, cost per query and per FLOP |
 //! | `prefill_decode.rs` | prefill time, the prefill-to-decode ratio, evictions and speculative tokens |
 //! | `serving.rs` | what a reader of a serving system measures (TTFT, ITL, throughput, cost), speculative sampling, Part 8's serving tables |
-//! | `engine.rs` | a serving engine as a discrete-event simulation: static and continuous batching |
+//! | `serving_engine.rs` | a serving engine as a discrete-event simulation: static and continuous batching |
 //! | `kv_sharding.rs` | sharding the KV cache over heads and batch, step by step |
 
-pub mod engine;
 pub mod kv_sharding;
 pub mod serving;
+pub mod serving_engine;
 
 /// The most chips a serving slice may have (far beyond any real deployment).
 pub const MAX_CHIPS: u64 = 1 << 20;

@@ -8,13 +8,13 @@
 //! | `einsum.rs` | the FLOPs and bytes of a contraction written as the book writes it (`BD,DF->BF`) |
 //! | `layer.rs` | one layer operation by operation, the book's layer diagram with numbers |
 //! | `moe.rs` | Mixture of Experts: parameters stored against parameters used, and its intensity |
-//! | `flash.rs` | flash attention's online softmax, block by block |
+//! | `flash_attention.rs` | flash attention's online softmax, block by block |
 //! | `remat.rs` | gradient checkpointing: what the forward pass keeps and what recomputing costs |
 
 pub mod accounting;
 pub mod config;
 pub mod einsum;
-pub mod flash;
+pub mod flash_attention;
 pub mod layer;
 pub mod moe;
 pub mod remat;

@@ -30,10 +30,10 @@
 //! |---|---|
 //! | `mod.rs` | the arithmetic of reading a profile: layouts and padding, predicted op times |
 //! | `trace.rs` | a synthetic profile of one training step, as a trace viewer would show it |
-//! | `hlo_op.rs` | one XLA op line read: shape, layout, opcode, operands, FLOPs and bytes |
+//! | `xla_op.rs` | one XLA op line read: shape, layout, opcode, operands, FLOPs and bytes |
 
-pub mod hlo_op;
 pub mod trace;
+pub mod xla_op;
 
 use std::fmt;
 

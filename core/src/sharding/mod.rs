@@ -27,9 +27,9 @@
 //! assert!(err.to_string().contains("axis X is used twice in A"));
 //! ```
 
-pub mod codegen;
 pub mod emulator;
 pub mod jax;
+pub mod jax_code;
 pub mod layout;
 pub mod parser;
 pub mod permute;

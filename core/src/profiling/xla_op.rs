@@ -12,7 +12,7 @@
 //! panic: [`parse_op`] returns a [`ParseError`] whose `pos` points into the input.
 //!
 //! ```
-//! use ridgeline_core::profiling::hlo_op::parse_op;
+//! use ridgeline_core::profiling::xla_op::parse_op;
 //!
 //! let op = parse_op("%x = f32[3,5]{1,0:T(2,2)} add(f32[3,5] %a, f32[3,5] %b)").unwrap();
 //! assert_eq!(op.output.padded_dims(), vec![4, 6]);

@@ -10,7 +10,7 @@
 //!   collectives written out (`all_gather`, `psum`, `psum_scatter`, `all_to_all`).
 //!
 //! ```
-//! use ridgeline_core::sharding::codegen::jax_code;
+//! use ridgeline_core::sharding::jax_code::jax_code;
 //! use ridgeline_core::hardware::chip;
 //! use ridgeline_core::sharding::plan::MatmulPlan;
 //!
@@ -211,10 +211,12 @@ pub fn jax_code(plan: &MatmulPlan) -> JaxCode {
 /// The book's overlapped collective matmul (Part 10) as a `shard_map`
 /// program for the mesh and sizes of `p`: `A[B_X, D_Y] · W[D, F_Y]`, looping
 /// over the `Y` chunks of `A` with `ppermute` while multiplying. Each loop step
-/// carries the per-chip times [`crate::comms::overlap::overlap_timeline`] computes, as
+/// carries the per-chip times [`crate::comms::overlap_timeline::overlap_timeline`] computes, as
 /// comments, so the code and the timeline agree.
-pub fn collective_matmul_code(p: &crate::comms::overlap::OverlapParams) -> Result<String, String> {
-    let r = crate::comms::overlap::overlap_timeline(p)?;
+pub fn collective_matmul_code(
+    p: &crate::comms::overlap_timeline::OverlapParams,
+) -> Result<String, String> {
+    let r = crate::comms::overlap_timeline::overlap_timeline(p)?;
     let us = |t: crate::units::Seconds| crate::format::si(t.0, "s", 3);
     let dtype = match p.dtype {
         crate::dtype::Dtype::F32 => "jnp.float32",
@@ -331,7 +333,7 @@ mod tests {
 #[cfg(test)]
 mod collective_matmul_tests {
     use super::collective_matmul_code;
-    use crate::comms::overlap::{overlap_timeline, OverlapParams};
+    use crate::comms::overlap_timeline::{overlap_timeline, OverlapParams};
 
     #[test]
     fn generated_code_matches_the_timeline() {

@@ -30,7 +30,7 @@
 //! this reason ([`fused_costs`] prices it: half the steps, two chunks each).
 //!
 //! ```
-//! use ridgeline_core::comms::overlap::{overlap_timeline, OverlapParams};
+//! use ridgeline_core::comms::overlap_timeline::{overlap_timeline, OverlapParams};
 //!
 //! let t = overlap_timeline(&OverlapParams::default()).unwrap();
 //! assert!(t.overlapped.total < t.blocking.total);

@@ -17,7 +17,7 @@
 //! deterministic for a seed, so a widget can replay it and a test can pin it.
 //!
 //! ```
-//! use ridgeline_core::inference::engine::{simulate, SimParams};
+//! use ridgeline_core::inference::serving_engine::{simulate, SimParams};
 //!
 //! let mut p = SimParams::default();
 //! p.requests = 300;

@@ -9,7 +9,7 @@
 //! are the same `4 · T · S · H`; the memory is linear in the sequence length.
 //!
 //! ```
-//! use ridgeline_core::model::flash::{run, FlashParams};
+//! use ridgeline_core::model::flash_attention::{run, FlashParams};
 //!
 //! let p = FlashParams { queries: 4, keys: 32, head_dim: 8, block: 8, seed: 1 };
 //! let r = run(&p).unwrap();
