@@ -31,7 +31,7 @@
 //! `N_axes` equal rings.
 
 use crate::check::is_positive;
-use crate::hardware::{Chip, ICI_HOP_LATENCY};
+use crate::hardware::{Chip, LinkSpec, ICI_HOP_LATENCY};
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// One of the collectives of Part 3.
@@ -186,13 +186,26 @@ impl Network {
         let spec = chip
             .link(crate::hardware::Link::Ici)
             .ok_or(CollectiveError::NoIci(chip.id))?;
-        Ok(Network {
+        Ok(Network::over(chip, spec))
+    }
+
+    /// The chip's fastest chip-to-chip link (ICI on a TPU, NVLink on a GPU) as
+    /// [`Network::ici`] takes ICI, or `None` for a chip without one. The registry
+    /// gives no separate per-hop latency for NVLink, so it uses the book's ICI one.
+    pub fn interconnect(chip: &'static Chip) -> Option<Network> {
+        chip.interconnect().map(|spec| Network::over(chip, spec))
+    }
+
+    /// `spec`'s links of `chip` as bidirectional rings with the book's per-hop
+    /// latency `T_min` (Part 3).
+    fn over(chip: &'static Chip, spec: &LinkSpec) -> Network {
+        Network {
             name: chip.name,
             bidi: spec.bandwidth,
             one_way: spec.one_way.unwrap_or(spec.bandwidth * 0.5),
             hop_latency: ICI_HOP_LATENCY.value,
             bidirectional: true,
-        })
+        }
     }
 
     /// The same links used in one direction only.

@@ -1,27 +1,10 @@
 //! The FSDP communication time: the one formula behind every FSDP collective in
 //! the training roofline, the MLP layout and the profiler's trace.
 
-use super::{missing, TrainingError};
+use super::TrainingError;
 use crate::comms::collectives::{self, Collective, CollectiveCost, Network, RingAxis};
-use crate::hardware::{Chip, ICI_HOP_LATENCY};
-use crate::units::Bytes;
 
-/// The network FSDP's collectives run over on `chip`: its chip-to-chip link (ICI,
-/// or NVLink on GPUs) taken as bidirectional rings, with the book's per-hop latency
-/// `T_min` (Part 3; the registry gives no separate figure for NVLink, so it uses the
-/// same one).
-pub fn fsdp_network(chip: &'static Chip) -> Result<Network, TrainingError> {
-    let link = chip
-        .interconnect()
-        .ok_or_else(|| missing(chip, "chip-to-chip link"))?;
-    Ok(Network {
-        name: chip.name,
-        bidi: link.bandwidth,
-        one_way: link.one_way.unwrap_or(link.bandwidth * 0.5),
-        hop_latency: ICI_HOP_LATENCY.value,
-        bidirectional: true,
-    })
-}
+use crate::units::Bytes;
 
 /// The rings an `x`-way FSDP group forms over `axes` mesh axes: `axes` rings whose
 /// sizes multiply to `x`, each as close to `x^(1/axes)` as a whole divisor allows
@@ -73,7 +56,7 @@ pub fn fsdp_comms(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hardware::chip;
+    use crate::hardware::{chip, ICI_HOP_LATENCY};
 
     #[test]
     fn rings_multiply_to_the_group_and_follow_the_pod() {
@@ -90,7 +73,7 @@ mod tests {
     #[test]
     fn large_layers_take_the_books_bandwidth_time_and_small_ones_the_latency() {
         let v5p = chip("v5p").unwrap();
-        let net = fsdp_network(v5p).unwrap();
+        let net = Network::interconnect(v5p).unwrap();
         let rings = fsdp_rings(4096, 3);
         let big = Bytes(1e9);
         let c = fsdp_comms(Collective::AllGather, big, &rings, &net).unwrap();

@@ -1,8 +1,7 @@
 //! Per-layer costs: FLOPs and collectives of one layer under one strategy, and where a strategy turns compute-bound as the batch grows.
 
 use super::{
-    cross_slice_link, fsdp_comms, fsdp_network, fsdp_rings, missing, Cluster, Job, Parallelism,
-    TrainingError,
+    cross_slice_link, fsdp_comms, fsdp_rings, missing, Cluster, Job, Parallelism, TrainingError,
 };
 use crate::comms::collectives::{Collective, Network, RingAxis};
 use crate::hardware::Link;
@@ -153,7 +152,8 @@ impl Ctx {
             act_bytes: job.compute.bytes(),
             peak,
             ici_link: link.link,
-            fsdp_net: fsdp_network(chip)?,
+            fsdp_net: Network::interconnect(chip)
+                .ok_or_else(|| missing(chip, "chip-to-chip link"))?,
             fsdp_rings: fsdp_rings(par.fsdp, par.axes_data),
             ici: link.bandwidth,
             p2p: link.one_way.unwrap_or(link.bandwidth),
