@@ -8,18 +8,29 @@
 # live: Trunk builds each bundle with only its parts' Cargo features into
 # _b/<bundle>/, then ridgeline-site writes the pages, stylesheet, service
 # worker and precompressed copies. Options: --public-url /sub/path/ to host
-# under a sub-path.
+# under a sub-path; --no-compress to leave out the precompressed copies (the
+# live edit loop, whose server sends files as they are).
+#
+# A bundle whose inputs did not change is not built again: each build is kept
+# in target/bundle-cache/<bundle>/<key>/, keyed on the sources a wasm build
+# compiles (app, core, content, the manifests and lock file, the toolchain and
+# tools) and on what it compiles from the chapters (`ridgeline-site
+# bundle-inputs`: titles, sections, the widgets used, never the prose), so an
+# edit to a chapter's text rebuilds only the pages.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
-ensure_build_tools
+# The tools install while the page writer compiles (it needs none of them).
+start_build_tools
 cd "$ROOT"
 
 public_url="/"
+compress=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --public-url) public_url="$2"; shift 2 ;;
     --public-url=*) public_url="${1#*=}"; shift ;;
-    *) echo "build.sh: unknown option $1 (only --public-url)" >&2; exit 2 ;;
+    --no-compress) compress="--no-compress"; shift ;;
+    *) echo "build.sh: unknown option $1 (only --public-url, --no-compress)" >&2; exit 2 ;;
   esac
 done
 case "$public_url" in */) ;; *) public_url="$public_url/" ;; esac
@@ -32,29 +43,75 @@ trap 'rm -rf "$stage"' EXIT
 cargo build --quiet -p ridgeline-site
 site="$ROOT/target/debug/ridgeline-site"
 [ -n "${CARGO_TARGET_DIR:-}" ] && site="$CARGO_TARGET_DIR/debug/ridgeline-site"
-"$site" bundles > "$stage/.bundles"
+wait_build_tools
+target="${CARGO_TARGET_DIR:-$ROOT/target}"
+cache="$target/bundle-cache"
+sources_key="$(
+  {
+    rustc -vV; trunk --version; wasm-bindgen --version; wasm-opt --version
+    env | grep -E '^(RUSTFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_PROFILE_|CARGO_BUILD_)' | sort
+    echo "public_url=$public_url"
+    find Cargo.toml Cargo.lock Trunk.toml index.html .cargo app/Cargo.toml app/build.rs app/src \
+      core/Cargo.toml core/src content/Cargo.toml content/src -type f -print0 \
+      | sort -z | xargs -0 sha256sum
+  } | sha256sum | cut -c1-32
+)"
+# The bundles whose build is kept are copied; the others are listed to build,
+# each line `name features key`.
+mkdir -p "$stage/_b"
+: > "$stage/.todo"
+"$site" bundle-inputs > "$stage/.inputs"
+while read -r name features chapters_key; do
+  key="$(echo "$sources_key $features $chapters_key" | sha256sum | cut -c1-32)"
+  if [ -d "$cache/$name/$key" ]; then
+    say "bundle $name ($features): unchanged, reused"
+    cp -a "$cache/$name/$key" "$stage/_b/$name"
+  else
+    echo "$name $features $key" >> "$stage/.todo"
+  fi
+done < "$stage/.inputs"
+
+build_bundle() { # name features key
+  say "bundle $1 ($2)"
+  trunk build --release --offline=true --public-url "${public_url}_b/$1/" \
+    --dist "$stage/_b/$1" --no-default-features --features "$2" \
+    > "$stage/.log-$1" 2>&1 || { cat "$stage/.log-$1" >&2; return 1; }
+  rm "$stage/.log-$1"
+  rm -rf "$cache/$1"
+  mkdir -p "$cache/$1"
+  cp -a "$stage/_b/$1" "$cache/$1/$3.part"
+  mv "$cache/$1/$3.part" "$cache/$1/$3"
+}
+
 # A bundle's release build is mostly one thread (fat LTO into one codegen
 # unit, then wasm-opt), so the bundles are built in RIDGELINE_BUILD_STREAMS
 # streams at once (default: one per core, at most 2), each with a target dir
 # of its own (Cargo locks a target dir for the whole build): the first stream
-# uses the usual one, the others target/bundles-<n>.
-target="${CARGO_TARGET_DIR:-$ROOT/target}"
+# uses the usual one, the others target/bundles-<n>. A stream's target dir
+# starts as a copy of the first one's after its first bundle, so the release
+# dependencies are compiled once.
 streams="${RIDGELINE_BUILD_STREAMS:-$(nproc)}"
 [ "$streams" -gt 2 ] && streams=2
 [ "$streams" -lt 1 ] && streams=1
+todo="$(wc -l < "$stage/.todo")"
+[ "$todo" -lt "$streams" ] && streams="$todo"
+if [ "$streams" -gt 1 ] && [ ! -d "$target/bundles-1/wasm32-unknown-unknown/release" ]; then
+  read -r name features key < "$stage/.todo"
+  build_bundle "$name" "$features" "$key"
+  sed -i 1d "$stage/.todo"
+  mkdir -p "$target/bundles-1/wasm32-unknown-unknown"
+  cp -a "$target/wasm32-unknown-unknown/release" "$target/bundles-1/wasm32-unknown-unknown/"
+  [ -d "$target/release" ] && cp -a "$target/release" "$target/bundles-1/"
+fi
 build_stream() {
-  local n="$1" i=0 name features
+  local n="$1" i=0 name features key
   [ "$n" -gt 0 ] && export CARGO_TARGET_DIR="$target/bundles-$n"
-  while read -r name features; do
+  while read -r name features key; do
     if [ $((i % streams)) -eq "$n" ]; then
-      say "bundle $name ($features)"
-      trunk build --release --offline=true --public-url "${public_url}_b/$name/" \
-        --dist "$stage/_b/$name" --no-default-features --features "$features" \
-        > "$stage/.log-$name" 2>&1 || { cat "$stage/.log-$name" >&2; return 1; }
-      rm "$stage/.log-$name"
+      build_bundle "$name" "$features" "$key" || return 1
     fi
     i=$((i + 1))
-  done < "$stage/.bundles"
+  done < "$stage/.todo"
 }
 pids=()
 for n in $(seq 0 $((streams - 1))); do
@@ -64,10 +121,14 @@ done
 for pid in "${pids[@]}"; do
   wait "$pid" || { kill "${pids[@]}" 2>/dev/null; wait; say "a bundle failed to build"; exit 1; }
 done
-rm "$stage/.bundles"
+rm "$stage/.todo" "$stage/.inputs"
 
 say "pages"
-"$site" write "$stage" --public-url "$public_url"
+# Compressed copies are kept in target/compressed/ and reused for files that
+# did not change; copies no build has used for a week are dropped.
+mkdir -p "$target/compressed"
+find "$target/compressed" -type f -atime +7 -delete
+RIDGELINE_COMPRESSED="$target/compressed" "$site" write "$stage" --public-url "$public_url" $compress
 rm -rf "$dist"
 mv "$stage" "$dist"
 trap - EXIT

@@ -6,7 +6,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
 cd "$ROOT"
 
-ensure_build_tools
+# Trunk and wasm-bindgen-cli, when missing, compile while the checks run.
+start_build_tools
 ensure_chromium
 ensure_e2e_deps
 # One pass over a clean tree gains nothing from incremental caches, which here
@@ -35,6 +36,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 say "native tests: unit, property, golden, chapter build"
 cargo test --workspace --quiet
 
+wait_build_tools
 say "browser component tests (wasm-bindgen-test in headless Chromium)"
 cargo test -p ridgeline-app --target wasm32-unknown-unknown
 

@@ -72,9 +72,30 @@ ensure_e2e_deps() {
 }
 
 ensure_build_tools() {
+  start_build_tools
+  wait_build_tools
+}
+
+# Starts installing the build tools in the background (Trunk and
+# wasm-bindgen-cli compile from source, each mostly on one core at a time, so
+# they are compiled side by side, and beside whatever the caller builds next);
+# wait_build_tools waits for them and fails if one failed.
+tool_pids=()
+start_build_tools() {
   ensure_node
   ensure_wasm_target
-  ensure_trunk
-  ensure_wasm_bindgen
   ensure_wasm_opt
+  ensure_trunk &
+  tool_pids+=("$!")
+  ensure_wasm_bindgen &
+  tool_pids+=("$!")
+}
+
+wait_build_tools() {
+  local pid failed=0
+  for pid in "${tool_pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  tool_pids=()
+  [ "$failed" -eq 0 ] || { say "a build tool failed to install"; return 1; }
 }

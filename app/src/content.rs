@@ -1,4 +1,7 @@
-//! The chapters, rendered at build time by `build.rs` from `chapters/`.
+//! The chapters, from `chapters/`: in the browser, each part's title, route
+//! and sections, written by `build.rs` at build time; natively (the page
+//! writer, the tests), every part with its body, rendered when first needed
+//! ([`load`]), so that an edit to a chapter recompiles nothing.
 
 /// A run of a chapter's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +37,133 @@ pub struct PartPage {
 }
 
 include!(concat!(env!("OUT_DIR"), "/chapters.rs"));
+
+/// Every part of the book, in SUMMARY.md order: read and rendered from
+/// `chapters/` when first used (see [`load`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub static PARTS: Parts = Parts;
+
+/// The parts a native build reads when it runs; derefs to [`load`]'s slice.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug, Clone, Copy)]
+pub struct Parts;
+
+#[cfg(not(target_arch = "wasm32"))]
+impl std::ops::Deref for Parts {
+    type Target = [PartPage];
+    fn deref(&self) -> &[PartPage] {
+        load().unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+/// The folder the chapters are read from: `$RIDGELINE_CHAPTERS`, else the
+/// repository's `chapters/`.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn chapters_dir() -> std::path::PathBuf {
+    std::env::var_os("RIDGELINE_CHAPTERS").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../chapters"),
+        std::path::PathBuf::from,
+    )
+}
+
+/// The Cargo features of this build, as `ridgeline_content::app_build` reads them.
+#[cfg(not(target_arch = "wasm32"))]
+fn features() -> ridgeline_content::app_build::Features {
+    let parts = [
+        cfg!(feature = "part0"),
+        cfg!(feature = "part1"),
+        cfg!(feature = "part2"),
+        cfg!(feature = "part3"),
+        cfg!(feature = "part4"),
+        cfg!(feature = "part5"),
+        cfg!(feature = "part6"),
+        cfg!(feature = "part7"),
+        cfg!(feature = "part8"),
+        cfg!(feature = "part9"),
+        cfg!(feature = "part10"),
+        cfg!(feature = "part11"),
+        cfg!(feature = "part12"),
+    ];
+    ridgeline_content::app_build::Features {
+        parts: (0u8..)
+            .zip(parts)
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| n)
+            .collect(),
+        exercises: cfg!(feature = "exercises"),
+        library: cfg!(feature = "library"),
+    }
+}
+
+/// Reads and renders every chapter of [`chapters_dir`] once per process
+/// (math to MathML, value directives to numbers from `ridgeline-core`), or
+/// says which chapter does not render and why. The page writer calls it
+/// first, to report a broken chapter rather than panic in a page.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load() -> Result<&'static [PartPage], String> {
+    loaded().map(|(parts, _)| parts)
+}
+
+/// The search index of the written parts (`ridgeline_content::search`), as
+/// the site ships it, from the chapters [`load`] reads.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn search_index() -> Result<&'static str, String> {
+    loaded().map(|(_, index)| index)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+type Loaded = (&'static [PartPage], &'static str);
+
+#[cfg(not(target_arch = "wasm32"))]
+fn loaded() -> Result<Loaded, String> {
+    use ridgeline_content::render::Segment as Rendered;
+    static LOADED: std::sync::OnceLock<Loaded> = std::sync::OnceLock::new();
+    if let Some(l) = LOADED.get() {
+        return Ok(*l);
+    }
+    // The pages live as long as the process (one site build): leaking them
+    // gives the `'static` borrows the browser build's statics have.
+    fn keep(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
+    }
+    fn keep_all<T>(v: Vec<T>) -> &'static [T] {
+        Box::leak(v.into_boxed_slice())
+    }
+    let chapters = ridgeline_content::app_build::load(&chapters_dir(), &features())?;
+    let index = keep(ridgeline_content::app_build::search_index(&chapters.parts));
+    let parts = chapters
+        .parts
+        .into_iter()
+        .map(|p| PartPage {
+            number: p.number,
+            title: keep(p.title),
+            slug: keep(p.slug),
+            book_url: keep(p.book_url),
+            written: p.written,
+            bundle: keep(p.bundle),
+            here: p.here,
+            sections: keep_all(
+                p.sections
+                    .into_iter()
+                    .map(|(a, b)| (keep(a), keep(b)))
+                    .collect(),
+            ),
+            segments: keep_all(
+                p.segments
+                    .into_iter()
+                    .map(|s| match s {
+                        Rendered::Html(h) => Segment::Html(keep(h)),
+                        Rendered::Widget(name, args) => Segment::Widget(
+                            keep(name),
+                            keep_all(args.into_iter().map(|(k, v)| (keep(k), keep(v))).collect()),
+                        ),
+                    })
+                    .collect(),
+            ),
+        })
+        .collect();
+    Ok(*LOADED.get_or_init(|| (keep_all(parts), index)))
+}
 
 /// The part with route `slug`.
 pub fn part(slug: &str) -> Option<&'static PartPage> {
@@ -91,7 +221,7 @@ mod tests {
 
     #[test]
     fn every_widget_in_a_chapter_exists() {
-        for p in PARTS {
+        for p in PARTS.iter() {
             for s in p.segments {
                 if let Segment::Widget(name, _) = s {
                     assert!(

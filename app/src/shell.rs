@@ -497,15 +497,15 @@ pub fn register_service_worker() {
     }
 }
 
-#[cfg(test)]
+// Native only: the search index is the one the page writer ships.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
     use crate::content::PARTS;
 
-    /// The index `build.rs` wrote with `ridgeline_content::search::encode`,
-    /// the same text the site ships.
+    /// The index the site ships (`ridgeline_content::search::encode`).
     fn index() -> Index {
-        parse_index(include_str!(concat!(env!("OUT_DIR"), "/search-index.txt")))
+        parse_index(crate::content::search_index().unwrap())
     }
 
     #[test]

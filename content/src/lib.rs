@@ -14,6 +14,7 @@
 //! assert!(page.html.contains("197 TFLOPs/s"));
 //! ```
 
+pub mod app_build;
 pub mod directive;
 pub mod html;
 pub mod lint;

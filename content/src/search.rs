@@ -1,6 +1,6 @@
 //! The site's search index: the plain text of every written chapter, keyed by
-//! route. It ships as a file beside the site (written by the `site-manifest`
-//! binary at build time, fetched by the app on the reader's first search) rather
+//! route. It ships as a file beside the site (written by `ridgeline-site` at
+//! build time, fetched by the app on the reader's first search) rather
 //! than inside every WebAssembly bundle.
 //!
 //! The format is deliberately trivial: records separated by U+001E, each a

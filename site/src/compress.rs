@@ -66,11 +66,50 @@ pub fn brotli(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Where compressed copies are kept between builds, when set (see [`keep_in`]).
+static KEPT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Keeps every compressed copy in `dir`, named by a hash of what was
+/// compressed, and takes it from there when the same bytes come again: a
+/// rebuild compresses only the files that changed. Set once per process;
+/// `scripts/build.sh` points it at `target/compressed/`.
+pub fn keep_in(dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let _ = KEPT.set(dir.to_path_buf());
+    Ok(())
+}
+
+/// The compressed copy of `bytes` made by `compress` (`gz` or `br`), from
+/// the kept copies when they hold it.
+fn compressed(bytes: &[u8], suffix: &str, compress: fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
+    let Some(dir) = KEPT.get() else {
+        return compress(bytes);
+    };
+    use ridgeline_core::rng::{fnv1a, fnv1a_from};
+    let name = format!(
+        "{:016x}{:016x}-{}.{suffix}",
+        fnv1a(bytes),
+        fnv1a_from(fnv1a(b"ridgeline"), bytes),
+        bytes.len()
+    );
+    let kept = dir.join(name);
+    if let Ok(out) = std::fs::read(&kept) {
+        return out;
+    }
+    let out = compress(bytes);
+    // A copy that cannot be kept costs only the next build's time.
+    let part = kept.with_extension(format!("{suffix}.part{}", std::process::id()));
+    if std::fs::write(&part, &out).is_ok() {
+        let _ = std::fs::rename(&part, &kept);
+    }
+    out
+}
+
 /// Writes `X.gz` and `X.br` beside every compressible file `X` below `dir`
 /// that has no `X.gz` yet (so the bundles can be compressed before the pages
 /// that state their size); returns how many files got them. Zopfli and
 /// brotli 11 take seconds per bundle, so the files are shared among the
-/// machine's cores.
+/// machine's cores, and taken from the kept copies ([`keep_in`]) when set.
 pub fn compress_tree(dir: &Path) -> Result<usize, Error> {
     let todo: Vec<PathBuf> = files_below(dir)?
         .into_iter()
@@ -80,8 +119,11 @@ pub fn compress_tree(dir: &Path) -> Result<usize, Error> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let one = |path: &Path| -> Result<(), Error> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        write(&with_suffix(path, "gz"), zopfli_gzip(&bytes))?;
-        write(&with_suffix(path, "br"), brotli(&bytes))
+        write(
+            &with_suffix(path, "gz"),
+            compressed(&bytes, "gz", zopfli_gzip),
+        )?;
+        write(&with_suffix(path, "br"), compressed(&bytes, "br", brotli))
     };
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers.min(todo.len()))

@@ -64,9 +64,34 @@ pub fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), Error> {
     std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The parts of the book, from `chapters/SUMMARY.md`.
+/// Renders every chapter `chapters/SUMMARY.md` lists, and names each problem
+/// found as `chapters/FILE: line N: …`, one per line: a directive or formula
+/// that does not render, a number typed into prose (`ridgeline_content::lint`).
+/// The live edit loop shows these in the page.
+pub fn check_chapters() -> Result<(), Error> {
+    let dir = ridgeline_app::content::chapters_dir();
+    let mut problems = Vec::new();
+    for part in parts()? {
+        let Some(file) = &part.file else { continue };
+        let source = read(&dir.join(file))?;
+        // The renderer runs the lint, and names each problem on a line of its own.
+        if let Err(e) = ridgeline_content::render::render_chapter(&source) {
+            problems.extend(e.lines().map(|l| format!("chapters/{file}: {l}")));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// The parts of the book, from `chapters/SUMMARY.md` (in
+/// `$RIDGELINE_CHAPTERS` when set: `ridgeline_app::content::chapters_dir`).
 pub fn parts() -> Result<Vec<Part>, Error> {
-    parse_summary(&read(&repo_root().join("chapters/SUMMARY.md"))?)
+    parse_summary(&read(
+        &ridgeline_app::content::chapters_dir().join("SUMMARY.md"),
+    )?)
 }
 
 /// One line per bundle, `name features` (features comma-separated), for the
@@ -151,7 +176,12 @@ fn attribute_after(text: &str, tag_start: &str, name: &str) -> Option<String> {
 /// Writes the whole site into `site`, which already holds one Trunk build per
 /// bundle in `_b/<bundle>/`. `public_url` is the path the site is served
 /// under (`/` or `/sub/`).
-pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
+///
+/// `compress` writes the precompressed copies a static host serves (the live
+/// edit loop's server sends files as they are, and goes without).
+pub fn write_site(site: &Path, public_url: &str, compress: bool) -> Result<Summary, Error> {
+    // A chapter that does not render is named here, before any page is written.
+    ridgeline_app::content::load()?;
     let parts = parts()?;
     let mut built: BTreeMap<String, Bundle> = BTreeMap::new();
     for (name, _) in bundles(&parts) {
@@ -161,9 +191,13 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
     let exercises = adopt_bundle(site, EXERCISES_BUNDLE, public_url)?;
     let library = adopt_bundle(site, LIBRARY_BUNDLE, public_url)?;
     let root = repo_root();
-    let assets = scripts::write_assets(site, &root, &parts, &figures::css())?;
+    let assets = scripts::write_assets(site, &root, &figures::css())?;
     // The bundles are compressed first: the offline control states what they cost.
-    let bundle_files = compress::compress_tree(&site.join("_b"))?;
+    let bundle_files = if compress {
+        compress::compress_tree(&site.join("_b"))?
+    } else {
+        0
+    };
     let offline_bytes = compress::gzip_size_of_tree(&site.join("_b"))?;
     let ctx = pages::Context {
         public_url: public_url.to_string(),
@@ -176,7 +210,12 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
     };
     let written = pages::write_pages(site, &parts, &ctx)?;
     scripts::write_service_worker(site, public_url, &written.paths)?;
-    let compressed = bundle_files + compress::compress_tree(site)?;
+    let compressed = bundle_files
+        + if compress {
+            compress::compress_tree(site)?
+        } else {
+            0
+        };
     Ok(Summary {
         pages: written.paths.len(),
         figures: written.figures.len(),
@@ -190,8 +229,9 @@ pub fn write_site(site: &Path, public_url: &str) -> Result<Summary, Error> {
 /// for measuring pages and for trying the no-JavaScript tests. Returns each
 /// page's sizes.
 pub fn write_static(site: &Path) -> Result<Vec<PageSizes>, Error> {
+    ridgeline_app::content::load()?;
     let parts = parts()?;
-    let assets = scripts::write_assets(site, &repo_root(), &parts, &figures::css())?;
+    let assets = scripts::write_assets(site, &repo_root(), &figures::css())?;
     let ctx = pages::Context {
         public_url: "/".to_string(),
         assets,

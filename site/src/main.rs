@@ -10,15 +10,37 @@ fn run() -> Result<(), String> {
             );
             Ok(())
         }
+        // For each bundle, what it compiles from the chapters, hashed: one
+        // line `name features hash` (scripts/build.sh keys its bundle cache
+        // on it, so an edit to a chapter's prose rebuilds no bundle).
+        Some("bundle-inputs") => {
+            use ridgeline_content::app_build::{generate, Features};
+            use ridgeline_core::rng::{fnv1a, fnv1a_from};
+            let chapters = ridgeline_app::content::chapters_dir();
+            for line in ridgeline_site::bundle_lines(&ridgeline_site::parts()?).lines() {
+                let (name, features) = line.split_once(' ').unwrap_or((line, ""));
+                let compiled = generate(&chapters, &Features::parse(features)?, true)?.compiled();
+                let bytes = compiled.as_bytes();
+                println!(
+                    "{name} {features} {:016x}{:016x}",
+                    fnv1a(bytes),
+                    fnv1a_from(fnv1a(b"ridgeline"), bytes)
+                );
+            }
+            Ok(())
+        }
+        Some("check") => ridgeline_site::check_chapters(),
         Some("write") => {
             let dir = args.get(1).ok_or("write needs the site folder")?;
             let mut public_url = "/".to_string();
+            let mut compress = true;
             let mut rest = args[2..].iter();
             while let Some(a) = rest.next() {
                 match a.as_str() {
                     "--public-url" => {
                         public_url = rest.next().ok_or("--public-url needs a path")?.clone()
                     }
+                    "--no-compress" => compress = false,
                     other => return Err(format!("unknown argument {other}")),
                 }
             }
@@ -27,7 +49,10 @@ fn run() -> Result<(), String> {
                     "--public-url must start and end with /: {public_url}"
                 ));
             }
-            let s = ridgeline_site::write_site(std::path::Path::new(dir), &public_url)?;
+            if let Some(kept) = std::env::var_os("RIDGELINE_COMPRESSED") {
+                ridgeline_site::compress::keep_in(std::path::Path::new(&kept))?;
+            }
+            let s = ridgeline_site::write_site(std::path::Path::new(dir), &public_url, compress)?;
             println!(
                 "wrote {} pages, {} narrow chart copies; {} files precompressed",
                 s.pages, s.figures, s.compressed
@@ -64,7 +89,7 @@ fn run() -> Result<(), String> {
             Ok(())
         }
         _ => {
-            Err("usage: ridgeline-site bundles | write DIR [--public-url /sub/] | pages DIR".into())
+            Err("usage: ridgeline-site bundles | bundle-inputs | check | write DIR [--public-url /sub/] [--no-compress] | pages DIR".into())
         }
     }
 }

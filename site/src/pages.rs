@@ -114,10 +114,20 @@ impl Route {
     }
 }
 
-/// Renders a view to HTML natively, in its own reactive owner.
+/// Renders a view to HTML natively, in its own reactive owner, without
+/// Leptos's `<!>` markers.
+///
+/// The markers tell a hydrating client where a dynamic child starts; islands
+/// are mounted, never hydrated (`ridgeline_app::islands`), so on a static page
+/// they are bytes with no reader. Without them a page is the same whichever
+/// way the app was compiled: native builds erase component types
+/// (`--cfg erase_components` in `.cargo/config.toml`, half the compile time),
+/// which renders the same elements with more markers.
 pub fn render_html<V: IntoView + 'static>(view: impl FnOnce() -> V) -> String {
     let owner = Owner::new();
-    owner.with(|| view().into_view().to_html())
+    owner
+        .with(|| view().into_view().to_html())
+        .replace("<!>", "")
 }
 
 /// The body of `route`: the frame with the page inside.
@@ -311,12 +321,30 @@ pub(crate) mod tests {
         }
     }
 
+    /// Leptos marks each dynamic child with `<!>` for hydration; a static
+    /// page, mounted and never hydrated, ships none (and so is the same
+    /// whether the app's component types were erased or not).
+    #[test]
+    fn pages_carry_no_hydration_markers() {
+        let ctx = ctx();
+        let marked =
+            Owner::new().with(|| view! { <p>{move || "dynamic"}</p> }.into_view().to_html());
+        assert!(marked.contains("<!>"), "{marked}");
+        assert_eq!(
+            render_html(|| view! { <p>{move || "dynamic"}</p> }),
+            marked.replace("<!>", "")
+        );
+        for route in Route::all() {
+            assert!(!document(route, &ctx).contains("<!>"), "{route:?}");
+        }
+    }
+
     #[test]
     fn every_route_of_the_summary_gets_a_document() {
         let routes = Route::all();
         assert_eq!(routes.len(), PARTS.len() + 4);
         let files: Vec<String> = routes.iter().map(|r| r.file()).collect();
-        for p in PARTS {
+        for p in PARTS.iter() {
             assert!(files.contains(&format!("{}.html", p.slug)), "{}", p.slug);
         }
         for f in ["index.html", "progress.html", "numbers.html", "404.html"] {
@@ -438,7 +466,7 @@ pub(crate) mod tests {
     #[test]
     fn home_links_every_part_and_the_next_one() {
         let html = document(Route::Home, &ctx());
-        for p in PARTS {
+        for p in PARTS.iter() {
             assert!(html.contains(&format!("href=\"{}\"", p.slug)), "{}", p.slug);
         }
         assert!(html.contains("rel=\"next\""));

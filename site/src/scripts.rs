@@ -5,9 +5,7 @@
 
 use std::path::Path;
 
-use ridgeline_content::render::render_chapter;
 use ridgeline_content::search;
-use ridgeline_content::summary::Part;
 use ridgeline_content::widgets::Bundle;
 use ridgeline_core::rng::{fnv1a, fnv1a_from};
 
@@ -217,12 +215,7 @@ pub fn system_dark_rules(css: &str) -> String {
 /// Writes the stylesheet, scripts, search index and icon into `site`; the
 /// stylesheet ends with `figure_css`, the rules of the pages' static figures
 /// (`figures::css`).
-pub fn write_assets(
-    site: &Path,
-    root: &Path,
-    parts: &[Part],
-    figure_css: &str,
-) -> Result<Assets, Error> {
+pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets, Error> {
     let base = minify_css(&read(&root.join("public/style.css"))?)?;
     let css = format!(
         "{base}\n{}\n{}\n{ISLANDS_CSS}{}",
@@ -230,16 +223,7 @@ pub fn write_assets(
         ridgeline_app::charts::dark_theme_css(),
         figure_css
     );
-    let mut texts = Vec::new();
-    for p in parts {
-        if let Some(file) = &p.file {
-            let rendered = render_chapter(&read(&root.join("chapters").join(file))?)
-                .map_err(|e| format!("chapters/{file}: {e}"))?;
-            texts.push((p.slug.as_str(), rendered.text));
-        }
-    }
-    let entries: Vec<(&str, &str)> = texts.iter().map(|(s, t)| (*s, t.as_str())).collect();
-    let index = search::encode(&entries);
+    let index = ridgeline_app::content::search_index()?.to_string();
     let css = minify_css(&css)?;
     let start_js = start_js();
     let assets = Assets {

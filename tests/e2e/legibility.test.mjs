@@ -1,5 +1,5 @@
-// Legibility matrix: every page at 320, 390, 768 and 1280 px wide,
-// device pixel ratios 1 and 3, light and dark. On each, once the islands are
+// Legibility matrix: every page at 320 and 390 px wide at device pixel ratio
+// 3 (phones), at 768 and 1280 px at ratio 1, light and dark. On each, once the islands are
 // live: nothing overflows the page or a widget sideways, every chart is drawn
 // at its box's CSS width (one SVG unit per CSS pixel, so its text is as large
 // as drawn), no chart text is smaller than 11 CSS px, and every scrolling table
@@ -12,8 +12,10 @@ import path from 'node:path';
 import { start, watchedPage, ready, ROOT, pageSlugs } from './lib.mjs';
 
 const OUT = process.env.RIDGELINE_ARTIFACTS || path.join(ROOT, 'tests/e2e/artifacts/legibility');
-const WIDTHS = [320, 390, 768, 1280];
-const RATIOS = [1, 3];
+// Every check below is in CSS pixels, which a device pixel ratio does not
+// change; each width is loaded at the ratio of the screens that have it, and
+// the last test shows the layout is the same at ratios 1 and 3.
+const WIDTHS = [[320, 3], [390, 3], [768, 1], [1280, 1]];
 
 let env;
 let slugs;
@@ -58,8 +60,8 @@ function faults() {
   return out;
 }
 
-for (const width of WIDTHS) {
-  for (const ratio of RATIOS) {
+for (const [width, ratio] of WIDTHS) {
+  {
     test(`every page at ${width} px, ratio ${ratio}: no overflow, charts at CSS size, text ≥ 11 px`, async () => {
       const failures = [];
       const { page, context, problems } = await watchedPage(env.browser, env.base, {
@@ -139,4 +141,40 @@ test('a spec table number names its source in a disclosure reachable by keyboard
   assert.ok(scroll <= client + 1, `table ${scroll}px in a ${client}px region`);
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+// The matrix above loads each width at one device pixel ratio because its
+// checks are in CSS pixels. This holds that to account: on the pages with the
+// most widgets and charts, at a phone's width, every widget's and chart's box
+// and the page's width are the same at ratios 1 and 3, and so are the faults.
+test('a device pixel ratio changes no CSS-pixel layout the matrix checks', async () => {
+  const layout = () => ({
+    page: document.documentElement.scrollWidth,
+    boxes: [...document.querySelectorAll('[data-widget], .plot .layer svg, .table-scroll')].map((e) => {
+      const r = e.getBoundingClientRect();
+      return [e.dataset?.widget ?? e.tagName, Math.round(r.left), Math.round(r.width), Math.round(r.height)];
+    }),
+  });
+  const seen = {};
+  for (const ratio of [1, 3]) {
+    const { page, context, problems } = await watchedPage(env.browser, env.base, {
+      viewport: { width: 390, height: 900 },
+      deviceScaleFactor: ratio,
+    });
+    for (const slug of ['rooflines', 'gpus', 'training']) {
+      await page.goto(env.base + slug);
+      await ready(page);
+      await page.waitForFunction(() => [...document.querySelectorAll('.plot .layer svg')]
+        .every((s) => !s.viewBox.baseVal || Math.abs(s.viewBox.baseVal.width - s.getBoundingClientRect().width) <= 1.5),
+      null, { timeout: 5000 }).catch(() => {});
+      seen[`${slug}@${ratio}`] = { ...(await page.evaluate(layout)), faults: await page.evaluate(faults) };
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+  for (const slug of ['rooflines', 'gpus', 'training']) {
+    const [one, three] = [seen[`${slug}@1`], seen[`${slug}@3`]];
+    assert.ok(one.boxes.length > 5, `/${slug}: ${one.boxes.length} boxes measured`);
+    assert.deepEqual(three, one, `/${slug}: layout differs between ratios 1 and 3`);
+  }
 });

@@ -15,14 +15,19 @@ const ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-export async function start() {
-  const server = await serve(DIST, 0);
-  const base = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await chromium.launch({
+// Debian's Chromium, headless, kept off the network.
+export function launch() {
+  return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ARGS,
     headless: true,
   });
+}
+
+export async function start() {
+  const server = await serve(DIST, 0);
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await launch();
   return {
     base,
     browser,

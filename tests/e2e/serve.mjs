@@ -4,6 +4,12 @@
 // or gzip gets the precompressed `X.br` or `X.gz` written at build time; and
 // content-hashed files may be cached for a year, pages are revalidated.
 // Usage: node serve.mjs DIR PORT  (PORT 0 picks a free one).
+//
+// With a `live` object (scripts/watch.mjs), it also serves the live edit loop:
+// every page gets `/__live.js`, which listens on `/__live` (server-sent events
+// of `live.state`) and reloads the page when a build lands or shows the
+// build's error over it; pages are sent uncompressed, and `/sw.js` is a worker
+// that removes itself, so no cached copy hides an edit.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,7 +45,39 @@ function resolve(root, pathname) {
   return { file: path.join(root, '404.html'), status: 404 };
 }
 
-export function serve(dir, port = 0) {
+// The page's side of the live edit loop: reload when a build lands, show a
+// failed build's error (file and line) over the page until the next one.
+const LIVE_JS = `(() => {
+  navigator.serviceWorker?.getRegistrations().then((rs) => rs.forEach((r) => r.unregister()));
+  let box;
+  const show = (s) => {
+    if (!box) {
+      box = document.createElement('pre');
+      box.id = 'live-error';
+      box.setAttribute('role', 'alert');
+      box.style.cssText = 'position:fixed;inset:auto 0 0 0;max-height:60vh;overflow:auto;margin:0;padding:1em;'
+        + 'background:#7f1d1d;color:#fff;font:14px/1.4 monospace;white-space:pre-wrap;z-index:2147483647';
+      document.body.append(box);
+    }
+    box.textContent = s.text;
+  };
+  let seen;
+  const events = new EventSource('/__live');
+  events.onmessage = (e) => {
+    const s = JSON.parse(e.data);
+    if (s.kind === 'error') show(s);
+    else if (s.kind === 'ok' && seen !== undefined && s.build !== seen) location.reload();
+    if (s.kind === 'ok') seen = s.build;
+    else if (seen === undefined) seen = s.build;
+  };
+})();
+`;
+
+const UNREGISTER_SW = `self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', () => self.registration.unregister());
+`;
+
+export function serve(dir, port = 0, live = null) {
   const root = path.resolve(dir);
   const server = http.createServer((req, res) => {
     let pathname;
@@ -49,7 +87,25 @@ export function serve(dir, port = 0) {
       res.writeHead(400).end();
       return;
     }
+    if (live && pathname === '/__live') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(`data: ${JSON.stringify(live.state)}\n\n`);
+      live.clients.add(res);
+      req.on('close', () => live.clients.delete(res));
+      return;
+    }
+    if (live && (pathname === '/__live.js' || pathname === '/sw.js')) {
+      res.writeHead(200, { 'content-type': TYPES['.js'], 'cache-control': 'no-cache' });
+      res.end(pathname === '/sw.js' ? UNREGISTER_SW : LIVE_JS);
+      return;
+    }
     const { file, status } = resolve(root, pathname);
+    if (live && file && file.endsWith('.html') && isFile(file)) {
+      const html = fs.readFileSync(file, 'utf8').replace('</head>', '<script src="/__live.js"></script></head>');
+      res.writeHead(status, { 'content-type': TYPES['.html'], 'cache-control': 'no-cache' });
+      res.end(html);
+      return;
+    }
     if (!file) {
       res.writeHead(status).end();
       return;

@@ -3,11 +3,8 @@
 //! inline SVG (no canvas is left), and the default figures' sizes are measured
 //! against the static pages' budget (HTML and CSS ≤ 60 KB gzip per page).
 //!
-//! `cargo test -p ridgeline-app --test native_charts -- --nocapture` prints the
+//! `cargo test -p ridgeline-app --test native -- charts --nocapture` prints the
 //! size of each widget's figures.
-
-#![cfg(not(target_arch = "wasm32"))]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 

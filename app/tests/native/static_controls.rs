@@ -2,9 +2,6 @@
 //! render writes no `prop:value`, so each `<select>` marks its chosen
 //! `<option selected>` and each field carries a `value` attribute.
 
-#![cfg(not(target_arch = "wasm32"))]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use leptos::prelude::*;
 use ridgeline_app::widgets::{widget_view, NAMES};
 

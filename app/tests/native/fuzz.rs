@@ -2,8 +2,6 @@
 //! panic: 1,000,000 random inputs (a fixed seed) each through `parse_count`
 //! and `Progress::from_json`, with the accepted ones checked for sense.
 
-#![cfg(not(target_arch = "wasm32"))]
-
 use ridgeline_app::input::parse_count;
 use ridgeline_app::progress::{Progress, SCHEMA, VERSION};
 use ridgeline_app::widgets::common::WidgetParams;
