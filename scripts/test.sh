@@ -41,7 +41,7 @@ say "browser component tests (wasm-bindgen-test in headless Chromium)"
 cargo test -p ridgeline-app --target wasm32-unknown-unknown
 
 say "release build of the site"
-"$ROOT/scripts/build.sh" >/dev/null
+"$ROOT/scripts/build.sh"
 
 say "end-to-end tests of the built site (Playwright over Chromium)"
 node --test "$ROOT/tests/e2e/"

@@ -8,7 +8,8 @@ TRUNK_VERSION="0.21.14"
 BINARYEN_VERSION="132.0.0"
 export PATH="$HOME/.cargo/bin:$ROOT/.tools/node_modules/.bin:$PATH"
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+# A step's heading, with the minutes and seconds since the script started.
+say() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 wasm_bindgen_version() {
   # The version Cargo.lock pins; the CLI must match it exactly.

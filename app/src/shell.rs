@@ -505,7 +505,7 @@ mod tests {
 
     /// The index the site ships (`ridgeline_content::search::encode`).
     fn index() -> Index {
-        parse_index(crate::content::search_index().unwrap())
+        parse_index(crate::content::search_index().expect("the chapters render"))
     }
 
     #[test]
