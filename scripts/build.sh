@@ -13,10 +13,10 @@
 #
 # A bundle whose inputs did not change is not built again: each build is kept
 # in target/bundle-cache/<bundle>/<key>/, keyed on the sources a wasm build
-# compiles (app, core, content, the manifests and lock file, the toolchain and
-# tools) and on what it compiles from the chapters (`ridgeline-site
-# bundle-inputs`: titles, sections, the widgets used, never the prose), so an
-# edit to a chapter's text rebuilds only the pages.
+# compiles (app, core, the manifests and lock file, the toolchain and tools)
+# and on what the app's build script generates for it from the chapters
+# (`ridgeline-site bundle-inputs`: titles, sections, the widgets used, never
+# the prose), so an edit to a chapter's text rebuilds only the pages.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
 # The tools install while the page writer compiles (it needs none of them).
@@ -51,8 +51,10 @@ sources_key="$(
     rustc -vV; trunk --version; wasm-bindgen --version; wasm-opt --version
     env | grep -E '^(RUSTFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_PROFILE_|CARGO_BUILD_)' | sort
     echo "public_url=$public_url"
+    # ridgeline-content reaches a bundle only through what the app's build
+    # script generates with it, which bundle-inputs hashes below.
     find Cargo.toml Cargo.lock Trunk.toml index.html .cargo app/Cargo.toml app/build.rs app/src \
-      core/Cargo.toml core/src content/Cargo.toml content/src -type f -print0 \
+      core/Cargo.toml core/src -type f -print0 \
       | sort -z | xargs -0 sha256sum
   } | sha256sum | cut -c1-32
 )"

@@ -185,17 +185,23 @@ fn push_html_segment(segments: &mut Vec<Segment>, html: &str) {
     }
 }
 
+/// The line, from 1, of byte `at` of `source`.
+fn line_at(source: &str, at: usize) -> usize {
+    let before = &source.as_bytes()[..at.min(source.len())];
+    before.iter().filter(|b| **b == b'\n').count() + 1
+}
+
 /// Replaces value directives with their values and widget lines with slot tokens.
 fn expand_directives(source: &str) -> Result<(String, Vec<Directive>), String> {
     let found = find_directives(source).map_err(|e| {
-        let line = source[..e.at.min(source.len())].lines().count().max(1);
+        let line = line_at(source, e.at);
         format!("line {line}: {}", e.message)
     })?;
     let mut out = String::with_capacity(source.len());
     let mut widgets = Vec::new();
     let mut last = 0;
     for (range, d) in found {
-        let line = source[..range.start].lines().count().max(1);
+        let line = line_at(source, range.start);
         out.push_str(&source[last..range.start]);
         last = range.end;
         match d.name.as_str() {
@@ -304,6 +310,25 @@ mod tests {
             .contains("unknown widget"));
         assert!(render_chapter("# T\n\ntext {{widget roofline}} more\n").is_err());
         assert!(render_chapter("# T\n\n{{ridge chip=v5e colour=red}}\n").is_err());
+    }
+
+    /// A directive's error names the line it is on (the live loop shows it
+    /// beside the file): at a line's start, after text, and when unclosed.
+    #[test]
+    fn directive_errors_name_their_line() {
+        let at = |src: &str| render_chapter(src).unwrap_err();
+        assert!(
+            at("# T\n\n{{widget nope}}\n").starts_with("line 3: "),
+            "{}",
+            at("# T\n\n{{widget nope}}\n")
+        );
+        assert!(at("# T\n\nThe {{nope chip=v5e}} ridge.\n").starts_with("line 3: "));
+        assert!(at("# T\n\nOne.\n\nTwo {{ridge chip=nope}}.\n").starts_with("line 5: "));
+        assert!(
+            at("# T\n\n\nOpen {{ridge chip=v5e\n").starts_with("line 4: "),
+            "{}",
+            at("# T\n\n\nOpen {{ridge chip=v5e\n")
+        );
     }
 
     #[test]
