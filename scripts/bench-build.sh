@@ -26,28 +26,32 @@ seconds() { # command… — prints the wall time in seconds
   end="$(date +%s.%N)"
   awk "BEGIN { print $end - $start }"
 }
-edit() { # n — a different sentence of prose into chapter 1 each time
+edit() { # word — a sentence of prose into chapter 1 (no digits: the lint)
   cp "$ROOT/chapters/01-rooflines.md" "$tmp/chapters/01-rooflines.md"
-  printf '\nA sentence added by the benchmark, edit %s.\n' "$(printf '%s' "$1" | tr 0-9 a-j)" \
-    >> "$tmp/chapters/01-rooflines.md"
+  printf '\nA sentence added by the benchmark, edit %s.\n' "$1" >> "$tmp/chapters/01-rooflines.md"
 }
+# A word no earlier run wrote, so that no kept compressed copy has it.
+fresh() { date +%s%N | tr 0-9 a-j; }
 
 say "warming up (a full build into $tmp/dist)"
 ./scripts/build.sh > /dev/null
 
 for i in $(seq "$runs"); do seconds ./scripts/build.sh; done | median > "$tmp/unchanged"
-for i in $(seq "$runs"); do edit "$i"; seconds ./scripts/build.sh; done | median > "$tmp/prose"
+for i in $(seq "$runs"); do edit "$(fresh)"; seconds ./scripts/build.sh; done | median > "$tmp/prose"
 
 node scripts/watch.mjs 0 > "$tmp/watch.log" 2>&1 &
 watcher="$!"
 until grep -q "serving on" "$tmp/watch.log"; do sleep 0.2; done
 port="$(grep -o '127.0.0.1:[0-9]*' "$tmp/watch.log" | head -1 | cut -d: -f2)"
 for i in $(seq "$runs"); do
-  n="$((100 + i))"
-  word="$(printf '%s' "$n" | tr 0-9 a-j)"
+  word="$(fresh)"
   start="$(date +%s.%N)"
-  edit "$n"
-  until curl -sf "http://127.0.0.1:$port/rooflines" | grep -q "edit $word"; do sleep 0.05; done
+  edit "$word"
+  until curl -sf "http://127.0.0.1:$port/rooflines" | grep -q "edit $word"; do
+    kill -0 "$watcher" 2>/dev/null || { cat "$tmp/watch.log" >&2; say "the live loop stopped"; exit 1; }
+    [ "$(awk "BEGIN { print $(date +%s.%N) - $start > 120 }")" = 1 ] && { say "no edited page after 120 s"; exit 1; }
+    sleep 0.05
+  done
   end="$(date +%s.%N)"
   awk "BEGIN { print $end - $start }"
   sleep 1

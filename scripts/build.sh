@@ -131,7 +131,11 @@ say "pages"
 mkdir -p "$target/compressed"
 find "$target/compressed" -type f -atime +7 -delete
 RIDGELINE_COMPRESSED="$target/compressed" "$site" write "$stage" --public-url "$public_url" $compress
-rm -rf "$dist"
+# Swapped in with two renames, so a server reading dist/ (the live loop) is
+# without a site for as short a time as can be.
+old=""
+[ -e "$dist" ] && { old="$(mktemp -u "${dist%/}.old.XXXXXX")"; mv "$dist" "$old"; }
 mv "$stage" "$dist"
+[ -n "$old" ] && rm -rf "$old"
 trap - EXIT
 say "built $dist"

@@ -100,8 +100,14 @@ export function serve(dir, port = 0, live = null) {
       return;
     }
     const { file, status } = resolve(root, pathname);
-    if (live && file && file.endsWith('.html') && isFile(file)) {
-      const html = fs.readFileSync(file, 'utf8').replace('</head>', '<script src="/__live.js"></script></head>');
+    if (live && file && file.endsWith('.html')) {
+      let html;
+      try {
+        html = fs.readFileSync(file, 'utf8').replace('</head>', '<script src="/__live.js"></script></head>');
+      } catch {
+        res.writeHead(503, { 'retry-after': '1', 'cache-control': 'no-cache' }).end();
+        return;
+      }
       res.writeHead(status, { 'content-type': TYPES['.html'], 'cache-control': 'no-cache' });
       res.end(html);
       return;
@@ -126,13 +132,22 @@ export function serve(dir, port = 0, live = null) {
       body = `${file}.gz`;
       headers['content-encoding'] = 'gzip';
     }
-    headers['content-length'] = fs.statSync(body).size;
+    let size;
+    try {
+      size = fs.statSync(body).size;
+    } catch {
+      // The site is being replaced under us (a rebuild of the live loop):
+      // the file went between finding it and opening it. Ask to try again.
+      res.writeHead(503, { 'retry-after': '1', 'cache-control': 'no-cache' }).end();
+      return;
+    }
+    headers['content-length'] = size;
     res.writeHead(status, headers);
     if (req.method === 'HEAD') {
       res.end();
       return;
     }
-    fs.createReadStream(body).pipe(res);
+    fs.createReadStream(body).on('error', () => res.destroy()).pipe(res);
   });
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
