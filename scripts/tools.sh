@@ -72,11 +72,6 @@ ensure_e2e_deps() {
   fi
 }
 
-ensure_build_tools() {
-  start_build_tools
-  wait_build_tools
-}
-
 # Starts installing the build tools in the background (Trunk and
 # wasm-bindgen-cli compile from source, each mostly on one core at a time, so
 # they are compiled side by side, and beside whatever the caller builds next);

@@ -85,11 +85,9 @@ fn compressed(bytes: &[u8], suffix: &str, compress: fn(&[u8]) -> Vec<u8>) -> Vec
     let Some(dir) = KEPT.get() else {
         return compress(bytes);
     };
-    use ridgeline_core::rng::{fnv1a, fnv1a_from};
     let name = format!(
-        "{:016x}{:016x}-{}.{suffix}",
-        fnv1a(bytes),
-        fnv1a_from(fnv1a(b"ridgeline"), bytes),
+        "{}-{}.{suffix}",
+        crate::scripts::long_hash(bytes),
         bytes.len()
     );
     let kept = dir.join(name);

@@ -3,29 +3,17 @@
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("bundles") => {
-            print!(
-                "{}",
-                ridgeline_site::bundle_lines(&ridgeline_site::parts()?)
-            );
-            Ok(())
-        }
         // For each bundle, what it compiles from the chapters, hashed: one
         // line `name features hash` (scripts/build.sh keys its bundle cache
         // on it, so an edit to a chapter's prose rebuilds no bundle).
         Some("bundle-inputs") => {
             use ridgeline_content::app_build::{generate, Features};
-            use ridgeline_core::rng::{fnv1a, fnv1a_from};
             let chapters = ridgeline_app::content::chapters_dir();
             for line in ridgeline_site::bundle_lines(&ridgeline_site::parts()?).lines() {
                 let (name, features) = line.split_once(' ').unwrap_or((line, ""));
                 let compiled = generate(&chapters, &Features::parse(features)?, true)?.compiled();
-                let bytes = compiled.as_bytes();
-                println!(
-                    "{name} {features} {:016x}{:016x}",
-                    fnv1a(bytes),
-                    fnv1a_from(fnv1a(b"ridgeline"), bytes)
-                );
+                let hash = ridgeline_site::scripts::long_hash(compiled.as_bytes());
+                println!("{name} {features} {hash}");
             }
             Ok(())
         }
@@ -89,7 +77,7 @@ fn run() -> Result<(), String> {
             Ok(())
         }
         _ => {
-            Err("usage: ridgeline-site bundles | bundle-inputs | check | write DIR [--public-url /sub/] [--no-compress] | pages DIR".into())
+            Err("usage: ridgeline-site bundle-inputs | check | write DIR [--public-url /sub/] [--no-compress] | pages DIR".into())
         }
     }
 }

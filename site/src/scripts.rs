@@ -15,9 +15,21 @@ use crate::{read, write, Error};
 /// The first 12 hex digits of a content hash (FNV-1a, 64 bits, twice with
 /// different offsets): enough to tell builds apart, not a security measure.
 pub fn short_hash(bytes: &[u8]) -> String {
-    let a = fnv1a(bytes);
-    let b = fnv1a_from(0x6c62_272e_07bb_0142, bytes);
+    let (a, b) = hash_pair(bytes);
     format!("{:06x}{:06x}", a & 0xff_ffff, b & 0xff_ffff)
+}
+
+/// 32 hex digits of two independent FNV-1a hashes of `bytes`: the name of a
+/// kept build product (a compressed copy, a bundle's chapter inputs), where a
+/// collision would serve stale bytes rather than a stale name.
+pub fn long_hash(bytes: &[u8]) -> String {
+    let (a, b) = hash_pair(bytes);
+    format!("{a:016x}{b:016x}")
+}
+
+/// Two independent 64-bit FNV-1a hashes of `bytes` (two starting values).
+fn hash_pair(bytes: &[u8]) -> (u64, u64) {
+    (fnv1a(bytes), fnv1a_from(0x6c62_272e_07bb_0142, bytes))
 }
 
 /// Site-relative names of the shared files every page links.
