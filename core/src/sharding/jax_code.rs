@@ -268,15 +268,19 @@ mod tests {
     use super::*;
     use crate::hardware::chip;
 
-    fn code(spec: &str) -> JaxCode {
-        let plan = MatmulPlan::parse(
+    /// `spec` on a 4×2 mesh of v5e chips, at the sizes every test here uses.
+    fn parsed(spec: &str) -> MatmulPlan {
+        MatmulPlan::parse(
             spec,
             "X=4, Y=2",
             "I=512, J=1024, K=256",
             chip("v5e").unwrap(),
         )
-        .unwrap();
-        jax_code(&plan)
+        .unwrap()
+    }
+
+    fn code(spec: &str) -> JaxCode {
+        jax_code(&parsed(spec))
     }
 
     #[test]
@@ -316,13 +320,7 @@ mod tests {
             "A[I_X, J_Y] · B[J_Y, K] -> C[I_X, K]",
             "A[I, J_X] · B[J_X, K_Y] -> C[I, K_XY]",
         ] {
-            let plan = MatmulPlan::parse(
-                spec,
-                "X=4, Y=2",
-                "I=512, J=1024, K=256",
-                chip("v5e").unwrap(),
-            )
-            .unwrap();
+            let plan = parsed(spec);
             let body = manual_body(&plan);
             assert_eq!(body.len(), plan.steps.len());
             assert!(jax_code(&plan).manual.contains("return c"));
