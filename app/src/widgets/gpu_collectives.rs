@@ -25,7 +25,7 @@ use super::common::{
     compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
     VS,
 };
-use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;

@@ -17,7 +17,7 @@ use super::common::{
     compare_picker, compare_table, diff_rows, parse_vs, Comparison, Diff, WidgetParams,
     WidgetState, VS,
 };
-use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::units::BytesPerSec;
 

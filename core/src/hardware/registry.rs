@@ -190,6 +190,20 @@ pub enum Topology {
     },
 }
 
+impl Topology {
+    /// The largest ICI domain as a mesh shape, one entry per axis: a TPU's
+    /// largest slice over its torus axes (`[16, 20, 28]` for a v5p pod), or
+    /// the GPUs of one NVLink domain.
+    pub fn largest_mesh(&self) -> Vec<u32> {
+        match *self {
+            Topology::Torus {
+                dims, max_slice, ..
+            } => max_slice[..usize::from(dims)].to_vec(),
+            Topology::NvlinkDomain { gpus, .. } => vec![gpus],
+        }
+    }
+}
+
 /// One accelerator in the registry.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Chip {
@@ -859,6 +873,13 @@ pub fn tensor_core(id: &str) -> Option<&'static TensorCoreSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn largest_meshes() {
+        assert_eq!(chip("v5p").unwrap().topology.largest_mesh(), [16, 20, 28]);
+        assert_eq!(chip("v5e").unwrap().topology.largest_mesh(), [16, 16]);
+        assert_eq!(chip("h100").unwrap().topology.largest_mesh(), [8]);
+    }
 
     #[test]
     fn tensor_core_entries_name_registry_tpus() {
