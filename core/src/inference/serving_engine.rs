@@ -34,7 +34,7 @@ use crate::hardware::{chip, Chip, Link};
 use crate::inference::{
     decode_step, prefill_time, DecodeWorkload, Precision, ServingModel, ServingSlice,
 };
-use crate::sharding::emulator::XorShift64;
+use crate::rng::Rng;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// The most requests one simulation may hold.
@@ -699,8 +699,8 @@ impl Request {
 }
 
 fn draw_requests(p: &SimParams) -> Vec<Request> {
-    let mut rng = XorShift64::new(p.seed ^ 0x5EED_5EED_0000_0001);
-    let mut unit = move || ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let mut rng = Rng::new(p.seed ^ 0x5EED_5EED_0000_0001);
+    let mut unit = move || rng.open_unit();
     let mut t = 0.0;
     (0..p.requests)
         .map(|_| {
