@@ -8,7 +8,7 @@ use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::training::pipeline::{
-    simulate, Pass, PipelineParams, Schedule, Slot, Timeline,
+    simulate, Pass, PipelineParams, PipelineRun, Schedule, Slot,
 };
 use ridgeline_core::training::pipeline_bubble;
 
@@ -101,7 +101,7 @@ impl PipelineChoice {
     }
 
     /// The simulated step.
-    pub fn timeline(&self) -> Result<Timeline, String> {
+    pub fn timeline(&self) -> Result<PipelineRun, String> {
         simulate(&self.core())
     }
 }
@@ -334,7 +334,7 @@ impl Boxes {
 /// one call. Every value written is a number or a fixed word, so nothing
 /// needs escaping.
 pub(super) fn timeline_svg(
-    t: &Timeline,
+    t: &PipelineRun,
     stages: u32,
     box_w: f64,
     class: &str,
@@ -432,7 +432,7 @@ pub fn Pipeline(
                 .unwrap_or_default()
         })
     };
-    let stat = move |f: fn(&Timeline, &PipelineChoice) -> String| {
+    let stat = move |f: fn(&PipelineRun, &PipelineChoice) -> String| {
         move || {
             result.with(|t| {
                 t.as_ref()
