@@ -6,7 +6,7 @@
 //! the browser parses one string faster than it takes a thousand elements
 //! (see [`timeline_svg`]).
 
-use ridgeline_core::training::pipeline::{Pass, Slot, Timeline};
+use ridgeline_core::training::pipeline::{Pass, PipelineRun, Slot};
 
 /// Height of one stage's row, in CSS pixels.
 pub const ROW: f64 = 28.0;
@@ -233,7 +233,7 @@ impl Boxes {
 /// one call. Every value written is a number or a fixed word, so nothing
 /// needs escaping.
 pub fn timeline_svg(
-    t: &Timeline,
+    t: &PipelineRun,
     stages: u32,
     box_w: f64,
     class: &str,

@@ -7,7 +7,7 @@
 use super::common::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
-use ridgeline_core::training::pipeline::{simulate, PipelineParams, Schedule, Timeline};
+use ridgeline_core::training::pipeline::{simulate, PipelineParams, PipelineRun, Schedule};
 use ridgeline_core::training::pipeline_bubble;
 
 use super::common::{option, WidgetParams, WidgetState};
@@ -67,7 +67,7 @@ impl PipelineChoice {
     }
 
     /// The simulated step.
-    pub fn timeline(&self) -> Result<Timeline, String> {
+    pub fn timeline(&self) -> Result<PipelineRun, String> {
         simulate(&self.core())
     }
 }
@@ -150,7 +150,7 @@ pub fn Pipeline(
                 .unwrap_or_default()
         })
     };
-    let stat = move |f: fn(&Timeline, &PipelineChoice) -> String| {
+    let stat = move |f: fn(&PipelineRun, &PipelineChoice) -> String| {
         move || {
             result.with(|t| {
                 t.as_ref()
