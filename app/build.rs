@@ -20,6 +20,8 @@ fn main() {
     features.parts = (0..=12)
         .filter(|n| std::env::var_os(format!("CARGO_FEATURE_PART{n}")).is_some())
         .collect();
+    // The native app reads the chapters of these features when it runs.
+    println!("cargo::rustc-env=RIDGELINE_FEATURES={}", features.names());
     let wasm = std::env::var("TARGET").is_ok_and(|t| t.starts_with("wasm32"));
     let g = generate(&chapters, &features, wasm).unwrap_or_else(|e| panic!("{e}"));
     // Without a rerun-if-changed line Cargo would run this again on any

@@ -66,33 +66,11 @@ pub fn chapters_dir() -> std::path::PathBuf {
     )
 }
 
-/// The Cargo features of this build, as `ridgeline_content::app_build` reads them.
+/// The Cargo features of this build, as `build.rs` found them.
 #[cfg(not(target_arch = "wasm32"))]
 fn features() -> ridgeline_content::app_build::Features {
-    let parts = [
-        cfg!(feature = "part0"),
-        cfg!(feature = "part1"),
-        cfg!(feature = "part2"),
-        cfg!(feature = "part3"),
-        cfg!(feature = "part4"),
-        cfg!(feature = "part5"),
-        cfg!(feature = "part6"),
-        cfg!(feature = "part7"),
-        cfg!(feature = "part8"),
-        cfg!(feature = "part9"),
-        cfg!(feature = "part10"),
-        cfg!(feature = "part11"),
-        cfg!(feature = "part12"),
-    ];
-    ridgeline_content::app_build::Features {
-        parts: (0u8..)
-            .zip(parts)
-            .filter(|(_, on)| *on)
-            .map(|(n, _)| n)
-            .collect(),
-        exercises: cfg!(feature = "exercises"),
-        library: cfg!(feature = "library"),
-    }
+    // build.rs writes the list with `Features::names`, which `parse` reads back.
+    ridgeline_content::app_build::Features::parse(env!("RIDGELINE_FEATURES")).unwrap_or_default()
 }
 
 /// Reads and renders every chapter of [`chapters_dir`] once per process

@@ -82,6 +82,16 @@ impl Features {
         }
         Ok(f)
     }
+
+    /// The list [`Features::parse`] reads back: `part5 part6 exercises`.
+    pub fn names(&self) -> String {
+        let parts = self.parts.iter().map(|n| format!("part{n}"));
+        let rest = [("exercises", self.exercises), ("library", self.library)]
+            .into_iter()
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| name.to_string());
+        parts.chain(rest).collect::<Vec<_>>().join(" ")
+    }
 }
 
 /// The generated sources of one build of the app.
@@ -421,6 +431,19 @@ mod tests {
         assert_ne!(with.compiled(), wasm);
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_dir_all(&dir2);
+    }
+
+    #[test]
+    fn feature_lists_read_back() {
+        for list in [
+            "",
+            "part1",
+            "part5 part6",
+            "part0 part12 exercises library",
+            "library",
+        ] {
+            assert_eq!(Features::parse(list).unwrap().names(), list);
+        }
     }
 
     /// A native build with every feature reads no chapter: the page writer

@@ -54,10 +54,19 @@ fn is_repo_path(span: &str) -> bool {
             .chars()
             .any(|c| c.is_whitespace() || "*<>{}[]()$…~:\"'".contains(c));
     plain
-        && span
-            .split('/')
-            .next()
-            .is_some_and(|first| !first.is_empty() && root().join(first).is_dir())
+        && span.split('/').next().is_some_and(|first| {
+            !first.is_empty() && root().join(first).is_dir() && !ignored_at_root(first)
+        })
+}
+
+/// Whether the root `.gitignore` ignores the top-level folder `name` (`/dist`):
+/// a build's output, there in a working tree after a build but not in a
+/// fresh clone, so never a path of the repository.
+fn ignored_at_root(name: &str) -> bool {
+    let ignore = std::fs::read_to_string(root().join(".gitignore")).unwrap_or_default();
+    ignore
+        .lines()
+        .any(|l| l.trim().trim_end_matches('/') == format!("/{name}"))
 }
 
 #[test]

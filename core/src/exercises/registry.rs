@@ -217,11 +217,8 @@ impl Exercise {
         if seed == 0 || self.def.params.is_empty() {
             return book().unwrap_or_else(|_| self.clone());
         }
-        let salt = self
-            .id
-            .bytes()
-            .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
-        let mut rng = Rng::new(seed ^ salt.rotate_left(17));
+        // Salted with the id, so one seed draws unrelated variants of two exercises.
+        let mut rng = Rng::new(seed ^ crate::rng::fnv1a(self.id.as_bytes()));
         for _ in 0..24 {
             let params: Vec<Param> = self
                 .def
