@@ -7,9 +7,10 @@
 //! second TPU (`vs`) is drawn under each path on the same scale, with its
 //! figures for the chosen part and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, is_tpu, parse_vs_chip, Comparison, Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::{is_tpu, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -17,7 +18,7 @@ use ridgeline_core::hardware::chip_map::{chip_map, ChipMap, LogScale, Part};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The reader's choices.
@@ -132,7 +133,7 @@ impl WidgetParams for ChipMapParams {
                 next.vs = parse_vs_chip(value, |c| chip_map(c).map(|_| ()))?;
             }
             "bytes" => next.bytes = parse_count(value, "array size", 1.0, 1e15)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.map()?;
         if let Some(Err(e)) = next.vs_map() {
@@ -227,7 +228,7 @@ pub fn ChipMapWidget(
     let vs_map = Memo::new(move |_| params.with(|p| p.vs_map().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(is_tpu, vs_id);
     let part_button = move |part: Part, extra: &'static str| {
         let count = move || {
             map.with(|m| {
@@ -338,7 +339,7 @@ pub fn ChipMapWidget(
             view! { {own}{extra} }.into_any()
         })
     };
-    let chip_options = super::common::chip_options(is_tpu, move || params.with(|p| p.chip.id));
+    let chip_options = super::controls::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let chip_name = move || params.with(|p| p.chip.name);
     let bytes_text = move || format!("{}", params.with(|p| p.bytes));
     view! {
@@ -395,7 +396,7 @@ pub fn ChipMapWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
     use ridgeline_core::hardware::Link;
 
     #[test]
@@ -474,7 +475,7 @@ mod tests {
         assert!(q.to_pairs().iter().all(|(k, _)| k != "vs"));
         // The figure: a row under each path, and the part's figures on the v5e.
         let owner = Owner::new();
-        let pairs = crate::widgets::common::pairs(&[("vs", "v5e")]);
+        let pairs = crate::widgets::params::pairs(&[("vs", "v5e")]);
         let html = owner.with(|| view! { <ChipMapWidget args=pairs /> }.to_html());
         let drawn = p.map().unwrap().paths.len();
         assert_eq!(

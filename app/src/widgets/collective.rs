@@ -5,7 +5,7 @@
 //! times the same collective on its own ICI links, with the difference
 //! spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -14,10 +14,11 @@ use ridgeline_core::sharding::layout::Block;
 use ridgeline_core::sharding::plan::{MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
-use super::common::{
-    compare_picker, compare_table, diff_rows, ici_row, option, parse_vs_chip, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
+use super::compare::{
+    compare_picker, compare_table, diff_rows, ici_row, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// The four collectives, each as the sharded matmul that needs it.
@@ -134,7 +135,7 @@ impl CollectiveParams {
                 self.chip = ring_chip(c)?;
             }
             VS => self.vs = parse_vs_chip(value, |c| ring_chip(c).map(|_| ()))?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -241,7 +242,7 @@ impl CollectiveParams {
 
 /// The chip if its links form an ICI ring, else why not.
 fn ring_chip(c: &'static Chip) -> Result<&'static Chip, String> {
-    if super::common::has_ici(c) {
+    if super::controls::has_ici(c) {
         Ok(c)
     } else {
         Err(format!("{} has no ICI ring in the book", c.name))
@@ -476,9 +477,9 @@ pub fn CollectivePlayer(
         })
         .collect_view();
     let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
 
     view! {
         <figure class="widget collective" data-widget="collective">

@@ -11,10 +11,10 @@
 //! matmul on its own ICI and peak: its lanes on the same time scale, its
 //! verdict and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, number_field, option, parse_vs_chip,
-    Comparison, Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::{number_field, option, Notice};
 use leptos::prelude::*;
 use ridgeline_core::comms::collective_matmul::{
     collective_matmul, reduce_scatter_schedule, ring_schedule, CollectiveMatmul,
@@ -25,7 +25,7 @@ use ridgeline_core::format::seconds;
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, parse_flag, short};
 
@@ -191,7 +191,7 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
             "j" => next.ijk[1] = dim("J")?,
             "k" => next.ijk[2] = dim("K")?,
             "bidi" => next.bidirectional = parse_flag(value, "both directions")?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -414,12 +414,12 @@ pub fn CollectiveMatmulWidget(
             .into_any()
         })
     };
-    let chip_options = super::common::chip_options(
+    let chip_options = super::controls::chip_options(
         |c| Network::ici(c).is_ok(),
         move || params.with(|p| p.chip.id),
     );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| Network::ici(c).is_ok(), vs_id);
+    let vs_options = super::controls::chip_options(|c| Network::ici(c).is_ok(), vs_id);
     let field = move |key: &'static str, label: &'static str, aria: &'static str, idx: usize| {
         let get = move || params.with(|p| p.ijk[idx].to_string());
         number_field(label, aria, 7, get, key, set)
@@ -541,8 +541,8 @@ pub fn CollectiveMatmulWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_chapter_example_overlaps_and_saves_what_core_says() {
@@ -665,7 +665,7 @@ mod tests {
     #[test]
     fn a_second_chip_runs_the_same_ring() {
         let p: CollectiveMatmulWidgetParams =
-            crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+            crate::widgets::params::testing::assert_round_trip(&[("vs", "v5p")]);
         let c = p.comparison().unwrap();
         let mut m = CollectiveMatmulParams::new(chip("v5p").unwrap(), 8, 8192, 8192, 4096);
         m.case = MatmulCase::AllGather;

@@ -2,10 +2,10 @@
 //! the per-hop latency stops mattering and bandwidth takes over. A second chip
 //! (`vs`) adds its AllGather on the same axes and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
-    VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::CollectiveCost;
 use ridgeline_core::comms::collectives::{cost, Bound, Collective, Network, RingAxis};
@@ -14,7 +14,8 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -163,7 +164,7 @@ impl WidgetParams for SizeParams {
             "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -195,7 +196,7 @@ pub fn CollectiveSize(
         state.set_or_refresh(key, &value, key == VS);
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     let vs_line = move || {
         params.with(|p| {
             let b = p.model()?.vs_model()?;
@@ -218,7 +219,7 @@ pub fn CollectiveSize(
         })
     });
     let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let sizes = [2u32, 4, 8, 16, 32, 64].map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.n.to_string())
@@ -273,7 +274,8 @@ pub fn CollectiveSize(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::{pairs, svg_colour};
+    use crate::charts::svg_colour;
+    use crate::widgets::params::pairs;
 
     #[test]
     fn chart_is_scalable_svg_with_curves_knee_and_the_marked_size() {
@@ -293,7 +295,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_gathers_the_same_array_on_its_own_ring() {
-        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
         let p: SizeParams = assert_round_trip(&[("vs", "v5p"), ("v", "1e9")]);
         let c = p.comparison().unwrap();
         let net = Network::ici(chip("v5p").unwrap()).unwrap();

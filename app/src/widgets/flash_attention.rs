@@ -6,14 +6,14 @@
 //! and the numbers held stay linear in the keys while the FLOPs grow with
 //! them, all from [`ridgeline_core::model::flash_attention`].
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::flash_attention::{
     run, FlashParams, FlashRun, MAX_HEAD_DIM, MAX_KEYS, MAX_QUERIES,
 };
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::parse_count;
 
 /// Query rows drawn in the state table (the rest are computed, not shown).
@@ -63,7 +63,7 @@ impl WidgetParams for FlashChoice {
             "h" => p.head_dim = count("head dimension H", MAX_HEAD_DIM)?,
             "block" => p.block = count("block size", MAX_KEYS)?,
             "seed" => p.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         p.validate().map_err(|e| {
             if e.starts_with("block") {
@@ -240,7 +240,7 @@ pub fn FlashAttention(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::model::flash_attention::memory;
 
     #[test]

@@ -5,12 +5,12 @@
 //! in FLOPs per parameter per token, all from [`ridgeline_core::model::einsum`]. An
 //! expression the parser refuses is shown with a caret under the character.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::einsum::{analyse, Analysis, Contraction};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 
 /// The reader's contraction and the sizes of its letters; always analysable.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +87,7 @@ impl WidgetParams for FlopsParams {
                     next.sizes.push((c, s));
                 }
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         // Keep the expression's letters, with every size it needs.
         next.sizes = next.letter_sizes();
@@ -268,7 +268,7 @@ pub fn FlopsCounter(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::params::pairs;
 
     #[test]
     fn a_matmul_costs_six_flops_per_parameter_per_token() {

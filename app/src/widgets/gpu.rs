@@ -4,7 +4,7 @@
 //! second GPU (`vs`) may be laid out for the same job beside it, with the
 //! difference spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
@@ -16,10 +16,9 @@ use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Chip, Topology};
 use ridgeline_core::units::Bytes;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// Largest GPU count (2^16).
@@ -80,7 +79,7 @@ pub fn is_gpu(c: &'static Chip) -> bool {
 /// A GPU picker's options: the registry's GPUs, then the reader's own GPUs
 /// (chips wired as an NVLink domain) under "Yours".
 pub fn gpu_options<S: Into<String>>(chosen: impl Fn() -> S + Send + Sync + 'static) -> AnyView {
-    super::common::chip_options(is_gpu, chosen)
+    super::controls::chip_options(is_gpu, chosen)
 }
 
 /// The GPU the reader named: a registry GPU or one of the reader's own
@@ -230,7 +229,7 @@ impl WidgetParams for GpuParams {
                     .ok_or_else(|| format!("unknown collective “{}”", short(value)))?
             }
             "bytes" | "v" => next.bytes = parse_count(value, "array size", 1e3, 1e13)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(q) = next.versus() {
@@ -493,7 +492,7 @@ pub fn Gpu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// The GPU pickers take the reader's own GPUs beside the registry's (by
     /// `my:NAME` from the index and by compact text from a link) and refuse
@@ -570,7 +569,7 @@ mod tests {
 
     #[test]
     fn a_second_gpu_lays_out_the_same_job() {
-        use crate::widgets::common::pairs;
+        use crate::widgets::params::pairs;
         let (mut p, n) = GpuParams::from_pairs(&pairs(&[("vs", "gb200")]));
         assert!(n.is_empty(), "{n:?}");
         // 1024 GPUs are not whole NVL72 racks: the GB200 job takes 15 racks.

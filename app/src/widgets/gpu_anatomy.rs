@@ -10,7 +10,7 @@
 //! [`ridgeline_core::gpu::compare::compare_chips`] and
 //! [`ridgeline_core::gpu::simt`].
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::gpu::anatomy::{anatomy, Anatomy, AnatomyParams, AnatomyPart};
@@ -19,7 +19,8 @@ use ridgeline_core::gpu::simt::{run, DivergenceParams, Phase, SimtRun, MAX_OPS, 
 use ridgeline_core::gpu::specs::{GpuGeneration, GPU_GENERATIONS};
 use ridgeline_core::hardware::{Vendor, CHIPS};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, short};
 
@@ -135,7 +136,7 @@ impl WidgetParams for AnatomyChoice {
             }
             "then" => next.warp.then_ops = count("then", MAX_OPS)?,
             "else" => next.warp.else_ops = count("else", MAX_OPS)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.warp.validate()?;
         *self = next;
@@ -518,8 +519,8 @@ pub fn GpuAnatomy(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn h100_and_b200_parts_as_the_book_counts_them() {

@@ -6,7 +6,7 @@
 //! may be the reader's own; a second GPU (`vs`) draws its model curve on the
 //! same axes, with the two collectives compared figure by figure.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::format::{grouped, seconds, si};
@@ -21,11 +21,10 @@ use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::{GpuSystem, Scope};
 use ridgeline_core::units::Bytes;
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
 use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -319,7 +318,7 @@ impl WidgetParams for GpuCollectivesParams {
             "bytes" => next.bytes = parse_count(value, "bytes", V_RANGE.0, V_RANGE.1)?,
             "sharp" => next.sharp = parse_flag(value, "sharp")?,
             "k" => next.k = parse_count(value, "k", 1.0, 256.0)?.round() as u32,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {
@@ -721,7 +720,7 @@ pub fn GpuCollectives(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::gpu::specs::MEASURED;
 
     #[test]

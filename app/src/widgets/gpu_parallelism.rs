@@ -9,7 +9,7 @@
 //! with what the schedule costs in memory and complexity. A second GPU (`vs`)
 //! times the same step, compared figure by figure.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::pipelining::{
@@ -20,11 +20,10 @@ use ridgeline_core::hardware::Chip;
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::pipeline::{Pass, Slot};
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
 use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::params::{WidgetParams, WidgetState};
 use super::pipeline::{timeline_svg, Boxes, Fit, Px};
 use crate::charts::size::Frame;
 use crate::input::{parse_count, short};
@@ -190,7 +189,7 @@ impl WidgetParams for ParallelismChoice {
             }
             "dp" => next.dp = count("dp", 65_536.0)?,
             "link" => next.link = parse_link(value)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {
@@ -344,7 +343,7 @@ pub fn GpuParallelism(
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = gpu_options(vs_id);
     let model_picks =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let link_options = [Scope::Network, Scope::Node]
         .map(|s| {
             let label = match s {
@@ -480,8 +479,8 @@ pub fn GpuParallelism(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// The box held open for the most stages drawn is as tall as their drawing.
     #[test]

@@ -5,7 +5,7 @@
 //! second chip (`vs`) may be drawn on the same axes, with both components'
 //! verdicts on it and the difference between the chips spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -16,10 +16,9 @@ use ridgeline_core::inference::{
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
 use crate::charts::size::{Frame, Shape, Size};
@@ -220,7 +219,7 @@ impl WidgetParams for InferenceParams {
             "seq" => {
                 next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round();
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rooflines().map_err(|e| e.to_string())?;
         if let Some(vs) = next.vs {
@@ -338,9 +337,9 @@ pub fn InferenceRoofline(
     };
 
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let dtype_options = |_| {
         [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
             .map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())))
@@ -352,7 +351,7 @@ pub fn InferenceRoofline(
     });
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::any, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::any, vs_id);
     // A component's verdict on the second chip, beside its verdict on the first.
     let vs_verdict = move |i: usize| {
         move || {
@@ -458,9 +457,9 @@ pub fn InferenceRoofline(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::svg_colour;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::charts::svg_colour;
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn layers_are_svg_and_the_points_take_their_verdicts_colours() {

@@ -4,17 +4,16 @@
 //! (`vs`) may be set beside it: its cache at the same settings and the batch
 //! that fits in the first model's cache.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
 use ridgeline_core::model::config::{model, ModelConfig, ModelPreset, MODELS};
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 240.0;
@@ -202,7 +201,7 @@ impl WidgetParams for KvParams {
             VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
             "seq" => next.seq = parse_count(value, "context", 1.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 1.0, BATCH_MAX)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.cache()?;
         if let Some(Err(e)) = next.vs_cache() {
@@ -246,7 +245,7 @@ pub fn KvCacheCalc(
     };
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let dtype_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
     let rows = move || {
@@ -292,7 +291,7 @@ pub fn KvCacheCalc(
                 <label>"Cache format "
                     <select prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
-                {compare_picker(super::common::model_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::model_options(super::controls::any, vs_id), vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="kv-cache-seq">"Context (tokens)"</label>
@@ -341,7 +340,7 @@ pub fn KvCacheCalc(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn llama3_70b_gqa_is_eight_times_smaller() {
@@ -360,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_second_model_shows_its_cache_and_the_batch_that_fits() {
-        use crate::widgets::common::pairs;
+        use crate::widgets::params::pairs;
         let (p, n) = KvParams::from_pairs(&pairs(&[("vs", "llama3-8b")]));
         assert!(n.is_empty(), "{n:?}");
         let c = p.comparison().unwrap();

@@ -6,7 +6,7 @@
 //! A second chip (`vs`) may be set beside the first: each step's time on it in
 //! the same rows, and a table of the differences.
 
-use super::common::{number_field, Notice};
+use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::Chip;
@@ -14,10 +14,11 @@ use ridgeline_core::inference::kv_sharding::{
     kv_sharding_on, KvShardingParams, KvShardingReport, StepKind,
 };
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, ici_row, parse_vs, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, ici_row, parse_vs, Comparison, Diff, VS,
 };
+use super::controls::ici_chip;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 use ridgeline_core::dtype::Dtype;
 
@@ -109,7 +110,7 @@ impl WidgetParams for KvParams {
             "z" => next.p.z = count("Z", 4096.0)?,
             "step" => next.step = (count("step", 12.0)? - 1) as usize,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         let r = next.report()?;
         if let Some(Err(e)) = next.vs_report() {
@@ -201,7 +202,7 @@ pub fn KvSharding(
                 })
         })
     };
-    let chip_options = super::common::chip_options(super::common::has_ici, move || {
+    let chip_options = super::controls::chip_options(super::controls::has_ici, move || {
         params.with(|p| p.p.chip.clone())
     });
     type Size = (
@@ -249,7 +250,7 @@ pub fn KvSharding(
                         on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 {sizes}
-                {compare_picker(super::common::chip_options(super::common::has_ici, vs_id), vs_id, set)}
+                {compare_picker(super::controls::chip_options(super::controls::has_ici, vs_id), vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="kv-sharding-step">"Step"</label>
@@ -286,7 +287,7 @@ pub fn KvSharding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
 
@@ -336,7 +337,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_times_the_same_steps() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = KvParams::default();
         p.apply("vs", "v5p").unwrap();
         assert_pairs_restore(&p);

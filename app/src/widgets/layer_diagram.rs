@@ -7,14 +7,16 @@
 //! figures beside the selected operation's, a column beside every matmul and
 //! the difference spelled out.
 
-use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::model::layer::{layer_ops, LayerOp, LayerOps, LayerParams, OpKind};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, parse_flag, short};
 
 /// The attention block's operations in the order data flows through them.
@@ -253,7 +255,7 @@ impl WidgetParams for LayerDiagramParams {
                     ));
                 }
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         let ops = next.ops()?;
         // A model without a gate or router keeps a selection it has.
@@ -303,9 +305,9 @@ pub fn LayerDiagram(
     let compared = Memo::new(move |_| params.with(|p| p.vs_ops().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |m| m.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(diagrammed, vs_id);
+    let vs_options = super::controls::model_options(diagrammed, vs_id);
     let model_options =
-        super::common::model_options(diagrammed, move || params.with(|p| p.model.id));
+        super::controls::model_options(diagrammed, move || params.with(|p| p.model.id));
     let dtype_options = Dtype::ALL
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())))
         .collect_view();
@@ -496,8 +498,8 @@ pub fn LayerDiagram(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// Issue #19: the reader's own model is diagrammed as its preset; one
     /// with latent attention (MLA) is refused.
@@ -563,7 +565,7 @@ mod tests {
 
     #[test]
     fn a_second_model_takes_the_same_tokens() {
-        use crate::widgets::common::testing::assert_round_trip;
+        use crate::widgets::params::testing::assert_round_trip;
         let p: LayerDiagramParams = assert_round_trip(&[("vs", "llama3-8b"), ("op", "W_in")]);
         let c = p.comparison().unwrap();
         // Core's layer of LLaMA 3 8B at the same 4,096 tokens: D = 4096, F = 14336.

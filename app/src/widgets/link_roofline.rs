@@ -4,9 +4,10 @@
 //! A second TPU (`vs`) adds its column beside each link: the same matmul with
 //! the weights over its own link, its verdict, and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -14,7 +15,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
 use ridgeline_core::roofline::Analysis;
 use ridgeline_core::units::{Bytes, Flops};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
@@ -169,7 +170,7 @@ impl WidgetParams for LinkParams {
             "b" => self.b = parse_count(value, "batch B", B_RANGE.0, B_RANGE.1)?.round(),
             "d" => self.d = parse_count(value, "D", 1.0, 1_048_576.0)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, 1_048_576.0)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -203,9 +204,9 @@ pub fn LinkRoofline(
     let rows = Memo::new(move |_| params.with(|p| p.rows()));
     let vs_rows = Memo::new(move |_| params.with(|p| p.vs_rows()));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.vendor == Vendor::Google, vs_id);
+    let vs_options = super::controls::chip_options(|c| c.vendor == Vendor::Google, vs_id);
     let vs_name = move || params.with(|p| p.vs.map(|c| c.name));
-    let chip_options = super::common::chip_options(
+    let chip_options = super::controls::chip_options(
         |c| c.vendor == Vendor::Google,
         move || params.with(|p| p.chip.id),
     );
@@ -296,7 +297,7 @@ mod tests {
 
     #[test]
     fn a_second_tpu_moves_the_same_weights_over_its_own_links() {
-        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
         let p: LinkParams = assert_round_trip(&[("vs", "v5e")]);
         let c = p.comparison().unwrap();
         let v5e = chip("v5e").unwrap();

@@ -4,7 +4,7 @@
 //! chosen length fit beside them. A second chip (`vs`) may be set beside the
 //! first: its slice and caches in the same rows, and a table of the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -12,9 +12,8 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 
-use super::common::{
-    compare_picker, compare_table, parse_vs, Comparison, Diff, WidgetParams, WidgetState, VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The formats compared.
@@ -117,7 +116,7 @@ impl WidgetParams for TopologyParams {
             }
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {
@@ -187,9 +186,9 @@ pub fn MinTopology(
             .collect_view()
     };
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     view! {
         <figure class="widget min-topology" data-widget="min-topology">
             <div class="controls">
@@ -199,7 +198,7 @@ pub fn MinTopology(
                 <label>"Chip "
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
-                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
                 <label>"KV cache length "
                     <input type="text" inputmode="numeric" size="7" aria-label="KV cache length in tokens"
                         value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
@@ -228,7 +227,7 @@ pub fn MinTopology(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn llama3_70b_on_v5e_needs_a_4x4_in_bf16() {

@@ -4,7 +4,7 @@
 //! `ridgeline_content::widgets`; `build.rs` writes it out for `register!`,
 //! which derives from it [`NAMES`], [`widget_view`] (from a chapter's
 //! `{{widget NAME}}` directive to its component) and each parameter type's
-//! name and keys ([`common::Declared`]). Each arm of [`widget_view`] is
+//! name and keys ([`params::Declared`]). Each arm of [`widget_view`] is
 //! compiled only when a chapter of this build uses the widget
 //! (`cfg(widget = "NAME")`, set by `build.rs`), so a per-part bundle carries
 //! only its own widgets.
@@ -14,7 +14,8 @@ pub mod chip_map;
 pub mod collective;
 pub mod collective_matmul;
 pub mod collective_size;
-pub mod common;
+pub mod compare;
+pub mod controls;
 pub mod exercise;
 pub mod flash_attention;
 pub mod flops_counter;
@@ -40,8 +41,10 @@ pub mod own_chip;
 #[cfg(feature = "library")]
 pub mod own_model;
 pub mod parallelism_layout;
+pub mod params;
 pub mod pipeline;
 pub mod player;
+pub mod pointer;
 pub mod predict;
 pub mod profile;
 pub mod remat;
@@ -82,21 +85,21 @@ macro_rules! register {
 
         $($(in_bundle! {
             $bundle,
-            impl common::Declared for $module::$params {
+            impl params::Declared for $module::$params {
                 const NAME: &'static str = $name;
                 const KEYS: &'static [&'static str] = &$keys;
             }
         })?)*
 
         /// Every disagreement between a widget's parameters and the keys the
-        /// table lists for it (see [`common::key_mismatches`]).
+        /// table lists for it (see [`params::key_mismatches`]).
         #[cfg(test)]
         fn key_mismatches() -> Vec<String> {
             let mut known: Vec<&str> = Vec::new();
             $($(in_bundle! {
                 $bundle,
                 {
-                    known.extend(<$module::$params as common::Declared>::KEYS);
+                    known.extend(<$module::$params as params::Declared>::KEYS);
                 }
             })?)*
             known.sort_unstable();
@@ -105,7 +108,7 @@ macro_rules! register {
             $($(in_bundle! {
                 $bundle,
                 {
-                    out.extend(common::key_mismatches::<$module::$params>(&known));
+                    out.extend(params::key_mismatches::<$module::$params>(&known));
                 }
             })?)*
             out

@@ -8,7 +8,8 @@
 //! analysed on the same chip, batch and weights (its experts spread over as
 //! many of the chips as divide them), its verdict and the difference spelled out.
 
-use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -17,7 +18,8 @@ use ridgeline_core::model::config::ModelPreset;
 use ridgeline_core::model::config::MODELS;
 use ridgeline_core::model::moe::{analyse, MoeAnalysis, MoeParams};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Range of the batch slider, in tokens.
@@ -225,7 +227,7 @@ impl WidgetParams for MoeChoice {
             }
             "chip" => {
                 p.chip = crate::library::resolve_chip(value)
-                    .filter(|c| super::common::has_ici(c))
+                    .filter(|c| super::controls::has_ici(c))
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
             "e" => {
@@ -263,7 +265,7 @@ impl WidgetParams for MoeChoice {
                     return Err(format!("{} is not a Mixture-of-Experts model", m.name));
                 }
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.analysis()?;
         if let Some(Err(e)) = next.vs_analysis() {
@@ -308,15 +310,15 @@ pub fn Moe(
     let show = move |f: fn(&MoeAnalysis) -> String| {
         move || result.with(|a| a.as_ref().map(f).unwrap_or_default())
     };
-    let model_options = super::common::model_options(
+    let model_options = super::controls::model_options(
         |m| m.config.moe.is_some(),
         move || params.with(|p| p.preset),
     );
-    let chip_options = super::common::chip_options(super::common::has_ici, move || {
+    let chip_options = super::controls::chip_options(super::controls::has_ici, move || {
         params.with(|p| p.params.chip.id)
     });
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(|m| m.config.moe.is_some(), vs_id);
+    let vs_options = super::controls::model_options(|m| m.config.moe.is_some(), vs_id);
     let vs_line = move || {
         params.with(|p| {
             let b = p.vs_analysis()?.ok()?;
@@ -413,7 +415,7 @@ pub fn Moe(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
     use ridgeline_core::roofline::Verdict;

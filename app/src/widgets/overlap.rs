@@ -4,16 +4,16 @@
 //! compute-bound; the timeline shows what overlap buys. A second chip (`vs`)
 //! may be drawn on the same axes, its crossover and verdict compared.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
-    VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -169,7 +169,7 @@ impl WidgetParams for OverlapParams {
             "b" => self.b = parse_count(value, "batch B", 1.0, 1e7)?.round(),
             "d" => self.d = parse_count(value, "D", D_RANGE.0, D_RANGE.1)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, 1e7)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -223,7 +223,7 @@ pub fn Overlap(
         })
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| link_of(c).is_some(), vs_id);
+    let vs_options = super::controls::chip_options(|c| link_of(c).is_some(), vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let v = p.model()?.vs_model()?;
@@ -237,7 +237,7 @@ pub fn Overlap(
         })
     };
     let chip_options =
-        super::common::chip_options(|c| link_of(c).is_some(), move || params.with(|p| p.chip.id));
+        super::controls::chip_options(|c| link_of(c).is_some(), move || params.with(|p| p.chip.id));
     let bar = |t: f64, total: f64| format!("width: {:.1}%", (100.0 * t / total).clamp(0.5, 100.0));
     let t = move |i: usize| {
         times.with(|t| {
@@ -341,7 +341,7 @@ pub fn Overlap(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::svg_colour;
+    use crate::charts::svg_colour;
 
     #[test]
     fn marker_turns_from_communication_to_compute_colour_at_the_crossover() {
@@ -379,7 +379,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_crosses_at_its_own_d() {
-        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
         use ridgeline_core::roofline::SplitContraction;
         use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
         let p: OverlapParams = assert_round_trip(&[("vs", "v5p"), ("d", "4096")]);

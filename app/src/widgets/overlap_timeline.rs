@@ -7,7 +7,7 @@
 //! first: where each of its versions ends is marked on the same time axis,
 //! and a table spells out the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::comms::overlap_timeline::{
     overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
@@ -16,10 +16,9 @@ use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::Chip;
 
-use super::common::{
-    compare_picker, compare_table, ici_chip, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::{ici_chip, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::overlap_timeline::draw;
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -165,7 +164,7 @@ impl TimelineParams {
                 next.dtype = Dtype::parse(value)
                     .ok_or_else(|| format!("unknown format “{}”", short(value)))?
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         overlap_timeline_on(&next, chip_named(&next.chip)?).map_err(|e| {
             if key == "chip" {
@@ -199,7 +198,7 @@ pub fn OverlapTimeline(
         move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
     let chip_options =
-        super::common::chip_options(runs_on, move || params.with(|p| p.p.chip.clone()));
+        super::controls::chip_options(runs_on, move || params.with(|p| p.p.chip.clone()));
     let y_options = Y_CHOICES
         .iter()
         .map(|&y| {
@@ -243,7 +242,7 @@ pub fn OverlapTimeline(
         .collect_view();
     let book = |i: usize| format!("{} µs", grouped(BOOK_TIMES[i].micros));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
 
     view! {
         <figure class="widget overlap-timeline" data-widget="overlap-timeline">
@@ -303,7 +302,7 @@ pub fn OverlapTimeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
     use ridgeline_core::hardware::chip;
@@ -363,7 +362,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_marks_its_ends_on_the_same_axis() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = TimelineParams::default();
         p.apply("vs", "v5p").unwrap();
         assert_pairs_restore(&p);

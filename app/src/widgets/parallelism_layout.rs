@@ -8,7 +8,7 @@
 //! first: the same block and mesh on it, its pass times and verdict, and a
 //! table of the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -16,10 +16,11 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::layout::{layout, Layout, LayoutParams, PassStep, Strategy};
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
-    Diff, WidgetParams, WidgetState, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, ici_row, parse_vs, Comparison, Diff, VS,
 };
+use super::controls::{ici_chip, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
 
 /// Range of the batch slider, in tokens.
@@ -188,7 +189,7 @@ impl WidgetParams for ParallelismParams {
                 next.batch =
                     parse_count(value, "batch (tokens)", BATCH_RANGE.0, BATCH_RANGE.1)?.round()
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.layout()?;
         if let Some(Err(e)) = next.vs_layout() {
@@ -320,11 +321,11 @@ pub fn ParallelismLayout(
         })
         .collect_view();
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let (other, l) = (p.vs?, p.vs_layout()?.ok()?);
@@ -534,8 +535,8 @@ pub fn ParallelismLayout(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
     use ridgeline_core::comms::collectives::Collective;

@@ -4,7 +4,7 @@
 //! microbatch, and the bubble fraction, step time and activations in flight,
 //! all from [`ridgeline_core::training::pipeline::simulate`].
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::training::pipeline::{
@@ -12,7 +12,8 @@ use ridgeline_core::training::pipeline::{
 };
 use ridgeline_core::training::pipeline_bubble;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::Frame;
 use crate::input::parse_count;
 
@@ -124,7 +125,7 @@ impl WidgetParams for PipelineChoice {
             "chunks" => {
                 next.chunks = parse_count(value, "chunks", 1.0, MAX_CHUNKS as f64)?.round() as u32
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.timeline()?;
         *self = next;
@@ -478,8 +479,8 @@ pub fn Pipeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn coordinates_are_written_to_a_tenth_of_a_pixel() {

@@ -5,7 +5,7 @@
 //! that take the most time; and a "find the bottleneck" question whose answer
 //! (the verdict) is shown only once the reader has picked one.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -16,7 +16,8 @@ use ridgeline_core::profiling::trace::{
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -332,7 +333,7 @@ impl WidgetParams for ProfileParams {
             }
             "chip" => {
                 let c = crate::library::resolve_chip(value)
-                    .filter(|c| super::common::has_ici(c))
+                    .filter(|c| super::controls::has_ici(c))
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
                     next.mesh = full_mesh(c);
@@ -355,7 +356,7 @@ impl WidgetParams for ProfileParams {
                 let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
                 next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.analyse()?;
         *self = next;
@@ -427,9 +428,10 @@ pub fn ProfileViewer(
                 .unwrap_or("communication-bound")
         })
     };
-    let model_options = super::common::model_options(profiled, move || params.with(|p| p.model.id));
+    let model_options =
+        super::controls::model_options(profiled, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
         .map(|s| {
             option(s.name(), s.label(), move || {
@@ -584,8 +586,8 @@ pub fn ProfileViewer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     /// Issue #19: the profile takes the reader's own model and profiles it
     /// as the preset of the same shape.

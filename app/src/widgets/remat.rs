@@ -9,14 +9,16 @@
 //! sequence and chips: its four policies as rings joined by a dashed line, its
 //! verdict and the difference spelled out.
 
-use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::model::remat::{compare, Policy, PolicyCost, RematParams};
 
-use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
+use super::controls::{fit_class, fit_word, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::remat::{draw, label};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -180,7 +182,7 @@ impl WidgetParams for RematChoice {
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "policy" => next.policy = Policy::parse(value)?,
             VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {
@@ -229,11 +231,11 @@ pub fn Remat(
     let chosen = move || params.with(|p| p.chosen());
 
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(super::common::any, vs_id);
+    let vs_options = super::controls::model_options(super::controls::any, vs_id);
     let vs_line = move || {
         params.with(|p| {
             let rows = p.vs_rows()?.ok()?;
@@ -334,7 +336,7 @@ pub fn Remat(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn the_books_numbers_for_one_llama_sequence() {

@@ -4,7 +4,7 @@
 //! same axes, with the same operation's verdict on it and the difference
 //! between the chips spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::html::Div;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -13,10 +13,10 @@ use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::roofline::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, plot_x, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
+use super::pointer::plot_x;
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::svg;
@@ -183,7 +183,7 @@ impl WidgetParams for RooflineParams {
             "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
             "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
             "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         let dtype = next.op().compute_dtype();
         if next.chip.peak_or_wider(dtype).is_none() {
@@ -306,14 +306,14 @@ pub fn Roofline(
     };
 
     let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let kind_options = OpKind::ALL
         .into_iter()
         .map(|k| option(k.name(), k.label(), move || params.with(|p| p.kind.name())))
         .collect_view();
     let dtype_list = Memo::new(move |_| params.with(|p| dtype_options(p.chip, p.vs)));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::any, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::any, vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let (vs, v) = (p.vs?, p.vs_verdict()?);
@@ -500,8 +500,8 @@ pub fn Roofline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn defaults_are_a_memory_bound_v5e_matmul() {

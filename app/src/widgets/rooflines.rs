@@ -8,9 +8,8 @@
 //! A second chip (`vs`) may be drawn on the same axes: its HBM roof under its
 //! own peak, both algorithms on it, and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, number_field, parse_vs, Comparison, Diff, Notice, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::sci;
@@ -18,7 +17,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::ops::{rooflines, tiled_intensity, RooflinePoint, TiledIntensity};
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec, Intensity};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::rooflines::{draw, RooflinesModel, VsRoof};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -207,7 +206,7 @@ impl WidgetParams for RooflinesParams {
             "bk" => next.tile[1] = side("bk")?,
             "bn" => next.tile[2] = side("bn")?,
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -272,12 +271,12 @@ pub fn Rooflines(
             </td>
         }
     };
-    let chip_options = super::common::chip_options(
+    let chip_options = super::controls::chip_options(
         |c| c.peak(Dtype::Bf16).is_some(),
         move || params.with(|p| p.chip.id),
     );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.peak(Dtype::Bf16).is_some(), vs_id);
+    let vs_options = super::controls::chip_options(|c| c.peak(Dtype::Bf16).is_some(), vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let (c, (_, _, points)) = p.vs.zip(p.vs_run().and_then(Result::ok))?;
@@ -372,7 +371,7 @@ pub fn Rooflines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::roofline::Verdict;
 
     fn at(v: &RooflinesView, a: usize, m: usize) -> RooflinePoint {
@@ -438,7 +437,7 @@ mod tests {
     #[test]
     fn a_second_chip_is_drawn_and_compared() {
         let p: RooflinesParams =
-            crate::widgets::common::testing::assert_round_trip(&[("chip", "v5e"), ("vs", "v5p")]);
+            crate::widgets::params::testing::assert_round_trip(&[("chip", "v5e"), ("vs", "v5p")]);
         let c = p.comparison().unwrap();
         assert_eq!(c.b, "TPU v5p");
         // Algorithm 1 (I = 100) on the v5p's HBM attains I · W, memory-bound.

@@ -7,7 +7,7 @@
 //! serve the same model on as many chips beside it: its frontier on the same
 //! axes and the difference spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -19,10 +19,9 @@ use ridgeline_core::inference::{
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -243,7 +242,7 @@ impl WidgetParams for ServingParams {
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(Err(e)) = next.versus() {
@@ -325,9 +324,9 @@ pub fn Serving(
         move || view_data.with(|v| v.as_ref().map(|v| v.max_batch.max(2) as f64).unwrap_or(2.0));
 
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let count_options = CHIP_COUNTS.map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.chips.to_string())
@@ -365,7 +364,7 @@ pub fn Serving(
                 <label>"Weights and KV "
                     <select class="dtype" prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
-                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
             </div>
             <div class="slider-row">
                 <label for="serving-seq">"Sequence length"</label>
@@ -437,8 +436,8 @@ pub fn Serving(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::assert_pairs_restore;
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::assert_pairs_restore;
 
     #[test]
     fn both_charts_are_svg_and_only_the_pareto_marks_the_batch() {
@@ -495,8 +494,7 @@ mod tests {
         // The second frontier is drawn in its own colour and named.
         let svg = a.pareto_svg(Some((v5p.name, &b)), PARETO.design());
         assert!(svg.contains("on TPU v5p"), "{svg}");
-        let vermillion =
-            crate::widgets::common::svg_colour(crate::charts::palette(false).series[5]);
+        let vermillion = crate::charts::svg_colour(crate::charts::palette(false).series[5]);
         assert!(svg.contains(&vermillion));
         assert!(!a.pareto_svg(None, PARETO.design()).contains(&vermillion));
         // A slice the second chip cannot serve on is refused with its name:
@@ -511,7 +509,7 @@ mod tests {
         );
         p.apply("vs", "h100").unwrap();
         assert_pairs_restore(&p);
-        let messages = crate::widgets::common::testing::assert_refused_keeps(
+        let messages = crate::widgets::params::testing::assert_refused_keeps(
             &p,
             &[("vs", "h900"), ("vs", "v5e")],
         );

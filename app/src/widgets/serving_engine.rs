@@ -7,12 +7,13 @@
 //! steps whose height is the batch they carried) and reports time to first
 //! token, the gaps between tokens and the throughput per chip.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::serving_engine::{simulate, Batching, Layout, SimParams, SimReport};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving_engine::timeline_svg;
 use crate::charts::size::Frame;
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -95,7 +96,7 @@ impl WidgetParams for EngineParams {
                     parse_count(value, "prefix cache", 0.0, 1e7)?.round() as u64
             }
             "seed" => next.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.resolve().map_err(|e| friendly(&e))?;
         self.sim = next;
@@ -258,7 +259,7 @@ pub fn ServingEngine(
 mod tests {
     use super::*;
     use crate::charts::serving_engine::lane_labels;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn default_run_completes_and_draws_every_lane() {

@@ -5,10 +5,12 @@
 //! on its own ICI and peak: its time under each step, its verdict and the
 //! difference spelled out.
 
-use super::common::{
+use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, ici_row, parse_vs_chip, Comparison, Diff,
-    Notice, WidgetParams, WidgetState, VS,
+    VS,
 };
+use super::controls::Notice;
+use super::params::{WidgetParams, WidgetState};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Network;
 use ridgeline_core::dtype::Dtype;
@@ -147,7 +149,7 @@ impl ShardingParams {
                     Network::ici(c).map(|_| ()).map_err(|e| e.to_string())
                 })?
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.plan()?;
         if let Some(Err(e)) = next.vs_plan() {
@@ -250,7 +252,7 @@ pub fn Sharding(
     let vs_plan = Memo::new(move |_| params.with(|p| p.vs_plan().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     // The compared chip's time under each step of the plan, the same steps.
     let steps = move || {
         plan.with(|p| {
@@ -292,7 +294,7 @@ pub fn Sharding(
     };
 
     let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let preset_options = PRESETS
         .iter()
         .map(|(label, spec)| view! { <option value=*spec>{*label}</option> })
@@ -517,7 +519,7 @@ mod tests {
     fn the_static_figure_has_the_picker_and_no_comparison() {
         let owner = Owner::new();
         let html = owner.with(|| {
-            view! { <Sharding args=crate::widgets::common::pairs(&[("chip", "v5e")]) /> }.to_html()
+            view! { <Sharding args=crate::widgets::params::pairs(&[("chip", "v5e")]) /> }.to_html()
         });
         assert!(html.contains("data-vs"), "{html}");
         assert!(!html.contains("data-compare") && !html.contains("data-vs-step"));

@@ -9,10 +9,10 @@
 //! same job on the same slice shape (or its smallest 2D slice when it cannot
 //! form it): its bar beside each stage, its verdict and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, number_field, parse_vs_chip, Comparison,
-    Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{decimal_bytes, seconds};
@@ -21,7 +21,8 @@ use ridgeline_core::hardware::tpu::Slice;
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// Weight formats the reader may pick.
@@ -267,7 +268,7 @@ impl WidgetParams for SlowestStageParams {
                 next.pieces =
                     parse_count(value, "the number of pieces", 1.0, 4096.0)?.round() as u64
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -377,11 +378,11 @@ pub fn SlowestStageWidget(
                 .into_any()
         })
     };
-    let chip_options = super::common::chip_options(super::common::is_tpu, move || {
+    let chip_options = super::controls::chip_options(super::controls::is_tpu, move || {
         params.with(|p| p.slice.chip.id)
     });
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::is_tpu, vs_id);
     let dtype_text = move || {
         let chosen = params.with(|p| p.dtype);
         DTYPES
@@ -452,8 +453,8 @@ pub fn SlowestStageWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_book_problem_is_paced_by_the_gather_onto_one_chip() {
@@ -514,7 +515,7 @@ mod tests {
     #[test]
     fn a_second_tpu_runs_the_same_job_on_the_same_slice() {
         let p: SlowestStageParams =
-            crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+            crate::widgets::params::testing::assert_round_trip(&[("vs", "v5p")]);
         let c = p.comparison().unwrap();
         let v5p = chip("v5p").unwrap();
         let q = SlowestStageParams {

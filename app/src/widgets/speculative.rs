@@ -6,13 +6,13 @@
 //! draft length, both against `k` in a chart, and a seeded run of many rounds
 //! that checks the expectation.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::inference::serving::{
     best_draft, simulate_speculative, speculative, SpeculativeParams,
 };
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::speculative::{draw, SpecView};
 use crate::charts::svg;
@@ -89,7 +89,7 @@ impl WidgetParams for SpecParams {
             }
             "accept" => next.accept = parse_count(value, "acceptance", 0.0, 1.0)?,
             "cost" => next.draft_cost = parse_count(value, "draft cost", 0.0, 1.0)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.validate()?;
         self.spec = next;
@@ -179,7 +179,7 @@ pub fn SpeculativeWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn chapter_example_and_the_seeded_check_agree() {

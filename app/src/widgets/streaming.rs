@@ -6,16 +6,18 @@
 //! streams the same operation at its registry rates: its three lanes on the
 //! same time scale, its verdict and the difference spelled out.
 
-use super::common::{
-    compare_picker, compare_table, diff_rows, is_tpu, parse_vs_chip, Comparison, Diff, Notice, VS,
+use super::compare::{
+    compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::{is_tpu, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::streaming::{simulate, Stage, StreamOp, StreamParams, StreamRun};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::{Bytes, BytesPerSec, FlopsPerSec};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, parse_flag, short};
 
@@ -208,7 +210,7 @@ impl WidgetParams for StreamingParams {
             "hbm" => next.hbm = rate("the HBM bandwidth")?,
             "compute" => next.compute = rate("the compute rate")?,
             "resident" => next.resident = parse_flag(value, "weights in VMEM")?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -294,7 +296,7 @@ pub fn Streaming(
     let compared = Memo::new(move |_| params.with(|p| p.vs_run().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(is_tpu, vs_id);
     let step = player.step;
     let at = move |f: &dyn Fn(&StreamRun) -> String| {
         result.with(|r| r.as_ref().map(f).unwrap_or_default())
@@ -386,7 +388,7 @@ pub fn Streaming(
                 .into_any()
         })
     };
-    let chip_options = super::common::chip_options(is_tpu, move || params.with(|p| p.chip.id));
+    let chip_options = super::controls::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let op_options = [("elementwise", "elementwise product"), ("matmul", "matmul")]
         .into_iter()
         .map(|(v, l)| {
@@ -481,7 +483,7 @@ pub fn Streaming(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn a_blank_rate_is_refused_and_chip_restores_the_registry() {
@@ -494,7 +496,7 @@ mod tests {
         p.apply("hbm", "Chip").unwrap();
         assert_eq!(p.hbm, None);
     }
-    use crate::widgets::common::pairs;
+    use crate::widgets::params::pairs;
 
     #[test]
     fn an_elementwise_product_waits_on_hbm_and_its_total_is_fill_plus_slowest() {
@@ -557,7 +559,7 @@ mod tests {
 
     #[test]
     fn a_second_tpu_streams_the_same_operation_at_its_own_rates() {
-        use crate::widgets::common::testing::assert_round_trip;
+        use crate::widgets::params::testing::assert_round_trip;
         let p: StreamingParams = assert_round_trip(&[("vs", "v5p"), ("hbm", "4.1e11")]);
         let c = p.comparison().unwrap();
         // Core's run of the same product on the v5p at the registry's rates

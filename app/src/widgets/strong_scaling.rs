@@ -5,16 +5,16 @@
 //! [`ridgeline_core::roofline::strong_scaling`]. A second TPU (`vs`) adds its step
 //! time on the same axes, and the difference at the chosen count spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
-    VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::roofline::strong_scaling::{strong_scaling, ScalingRow, StrongScalingParams};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::strong_scaling::draw;
 use crate::charts::svg;
@@ -139,7 +139,7 @@ impl WidgetParams for ScalingParams {
                 }
                 next.chips = n as u32;
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {
@@ -197,7 +197,7 @@ pub fn StrongScaling(
         })
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::is_tpu, vs_id);
     let row = move || {
         let chosen = params.with(|p| p.chips);
         rows.with(|r| r.iter().find(|r| r.chips == chosen).copied())
@@ -205,7 +205,7 @@ pub fn StrongScaling(
     let show = move |f: fn(&ScalingRow) -> String| move || row().map(|r| f(&r)).unwrap_or_default();
     let log2 = move || params.with(|p| p.chips.trailing_zeros()).to_string();
     let chip_options =
-        super::common::chip_options(super::common::is_tpu, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::is_tpu, move || params.with(|p| p.chip.id));
     let text = move |get: fn(&ScalingParams) -> f64| move || format!("{}", params.with(get));
     view! {
         <figure class="widget strong-scaling" data-widget="strong-scaling">
@@ -252,8 +252,8 @@ pub fn StrongScaling(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// The chosen row, as the widget shows it.
     fn chosen(p: &ScalingParams) -> ScalingRow {
@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn a_second_tpu_runs_the_same_step() {
-        let p: ScalingParams = crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+        let p: ScalingParams = crate::widgets::params::testing::assert_round_trip(&[("vs", "v5p")]);
         let c = p.comparison().unwrap();
         let direct = strong_scaling(
             &StrongScalingParams::new(chip("v5p").unwrap(), 8e9, 1_048_576.0),

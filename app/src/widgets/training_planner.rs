@@ -5,7 +5,7 @@
 //! A second model (`vs`) may be planned the same way beside it, its key
 //! numbers side by side with the ratio.
 
-use super::common::{fit_word, Notice};
+use super::controls::{fit_word, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -17,10 +17,9 @@ use ridgeline_core::training::{
 };
 use ridgeline_core::units::Seconds;
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
 use ridgeline_core::reader::compact::MODEL_TAG;
@@ -290,7 +289,7 @@ impl WidgetParams for PlannerParams {
             VS => next.vs = parse_vs(value, "planner model", planner_model)?,
             "chip" => {
                 next.chip = crate::library::resolve_chip(value)
-                    .filter(|c| super::common::has_ici(c))
+                    .filter(|c| super::controls::has_ici(c))
                     .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
             }
             "slice" => {
@@ -315,7 +314,7 @@ impl WidgetParams for PlannerParams {
             "batch" => next.batch = parse_count(value, "batch (tokens)", 1.0, 1e12)?.round(),
             "tokens" => next.tokens = parse_count(value, "training tokens", 1.0, 1e18)?,
             "mfu" => next.mfu = parse_count(value, "MFU (%)", 0.1, 100.0)? / 100.0,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.outcome()?;
         *self = next;
@@ -375,12 +374,12 @@ pub fn TrainingPlanner(
             })
         }
     };
-    let model_options = super::common::model_options(
+    let model_options = super::controls::model_options(
         |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
         move || params.with(|p| p.model.id),
     );
     let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = [PlanChoice::FsdpTp, PlanChoice::Fsdp, PlanChoice::Best]
         .map(|c| {
             option(c.name(), c.label(), move || {
@@ -400,7 +399,7 @@ pub fn TrainingPlanner(
     };
     let verdict = move || outcome.with(|o| o.as_ref().map(|o| o.eval.verdict.text()).unwrap_or(""));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(
+    let vs_options = super::controls::model_options(
         |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
         vs_id,
     );
@@ -470,8 +469,8 @@ pub fn TrainingPlanner(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::assert_refused_keeps;
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::assert_refused_keeps;
     use ridgeline_core::roofline::Verdict;
 
     #[test]

@@ -7,7 +7,7 @@
 //! same axes (its compute line, the selected strategy's communication line and
 //! their crossover), with the difference between the chips spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -18,10 +18,11 @@ use ridgeline_core::training::{
     Parallelism, Scheme,
 };
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
-    Diff, WidgetParams, WidgetState, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, ici_row, parse_vs, Comparison, Diff, VS,
 };
+use super::controls::{ici_chip, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::training::{
@@ -485,7 +486,7 @@ impl WidgetParams for TrainingRooflineParams {
             "b" | "batch" => {
                 next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         if key != "scheme" && key != "b" && key != "batch" && next.choice != Choice::Fsdp {
             // A mesh or model that rules out the selected strategy falls back to FSDP.
@@ -587,9 +588,9 @@ pub fn TrainingRoofline(
         })
     };
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = Choice::ALL
         .map(|c| {
             option(c.name(), c.scheme().label(), move || {
@@ -599,7 +600,7 @@ pub fn TrainingRoofline(
         .collect_view();
     let range = move || params.with(|p| p.batch_range());
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     // The selected strategy's verdict on the second chip, beside the first's.
     let vs_verdict = move || {
         vs_analysis.with(|v| {
@@ -715,8 +716,8 @@ pub fn TrainingRoofline(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::svg_colour;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::charts::svg_colour;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
     use ridgeline_core::hardware::Link;
 
     #[test]
@@ -801,7 +802,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_draws_its_crossover_and_compares_cores_numbers() {
-        use crate::widgets::common::pairs;
+        use crate::widgets::params::pairs;
         use ridgeline_core::training::{dp_critical_tokens_per_chip, ici_intensity};
         let (mut p, n) = TrainingRooflineParams::from_pairs(&pairs(&[("vs", "v5e")]));
         assert!(n.is_empty(), "{n:?}");

@@ -4,7 +4,7 @@
 //! its KV cache is. A second model (`vs`) may be shown beside it: parameter,
 //! FLOP and KV-cache counts side by side with their ratio.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -17,10 +17,9 @@ use ridgeline_core::model::config::{
     MAX_LAYERS, MAX_VOCAB, MODELS,
 };
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::transformer::{
@@ -286,7 +285,7 @@ impl WidgetParams for TransformerParams {
                     })?;
                 next.kv_dtype = d;
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         *self = next;
         Ok(())
@@ -406,11 +405,11 @@ pub fn Transformer(
     });
     let marker = move || params.with(|p| p.marker_svg(fraction_frame.get()));
 
-    let model_options = super::common::model_options(super::common::any, move || {
+    let model_options = super::controls::model_options(super::controls::any, move || {
         params.with(|p| p.preset.unwrap_or(""))
     });
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(super::common::any, vs_id);
+    let vs_options = super::controls::model_options(super::controls::any, vs_id);
     let dtype_options = KV_DTYPES
         .map(|d| {
             option(d.name(), d.name(), move || {
@@ -532,8 +531,8 @@ pub fn Transformer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
 

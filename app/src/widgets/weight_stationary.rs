@@ -10,17 +10,16 @@
 //! dense model or the book's case) may be drawn on the same axes, dashed, with
 //! its verdict at the same chip count and a table of the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::serving::{weight_stationary, WeightStationaryParams};
 use ridgeline_core::model::config::ModelPreset;
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::weight_stationary::{draw, WeightStationaryView};
@@ -230,7 +229,7 @@ impl WidgetParams for WeightStationaryWidgetParams {
                 }
                 next.log2 = log2 as u32;
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.view()?;
         if let Some(Err(e)) = next.vs_view() {
@@ -281,16 +280,16 @@ pub fn WeightStationaryWidget(
     let mlp_id = move || params.with(|p| p.mlp.id());
     let model_options = view! {
         {option(BOOK, "The book's F = 4D (D = 8192)", mlp_id)}
-        {super::common::model_options(dense, mlp_id)}
+        {super::controls::model_options(dense, mlp_id)}
     };
-    let chip_options = super::common::chip_options(
+    let chip_options = super::controls::chip_options(
         |c| c.interconnect().is_some(),
         move || params.with(|p| p.chip.id),
     );
     let vs_id = move || params.with(|p| p.vs.map_or("", Mlp::id));
     let vs_options = view! {
         {option(BOOK, "The book's F = 4D (D = 8192)", vs_id)}
-        {super::common::model_options(dense, vs_id)}
+        {super::controls::model_options(dense, vs_id)}
     }
     .into_any();
     let vs_verdict = move || {
@@ -392,7 +391,7 @@ pub fn WeightStationaryWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn book_case_crosses_at_72_chips_and_matches_its_formulas() {
@@ -439,7 +438,7 @@ mod tests {
 
     #[test]
     fn a_second_mlp_is_drawn_dashed_on_the_same_axes() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = WeightStationaryWidgetParams::default();
         p.apply("vs", "llama3-70b").unwrap();
         assert_pairs_restore(&p);

@@ -7,7 +7,7 @@
 //! differences). Text that does not parse is refused with a message that points at
 //! the character where reading stopped, and the last valid op stays shown.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -16,10 +16,9 @@ use ridgeline_core::profiling::xla_op::{
     op_cost, parse_op, HloOp, HloShape, OpCost, ParseError, MAX_LINE,
 };
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// Op lines to pick from: `(label, line)`.
@@ -172,7 +171,7 @@ impl WidgetParams for XlaOpParams {
                     })?
             }
             VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.view()?;
         if let Some(Err(e)) = next.vs_cost() {
@@ -257,7 +256,7 @@ pub fn XlaOp(
         .chain(std::iter::once(option("custom", "your own line", chosen)))
         .collect_view();
     let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let compute_options = COMPUTE
         .iter()
         .map(|d| {
@@ -320,7 +319,7 @@ pub fn XlaOp(
                     <select prop:value=move || params.with(|p| p.compute.name())
                         on:change=move |ev| set("compute", event_target_value(&ev))>{compute_options}</select>
                 </label>
-                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
             </div>
             <label class="op-line">"HLO op line"
                 <textarea rows="3" spellcheck="false" aria-label="one HLO op line"
@@ -356,7 +355,7 @@ pub fn XlaOp(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::assert_round_trip;
+    use crate::widgets::params::testing::assert_round_trip;
 
     #[test]
     fn the_books_fusion_line_reads_as_the_book_says() {
@@ -411,7 +410,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_costs_the_same_op() {
-        use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+        use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
         let mut p = XlaOpParams::default();
         p.apply("op", EXAMPLES[1].1).unwrap();
         p.apply("vs", "v5p").unwrap();

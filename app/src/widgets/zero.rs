@@ -7,7 +7,7 @@
 //! its verdict at the chosen stage and a table of the differences. Every number
 //! comes from [`ridgeline_core::training::zero_stages`].
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -15,10 +15,9 @@ use ridgeline_core::model::accounting::{self, Optimizer};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{zero_stages, ZeroCost, ZeroStage};
 
-use super::common::{
-    compare_picker, compare_table, fit_class, fit_word, option, parse_vs, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::{fit_class, fit_word, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The most data-parallel chips the field accepts.
@@ -175,7 +174,7 @@ impl WidgetParams for ZeroChoice {
             }
             "stage" => next.stage = ZeroStage::parse(value)?,
             VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(other) = next.vs_choice() {
@@ -235,9 +234,9 @@ pub fn Zero(
     let chosen = move || params.with(|p| p.chosen());
 
     let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
+        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
+        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let optimizer_options = OPTIMIZERS
         .map(|(id, name, _)| option(id, name, move || params.with(|p| OPTIMIZERS[p.optimizer].0)))
         .collect_view();
@@ -336,7 +335,7 @@ pub fn Zero(
                 <label>"Optimizer "
                     <select prop:value=move || params.with(|p| OPTIMIZERS[p.optimizer].0) on:change=move |ev| set("optimizer", event_target_value(&ev))>{optimizer_options}</select>
                 </label>
-                {compare_picker(super::common::model_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::model_options(super::controls::any, vs_id), vs_id, set)}
             </div>
             <div class="controls">
                 <label>"Stage "
@@ -384,7 +383,7 @@ pub fn Zero(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn sixteen_bytes_per_parameter_split_stage_by_stage() {
@@ -442,7 +441,7 @@ mod tests {
 
     #[test]
     fn a_second_model_is_drawn_beside_and_compared() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = ZeroChoice::default();
         p.apply("vs", "llama3-8b").unwrap();
         assert_pairs_restore(&p);
