@@ -19,7 +19,7 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// The reader's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,10 +124,7 @@ impl WidgetParams for ChipMapParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "part" => next.part = Part::parse(value)?,
             VS => {
                 next.vs = parse_vs_chip(value, |c| chip_map(c).map(|_| ()))?;

@@ -130,8 +130,7 @@ impl CollectiveParams {
             }
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 self.chip = ring_chip(c)?;
             }
             VS => self.vs = parse_vs_chip(value, |c| ring_chip(c).map(|_| ()))?,

@@ -169,8 +169,7 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
         let dim = |what: &str| parse_count(value, what, 1.0, 1e7).map(|v| v.round() as u64);
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 has_ici(c)?;
                 next.chip = c;
             }

@@ -19,7 +19,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 320.0;
 /// The chart's drawing size (SVG user units).
@@ -151,8 +151,7 @@ impl WidgetParams for SizeParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 Network::ici(c).map_err(|e| e.to_string())?;
                 self.chip = c;
             }

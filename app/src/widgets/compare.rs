@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
 use ridgeline_core::hardware::Chip;
+use ridgeline_core::model::config::ModelPreset;
 
 use super::controls::option;
 
@@ -30,6 +31,18 @@ pub fn parse_vs<T: 'static>(
             crate::input::short(value)
         )
     })
+}
+
+/// Reads a widget's `vs` chip as [`parse_vs`] does: nothing, or a chip of
+/// the registry's or the reader's.
+pub fn vs_chip(value: &str) -> Result<Option<&'static Chip>, String> {
+    parse_vs(value, "chip", crate::library::resolve_chip)
+}
+
+/// Reads a widget's `vs` model as [`parse_vs`] does: nothing, or a preset
+/// or the reader's model.
+pub fn vs_model(value: &str) -> Result<Option<&'static ModelPreset>, String> {
+    parse_vs(value, "model", crate::library::resolve_model)
 }
 
 /// The “Compare with” picker: “nothing” first, then `options` (the widget's
@@ -219,7 +232,7 @@ pub fn parse_vs_chip(
     value: &str,
     check: impl Fn(&'static Chip) -> Result<(), String>,
 ) -> Result<Option<&'static Chip>, String> {
-    let chip = parse_vs(value, "chip", crate::library::resolve_chip)?;
+    let chip = vs_chip(value)?;
     if let Some(c) = chip {
         check(c)?;
     }

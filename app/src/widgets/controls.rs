@@ -4,6 +4,8 @@
 //! widget.
 
 use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::custom_attribute;
+use ridgeline_core::dtype::Dtype;
 use ridgeline_core::hardware::{Chip, CHIPS};
 use ridgeline_core::model::config::{ModelPreset, MODELS};
 
@@ -34,6 +36,116 @@ pub fn Notice(
     view! { <p class="notice" role="status" data-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p> }
 }
 
+/// A numeric text field: its key, what it reads to screen readers, its width
+/// and how it takes the reader's text. Built with [`NumberField::new`] and
+/// its setters, shown with [`NumberField::view`]; every widget's numeric
+/// field is one of these.
+#[derive(Debug, Clone)]
+pub struct NumberField {
+    key: &'static str,
+    aria: String,
+    size: u32,
+    label: Option<&'static str>,
+    class: Option<String>,
+    decimal: bool,
+    on_change: bool,
+    disabled: Option<Signal<bool>>,
+}
+
+impl NumberField {
+    /// A field for `key`, read as `aria`, `size` characters wide, handing
+    /// each edit to the widget (`inputmode="numeric"`, no label, no class).
+    pub fn new(key: &'static str, aria: impl Into<String>, size: u32) -> NumberField {
+        NumberField {
+            key,
+            aria: aria.into(),
+            size,
+            label: None,
+            class: None,
+            decimal: false,
+            on_change: false,
+            disabled: None,
+        }
+    }
+
+    /// Wraps the field in a `<label>` that starts with `label`.
+    pub fn label(mut self, label: &'static str) -> NumberField {
+        self.label = Some(label);
+        self
+    }
+
+    /// Gives the field a `class` (tests and styles find it by it).
+    pub fn class(mut self, class: impl Into<String>) -> NumberField {
+        self.class = Some(class.into());
+        self
+    }
+
+    /// Offers a decimal keyboard (`inputmode="decimal"`): for values with
+    /// a fraction or an exponent.
+    pub fn decimal(mut self) -> NumberField {
+        self.decimal = true;
+        self
+    }
+
+    /// Hands the text over when the reader commits it (`change`: Enter or
+    /// leaving the field) rather than on every keystroke.
+    pub fn on_change(mut self) -> NumberField {
+        self.on_change = true;
+        self
+    }
+
+    /// Disables the field while `disabled()` holds.
+    pub fn disabled(mut self, disabled: impl Fn() -> bool + Send + Sync + 'static) -> NumberField {
+        self.disabled = Some(Signal::derive(disabled));
+        self
+    }
+
+    /// The field showing `text()` (as its `value` attribute too, for the
+    /// static page), handing the reader's text to `set(key, text)`.
+    pub fn view(
+        self,
+        text: impl Fn() -> String + Send + Sync + 'static,
+        set: impl Fn(&'static str, String) + Send + Sync + 'static,
+    ) -> AnyView {
+        number_view(
+            self,
+            Signal::derive(text),
+            Callback::new(move |(k, v)| set(k, v)),
+        )
+    }
+}
+
+/// [`NumberField::view`], compiled once per bundle.
+fn number_view(
+    f: NumberField,
+    text: Signal<String>,
+    set: Callback<(&'static str, String)>,
+) -> AnyView {
+    let NumberField {
+        key,
+        aria,
+        size,
+        label,
+        class,
+        decimal,
+        on_change,
+        disabled,
+    } = f;
+    let mode = if decimal { "decimal" } else { "numeric" };
+    let disabled = move || disabled.is_some_and(|d| d.get());
+    let input = view! {
+        <input type="text" inputmode=mode size=size aria-label=aria
+            value=text prop:value=text disabled=disabled
+            on:input=move |ev| if !on_change { set.run((key, event_target_value(&ev))) }
+            on:change=move |ev| if on_change { set.run((key, event_target_value(&ev))) } />
+    }
+    .add_any_attr(custom_attribute("class", class));
+    match label {
+        Some(label) => view! { <label>{label}{input}</label> }.into_any(),
+        None => input.into_any(),
+    }
+}
+
 /// A labelled text field for a number: `label` beside it, `aria` read to
 /// screen readers, `size` characters wide. It shows `text()` (as its `value`
 /// attribute too, for the static page) and hands each edit to `set(key, value)`.
@@ -41,18 +153,265 @@ pub fn number_field(
     label: &'static str,
     aria: impl Into<String>,
     size: u32,
-    text: impl Fn() -> String + Clone + Send + Sync + 'static,
+    text: impl Fn() -> String + Send + Sync + 'static,
     key: &'static str,
     set: impl Fn(&'static str, String) + Send + Sync + 'static,
-) -> impl IntoView {
-    let aria: String = aria.into();
+) -> AnyView {
+    NumberField::new(key, aria, size)
+        .label(label)
+        .view(text, set)
+}
+
+/// A native slider (`<input type="range">`): its bounds and step, what it
+/// says to screen readers, the position it shows and what a move does.
+/// Built with [`Slider::new`] and its setters, shown with [`Slider::view`]
+/// or, with its label and readout, [`Slider::row`].
+#[derive(Debug, Clone)]
+pub struct Slider {
+    id: Option<&'static str>,
+    class: Option<String>,
+    min: String,
+    max: Signal<String>,
+    step: &'static str,
+    aria: Option<String>,
+    valuetext: Option<Signal<String>>,
+}
+
+impl Slider {
+    /// A slider from `min` to `max()` in steps of `step`.
+    pub fn new(
+        min: impl ToString,
+        max: impl Fn() -> String + Send + Sync + 'static,
+        step: &'static str,
+    ) -> Slider {
+        Slider {
+            id: None,
+            class: None,
+            min: min.to_string(),
+            max: Signal::derive(max),
+            step,
+            aria: None,
+            valuetext: None,
+        }
+    }
+
+    /// A slider of positions `0..=steps` in steps of one (a log scale's,
+    /// read with [`crate::input::slider_to_value`]).
+    pub fn positions(steps: f64) -> Slider {
+        Slider::new(0, move || steps.to_string(), "1")
+    }
+
+    /// Gives the slider an `id` (its row's label points at it).
+    pub fn id(mut self, id: &'static str) -> Slider {
+        self.id = Some(id);
+        self
+    }
+
+    /// Gives the slider a `class`.
+    pub fn class(mut self, class: impl Into<String>) -> Slider {
+        self.class = Some(class.into());
+        self
+    }
+
+    /// Names the slider to screen readers (`aria-label`), for one without a
+    /// label of its own.
+    pub fn aria(mut self, aria: impl Into<String>) -> Slider {
+        self.aria = Some(aria.into());
+        self
+    }
+
+    /// What screen readers say the value is (`aria-valuetext`).
+    pub fn valuetext(mut self, text: impl Fn() -> String + Send + Sync + 'static) -> Slider {
+        self.valuetext = Some(Signal::derive(text));
+        self
+    }
+
+    /// The slider at position `pos()` (as its `value` attribute too, for the
+    /// static page), handing each move's position to `moved`.
+    pub fn view(
+        self,
+        pos: impl Fn() -> String + Send + Sync + 'static,
+        moved: impl Fn(String) + Send + Sync + 'static,
+    ) -> AnyView {
+        slider_view(self, Signal::derive(pos), Callback::new(moved))
+    }
+
+    /// A `slider-row`: `label` (for the slider), the slider as
+    /// [`Slider::view`] shows it, then `readout` (an `<output>` or a
+    /// [`NumberField`]).
+    pub fn row(
+        self,
+        label: &'static str,
+        pos: impl Fn() -> String + Send + Sync + 'static,
+        moved: impl Fn(String) + Send + Sync + 'static,
+        readout: impl IntoView + 'static,
+    ) -> AnyView {
+        let id = self.id;
+        let slider = self.view(pos, moved);
+        slider_row(label, id, slider, readout.into_any())
+    }
+}
+
+/// [`Slider::view`], compiled once per bundle.
+fn slider_view(s: Slider, pos: Signal<String>, moved: Callback<String>) -> AnyView {
+    let Slider {
+        id,
+        class,
+        min,
+        max,
+        step,
+        aria,
+        valuetext,
+    } = s;
+    let valuetext = move || valuetext.map(|t| t.get());
+    view! {
+        <input id=id type="range" min=min max=max step=step aria-label=aria
+            aria-valuetext=valuetext value=pos prop:value=pos
+            on:input=move |ev| moved.run(event_target_value(&ev)) />
+    }
+    .add_any_attr(custom_attribute("class", class))
+    .into_any()
+}
+
+/// [`Slider::row`]'s frame, compiled once per bundle.
+fn slider_row(
+    label: &'static str,
+    id: Option<&'static str>,
+    slider: AnyView,
+    readout: AnyView,
+) -> AnyView {
+    view! {
+        <div class="slider-row">
+            <label for=id>{label}</label>
+            {slider}
+            {readout}
+        </div>
+    }
+    .into_any()
+}
+
+/// A log-scale slider's position for `value` and the value a position
+/// stands for: `steps` positions over `range()`, values written by `write`.
+#[derive(Clone, Copy)]
+pub struct LogScale {
+    /// How many positions the slider has.
+    pub steps: f64,
+    /// The values at its ends.
+    pub range: Signal<(f64, f64)>,
+    /// How a value is written for the widget (rounded, or to three figures).
+    pub write: fn(f64) -> String,
+}
+
+impl LogScale {
+    /// `steps` positions over `range()`, values written by `write`.
+    pub fn new(
+        steps: f64,
+        range: impl Fn() -> (f64, f64) + Send + Sync + 'static,
+        write: fn(f64) -> String,
+    ) -> LogScale {
+        LogScale {
+            steps,
+            range: Signal::derive(range),
+            write,
+        }
+    }
+
+    /// The slider's position for `value`.
+    pub fn pos(self, value: f64) -> String {
+        let (lo, hi) = self.range.get();
+        crate::input::value_to_slider(value, self.steps, lo, hi).to_string()
+    }
+
+    /// The value, written for the widget, at the position the slider sent.
+    pub fn value(self, pos: &str) -> String {
+        let (lo, hi) = self.range.get_untracked();
+        let pos = pos.parse::<f64>().unwrap_or(0.0);
+        (self.write)(crate::input::slider_to_value(pos, self.steps, lo, hi))
+    }
+}
+
+/// A whole number, as a log slider hands it to a widget.
+pub fn rounded(x: f64) -> String {
+    format!("{}", x.round())
+}
+
+/// The chip called `id` (a registry id, the reader's `my:NAME` or a chip's
+/// compact text from a link), or the one message every widget refuses an
+/// unknown chip with.
+pub fn chip(id: &str) -> Result<&'static Chip, String> {
+    crate::library::resolve_chip(id)
+        .ok_or_else(|| format!("unknown chip “{}”", crate::input::short(id)))
+}
+
+/// The model called `id` (a preset's id, the reader's `my:NAME` or a
+/// model's compact text from a link), or the one message every widget
+/// refuses an unknown model with.
+pub fn model(id: &str) -> Result<&'static ModelPreset, String> {
+    crate::library::resolve_model(id)
+        .ok_or_else(|| format!("unknown model “{}”", crate::input::short(id)))
+}
+
+/// The number format called `name` (`bf16`, `int8`), or the one message
+/// every widget refuses an unknown format with.
+pub fn dtype(name: &str) -> Result<Dtype, String> {
+    Dtype::parse(name).ok_or_else(|| format!("unknown format “{}”", crate::input::short(name)))
+}
+
+/// The chip picker: `label` beside a select of the chips `accept` takes
+/// ([`chip_options`]), showing `chosen()` and handing a choice to
+/// `set("chip", id)`.
+pub fn chip_picker(
+    label: &'static str,
+    accept: fn(&'static Chip) -> bool,
+    chosen: impl Fn() -> String + Send + Sync + 'static,
+    set: impl Fn(&'static str, String) + Send + Sync + 'static,
+) -> AnyView {
+    let chosen = Signal::derive(chosen);
+    let options = chip_options(accept, move || chosen.get());
+    select_view(
+        label,
+        "chip",
+        chosen,
+        options,
+        Callback::new(move |(k, v)| set(k, v)),
+    )
+}
+
+/// The model picker: as [`chip_picker`], for the models `accept` takes
+/// ([`model_options`]), handing a choice to `set("model", id)`.
+pub fn model_picker(
+    label: &'static str,
+    accept: fn(&ModelPreset) -> bool,
+    chosen: impl Fn() -> String + Send + Sync + 'static,
+    set: impl Fn(&'static str, String) + Send + Sync + 'static,
+) -> AnyView {
+    let chosen = Signal::derive(chosen);
+    let options = model_options(accept, move || chosen.get());
+    select_view(
+        label,
+        "model",
+        chosen,
+        options,
+        Callback::new(move |(k, v)| set(k, v)),
+    )
+}
+
+/// A labelled select of `options` for `key`, compiled once per bundle.
+fn select_view(
+    label: &'static str,
+    key: &'static str,
+    chosen: Signal<String>,
+    options: AnyView,
+    set: Callback<(&'static str, String)>,
+) -> AnyView {
     view! {
         <label>{label}
-            <input type="text" inputmode="numeric" size=size aria-label=aria
-                value=text.clone() prop:value=text
-                on:input=move |ev| set(key, event_target_value(&ev)) />
+            <select prop:value=chosen on:change=move |ev| set.run((key, event_target_value(&ev)))>
+                {options}
+            </select>
         </label>
     }
+    .into_any()
 }
 
 /// A chip picker's options: the registry chips `accept` takes, then the
@@ -169,4 +528,10 @@ pub fn has_ici(c: &Chip) -> bool {
 /// the widgets that run a TPU example accept as their chip or `vs`.
 pub fn ici_chip(id: &str) -> Option<&'static Chip> {
     crate::library::resolve_chip(id).filter(|c| has_ici(c))
+}
+
+/// The chip with ICI called `id`, as [`ici_chip`] finds it, or the one
+/// message a widget that runs a TPU example refuses any other with.
+pub fn tpu_with_ici(id: &str) -> Result<&'static Chip, String> {
+    ici_chip(id).ok_or_else(|| format!("“{}” is not a TPU with ICI", crate::input::short(id)))
 }

@@ -26,7 +26,7 @@ use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use super::params::{WidgetParams, WidgetState};
 use super::pipeline::{timeline_svg, Boxes, Fit, Px};
 use crate::charts::size::Frame;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// Most stages the widget draws (one row each).
 pub const MAX_STAGES: u32 = 16;
@@ -177,10 +177,7 @@ impl WidgetParams for ParallelismChoice {
             // A GPU with smaller nodes caps the GPUs per stage: shrink to fit.
             "gpu" => next = self.on(find_gpu(value)?)?,
             VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("model: unknown model “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
             "batch" => next.batch = parse_count(value, "batch", 1.0, 1e12)?,
             "stages" => next.stages = count("stages", f64::from(MAX_STAGES))?,
             "tp" => next.tp = count("tp", 1e4)?,

@@ -11,7 +11,7 @@ use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
 use ridgeline_core::model::config::{model, ModelConfig, ModelPreset, MODELS};
 
-use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short, slider_to_value, value_to_slider};
@@ -183,8 +183,7 @@ impl WidgetParams for KvParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = super::controls::model(value)?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
                 if next.variant.config(&next.model.config).is_none() {
                     next.variant = Variant::Published;
@@ -194,11 +193,8 @@ impl WidgetParams for KvParams {
                 next.variant = Variant::parse(value)
                     .ok_or_else(|| format!("unknown attention “{}”", short(value)))?
             }
-            "dtype" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
+            "dtype" => next.dtype = super::controls::dtype(value)?,
+            VS => next.vs = super::compare::vs_model(value)?,
             "seq" => next.seq = parse_count(value, "context", 1.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 1.0, BATCH_MAX)?.round(),
             other => return Err(super::params::unknown_setting(other)),

@@ -19,7 +19,7 @@ use super::compare::{
 };
 use super::controls::ici_chip;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 use ridgeline_core::dtype::Dtype;
 
 /// The reader's settings; always a valid mesh for the shape.
@@ -48,8 +48,7 @@ impl KvParams {
     /// The chip `p.chip` names: a registry chip or the reader's own
     /// (`my:NAME`, or its compact text from a link).
     pub fn chip(&self) -> Result<&'static Chip, String> {
-        crate::library::resolve_chip(&self.p.chip)
-            .ok_or_else(|| format!("unknown chip “{}”", short(&self.p.chip)))
+        super::controls::chip(&self.p.chip)
     }
 
     /// The twelve steps and totals.
@@ -98,12 +97,7 @@ impl WidgetParams for KvParams {
             Ok(parse_count(value, what, 1.0, max)?.round() as u64)
         };
         match key {
-            "chip" => {
-                next.p.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-                    .id
-                    .to_string()
-            }
+            "chip" => next.p.chip = super::controls::chip(value)?.id.to_string(),
             "batch" => next.p.batch = count("batch B", f64::from(1u32 << 20))?,
             "seq" => next.p.seq = count("cache length S", f64::from(1u32 << 22))?,
             "y" => next.p.y = count("Y", 4096.0)?,

@@ -7,7 +7,7 @@
 //! figures beside the selected operation's, a column beside every matmul and
 //! the difference spelled out.
 
-use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -232,10 +232,7 @@ impl WidgetParams for LayerDiagramParams {
             }
             "batch" => next.batch = parse_count(value, "batch (sequences)", 1.0, 1e6)?.round(),
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e7)?.round(),
-            "dtype" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
+            "dtype" => next.dtype = super::controls::dtype(value)?,
             "causal" => next.causal = parse_flag(value, "causal")?,
             "op" => {
                 let ops = next.ops()?;
@@ -247,7 +244,7 @@ impl WidgetParams for LayerDiagramParams {
                     .ok_or_else(|| format!("this layer has no operation “{}”", short(value)))?
             }
             VS => {
-                next.vs = parse_vs(value, "model", crate::library::resolve_model)?;
+                next.vs = super::compare::vs_model(value)?;
                 if let Some(m) = next.vs.filter(|m| m.config.mla.is_some()) {
                     return Err(format!(
                         "{} uses latent attention, which this diagram does not draw",

@@ -16,7 +16,7 @@ use ridgeline_core::roofline::Analysis;
 use ridgeline_core::units::{Bytes, Flops};
 
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, slider_to_value, value_to_slider};
 
 const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
 const STEPS: f64 = 400.0;
@@ -162,8 +162,7 @@ impl WidgetParams for LinkParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 self.chip = tpu(c)?;
             }
             VS => self.vs = parse_vs_chip(value, |c| tpu(c).map(|_| ()))?,

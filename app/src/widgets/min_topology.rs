@@ -12,9 +12,9 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 
-use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// The formats compared.
 pub const FORMATS: [Dtype; 3] = [Dtype::Bf16, Dtype::Int8, Dtype::Int4];
@@ -106,15 +106,11 @@ impl WidgetParams for TopologyParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = super::controls::model(value)?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
+            "chip" => next.chip = super::controls::chip(value)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round(),
             other => return Err(super::params::unknown_setting(other)),
         }

@@ -8,7 +8,7 @@
 //! analysed on the same chip, batch and weights (its experts spread over as
 //! many of the chips as divide them), its verdict and the difference spelled out.
 
-use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -225,11 +225,7 @@ impl WidgetParams for MoeChoice {
                 };
                 next.preset = m.id;
             }
-            "chip" => {
-                p.chip = crate::library::resolve_chip(value)
-                    .filter(|c| super::controls::has_ici(c))
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
-            }
+            "chip" => p.chip = super::controls::tpu_with_ici(value)?,
             "e" => {
                 let e = parse_count(value, "experts E", 1.0, 4096.0)?.round() as u64;
                 let (k, ff) = (self.active().min(e), self.expert_ff());
@@ -260,7 +256,7 @@ impl WidgetParams for MoeChoice {
                     parse_count(value, "expert-parallel degree", 1.0, 4096.0)?.round() as u32
             }
             VS => {
-                next.vs = parse_vs(value, "model", crate::library::resolve_model)?;
+                next.vs = super::compare::vs_model(value)?;
                 if let Some(m) = next.vs.filter(|m| m.config.moe.is_none()) {
                     return Err(format!("{} is not a Mixture-of-Experts model", m.name));
                 }

@@ -17,7 +17,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, slider_to_value, value_to_slider};
 
 /// D axis and slider range.
 pub const D_RANGE: (f64, f64) = (256.0, 1_048_576.0);
@@ -160,8 +160,7 @@ impl WidgetParams for OverlapParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 has_link(c)?;
                 self.chip = c;
             }

@@ -53,7 +53,7 @@ impl Default for TimelineParams {
 /// The chip an example's `chip` names: a registry chip or the reader's own
 /// (`my:NAME`, or its compact text from a link).
 fn chip_named(id: &str) -> Result<&'static Chip, String> {
-    crate::library::resolve_chip(id).ok_or_else(|| format!("unknown chip “{}”", short(id)))
+    super::controls::chip(id)
 }
 
 /// Whether the example runs on a chip at its default sizes (ICI, and a rate
@@ -160,10 +160,7 @@ impl TimelineParams {
             "b" => next.b = count("B")?,
             "d" => next.d = count("D")?,
             "f" => next.f = count("F")?,
-            "dtype" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
+            "dtype" => next.dtype = super::controls::dtype(value)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         overlap_timeline_on(&next, chip_named(&next.chip)?).map_err(|e| {

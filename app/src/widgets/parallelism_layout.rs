@@ -21,7 +21,7 @@ use super::compare::{
 };
 use super::controls::{ici_chip, option};
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, slider_to_value, value_to_slider};
 
 /// Range of the batch slider, in tokens.
 pub const BATCH_RANGE: (f64, f64) = (1024.0, 67_108_864.0);
@@ -172,14 +172,8 @@ impl WidgetParams for ParallelismParams {
         let mut next = *self;
         match key {
             "scheme" => next.strategy = Strategy::parse(value)?,
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
-            }
-            "chip" => {
-                next.chip = ici_chip(value)
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
+            "chip" => next.chip = super::controls::tpu_with_ici(value)?,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round() as u32,
             "tp" => {

@@ -332,9 +332,7 @@ impl WidgetParams for ProfileParams {
                     })?
             }
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .filter(|c| super::controls::has_ici(c))
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                let c = super::controls::tpu_with_ici(value)?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
                     next.mesh = full_mesh(c);
                 }

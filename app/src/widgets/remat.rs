@@ -9,7 +9,7 @@
 //! sequence and chips: its four policies as rings joined by a dashed line, its
 //! verdict and the difference spelled out.
 
-use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
@@ -22,7 +22,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::remat::{draw, label};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// The chart's drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 380, 300);
@@ -167,21 +167,15 @@ impl WidgetParams for RematChoice {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
-            }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
+            "chip" => next.chip = super::controls::chip(value)?,
             "batch" => {
                 next.batch = parse_count(value, "batch (sequences)", 1.0, MAX_BATCH)?.round()
             }
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, MAX_SEQ)?.round(),
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "policy" => next.policy = Policy::parse(value)?,
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
+            VS => next.vs = super::compare::vs_model(value)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;

@@ -13,7 +13,7 @@ use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::roofline::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
-use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use super::pointer::plot_x;
@@ -163,19 +163,10 @@ impl WidgetParams for RooflineParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            "dtype" | "act" => {
-                next.act = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            "weight" => {
-                next.weight = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
+            "dtype" | "act" => next.act = super::controls::dtype(value)?,
+            "weight" => next.weight = super::controls::dtype(value)?,
             "op" => {
                 next.kind = OpKind::parse(value)
                     .ok_or_else(|| format!("unknown operation “{}”", short(value)))?

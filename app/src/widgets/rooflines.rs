@@ -8,7 +8,7 @@
 //! A second chip (`vs`) may be drawn on the same axes: its HBM roof under its
 //! own peak, both algorithms on it, and the difference spelled out.
 
-use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -21,7 +21,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::rooflines::{draw, RooflinesModel, VsRoof};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, slider_to_value, value_to_slider};
 
 /// The chart's drawing size (SVG user units) and least height.
 const SHAPE: Shape = Shape::new(760, 460, 420);
@@ -196,16 +196,13 @@ impl WidgetParams for RooflinesParams {
         let mut next = *self;
         let side = |what: &str| parse_count(value, what, 8.0, 65536.0).map(|v| v.round() as u64);
         match key {
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "faster" => next.faster = parse_count(value, "the speed-up of memory 2", 1.0, 100.0)?,
             "i" => next.intensity = parse_count(value, "the intensity", I_RANGE.0, I_RANGE.1)?,
             "bm" => next.tile[0] = side("bm")?,
             "bk" => next.tile[1] = side("bk")?,
             "bn" => next.tile[2] = side("bn")?,
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;

@@ -19,13 +19,13 @@ use ridgeline_core::inference::{
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, slider_to_value, value_to_slider};
 
 const STEPS: f64 = 240.0;
 /// Points on the Pareto curve.
@@ -217,14 +217,10 @@ impl WidgetParams for ServingParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = super::controls::model(value)?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "chips" => {
                 let n = parse_count(value, "chips", 1.0, 4096.0)?.round() as u64;
                 if next.tp == next.chips || !n.is_multiple_of(next.tp) {
@@ -235,11 +231,8 @@ impl WidgetParams for ServingParams {
             "tp" => {
                 next.tp = parse_count(value, "tensor-parallel degree", 1.0, 4096.0)?.round() as u64
             }
-            "dtype" | "weight" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
+            "dtype" | "weight" => next.dtype = super::controls::dtype(value)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
             other => return Err(super::params::unknown_setting(other)),

@@ -19,8 +19,6 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::layout::Block;
 use ridgeline_core::sharding::plan::{MatmulPlan, Operand, StepKind};
 
-use crate::input::short;
-
 /// The book's examples, one per case (and ReduceScatter for case 3).
 pub const PRESETS: &[(&str, &str)] = &[
     (
@@ -140,10 +138,7 @@ impl ShardingParams {
             "spec" => next.spec = value.chars().take(400).collect(),
             "mesh" => next.mesh = value.chars().take(100).collect(),
             "dims" => next.dims = value.chars().take(200).collect(),
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             VS => {
                 next.vs = parse_vs_chip(value, |c| {
                     Network::ici(c).map(|_| ()).map_err(|e| e.to_string())

@@ -242,8 +242,7 @@ impl WidgetParams for SlowestStageParams {
         let mut next = *self;
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 torus(c)?;
                 // Keep the shape if the new chip can form it, else take its smallest 2D slice.
                 next.slice = Slice::parse(c, &self.shape_text())

@@ -179,8 +179,7 @@ impl WidgetParams for StreamingParams {
         };
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 if !is_tpu(c) {
                     return Err(format!("{} is not a TPU", c.name));
                 }

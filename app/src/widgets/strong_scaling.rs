@@ -18,7 +18,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::strong_scaling::draw;
 use crate::charts::svg;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 const SHAPE: Shape = Shape::new(760, 380, 300);
 /// The chip counts drawn: every power of two up to 2^16.
@@ -125,8 +125,7 @@ impl WidgetParams for ScalingParams {
         let mut next = *self;
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 next.chip = tpu(c)?;
             }
             VS => next.vs = parse_vs_chip(value, |c| tpu(c).map(|_| ()))?,

@@ -136,8 +136,7 @@ impl WidgetParams for TorusParams {
         let mut next = *self;
         match key {
             "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                next.chip = super::controls::chip(value)?;
                 if let Topology::Torus { dims, .. } = next.chip.topology {
                     if dims == 3 && next.shape[2] == 1 {
                         next.shape = [4, 4, 4];

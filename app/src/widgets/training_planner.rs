@@ -287,11 +287,7 @@ impl WidgetParams for PlannerParams {
                 })?
             }
             VS => next.vs = parse_vs(value, "planner model", planner_model)?,
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .filter(|c| super::controls::has_ici(c))
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
-            }
+            "chip" => next.chip = super::controls::tpu_with_ici(value)?,
             "slice" => {
                 next.slice = if value.trim() == "pod" {
                     None

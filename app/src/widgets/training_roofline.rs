@@ -461,14 +461,10 @@ impl WidgetParams for TrainingRooflineParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.clone();
         match key {
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             "chip" => {
-                let c = ici_chip(value)
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                let c = super::controls::tpu_with_ici(value)?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
                     next.mesh = full_mesh(c);
                 }

@@ -17,7 +17,7 @@ use ridgeline_core::model::config::{
     MAX_LAYERS, MAX_VOCAB, MODELS,
 };
 
-use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
@@ -267,8 +267,7 @@ impl WidgetParams for TransformerParams {
         }
         match key {
             "model" => {
-                let m = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?;
+                let m = super::controls::model(value)?;
                 next.preset = Some(m.id);
                 next.base = m.id;
                 next.cfg = m.config;
@@ -276,7 +275,7 @@ impl WidgetParams for TransformerParams {
             "seq" => {
                 next.seq = parse_count(value, "sequence length", T_RANGE.0, T_RANGE.1)?.round()
             }
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
+            VS => next.vs = super::compare::vs_model(value)?,
             "dtype" => {
                 let d = Dtype::parse(value)
                     .filter(|d| KV_DTYPES.contains(d))

@@ -65,8 +65,7 @@ impl Mlp {
         if value.trim() == BOOK {
             return Ok(Mlp::Book);
         }
-        let m = crate::library::resolve_model(value)
-            .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+        let m = super::controls::model(value)?;
         if !dense(m) {
             return Err(format!(
                 "{} is a Mixture-of-Experts model; pick a dense one",
@@ -213,10 +212,7 @@ impl WidgetParams for WeightStationaryWidgetParams {
                     .map(Mlp::Preset),
                 }
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "b" => next.batch = parse_count(value, "batch B", 1.0, 1e6)?.round(),
             "n" => {
                 let n = parse_count(value, "chips N", 2.0, (1u64 << MAX_LOG2) as f64)?;

@@ -16,7 +16,7 @@ use ridgeline_core::profiling::xla_op::{
     op_cost, parse_op, HloOp, HloShape, OpCost, ParseError, MAX_LINE,
 };
 
-use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
@@ -159,10 +159,7 @@ impl WidgetParams for XlaOpParams {
                 }
                 next.op = value.trim().to_string();
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "compute" => {
                 next.compute = Dtype::parse(value)
                     .filter(|d| COMPUTE.contains(d))
@@ -170,7 +167,7 @@ impl WidgetParams for XlaOpParams {
                         format!("compute: “{}” is not bf16, int8 or f32", short(value))
                     })?
             }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         next.view()?;

@@ -15,7 +15,7 @@ use ridgeline_core::model::accounting::{self, Optimizer};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{zero_stages, ZeroCost, ZeroStage};
 
-use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::{fit_class, fit_word, option};
 use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
@@ -155,14 +155,8 @@ impl WidgetParams for ZeroChoice {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
-            }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
+            "chip" => next.chip = super::controls::chip(value)?,
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "optimizer" => {
                 next.optimizer = OPTIMIZERS
@@ -173,7 +167,7 @@ impl WidgetParams for ZeroChoice {
                     })?
             }
             "stage" => next.stage = ZeroStage::parse(value)?,
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
+            VS => next.vs = super::compare::vs_model(value)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
