@@ -10,6 +10,7 @@
 use super::compare::{
     chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::NumberField;
 use super::controls::{is_tpu, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -346,9 +347,7 @@ pub fn ChipMapWidget(
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 <label>"Array to move (bytes) "
-                    <input type="text" inputmode="decimal" size="8" aria-label="array size in bytes"
-                        value=bytes_text prop:value=bytes_text
-                        on:input=move |ev| set("bytes", event_target_value(&ev)) />
+                    {NumberField::new("bytes", "array size in bytes", 8).decimal().view(bytes_text, set)}
                 </label>
                 {compare_picker(vs_options, vs_id, set)}
             </div>

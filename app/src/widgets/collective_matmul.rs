@@ -14,6 +14,7 @@
 use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::NumberField;
 use super::controls::{number_field, option, Notice};
 use leptos::prelude::*;
 use ridgeline_core::comms::collective_matmul::{
@@ -451,9 +452,7 @@ pub fn CollectiveMatmulWidget(
                 {field("i", "I ", "rows of A, I", 0)}
                 {field("j", "J ", "contracting dimension J", 1)}
                 <label>"K "
-                    <input type="text" inputmode="numeric" size="7" aria-label=k_label
-                        value=move || params.with(|p| p.ijk[2].to_string()) prop:value=move || params.with(|p| p.ijk[2].to_string())
-                        on:input=move |ev| set("k", event_target_value(&ev)) />
+                    {NumberField::new("k", "", 7).aria_with(move || k_label().to_string()).view(move || params.with(|p| p.ijk[2].to_string()), set)}
                 </label>
                 <label>
                     <input type="checkbox" checked=move || params.with(|p| p.bidirectional) prop:checked=move || params.with(|p| p.bidirectional)

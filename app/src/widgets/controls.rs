@@ -43,7 +43,7 @@ pub fn Notice(
 #[derive(Debug, Clone)]
 pub struct NumberField {
     key: &'static str,
-    aria: String,
+    aria: Signal<String>,
     size: u32,
     label: Option<&'static str>,
     class: Option<String>,
@@ -58,7 +58,7 @@ impl NumberField {
     pub fn new(key: &'static str, aria: impl Into<String>, size: u32) -> NumberField {
         NumberField {
             key,
-            aria: aria.into(),
+            aria: Signal::stored(aria.into()),
             size,
             label: None,
             class: None,
@@ -66,6 +66,13 @@ impl NumberField {
             on_change: false,
             disabled: None,
         }
+    }
+
+    /// Reads `aria()` to screen readers, for a field whose meaning changes
+    /// with the other parameters.
+    pub fn aria_with(mut self, aria: impl Fn() -> String + Send + Sync + 'static) -> NumberField {
+        self.aria = Signal::derive(aria);
+        self
     }
 
     /// Wraps the field in a `<label>` that starts with `label`.

@@ -5,6 +5,7 @@
 //! difference spelled out.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
@@ -430,9 +431,7 @@ pub fn Gpu(
                     <select prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>
                 <label>"Array size (bytes) "
-                    <input type="text" inputmode="numeric" size="8" aria-label="array size in bytes" class="bytes-text"
-                        value=move || format!("{}", params.with(|p| p.bytes)) prop:value=move || format!("{}", params.with(|p| p.bytes))
-                        on:input=move |ev| set("bytes", event_target_value(&ev)) />
+                    {NumberField::new("bytes", "array size in bytes", 8).class("bytes-text").view(move || format!("{}", params.with(|p| p.bytes)), set)}
                 </label>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
@@ -445,9 +444,7 @@ pub fn Gpu(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
                         set("gpus", format!("{}", 2f64.powf(pos)));
                     } />
-                <input type="text" inputmode="numeric" size="7" aria-label="GPU count" class="gpus-text"
-                    value=move || format!("{}", params.with(|p| p.gpus)) prop:value=move || format!("{}", params.with(|p| p.gpus))
-                    on:input=move |ev| set("gpus", event_target_value(&ev)) />
+                {NumberField::new("gpus", "GPU count", 7).class("gpus-text").view(move || format!("{}", params.with(|p| p.gpus)), set)}
             </div>
             <Notice notice=notice />
             <p data-facts="">{move || read(facts)}</p>

@@ -7,6 +7,7 @@
 //! same axes, with the two collectives compared figure by figure.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::format::{grouped, seconds, si};
@@ -628,9 +629,7 @@ pub fn GpuCollectives(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("bytes", format!("{}", slider_to_value(pos, STEPS, V_RANGE.0, V_RANGE.1).round()));
                     } />
-                <input type="text" inputmode="numeric" size="10" aria-label="array size in bytes" class="bytes-text"
-                    value=bytes_text prop:value=bytes_text
-                    on:input=move |ev| set("bytes", event_target_value(&ev)) />
+                {NumberField::new("bytes", "array size in bytes", 10).class("bytes-text").view(bytes_text, set)}
             </div>
             <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>

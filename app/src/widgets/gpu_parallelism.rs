@@ -10,6 +10,7 @@
 //! times the same step, compared figure by figure.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::pipelining::{
@@ -418,9 +419,7 @@ pub fn GpuParallelism(
                        aria: &'static str,
                        get: fn(&ParallelismChoice) -> String| {
         view! {
-            <input type="text" inputmode="numeric" size="7" class=format!("in-{key}") aria-label=aria
-                value=move || params.with(get) prop:value=move || params.with(get)
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, 7).class(format!("in-{key}")).on_change().view(move || params.with(get), set)}
         }
     };
     let range = move |key: &'static str, max: u32, get: fn(&ParallelismChoice) -> u32| {

@@ -6,6 +6,7 @@
 //! verdicts on it and the difference between the chips spelled out.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -401,9 +402,7 @@ pub fn InferenceRoofline(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
                     } />
-                <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
-                    on:input=move |ev| set("b", event_target_value(&ev)) />
+                {NumberField::new("b", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set)}
             </div>
             <div class="slider-row">
                 <label for="inference-roofline-seq">"Context (tokens)"</label>
@@ -414,9 +413,7 @@ pub fn InferenceRoofline(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
                     } />
-                <input type="text" inputmode="numeric" size="7" aria-label="context length" class="seq-text"
-                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                    on:input=move |ev| set("seq", event_target_value(&ev)) />
+                {NumberField::new("seq", "context length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set)}
             </div>
             <ul class="component-verdicts">
                 <li>

@@ -5,6 +5,7 @@
 //! that fits in the first model's cache.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -298,9 +299,7 @@ pub fn KvCacheCalc(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("seq", format!("{}", slider_to_value(pos, STEPS, 1.0, seq_max()).round()));
                     } />
-                <input type="text" inputmode="numeric" size="8" aria-label="context length" class="seq-text"
-                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                    on:input=move |ev| set("seq", event_target_value(&ev)) />
+                {NumberField::new("seq", "context length", 8).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set)}
             </div>
             <div class="slider-row">
                 <label for="kv-cache-batch">"Batch (sequences)"</label>
@@ -311,9 +310,7 @@ pub fn KvCacheCalc(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, BATCH_MAX).round()));
                     } />
-                <input type="text" inputmode="numeric" size="8" aria-label="batch" class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:input=move |ev| set("batch", event_target_value(&ev)) />
+                {NumberField::new("batch", "batch", 8).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set)}
             </div>
             <dl class="times kv-figures">
                 <div><dt>"per token"</dt><dd data-kv="token">{move || show(|c| c.per_token.0)}</dd></div>

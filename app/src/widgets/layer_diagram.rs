@@ -9,6 +9,7 @@
 
 use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -432,9 +433,7 @@ pub fn LayerDiagram(
                            aria: &'static str,
                            get: fn(&LayerDiagramParams) -> f64| {
         view! {
-            <input type="text" inputmode="numeric" size="7" class=format!("in-{key}") aria-label=aria
-                value=move || format!("{}", params.with(get)) prop:value=move || format!("{}", params.with(get))
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, 7).class(format!("in-{key}")).on_change().view(move || format!("{}", params.with(get)), set)}
         }
     };
 

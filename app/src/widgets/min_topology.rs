@@ -5,6 +5,7 @@
 //! first: its slice and caches in the same rows, and a table of the differences.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -196,9 +197,7 @@ pub fn MinTopology(
                 </label>
                 {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
                 <label>"KV cache length "
-                    <input type="text" inputmode="numeric" size="7" aria-label="KV cache length in tokens"
-                        value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                        on:input=move |ev| set("seq", event_target_value(&ev)) />
+                    {NumberField::new("seq", "KV cache length in tokens", 7).view(move || format!("{}", params.with(|p| p.seq)), set)}
                 </label>
             </div>
             <div class="table-scroll" tabindex="0">

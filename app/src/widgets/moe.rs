@@ -10,6 +10,7 @@
 
 use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -336,9 +337,7 @@ pub fn Moe(
         .collect_view();
     let field = move |key: &'static str, aria: &'static str, get: fn(&MoeChoice) -> u64| {
         view! {
-            <input type="text" inputmode="numeric" size="6" class=format!("in-{key}") aria-label=aria
-                value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, 6).class(format!("in-{key}")).on_change().view(move || params.with(get).to_string(), set)}
         }
     };
     let tokens_pos = move || {

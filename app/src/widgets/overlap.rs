@@ -8,6 +8,7 @@ use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -259,25 +260,11 @@ pub fn Overlap(
                 </label>
                 <label>
                     "B "
-                    <input
-                        type="text"
-                        inputmode="numeric"
-                        size="8"
-                        aria-label="batch B"
-                        value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
-                        on:input=move |ev| set("b", event_target_value(&ev))
-                    />
+                    {NumberField::new("b", "batch B", 8).view(move || format!("{}", params.with(|p| p.b)), set)}
                 </label>
                 <label>
                     "F "
-                    <input
-                        type="text"
-                        inputmode="numeric"
-                        size="8"
-                        aria-label="output features F"
-                        value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f))
-                        on:input=move |ev| set("f", event_target_value(&ev))
-                    />
+                    {NumberField::new("f", "output features F", 8).view(move || format!("{}", params.with(|p| p.f)), set)}
                 </label>
                 {compare_picker(vs_options, vs_id, set)}
                 <span class="link-note">

@@ -8,6 +8,7 @@
 //! and a table spells out the differences.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::comms::overlap_timeline::{
     overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
@@ -230,9 +231,7 @@ pub fn OverlapTimeline(
             let text = move || format!("{}", params.with(|p| get(&p.p)));
             view! {
                 <label>{label}
-                    <input type="text" inputmode="numeric" size="7" aria-label=aria
-                        value=text prop:value=text
-                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                    {NumberField::new(key, aria, 7).view(text, set)}
                 </label>
             }
         })

@@ -9,6 +9,7 @@
 //! table of the differences.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -455,15 +456,10 @@ pub fn ParallelismLayout(
             </div>
             <div class="controls">
                 <label>"Chips "
-                    <input type="text" inputmode="numeric" size="6" class="in-chips" aria-label="number of chips"
-                        value=move || params.with(|p| p.chips.to_string()) prop:value=move || params.with(|p| p.chips.to_string())
-                        on:change=move |ev| set("chips", event_target_value(&ev)) />
+                    {NumberField::new("chips", "number of chips", 6).class("in-chips").on_change().view(move || params.with(|p| p.chips.to_string()), set)}
                 </label>
                 <label>"Tensor degree Y (FSDP + tensor) "
-                    <input type="text" inputmode="numeric" size="4" class="in-tp" aria-label="tensor-parallel degree"
-                        value=move || params.with(|p| p.tensor.to_string()) prop:value=move || params.with(|p| p.tensor.to_string())
-                        disabled=move || params.with(|p| p.strategy != Strategy::FsdpTp)
-                        on:change=move |ev| set("tp", event_target_value(&ev)) />
+                    {NumberField::new("tp", "tensor-parallel degree", 4).class("in-tp").on_change().disabled(move || params.with(|p| p.strategy != Strategy::FsdpTp)).view(move || params.with(|p| p.tensor.to_string()), set)}
                 </label>
             </div>
             <div class="slider-row">

@@ -6,6 +6,7 @@
 //! (the verdict) is shown only once the reader has picked one.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -542,9 +543,7 @@ pub fn ProfileViewer(
                         let (lo, hi) = range();
                         set("batch", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
                     } />
-                <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:change=move |ev| set("batch", event_target_value(&ev)) />
+                {NumberField::new("batch", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set)}
                 <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span>
             </div>
             <Notice notice=notice />

@@ -11,6 +11,7 @@
 
 use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -252,9 +253,7 @@ pub fn Remat(
         view! {
             <label>
                 {caption}
-                <input type="text" inputmode="numeric" size="8" class=format!("remat-{key}") aria-label=aria
-                    value=move || format!("{}", params.with(get)) prop:value=move || format!("{}", params.with(get))
-                    on:change=move |ev| set(key, event_target_value(&ev)) />
+                {NumberField::new(key, aria, 8).class(format!("remat-{key}")).on_change().view(move || format!("{}", params.with(get)), set)}
             </label>
         }
     };

@@ -5,6 +5,7 @@
 //! between the chips spelled out.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::html::Div;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -370,25 +371,11 @@ pub fn Roofline(
                     </label>
                     <label>
                         "D "
-                        <input
-                            type="text"
-                            inputmode="numeric"
-                            size="8"
-                            aria-label="contracting dimension D"
-                            value=move || format!("{}", params.with(|p| p.d)) prop:value=move || format!("{}", params.with(|p| p.d))
-                            on:input=move |ev| set("d", event_target_value(&ev))
-                        />
+                        {NumberField::new("d", "contracting dimension D", 8).view(move || format!("{}", params.with(|p| p.d)), set)}
                     </label>
                     <label>
                         "F "
-                        <input
-                            type="text"
-                            inputmode="numeric"
-                            size="8"
-                            aria-label="output features F"
-                            value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f))
-                            on:input=move |ev| set("f", event_target_value(&ev))
-                        />
+                        {NumberField::new("f", "output features F", 8).view(move || format!("{}", params.with(|p| p.f)), set)}
                     </label>
                 </Show>
                 {compare_picker(vs_options, vs_id, set)}
@@ -440,15 +427,7 @@ pub fn Roofline(
                         set("b", format!("{b}"));
                     }
                 />
-                <input
-                    type="text"
-                    inputmode="numeric"
-                    size="9"
-                    aria-label="batch B"
-                    class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
-                    on:input=move |ev| set("b", event_target_value(&ev))
-                />
+                {NumberField::new("b", "batch B", 9).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set)}
             </div>
             <p class="verdict-line">
                 "At B = "

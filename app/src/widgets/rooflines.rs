@@ -9,6 +9,7 @@
 //! own peak, both algorithms on it, and the difference spelled out.
 
 use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::NumberField;
 use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -306,8 +307,7 @@ pub fn Rooflines(
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 <label>"Memory 2 is "
-                    <input type="text" inputmode="decimal" size="4" aria-label="memory 2 bandwidth as a multiple of HBM"
-                        value=faster prop:value=faster on:input=move |ev| set("faster", event_target_value(&ev)) />
+                    {NumberField::new("faster", "memory 2 bandwidth as a multiple of HBM", 4).decimal().view(faster, set)}
                     "× HBM"
                 </label>
                 <span class="tile-fields">"Tiled matmul: "

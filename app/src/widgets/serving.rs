@@ -8,6 +8,7 @@
 //! axes and the difference spelled out.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -368,9 +369,7 @@ pub fn Serving(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
                     } />
-                <input type="text" inputmode="numeric" size="7" aria-label="sequence length" class="seq-text"
-                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                    on:input=move |ev| set("seq", event_target_value(&ev)) />
+                {NumberField::new("seq", "sequence length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set)}
             </div>
             <div class="slider-row">
                 <label for="serving-batch">"Batch"</label>
@@ -381,9 +380,7 @@ pub fn Serving(
                         let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
                         set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, batch_max()).round()));
                     } />
-                <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:input=move |ev| set("batch", event_target_value(&ev)) />
+                {NumberField::new("batch", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set)}
             </div>
             <Notice notice=notice />
             <div class="plot" node_ref=pareto_frame.node style=pareto_frame.style()>

@@ -8,6 +8,7 @@
 //! token, the gaps between tokens and the throughput per chip.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::serving_engine::{simulate, Batching, Layout, SimParams, SimReport};
@@ -197,19 +198,13 @@ pub fn ServingEngine(
                         on:change=move |ev| set("batching", event_target_value(&ev))>{batching_options}</select>
                 </label>
                 <label>"Requests "
-                    <input type="text" inputmode="numeric" size="6" aria-label="requests simulated"
-                        value=text(|s| format!("{}", s.requests)) prop:value=text(|s| format!("{}", s.requests))
-                        on:input=move |ev| set("requests", event_target_value(&ev)) />
+                    {NumberField::new("requests", "requests simulated", 6).view(text(|s| format!("{}", s.requests)), set)}
                 </label>
                 <label>"Longest answer "
-                    <input type="text" inputmode="numeric" size="6" aria-label="longest answer in tokens"
-                        value=text(|s| format!("{}", s.output_max)) prop:value=text(|s| format!("{}", s.output_max))
-                        on:input=move |ev| set("output", event_target_value(&ev)) />
+                    {NumberField::new("output", "longest answer in tokens", 6).view(text(|s| format!("{}", s.output_max)), set)}
                 </label>
                 <label>"Prefix cache (tokens) "
-                    <input type="text" inputmode="numeric" size="8" aria-label="prefix cache in tokens, 0 for none"
-                        value=text(|s| format!("{}", s.prefix_cache_tokens)) prop:value=text(|s| format!("{}", s.prefix_cache_tokens))
-                        on:input=move |ev| set("cache", event_target_value(&ev)) />
+                    {NumberField::new("cache", "prefix cache in tokens, 0 for none", 8).view(text(|s| format!("{}", s.prefix_cache_tokens)), set)}
                 </label>
             </div>
             <div class="slider-row">

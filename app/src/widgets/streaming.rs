@@ -9,6 +9,7 @@
 use super::compare::{
     compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::NumberField;
 use super::controls::{is_tpu, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
@@ -404,9 +405,7 @@ pub fn Streaming(
         move |key: &'static str, label: &'static str, get: fn(&StreamingParams) -> String| {
             view! {
                 <label>{label}
-                    <input type="text" inputmode="decimal" size="8" aria-label=label
-                        value=move || params.with(get) prop:value=move || params.with(get)
-                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                    {NumberField::new(key, label, 8).decimal().view(move || params.with(get), set)}
                 </label>
             }
         };

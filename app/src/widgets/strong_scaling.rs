@@ -9,6 +9,7 @@ use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -213,14 +214,10 @@ pub fn StrongScaling(
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 <label>"Parameters "
-                    <input type="text" inputmode="decimal" size="7" aria-label="parameters"
-                        value=text(|p| p.params) prop:value=text(|p| p.params)
-                        on:input=move |ev| set("params", event_target_value(&ev)) />
+                    {NumberField::new("params", "parameters", 7).decimal().view(text(|p| p.params), set)}
                 </label>
                 <label>"Tokens per step "
-                    <input type="text" inputmode="decimal" size="8" aria-label="tokens per step"
-                        value=text(|p| p.tokens) prop:value=text(|p| p.tokens)
-                        on:input=move |ev| set("tokens", event_target_value(&ev)) />
+                    {NumberField::new("tokens", "tokens per step", 8).decimal().view(text(|p| p.tokens), set)}
                 </label>
                 <label>"Chips "
                     <input type="range" min="0" max=MAX_LOG2.to_string() step="1" aria-label="chips, as a power of two"

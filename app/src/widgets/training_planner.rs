@@ -5,6 +5,7 @@
 //! A second model (`vs`) may be planned the same way beside it, its key
 //! numbers side by side with the ratio.
 
+use super::controls::NumberField;
 use super::controls::{fit_word, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -385,12 +386,10 @@ pub fn TrainingPlanner(
         .collect_view();
     let text_input = move |key: &'static str,
                            aria: &'static str,
-                           size: &'static str,
+                           size: u32,
                            get: fn(&PlannerParams) -> String| {
         view! {
-            <input type="text" inputmode="decimal" size=size class=format!("in-{key}") aria-label=aria
-                value=move || params.with(get) prop:value=move || params.with(get)
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, size).class(format!("in-{key}")).decimal().on_change().view(move || params.with(get), set)}
         }
     };
     let verdict = move || outcome.with(|o| o.as_ref().map(|o| o.eval.verdict.text()).unwrap_or(""));
@@ -410,20 +409,20 @@ pub fn TrainingPlanner(
                     <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
                 </label>
                 <label>"Chips per slice ("<code>"pod"</code>" = full pod) "
-                    {text_input("slice", "chips per slice, or pod", "6", |p| p.slice.map_or("pod".into(), |n| n.to_string()))}
+                    {text_input("slice", "chips per slice, or pod", 6, |p| p.slice.map_or("pod".into(), |n| n.to_string()))}
                 </label>
-                <label>"Pods " {text_input("pods", "number of pods", "4", |p| p.pods.to_string())}</label>
+                <label>"Pods " {text_input("pods", "number of pods", 4, |p| p.pods.to_string())}</label>
             </div>
             <div class="controls">
                 <label>"Plan "
                     <select prop:value=move || params.with(|p| p.choice.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
                 </label>
                 <Show when=move || params.with(|p| p.choice == PlanChoice::FsdpTp)>
-                    <label>"tensor degree " {text_input("tp", "tensor-parallel degree", "4", |p| p.tensor.to_string())}</label>
+                    <label>"tensor degree " {text_input("tp", "tensor-parallel degree", 4, |p| p.tensor.to_string())}</label>
                 </Show>
-                <label>"Batch (tokens) " {text_input("batch", "global batch in tokens", "10", |p| format!("{}", p.batch))}</label>
-                <label>"Tokens to train " {text_input("tokens", "training tokens", "8", |p| sci(p.tokens, 4))}</label>
-                <label>"MFU % " {text_input("mfu", "assumed MFU in percent", "4", |p| sci(p.mfu * 100.0, 4))}</label>
+                <label>"Batch (tokens) " {text_input("batch", "global batch in tokens", 10, |p| format!("{}", p.batch))}</label>
+                <label>"Tokens to train " {text_input("tokens", "training tokens", 8, |p| sci(p.tokens, 4))}</label>
+                <label>"MFU % " {text_input("mfu", "assumed MFU in percent", 4, |p| sci(p.mfu * 100.0, 4))}</label>
             </div>
             <div class="controls">{compare_picker(vs_options, vs_id, set)}</div>
             <Notice notice=notice />

@@ -8,6 +8,7 @@
 //! their crossover), with the difference between the chips spelled out.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -679,9 +680,7 @@ pub fn TrainingRoofline(
                         let (lo, hi) = range();
                         set("b", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
                     } />
-                <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:change=move |ev| set("b", event_target_value(&ev)) />
+                {NumberField::new("b", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set)}
             </div>
             <p class="verdict-line">
                 "At B = " {move || grouped(params.with(|p| p.batch))} " tokens ("

@@ -5,6 +5,7 @@
 //! FLOP and KV-cache counts side by side with their ratio.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -423,9 +424,7 @@ pub fn Transformer(
         view! {
             <label>
                 {label}
-                <input type="text" inputmode="numeric" size="7" class=format!("dim-{key}") aria-label=aria
-                    value=move || cfg.with(|c| get(c).to_string()) prop:value=move || cfg.with(|c| get(c).to_string())
-                    on:change=move |ev| set(key, event_target_value(&ev)) />
+                {NumberField::new(key, aria, 7).class(format!("dim-{key}")).on_change().view(move || cfg.with(|c| get(c).to_string()), set)}
             </label>
         }
     };

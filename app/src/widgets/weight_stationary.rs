@@ -11,6 +11,7 @@
 //! its verdict at the same chip count and a table of the differences.
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -331,14 +332,7 @@ pub fn WeightStationaryWidget(
                 {compare_picker(vs_options, vs_id, set)}
                 <label>
                     "B "
-                    <input
-                        type="text"
-                        inputmode="numeric"
-                        size="7"
-                        aria-label="batch B (tokens)"
-                        value=batch prop:value=batch
-                        on:input=move |ev| set("b", event_target_value(&ev))
-                    />
+                    {NumberField::new("b", "batch B (tokens)", 7).view(batch, set)}
                 </label>
             </div>
             <div class="slider-row">

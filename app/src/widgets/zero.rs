@@ -8,6 +8,7 @@
 //! comes from [`ridgeline_core::training::zero_stages`].
 
 use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -336,9 +337,7 @@ pub fn Zero(
                     <select class="zero-stage" prop:value=move || params.with(|p| p.stage.number().to_string()) on:change=move |ev| set("stage", event_target_value(&ev))>{stage_options}</select>
                 </label>
                 <label>"Data-parallel chips "
-                    <input type="text" inputmode="numeric" size="8" class="zero-chips" aria-label="data-parallel chips"
-                        value=move || format!("{}", params.with(|p| p.chips)) prop:value=move || format!("{}", params.with(|p| p.chips))
-                        on:change=move |ev| set("chips", event_target_value(&ev)) />
+                    {NumberField::new("chips", "data-parallel chips", 8).class("zero-chips").on_change().view(move || format!("{}", params.with(|p| p.chips)), set)}
                 </label>
             </div>
             <p class="verdict-line">
