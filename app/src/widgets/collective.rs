@@ -6,6 +6,7 @@
 //! spelled out.
 
 use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -519,9 +520,7 @@ pub fn CollectivePlayer(
                     {move || if playing.get() { "⏸ pause" } else { "▶ play" }}
                 </button>
                 <button type="button" on:click=move |_| { stop(); step.update(|s| *s = (*s + 1).min(total())); } aria-label="next step">"▶"</button>
-                <input type="range" min="0" max=total step="1" aria-label="scrub through the steps"
-                    value=move || step.get() prop:value=move || step.get()
-                    on:input=move |ev| { stop(); step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0).min(total())); } />
+                {Slider::new("0", move || total().to_string(), "1").aria("scrub through the steps").view(move || (step.get()).to_string(), move |v: String| { stop(); step.set(v.parse::<usize>().unwrap_or(0).min(total())); })}
                 <output>{move || format!("step {} / {}", step.get(), total())}</output>
             </div>
             <p class="step-label" data-step-label="">{move || current().0}</p>

@@ -15,6 +15,7 @@ use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
 use super::controls::NumberField;
+use super::controls::Slider;
 use super::controls::{number_field, option, Notice};
 use leptos::prelude::*;
 use ridgeline_core::comms::collective_matmul::{
@@ -461,13 +462,7 @@ pub fn CollectiveMatmulWidget(
                 </label>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="collective-matmul-n">"Devices X"</label>
-                <input id="collective-matmul-n" type="range" min="2" max=MAX_DEVICES step="1"
-                    value=n_text prop:value=n_text
-                    on:input=move |ev| set("n", event_target_value(&ev)) />
-                <output data-devices="">{move || format!("X = {}", n_text())}</output>
-            </div>
+            {Slider::new("2", move || MAX_DEVICES.to_string(), "1").id("collective-matmul-n").row("Devices X", move || n_text().to_string(), move |v: String| set("n", v), view! { <output data-devices="">{move || format!("X = {}", n_text())}</output> })}
             <p class="muted" data-case-note="">{move || params.with(|p| {
                 let n = u64::from(p.n.max(1));
                 match p.case {

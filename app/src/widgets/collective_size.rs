@@ -6,6 +6,7 @@ use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
 use super::controls::Notice;
+use super::controls::{LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::CollectiveCost;
 use ridgeline_core::comms::collectives::{cost, Bound, Collective, Network, RingAxis};
@@ -19,7 +20,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 const STEPS: f64 = 320.0;
 /// The chart's drawing size (SVG user units).
@@ -241,17 +242,7 @@ pub fn CollectiveSize(
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()><div class="layer" inner_html=chart role="img" aria-label="collective time against array size"></div></div>
-            <div class="slider-row">
-                <label for="collective-size-v">"Array size V"</label>
-                <input id="collective-size-v" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || si(params.with(|p| p.v), "B", 3)
-                    value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("v", format!("{}", slider_to_value(pos, STEPS, V_RANGE.0, V_RANGE.1)));
-                    } />
-                <output>{move || si(params.with(|p| p.v), "B", 3)}</output>
-            </div>
+            {Slider::positions(STEPS).id("collective-size-v").valuetext(move || si(params.with(|p| p.v), "B", 3)).log_row("Array size V", LogScale::new(STEPS, move || (V_RANGE.0, V_RANGE.1), |x| format!("{x}")), move || params.with(|p| p.v), "v", set, view! { <output>{move || si(params.with(|p| p.v), "B", 3)}</output> })}
             <p class="verdict-line">
                 {move || at.get().map(|c| {
                     let text = bound_text(c.bound);

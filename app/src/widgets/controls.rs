@@ -259,6 +259,28 @@ impl Slider {
     }
 }
 
+impl Slider {
+    /// A `slider-row` as [`Slider::row`] makes, on a log scale: the slider
+    /// sits at `scale`'s position for `value()`, and a move hands the value
+    /// there, written by the scale, to `set(key, value)`.
+    pub fn log_row(
+        self,
+        label: &'static str,
+        scale: LogScale,
+        value: impl Fn() -> f64 + Send + Sync + 'static,
+        key: &'static str,
+        set: impl Fn(&'static str, String) + Send + Sync + 'static,
+        readout: impl IntoView + 'static,
+    ) -> AnyView {
+        self.row(
+            label,
+            move || scale.pos(value()),
+            move |pos| set(key, scale.value(&pos)),
+            readout,
+        )
+    }
+}
+
 /// [`Slider::view`], compiled once per bundle.
 fn slider_view(s: Slider, pos: Signal<String>, moved: Callback<String>) -> AnyView {
     let Slider {

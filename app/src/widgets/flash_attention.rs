@@ -7,6 +7,7 @@
 //! them, all from [`ridgeline_core::model::flash_attention`].
 
 use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::flash_attention::{
@@ -210,11 +211,7 @@ pub fn FlashAttention(
         <div class="step-controls">
             <button type="button" aria-label="previous block" on:click=move |_| go(-1)>"◀"</button>
             <label for="flash-attention-step">"Block"</label>
-            <input id="flash-attention-step" type="range" min="0" step="1"
-                max=move || blocks().saturating_sub(1)
-                value=at prop:value=at
-                aria-valuetext=move || format!("block {} of {}", at() + 1, blocks())
-                on:input=move |ev| step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0)) />
+            {Slider::new("0", move || (blocks().saturating_sub(1)).to_string(), "1").id("flash-attention-step").valuetext(move || format!("block {} of {}", at() + 1, blocks())).view(move || at().to_string(), move |v: String| step.set(v.parse::<usize>().unwrap_or(0)))}
             <button type="button" aria-label="next block" on:click=move |_| go(1)>"▶"</button>
         </div>
     }

@@ -6,6 +6,7 @@
 //! expression the parser refuses is shown with a caret under the character.
 
 use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::einsum::{analyse, Analysis, Contraction};
@@ -247,10 +248,7 @@ pub fn FlopsCounter(
             <div class="step-controls">
                 <button type="button" aria-label="previous step" on:click=move |_| step.update(|s| *s = s.saturating_sub(1))>"◀"</button>
                 <label for="flops-counter-step">"Step"</label>
-                <input id="flops-counter-step" type="range" min="0" max="2" step="1"
-                    value=move || step.get() prop:value=move || step.get()
-                    aria-valuetext=move || format!("step {} of 3", step.get() + 1)
-                    on:input=move |ev| step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0).min(2)) />
+                {Slider::new("0", || "2".to_string(), "1").id("flops-counter-step").valuetext(move || format!("step {} of 3", step.get() + 1)).view(move || (step.get()).to_string(), move |v: String| step.set(v.parse::<usize>().unwrap_or(0).min(2)))}
                 <button type="button" aria-label="next step" on:click=move |_| step.update(|s| *s = (*s + 1).min(2))>"▶"</button>
             </div>
             <div class="table-scroll" tabindex="0">

@@ -6,6 +6,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
@@ -435,17 +436,10 @@ pub fn Gpu(
                 </label>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="gpu-count">"GPUs"</label>
-                <input id="gpu-count" type="range" min="0" max="16" step="1"
-                    aria-valuetext=move || format!("{} GPUs", grouped(params.with(|p| p.gpus as f64)))
-                    value=log2 prop:value=log2
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
+            {Slider::new("0", || "16".to_string(), "1").id("gpu-count").valuetext(move || format!("{} GPUs", grouped(params.with(|p| p.gpus as f64)))).row("GPUs", move || log2().to_string(), move |v: String| {
+                        let pos = v.parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
                         set("gpus", format!("{}", 2f64.powf(pos)));
-                    } />
-                {NumberField::new("gpus", "GPU count", 7).class("gpus-text").view(move || format!("{}", params.with(|p| p.gpus)), set)}
-            </div>
+                    }, NumberField::new("gpus", "GPU count", 7).class("gpus-text").view(move || format!("{}", params.with(|p| p.gpus)), set))}
             <Notice notice=notice />
             <p data-facts="">{move || read(facts)}</p>
             {topology}

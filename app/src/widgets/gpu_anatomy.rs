@@ -11,6 +11,7 @@
 //! [`ridgeline_core::gpu::simt`].
 
 use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::gpu::anatomy::{anatomy, Anatomy, AnatomyParams, AnatomyPart};
@@ -430,10 +431,7 @@ pub fn GpuAnatomy(
                       get: fn(&DivergenceParams) -> u32| {
         view! {
             <label>{label}
-                <input type="range" min=min.to_string() max=move || params.with(|p| max(&p.warp)).to_string() step="1" class=format!("in-{key}")
-                    value=move || params.with(|p| get(&p.warp)).to_string()
-                    prop:value=move || params.with(|p| get(&p.warp)).to_string()
-                    on:input=move |ev| set(key, event_target_value(&ev)) />
+                {Slider::new(min.to_string(), move || (params.with(|p| max(&p.warp)).to_string()).to_string(), "1").class(format!("in-{key}")).view(move || (params.with(|p| get(&p.warp)).to_string()).to_string(), move |v: String| set(key, v))}
                 <output>{move || params.with(|p| get(&p.warp)).to_string()}</output>
             </label>
         }

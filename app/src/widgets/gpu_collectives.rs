@@ -8,6 +8,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::format::{grouped, seconds, si};
@@ -29,7 +30,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, parse_flag, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, parse_flag, short};
 use ridgeline_core::hardware::Chip;
 
 /// Largest GPU count offered (2^16).
@@ -513,8 +514,6 @@ pub fn GpuCollectives(
                 .unwrap_or_default()
         })
     };
-    let bytes_pos =
-        move || value_to_slider(params.with(|p| p.bytes), STEPS, V_RANGE.0, V_RANGE.1).to_string();
     let bytes_text = move || format!("{}", params.with(|p| p.bytes));
     let is_ar = move || params.with(|p| p.kind == Collective::AllReduce);
     let is_a2a = move || params.with(|p| p.kind == Collective::AllToAll);
@@ -606,31 +605,14 @@ pub fn GpuCollectives(
                     state.set_or_refresh(key, &value, true);
                 })}
             </div>
-            <div class="slider-row">
-                <label for="gpu-collectives-gpus">"GPUs"</label>
-                <input id="gpu-collectives-gpus" class="gpus" type="range" min="0" max=count_max step="1"
-                    aria-valuetext=count_text
-                    value=count_pos prop:value=count_pos
-                    on:input=move |ev| {
-                        let i = event_target_value(&ev).parse::<usize>().unwrap_or(0);
+            {Slider::new("0", move || count_max().to_string(), "1").id("gpu-collectives-gpus").class("gpus").valuetext(move || count_text().to_string()).row("GPUs", move || count_pos().to_string(), move |v: String| {
+                        let i = v.parse::<usize>().unwrap_or(0);
                         let c = steps();
                         if let Some(n) = c.get(i.min(c.len().saturating_sub(1))) {
                             set("gpus", n.to_string());
                         }
-                    } />
-                <output data-gpus=move || params.with(|p| p.gpus.to_string())>{count_text}</output>
-            </div>
-            <div class="slider-row">
-                <label for="gpu-collectives-bytes">"Array size"</label>
-                <input id="gpu-collectives-bytes" class="bytes" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || si(params.with(|p| p.bytes), "B", 3)
-                    value=bytes_pos prop:value=bytes_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("bytes", format!("{}", slider_to_value(pos, STEPS, V_RANGE.0, V_RANGE.1).round()));
-                    } />
-                {NumberField::new("bytes", "array size in bytes", 10).class("bytes-text").view(bytes_text, set)}
-            </div>
+                    }, view! { <output data-gpus=move || params.with(|p| p.gpus.to_string())>{count_text}</output> })}
+            {Slider::positions(STEPS).id("gpu-collectives-bytes").class("bytes").valuetext(move || si(params.with(|p| p.bytes), "B", 3)).log_row("Array size", LogScale::new(STEPS, move || V_RANGE, rounded), move || params.with(|p| p.bytes), "bytes", set, NumberField::new("bytes", "array size in bytes", 10).class("bytes-text").view(bytes_text, set))}
             <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
@@ -697,13 +679,7 @@ pub fn GpuCollectives(
                 </table>
             </div>
             <div hidden=move || !is_a2a()>
-                <div class="slider-row">
-                    <label for="gpu-collectives-k">"Destinations per token K"</label>
-                    <input id="gpu-collectives-k" class="k" type="range" min="1" max="64" step="1"
-                        value=move || params.with(|p| p.k.to_string()) prop:value=move || params.with(|p| p.k.to_string())
-                        on:input=move |ev| set("k", event_target_value(&ev)) />
-                    <output>{move || params.with(|p| format!("K = {}", p.k))}</output>
-                </div>
+                {Slider::new("1", || "64".to_string(), "1").id("gpu-collectives-k").class("k").row("Destinations per token K", move || (params.with(|p| p.k.to_string())).to_string(), move |v: String| set("k", v), view! { <output>{move || params.with(|p| format!("K = {}", p.k))}</output> })}
                 <div class="table-scroll" tabindex="0">
                     <table class="ragged">
                         <caption>"A ragged AllToAll: share of the dense AllToAll's bytes when each token picks K of Z shards at random"</caption>

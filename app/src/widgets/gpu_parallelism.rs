@@ -11,6 +11,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::pipelining::{
@@ -424,9 +425,7 @@ pub fn GpuParallelism(
     };
     let range = move |key: &'static str, max: u32, get: fn(&ParallelismChoice) -> u32| {
         view! {
-            <input type="range" min="1" max=max.to_string() step="1" class=format!("in-{key}")
-                value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
-                on:input=move |ev| set(key, event_target_value(&ev)) />
+            {Slider::new("1", move || max.to_string().to_string(), "1").class(format!("in-{key}")).view(move || (params.with(get).to_string()).to_string(), move |v: String| set(key, v))}
             <output>{move || params.with(get).to_string()}</output>
         }
     };

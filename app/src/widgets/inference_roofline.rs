@@ -7,6 +7,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -24,7 +25,7 @@ use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// Batch range of the slider (sequences).
 pub const B_RANGE: (f64, f64) = (1.0, 16_384.0);
@@ -393,28 +394,8 @@ pub fn InferenceRoofline(
                     )
                 ></div>
             </div>
-            <div class="slider-row">
-                <label for="inference-roofline-b">"Batch (sequences)"</label>
-                <input id="inference-roofline-b" class="batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
-                    } />
-                {NumberField::new("b", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set)}
-            </div>
-            <div class="slider-row">
-                <label for="inference-roofline-seq">"Context (tokens)"</label>
-                <input id="inference-roofline-seq" class="seq" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
-                    } />
-                {NumberField::new("seq", "context length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set)}
-            </div>
+            {Slider::positions(STEPS).id("inference-roofline-b").class("batch").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch (sequences)", LogScale::new(STEPS, move || (B_RANGE.0, B_RANGE.1), rounded), move || params.with(|p| p.b), "b", set, NumberField::new("b", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set))}
+            {Slider::positions(STEPS).id("inference-roofline-seq").class("seq").valuetext(move || format!("{} tokens", grouped(params.with(|p| p.seq)))).log_row("Context (tokens)", LogScale::new(STEPS, move || (SEQ_MIN, seq_max()), rounded), move || params.with(|p| p.seq), "seq", set, NumberField::new("seq", "context length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set))}
             <ul class="component-verdicts">
                 <li>
                     "MLP + projections: "

@@ -6,6 +6,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -15,7 +16,7 @@ use ridgeline_core::model::config::{model, ModelConfig, ModelPreset, MODELS};
 use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 const STEPS: f64 = 240.0;
 /// Largest batch the calculator takes.
@@ -290,28 +291,8 @@ pub fn KvCacheCalc(
                 </label>
                 {compare_picker(super::controls::model_options(super::controls::any, vs_id), vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="kv-cache-seq">"Context (tokens)"</label>
-                <input id="kv-cache-seq" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("seq", format!("{}", slider_to_value(pos, STEPS, 1.0, seq_max()).round()));
-                    } />
-                {NumberField::new("seq", "context length", 8).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set)}
-            </div>
-            <div class="slider-row">
-                <label for="kv-cache-batch">"Batch (sequences)"</label>
-                <input id="kv-cache-batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
-                    value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX) prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, BATCH_MAX).round()));
-                    } />
-                {NumberField::new("batch", "batch", 8).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set)}
-            </div>
+            {Slider::positions(STEPS).id("kv-cache-seq").valuetext(move || format!("{} tokens", grouped(params.with(|p| p.seq)))).log_row("Context (tokens)", LogScale::new(STEPS, move || (1.0, seq_max()), rounded), move || params.with(|p| p.seq), "seq", set, NumberField::new("seq", "context length", 8).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set))}
+            {Slider::positions(STEPS).id("kv-cache-batch").valuetext(move || format!("{} sequences", grouped(params.with(|p| p.batch)))).log_row("Batch (sequences)", LogScale::new(STEPS, move || (1.0, BATCH_MAX), rounded), move || params.with(|p| p.batch), "batch", set, NumberField::new("batch", "batch", 8).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set))}
             <dl class="times kv-figures">
                 <div><dt>"per token"</dt><dd data-kv="token">{move || show(|c| c.per_token.0)}</dd></div>
                 <div><dt>"per sequence"</dt><dd data-kv="sequence">{move || show(|c| c.per_sequence.0)}</dd></div>

@@ -6,6 +6,7 @@
 //! A second chip (`vs`) may be set beside the first: each step's time on it in
 //! the same rows, and a table of the differences.
 
+use super::controls::Slider;
 use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -246,14 +247,7 @@ pub fn KvSharding(
                 {sizes}
                 {compare_picker(super::controls::chip_options(super::controls::has_ici, vs_id), vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="kv-sharding-step">"Step"</label>
-                <input id="kv-sharding-step" type="range" min="1" max="12" step="1"
-                    aria-valuetext=move || detail().unwrap_or_default()
-                    value=step_text prop:value=step_text
-                    on:input=move |ev| set("step", event_target_value(&ev)) />
-                <output data-step="">{move || detail().unwrap_or_default()}</output>
-            </div>
+            {Slider::new("1", || "12".to_string(), "1").id("kv-sharding-step").valuetext(move || detail().unwrap_or_default()).row("Step", move || step_text().to_string(), move |v: String| set("step", v), view! { <output data-step="">{move || detail().unwrap_or_default()}</output> })}
             <div class="table-scroll" tabindex="0">
                 <table>
                     <thead><tr>

@@ -8,6 +8,7 @@ use super::compare::{
     chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, VS,
 };
 use super::controls::Notice;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -16,7 +17,7 @@ use ridgeline_core::roofline::Analysis;
 use ridgeline_core::units::{Bytes, Flops};
 
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
 const STEPS: f64 = 400.0;
@@ -252,17 +253,7 @@ pub fn LinkRoofline(
                 <label>"D " <input type="text" size="7" aria-label="D" value=move || format!("{}", params.with(|p| p.d)) prop:value=move || format!("{}", params.with(|p| p.d)) on:input=move |ev| set("d", event_target_value(&ev)) /></label>
                 <label>"F " <input type="text" size="7" aria-label="F" value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f)) on:input=move |ev| set("f", event_target_value(&ev)) /></label>
             </div>
-            <div class="slider-row">
-                <label for="link-roofline-b">"Batch B"</label>
-                <input id="link-roofline-b" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
-                    } />
-                <output>{move || format!("B = {}", grouped(params.with(|p| p.b)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("link-roofline-b").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch B", LogScale::new(STEPS, move || (B_RANGE.0, B_RANGE.1), rounded), move || params.with(|p| p.b), "b", set, view! { <output>{move || format!("B = {}", grouped(params.with(|p| p.b)))}</output> })}
             <p>
                 "Compute: " <strong>{move || rows.with(|r| r.first().map(|r| seconds(r.analysis.t_math.0)).unwrap_or_default())}</strong>
                 " for the matmul; the weights are " {move || params.with(|p| ridgeline_core::format::si(2.0 * p.d * p.f, "B", 3))} " in bf16."

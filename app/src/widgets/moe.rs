@@ -11,6 +11,7 @@
 use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -21,7 +22,7 @@ use ridgeline_core::model::moe::{analyse, MoeAnalysis, MoeParams};
 
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// Range of the batch slider, in tokens.
 pub const TOKENS_RANGE: (f64, f64) = (16.0, 16_777_216.0);
@@ -340,14 +341,6 @@ pub fn Moe(
             {NumberField::new(key, aria, 6).class(format!("in-{key}")).on_change().view(move || params.with(get).to_string(), set)}
         }
     };
-    let tokens_pos = move || {
-        value_to_slider(
-            params.with(|p| p.params.tokens),
-            STEPS,
-            TOKENS_RANGE.0,
-            TOKENS_RANGE.1,
-        )
-    };
     let verdict = move || result.with(|a| a.as_ref().map(|a| a.verdict.text()).unwrap_or(""));
     let controls = view! {
         <div class="controls">
@@ -374,17 +367,7 @@ pub fn Moe(
     view! {
         <figure class="widget moe" data-widget="moe">
             {controls}
-            <div class="slider-row">
-                <label for="moe-tokens">"Tokens in the batch B"</label>
-                <input id="moe-tokens" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.params.tokens)))
-                    value=tokens_pos prop:value=tokens_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("tokens", format!("{}", slider_to_value(pos, STEPS, TOKENS_RANGE.0, TOKENS_RANGE.1).round()));
-                    } />
-                <output>{move || format!("B = {}", grouped(params.with(|p| p.params.tokens)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("moe-tokens").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.params.tokens)))).log_row("Tokens in the batch B", LogScale::new(STEPS, move || TOKENS_RANGE, rounded), move || params.with(|p| p.params.tokens), "tokens", set, view! { <output>{move || format!("B = {}", grouped(params.with(|p| p.params.tokens)))}</output> })}
             <Notice notice=notice />
             <dl class="times moe-results">
                 <div><dt>"parameters stored"</dt><dd data-total="">{show(|a| si(a.total_params, "", 3))}</dd></div>

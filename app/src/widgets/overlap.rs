@@ -9,6 +9,7 @@ use super::compare::{
 };
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -18,7 +19,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 /// D axis and slider range.
 pub const D_RANGE: (f64, f64) = (256.0, 1_048_576.0);
@@ -280,23 +281,7 @@ pub fn Overlap(
                     aria-label=move || params.with(|p| format!("compute and communication time against D; the marker is at D = {}", grouped(p.d)))
                 ></div>
             </div>
-            <div class="slider-row">
-                <label for="overlap-d">"Contracting dimension D"</label>
-                <input
-                    id="overlap-d"
-                    type="range"
-                    min="0"
-                    max=STEPS
-                    step="1"
-                    aria-valuetext=move || format!("D = {}", grouped(params.with(|p| p.d)))
-                    value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("d", format!("{}", slider_to_value(pos, STEPS, D_RANGE.0, D_RANGE.1).round()));
-                    }
-                />
-                <output>{move || format!("D = {}", grouped(params.with(|p| p.d)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("overlap-d").valuetext(move || format!("D = {}", grouped(params.with(|p| p.d)))).log_row("Contracting dimension D", LogScale::new(STEPS, move || (D_RANGE.0, D_RANGE.1), rounded), move || params.with(|p| p.d), "d", set, view! { <output>{move || format!("D = {}", grouped(params.with(|p| p.d)))}</output> })}
             <div class="timeline" aria-label="timeline of one step">
                 <div class="lane"><span class="lane-label">"compute"</span><span class="bar compute" style=move || bar(t(0), t(3))>{move || seconds(t(0))}</span></div>
                 <div class="lane"><span class="lane-label">"comms"</span><span class="bar comms" style=move || bar(t(1), t(3))>{move || seconds(t(1))}</span></div>

@@ -10,6 +10,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -22,7 +23,7 @@ use super::compare::{
 };
 use super::controls::{ici_chip, option};
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 /// Range of the batch slider, in tokens.
 pub const BATCH_RANGE: (f64, f64) = (1024.0, 67_108_864.0);
@@ -431,14 +432,6 @@ pub fn ParallelismLayout(
             step.set(s.clamp(0, n as isize - 1) as usize);
         }
     };
-    let batch_pos = move || {
-        value_to_slider(
-            params.with(|p| p.batch),
-            STEPS,
-            BATCH_RANGE.0,
-            BATCH_RANGE.1,
-        )
-    };
 
     view! {
         <figure class="widget parallelism-layout" data-widget="parallelism-layout">
@@ -462,17 +455,7 @@ pub fn ParallelismLayout(
                     {NumberField::new("tp", "tensor-parallel degree", 4).class("in-tp").on_change().disabled(move || params.with(|p| p.strategy != Strategy::FsdpTp)).view(move || params.with(|p| p.tensor.to_string()), set)}
                 </label>
             </div>
-            <div class="slider-row">
-                <label for="parallelism-layout-b">"Global batch B (tokens)"</label>
-                <input id="parallelism-layout-b" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    value=batch_pos prop:value=batch_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("b", format!("{}", slider_to_value(pos, STEPS, BATCH_RANGE.0, BATCH_RANGE.1).round()));
-                    } />
-                <output>{move || format!("B = {}", grouped(params.with(|p| p.batch)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("parallelism-layout-b").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))).log_row("Global batch B (tokens)", LogScale::new(STEPS, move || BATCH_RANGE, rounded), move || params.with(|p| p.batch), "b", set, view! { <output>{move || format!("B = {}", grouped(params.with(|p| p.batch)))}</output> })}
             <Notice notice=notice />
             <p class="mesh-line" data-mesh="">
                 {move || params.with(|p| {
@@ -489,11 +472,7 @@ pub fn ParallelismLayout(
             <div class="step-controls">
                 <button type="button" aria-label="previous step" on:click=move |_| go(-1)>"◀"</button>
                 <label for="parallelism-layout-step">"Step"</label>
-                <input id="parallelism-layout-step" type="range" min="0" step="1"
-                    max=move || total_steps().saturating_sub(1)
-                    value=clamp_step prop:value=clamp_step
-                    aria-valuetext=detail
-                    on:input=move |ev| step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0)) />
+                {Slider::new("0", move || (total_steps().saturating_sub(1)).to_string(), "1").id("parallelism-layout-step").valuetext(move || detail().to_string()).view(move || clamp_step().to_string(), move |v: String| step.set(v.parse::<usize>().unwrap_or(0)))}
                 <button type="button" aria-label="next step" on:click=move |_| go(1)>"▶"</button>
             </div>
             <p class="step-detail" data-step-detail="" aria-live="polite">{detail}</p>

@@ -7,6 +7,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -23,7 +24,7 @@ use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS}
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// The presets the profile offers (the reader's own models too: see [`profiled`]).
 pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
@@ -533,19 +534,8 @@ pub fn ProfileViewer(
                     " overlap communication with compute"
                 </label>
             </div>
-            <div class="slider-row">
-                <label for="profile-batch">"Global batch B"</label>
-                <input id="profile-batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) } prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let (lo, hi) = range();
-                        set("batch", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
-                    } />
-                {NumberField::new("batch", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set)}
-                <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span>
-            </div>
+            {Slider::positions(STEPS).id("profile-batch").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))).log_row("Global batch B", LogScale::new(STEPS, range, rounded), move || params.with(|p| p.batch), "batch", set, view! { {NumberField::new("batch", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set)}
+                <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span> })}
             <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=trace role="img"

@@ -6,6 +6,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::html::Div;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -21,7 +22,7 @@ use super::pointer::plot_x;
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// Smallest batch the slider reaches.
 pub const B_MIN: f64 = 1.0;
@@ -411,24 +412,7 @@ pub fn Roofline(
                     on:pointercancel=move |_| dragging.set(false)
                 ></div>
             </div>
-            <div class="slider-row">
-                <label for="roofline-b">"Batch B"</label>
-                <input
-                    id="roofline-b"
-                    type="range"
-                    min="0"
-                    max=STEPS
-                    step="1"
-                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let b = slider_to_value(pos, STEPS, B_MIN, B_MAX).round();
-                        set("b", format!("{b}"));
-                    }
-                />
-                {NumberField::new("b", "batch B", 9).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set)}
-            </div>
+            {Slider::positions(STEPS).id("roofline-b").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch B", LogScale::new(STEPS, move || (B_MIN, B_MAX), rounded), move || params.with(|p| p.b), "b", set, NumberField::new("b", "batch B", 9).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set))}
             <p class="verdict-line">
                 "At B = "
                 {move || grouped(params.with(|p| p.b))}

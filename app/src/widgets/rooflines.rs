@@ -11,6 +11,7 @@
 use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::NumberField;
 use super::controls::{number_field, Notice};
+use super::controls::{LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::sci;
@@ -22,7 +23,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::rooflines::{draw, RooflinesModel, VsRoof};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 /// The chart's drawing size (SVG user units) and least height.
 const SHAPE: Shape = Shape::new(760, 460, 420);
@@ -293,7 +294,6 @@ pub fn Rooflines(
         number_field(label, format!("tile side {key}"), 6, get, key, set)
     };
     let faster = move || params.with(|p| format!("{}", p.faster));
-    let i_pos = move || value_to_slider(params.with(|p| p.intensity), STEPS, I_RANGE.0, I_RANGE.1);
     let ridge = move |m: usize| {
         view_of.with(|v| {
             v.as_ref()
@@ -317,17 +317,7 @@ pub fn Rooflines(
                 </span>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="rooflines-i">"Algorithm 1's intensity"</label>
-                <input id="rooflines-i" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} FLOPs per byte", sci(params.with(|p| p.intensity), 3))
-                    value=i_pos prop:value=i_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("i", sci(slider_to_value(pos, STEPS, I_RANGE.0, I_RANGE.1), 3));
-                    } />
-                <output data-intensity="">{move || format!("I₁ = {}", sci(params.with(|p| p.intensity), 3))}</output>
-            </div>
+            {Slider::positions(STEPS).id("rooflines-i").valuetext(move || format!("{} FLOPs per byte", sci(params.with(|p| p.intensity), 3))).log_row("Algorithm 1's intensity", LogScale::new(STEPS, move || I_RANGE, |x| sci(x, 3)), move || params.with(|p| p.intensity), "i", set, view! { <output data-intensity="">{move || format!("I₁ = {}", sci(params.with(|p| p.intensity), 3))}</output> })}
     }
     .into_any();
     let numbers = view! {

@@ -9,6 +9,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -26,7 +27,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 const STEPS: f64 = 240.0;
 /// Points on the Pareto curve.
@@ -360,28 +361,8 @@ pub fn Serving(
                 </label>
                 {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="serving-seq">"Sequence length"</label>
-                <input id="serving-seq" class="seq" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
-                    } />
-                {NumberField::new("seq", "sequence length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set)}
-            </div>
-            <div class="slider-row">
-                <label for="serving-batch">"Batch"</label>
-                <input id="serving-batch" class="batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
-                    value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max()) prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, batch_max()).round()));
-                    } />
-                {NumberField::new("batch", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set)}
-            </div>
+            {Slider::positions(STEPS).id("serving-seq").class("seq").valuetext(move || format!("{} tokens", grouped(params.with(|p| p.seq)))).log_row("Sequence length", LogScale::new(STEPS, move || (SEQ_MIN, seq_max()), rounded), move || params.with(|p| p.seq), "seq", set, NumberField::new("seq", "sequence length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set))}
+            {Slider::positions(STEPS).id("serving-batch").class("batch").valuetext(move || format!("{} sequences", grouped(params.with(|p| p.batch)))).log_row("Batch", LogScale::new(STEPS, move || (1.0, batch_max()), rounded), move || params.with(|p| p.batch), "batch", set, NumberField::new("batch", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set))}
             <Notice notice=notice />
             <div class="plot" node_ref=pareto_frame.node style=pareto_frame.style()>
                 <div class="layer pareto" inner_html=move || pareto_chart().unwrap_or_default() role="img"

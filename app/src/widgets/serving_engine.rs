@@ -9,6 +9,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::serving_engine::{simulate, Batching, Layout, SimParams, SimReport};
@@ -17,7 +18,7 @@ use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving_engine::timeline_svg;
 use crate::charts::size::Frame;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// The arrival-rate slider's range, requests per second.
 pub const RATE_RANGE: (f64, f64) = (0.5, 200.0);
@@ -175,14 +176,6 @@ pub fn ServingEngine(
             })
         })
         .collect_view();
-    let rate_pos = move || {
-        value_to_slider(
-            params.with(|p| p.sim.arrival_rate),
-            STEPS,
-            RATE_RANGE.0,
-            RATE_RANGE.1,
-        )
-    };
     let rate_text = move || format!("{} requests/s", sci(params.with(|p| p.sim.arrival_rate), 3));
     let text = move |f: fn(&SimParams) -> String| move || params.with(|p| f(&p.sim));
 
@@ -207,18 +200,7 @@ pub fn ServingEngine(
                     {NumberField::new("cache", "prefix cache in tokens, 0 for none", 8).view(text(|s| format!("{}", s.prefix_cache_tokens)), set)}
                 </label>
             </div>
-            <div class="slider-row">
-                <label for="serving-engine-rate">"Arrival rate"</label>
-                <input id="serving-engine-rate" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=rate_text
-                    value=rate_pos prop:value=rate_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let r = slider_to_value(pos, STEPS, RATE_RANGE.0, RATE_RANGE.1);
-                        set("rate", sci(r, 3));
-                    } />
-                <output data-rate="">{rate_text}</output>
-            </div>
+            {Slider::positions(STEPS).id("serving-engine-rate").valuetext(move || rate_text().to_string()).log_row("Arrival rate", LogScale::new(STEPS, move || RATE_RANGE, |x| sci(x, 3)), move || params.with(|p| p.sim.arrival_rate), "rate", set, view! { <output data-rate="">{rate_text}</output> })}
             <div class="plot" node_ref=frame.node>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("what each replica did from {}: prefills in orange, decode steps in blue as tall as their batch is full", window())></div>

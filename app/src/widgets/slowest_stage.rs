@@ -12,6 +12,7 @@
 use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Slider;
 use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -411,13 +412,7 @@ pub fn SlowestStageWidget(
                 {text("batch", "Batch ", |p| p.batch.to_string())}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="slowest-stage-pieces">"Pieces streamed"</label>
-                <input id="slowest-stage-pieces" type="range" min="1" max="64" step="1"
-                    value=pieces prop:value=pieces
-                    on:input=move |ev| set("pieces", event_target_value(&ev)) />
-                <output data-pieces="">{pieces}</output>
-            </div>
+            {Slider::new("1", || "64".to_string(), "1").id("slowest-stage-pieces").row("Pieces streamed", move || pieces().to_string(), move |v: String| set("pieces", v), view! { <output data-pieces="">{pieces}</output> })}
     }
     .into_any();
     let numbers = view! {

@@ -10,6 +10,7 @@ use super::compare::{
 };
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -220,12 +221,10 @@ pub fn StrongScaling(
                     {NumberField::new("tokens", "tokens per step", 8).decimal().view(text(|p| p.tokens), set)}
                 </label>
                 <label>"Chips "
-                    <input type="range" min="0" max=MAX_LOG2.to_string() step="1" aria-label="chips, as a power of two"
-                        value=log2 prop:value=log2
-                        on:input=move |ev| {
-                            let k = event_target_value(&ev).parse::<u32>().unwrap_or(0).min(MAX_LOG2);
-                            set("chips", (1u32 << k).to_string());
-                        } />
+                    {Slider::new(0, || MAX_LOG2.to_string(), "1").aria("chips, as a power of two").view(move || log2().to_string(), move |v: String| {
+                        let k = v.parse::<u32>().unwrap_or(0).min(MAX_LOG2);
+                        set("chips", (1u32 << k).to_string());
+                    })}
                     <output data-chips="">{move || grouped(f64::from(params.with(|p| p.chips)))}</output>
                 </label>
                 {compare_picker(vs_options, vs_id, set)}

@@ -5,6 +5,7 @@
 //! [`ridgeline_core::hardware::systolic::run`].
 
 use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::grouped;
 use ridgeline_core::hardware::systolic::{run, Frame, Phase, SystolicParams, SystolicRun};
@@ -228,9 +229,7 @@ pub fn Systolic(
                        get: fn(&SystolicWidgetParams) -> u32| {
         view! {
             <label>{label}
-                <input type="range" min="1" max=max.to_string() step="1"
-                    value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
-                    on:input=move |ev| set(key, event_target_value(&ev)) />
+                {Slider::new("1", move || max.to_string().to_string(), "1").view(move || (params.with(get).to_string()).to_string(), move |v: String| set(key, v))}
                 <output>{move || params.with(get).to_string()}</output>
             </label>
         }

@@ -9,6 +9,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -29,7 +30,7 @@ use crate::charts::svg;
 use crate::charts::training::{
     draw_memory, draw_operating_point, draw_roofline, CommsLine, SecondChip, TrainingModel,
 };
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 use ridgeline_core::dtype::Dtype;
 
 /// Slider positions for the batch.
@@ -670,18 +671,7 @@ pub fn TrainingRoofline(
                 <div class="layer overlay" inner_html=point role="img"
                     aria-label=move || format!("training roofline; at this batch the selected strategy is {}", verdict())></div>
             </div>
-            <div class="slider-row">
-                <label for="training-roofline-b">"Global batch B"</label>
-                <input id="training-roofline-b" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) } prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let (lo, hi) = range();
-                        set("b", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
-                    } />
-                {NumberField::new("b", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set)}
-            </div>
+            {Slider::positions(STEPS).id("training-roofline-b").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))).log_row("Global batch B", LogScale::new(STEPS, range, rounded), move || params.with(|p| p.batch), "b", set, NumberField::new("b", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set))}
             <p class="verdict-line">
                 "At B = " {move || grouped(params.with(|p| p.batch))} " tokens ("
                 {move || analysis.with(|a| a.as_ref().map(|a| grouped(a.selected.tokens_per_chip)).unwrap_or_default())}

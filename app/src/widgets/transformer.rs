@@ -6,6 +6,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -26,7 +27,7 @@ use crate::charts::svg;
 use crate::charts::transformer::{
     billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
 };
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short, slider_to_value};
 
 /// Slider positions for the sequence length.
 pub const STEPS: f64 = 300.0;
@@ -461,17 +462,7 @@ pub fn Transformer(
             <div class="layer overlay" inner_html=marker role="img"
                 aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></div>
         </div>
-        <div class="slider-row">
-            <label for="transformer-seq">"Sequence length T"</label>
-            <input id="transformer-seq" type="range" min="0" max=STEPS step="1"
-                aria-valuetext=move || format!("T = {}", grouped(params.with(|p| p.seq)))
-                value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1)
-                on:input=move |ev| {
-                    let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                    set("seq", format!("{}", slider_to_value(pos, STEPS, T_RANGE.0, T_RANGE.1).round()));
-                } />
-            <output>{move || format!("T = {}", grouped(params.with(|p| p.seq)))}</output>
-        </div>
+        {Slider::positions(STEPS).id("transformer-seq").valuetext(move || format!("T = {}", grouped(params.with(|p| p.seq)))).log_row("Sequence length T", LogScale::new(STEPS, move || (T_RANGE.0, T_RANGE.1), rounded), move || params.with(|p| p.seq), "seq", set, view! { <output>{move || format!("T = {}", grouped(params.with(|p| p.seq)))}</output> })}
         <p class="split" data-split="">
             {move || params.with(|p| {
                 let (mlp, proj, att) = p.split();

@@ -12,6 +12,7 @@
 
 use super::controls::Notice;
 use super::controls::NumberField;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -335,23 +336,10 @@ pub fn WeightStationaryWidget(
                     {NumberField::new("b", "batch B (tokens)", 7).view(batch, set)}
                 </label>
             </div>
-            <div class="slider-row">
-                <label for="weight-stationary-n">"Chips N"</label>
-                <input
-                    id="weight-stationary-n"
-                    type="range"
-                    min="1"
-                    max=MAX_LOG2
-                    step="1"
-                    aria-valuetext=move || format!("N = {}", chips())
-                    value=log2 prop:value=log2
-                    on:input=move |ev| {
-                        let k = event_target_value(&ev).parse::<u32>().unwrap_or(1).clamp(1, MAX_LOG2);
-                        set("n", format!("{}", 1u64 << k));
-                    }
-                />
-                <output data-chips="">{move || format!("N = {}", chips())}</output>
-            </div>
+            {Slider::new(1, || MAX_LOG2.to_string(), "1").id("weight-stationary-n").valuetext(move || format!("N = {}", chips())).row("Chips N", move || log2().to_string(), move |v: String| {
+                    let k = v.parse::<u32>().unwrap_or(1).clamp(1, MAX_LOG2);
+                    set("n", format!("{}", 1u64 << k));
+                }, view! { <output data-chips="">{move || format!("N = {}", chips())}</output> })}
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("communication per layer against chips for 1D and 2D weight-stationary sharding; the marker is at N = {}", chips())></div>
