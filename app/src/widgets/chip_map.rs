@@ -337,15 +337,12 @@ pub fn ChipMapWidget(
             view! { {own}{extra} }.into_any()
         })
     };
-    let chip_options = super::controls::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let chip_name = move || params.with(|p| p.chip.name);
     let bytes_text = move || format!("{}", params.with(|p| p.bytes));
     view! {
         <figure class="widget chip-map" data-widget="chip-map">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Array to move (bytes) "
                     {NumberField::new("bytes", "array size in bytes", 8).decimal().view(bytes_text, set)}
                 </label>

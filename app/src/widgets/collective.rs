@@ -476,8 +476,6 @@ pub fn CollectivePlayer(
             })
         })
         .collect_view();
-    let chip_options =
-        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
 
@@ -494,9 +492,7 @@ pub fn CollectivePlayer(
                     <input type="checkbox" prop:checked=move || params.with(|p| p.wrap) on:change=move |ev| set("wrap", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
                     " wraparound link"
                 </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <p class="muted">{move || playback.with(|pb| format!("{} — the step a sharded matmul {} needs.", COLLECTIVES[params.with_untracked(|p| p.which)].1, pb.plan.summary()))}</p>

@@ -415,10 +415,6 @@ pub fn CollectiveMatmulWidget(
             .into_any()
         })
     };
-    let chip_options = super::controls::chip_options(
-        |c| Network::ici(c).is_ok(),
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(|c| Network::ici(c).is_ok(), vs_id);
     let field = move |key: &'static str, label: &'static str, aria: &'static str, idx: usize| {
@@ -444,9 +440,7 @@ pub fn CollectiveMatmulWidget(
     };
     let controls = view! {
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| Network::ici(c).is_ok(), move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Sharding "
                     <select prop:value=move || params.with(|p| p.case.id()) on:change=move |ev| set("case", event_target_value(&ev))>{case_options}</select>
                 </label>

@@ -218,8 +218,6 @@ pub fn CollectiveSize(
             cost(Collective::AllGather, Bytes(p.v), &[m.axis], &m.network).ok()
         })
     });
-    let chip_options =
-        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let sizes = [2u32, 4, 8, 16, 32, 64].map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.n.to_string())
@@ -229,9 +227,7 @@ pub fn CollectiveSize(
     view! {
         <figure class="widget collective-size" data-widget="collective-size">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Devices on the axis "
                     <select prop:value=move || params.with(|p| p.n.to_string()) on:change=move |ev| set("n", event_target_value(&ev))>{sizes}</select>
                 </label>

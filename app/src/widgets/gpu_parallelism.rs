@@ -341,8 +341,6 @@ pub fn GpuParallelism(
     let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = gpu_options(vs_id);
-    let model_picks =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let link_options = [Scope::Network, Scope::Node]
         .map(|s| {
             let label = match s {
@@ -434,7 +432,7 @@ pub fn GpuParallelism(
         <figure class="widget gpu-parallelism" data-widget="gpu-parallelism">
             <div class="controls">
                 <label>"GPU "<select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select></label>
-                <label>"Model "<select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_picks}</select></label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
                 <label>"Batch (tokens) "{number("batch", "global batch in tokens", |p| grouped(p.batch))}</label>
                 <label>"Data-parallel replicas "{number("dp", "data-parallel replicas", |p| p.dp.to_string())}</label>
                 <label>"Stages "{range("stages", MAX_STAGES, |p| p.stages)}</label>

@@ -327,11 +327,6 @@ pub fn InferenceRoofline(
             }
         })
     };
-
-    let model_options =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let dtype_options = |_| {
         [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
             .map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())))
@@ -361,12 +356,8 @@ pub fn InferenceRoofline(
     view! {
         <figure class="widget inference-roofline" data-widget="inference-roofline">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Weights and KV "
                     <select prop:value=move || params.with(|p| p.weight.name()) on:change=move |ev| set("weight", event_target_value(&ev))>{dtype_options(())}</select>
                 </label>

@@ -242,8 +242,6 @@ pub fn KvCacheCalc(
         cache.with(|c| c.as_ref().map(|c| si(f(c), "B", 3)).unwrap_or_default())
     };
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
-    let model_options =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
     let dtype_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
     let rows = move || {
@@ -280,9 +278,7 @@ pub fn KvCacheCalc(
     view! {
         <figure class="widget kv-cache" data-widget="kv-cache">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
                 <label>"Attention "
                     <select prop:value=move || params.with(|p| p.variant.name()) on:change=move |ev| set("variant", event_target_value(&ev))>{variant_options}</select>
                 </label>

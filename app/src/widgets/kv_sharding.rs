@@ -197,9 +197,6 @@ pub fn KvSharding(
                 })
         })
     };
-    let chip_options = super::controls::chip_options(super::controls::has_ici, move || {
-        params.with(|p| p.p.chip.clone())
-    });
     type Size = (
         &'static str,
         &'static str,
@@ -240,10 +237,7 @@ pub fn KvSharding(
     view! {
         <figure class="widget kv-sharding" data-widget="kv-sharding">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.p.chip.clone())
-                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.p.chip.clone()).to_string(), set)}
                 {sizes}
                 {compare_picker(super::controls::chip_options(super::controls::has_ici, vs_id), vs_id, set)}
             </div>

@@ -304,8 +304,6 @@ pub fn LayerDiagram(
     let vs_name = move || params.with(|p| p.vs.map_or("", |m| m.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let vs_options = super::controls::model_options(diagrammed, vs_id);
-    let model_options =
-        super::controls::model_options(diagrammed, move || params.with(|p| p.model.id));
     let dtype_options = Dtype::ALL
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())))
         .collect_view();
@@ -440,9 +438,7 @@ pub fn LayerDiagram(
     // The controls are typed apart from the figure (one view type would be too deep).
     let controls = view! {
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", diagrammed, move || params.with(|p| p.model.id).to_string(), set)}
                 <label>"Sequences " {text_input("batch", "sequences in the batch", |p| p.batch)}</label>
                 <label>"Tokens each " {text_input("seq", "tokens per sequence", |p| p.seq)}</label>
                 <label>"Format "

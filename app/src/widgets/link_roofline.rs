@@ -206,10 +206,6 @@ pub fn LinkRoofline(
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(|c| c.vendor == Vendor::Google, vs_id);
     let vs_name = move || params.with(|p| p.vs.map(|c| c.name));
-    let chip_options = super::controls::chip_options(
-        |c| c.vendor == Vendor::Google,
-        move || params.with(|p| p.chip.id),
-    );
     let table = move || {
         let rows = rows.get();
         let longest = rows.iter().map(|r| r.analysis.lower.0).fold(0.0, f64::max);
@@ -246,9 +242,7 @@ pub fn LinkRoofline(
     view! {
         <figure class="widget link-roofline" data-widget="link-roofline">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.vendor == Vendor::Google, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
                 <label>"D " <input type="text" size="7" aria-label="D" value=move || format!("{}", params.with(|p| p.d)) prop:value=move || format!("{}", params.with(|p| p.d)) on:input=move |ev| set("d", event_target_value(&ev)) /></label>
                 <label>"F " <input type="text" size="7" aria-label="F" value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f)) on:input=move |ev| set("f", event_target_value(&ev)) /></label>

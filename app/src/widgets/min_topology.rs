@@ -182,19 +182,11 @@ pub fn MinTopology(
             })
             .collect_view()
     };
-    let model_options =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     view! {
         <figure class="widget min-topology" data-widget="min-topology">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
                 <label>"KV cache length "
                     {NumberField::new("seq", "KV cache length in tokens", 7).view(move || format!("{}", params.with(|p| p.seq)), set)}

@@ -308,13 +308,6 @@ pub fn Moe(
     let show = move |f: fn(&MoeAnalysis) -> String| {
         move || result.with(|a| a.as_ref().map(f).unwrap_or_default())
     };
-    let model_options = super::controls::model_options(
-        |m| m.config.moe.is_some(),
-        move || params.with(|p| p.preset),
-    );
-    let chip_options = super::controls::chip_options(super::controls::has_ici, move || {
-        params.with(|p| p.params.chip.id)
-    });
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let vs_options = super::controls::model_options(|m| m.config.moe.is_some(), vs_id);
     let vs_line = move || {
@@ -344,12 +337,8 @@ pub fn Moe(
     let verdict = move || result.with(|a| a.as_ref().map(|a| a.verdict.text()).unwrap_or(""));
     let controls = view! {
         <div class="controls">
-            <label>"Model "
-                <select prop:value=move || params.with(|p| p.preset) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-            </label>
-            <label>"Chip "
-                <select prop:value=move || params.with(|p| p.params.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-            </label>
+            {super::controls::model_picker("Model ", |m| m.config.moe.is_some(), move || params.with(|p| p.preset).to_string(), set)}
+            {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.params.chip.id).to_string(), set)}
             <label>"Weights "
                 <select prop:value=move || params.with(|p| p.params.weight.name()) on:change=move |ev| set("weight", event_target_value(&ev))>{weight_options}</select>
             </label>

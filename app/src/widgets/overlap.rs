@@ -237,8 +237,6 @@ pub fn Overlap(
             })
         })
     };
-    let chip_options =
-        super::controls::chip_options(|c| link_of(c).is_some(), move || params.with(|p| p.chip.id));
     let bar = |t: f64, total: f64| format!("width: {:.1}%", (100.0 * t / total).clamp(0.5, 100.0));
     let t = move |i: usize| {
         times.with(|t| {
@@ -250,15 +248,7 @@ pub fn Overlap(
     view! {
         <figure class="widget overlap" data-widget="overlap">
             <div class="controls">
-                <label>
-                    "Chip "
-                    <select
-                        prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))
-                    >
-                        {chip_options}
-                    </select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| link_of(c).is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>
                     "B "
                     {NumberField::new("b", "batch B", 8).view(move || format!("{}", params.with(|p| p.b)), set)}

@@ -195,8 +195,6 @@ pub fn OverlapTimeline(
     let shown = move |f: fn(&OverlapReport) -> String| {
         move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
-    let chip_options =
-        super::controls::chip_options(runs_on, move || params.with(|p| p.p.chip.clone()));
     let y_options = Y_CHOICES
         .iter()
         .map(|&y| {
@@ -243,10 +241,7 @@ pub fn OverlapTimeline(
     view! {
         <figure class="widget overlap-timeline" data-widget="overlap-timeline">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.p.chip.clone())
-                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", runs_on, move || params.with(|p| p.p.chip.clone()).to_string(), set)}
                 <label>"Y "
                     <select prop:value=move || params.with(|p| format!("{}", p.p.y))
                         on:change=move |ev| set("y", event_target_value(&ev))>{y_options}</select>

@@ -316,10 +316,6 @@ pub fn ParallelismLayout(
             })
         })
         .collect_view();
-    let model_options =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     let vs_verdict = move || {
@@ -439,12 +435,8 @@ pub fn ParallelismLayout(
                 <label>"Strategy "
                     <select prop:value=move || params.with(|p| p.strategy.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{strategy_options}</select>
                 </label>
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls">

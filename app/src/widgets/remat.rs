@@ -224,11 +224,6 @@ pub fn Remat(
     let chart = move || params.with(|p| p.chart_svg(frame.get()));
     let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
     let chosen = move || params.with(|p| p.chosen());
-
-    let model_options =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let vs_options = super::controls::model_options(super::controls::any, vs_id);
     let vs_line = move || {
@@ -282,12 +277,8 @@ pub fn Remat(
     view! {
         <figure class="widget remat" data-widget="remat">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Policy "
                     <select class="remat-policy" prop:value=move || params.with(|p| p.policy.name()) on:change=move |ev| set("policy", event_target_value(&ev))>{policy_options}</select>
                 </label>

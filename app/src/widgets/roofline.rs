@@ -297,9 +297,6 @@ pub fn Roofline(
             .clamp(B_MIN, B_MAX);
         set("b", format!("{b}"));
     };
-
-    let chip_options =
-        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let kind_options = OpKind::ALL
         .into_iter()
         .map(|k| option(k.name(), k.label(), move || params.with(|p| p.kind.name())))
@@ -323,15 +320,7 @@ pub fn Roofline(
     view! {
         <figure class="widget roofline" data-widget="roofline">
             <div class="controls">
-                <label>
-                    "Chip "
-                    <select
-                        prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))
-                    >
-                        {chip_options}
-                    </select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>
                     "Operation "
                     <select

@@ -270,10 +270,6 @@ pub fn Rooflines(
             </td>
         }
     };
-    let chip_options = super::controls::chip_options(
-        |c| c.peak(Dtype::Bf16).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(|c| c.peak(Dtype::Bf16).is_some(), vs_id);
     let vs_verdict = move || {
@@ -303,9 +299,7 @@ pub fn Rooflines(
     };
     let controls = view! {
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.peak(Dtype::Bf16).is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Memory 2 is "
                     {NumberField::new("faster", "memory 2 bandwidth as a multiple of HBM", 4).decimal().view(faster, set)}
                     "× HBM"

@@ -317,11 +317,6 @@ pub fn Serving(
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
     let batch_max =
         move || view_data.with(|v| v.as_ref().map(|v| v.max_batch.max(2) as f64).unwrap_or(2.0));
-
-    let model_options =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let count_options = CHIP_COUNTS.map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.chips.to_string())
@@ -344,12 +339,8 @@ pub fn Serving(
     view! {
         <figure class="widget serving" data-widget="serving">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Chips "
                     <select class="chips" prop:value=move || params.with(|p| p.chips.to_string()) on:change=move |ev| set("chips", event_target_value(&ev))>{count_options}</select>
                 </label>

@@ -287,9 +287,6 @@ pub fn Sharding(
             })
         })
     };
-
-    let chip_options =
-        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let preset_options = PRESETS
         .iter()
         .map(|(label, spec)| view! { <option value=*spec>{*label}</option> })
@@ -340,12 +337,7 @@ pub fn Sharding(
                         {preset_options}
                     </select>
                 </label>
-                <label>
-                    "Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>
-                        {chip_options}
-                    </select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls stacked">

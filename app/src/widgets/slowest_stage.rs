@@ -378,9 +378,6 @@ pub fn SlowestStageWidget(
                 .into_any()
         })
     };
-    let chip_options = super::controls::chip_options(super::controls::is_tpu, move || {
-        params.with(|p| p.slice.chip.id)
-    });
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(super::controls::is_tpu, vs_id);
     let dtype_text = move || {
@@ -401,9 +398,7 @@ pub fn SlowestStageWidget(
     let pieces = move || params.with(|p| p.pieces.to_string());
     let controls = view! {
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.slice.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::is_tpu, move || params.with(|p| p.slice.chip.id).to_string(), set)}
                 {text("slice", "Slice ", |p| p.shape_text())}
                 {text("side", "Matrix side ", |p| p.side.to_string())}
                 <label>"Weights "

@@ -388,7 +388,6 @@ pub fn Streaming(
                 .into_any()
         })
     };
-    let chip_options = super::controls::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let op_options = [("elementwise", "elementwise product"), ("matmul", "matmul")]
         .into_iter()
         .map(|(v, l)| {
@@ -428,9 +427,7 @@ pub fn Streaming(
     view! {
         <figure class="widget streaming" data-widget="streaming">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Operation "
                     <select prop:value=move || if is_matmul() { "matmul" } else { "elementwise" } on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>

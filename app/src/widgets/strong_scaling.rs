@@ -205,15 +205,11 @@ pub fn StrongScaling(
     };
     let show = move |f: fn(&ScalingRow) -> String| move || row().map(|r| f(&r)).unwrap_or_default();
     let log2 = move || params.with(|p| p.chips.trailing_zeros()).to_string();
-    let chip_options =
-        super::controls::chip_options(super::controls::is_tpu, move || params.with(|p| p.chip.id));
     let text = move |get: fn(&ScalingParams) -> f64| move || format!("{}", params.with(get));
     view! {
         <figure class="widget strong-scaling" data-widget="strong-scaling">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Parameters "
                     {NumberField::new("params", "parameters", 7).decimal().view(text(|p| p.params), set)}
                 </label>

@@ -210,10 +210,6 @@ pub fn Torus(
         }
     };
     let slice = Memo::new(move |_| params.with(|p| p.slice().ok()));
-    let chip_options = super::controls::chip_options(
-        |c| c.vendor == Vendor::Google,
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(is_tpu, vs_id);
 
@@ -289,9 +285,7 @@ pub fn Torus(
     view! {
         <figure class="widget torus" data-widget="torus">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.vendor == Vendor::Google, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Slice "
                     <input type="text" size="9" aria-label="slice shape" value=move || shape_text.get() prop:value=move || shape_text.get()
                         on:change=move |ev| set("shape", event_target_value(&ev)) />

@@ -371,12 +371,6 @@ pub fn TrainingPlanner(
             })
         }
     };
-    let model_options = super::controls::model_options(
-        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
-        move || params.with(|p| p.model.id),
-    );
-    let chip_options =
-        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = [PlanChoice::FsdpTp, PlanChoice::Fsdp, PlanChoice::Best]
         .map(|c| {
             option(c.name(), c.label(), move || {
@@ -402,12 +396,8 @@ pub fn TrainingPlanner(
     view! {
         <figure class="widget training-planner" data-widget="training-planner">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG), move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Chips per slice ("<code>"pod"</code>" = full pod) "
                     {text_input("slice", "chips per slice, or pod", 6, |p| p.slice.map_or("pod".into(), |n| n.to_string()))}
                 </label>

@@ -585,10 +585,6 @@ pub fn TrainingRoofline(
                 .unwrap_or("communication-bound")
         })
     };
-    let model_options =
-        super::controls::model_options(super::controls::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = Choice::ALL
         .map(|c| {
             option(c.name(), c.scheme().label(), move || {
@@ -650,12 +646,8 @@ pub fn TrainingRoofline(
     view! {
         <figure class="widget training-roofline" data-widget="training-roofline">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Mesh "
                     <input type="text" size="10" class="mesh-text" aria-label="mesh axis sizes, like 16x16x16"
                         value=move || params.with(|p| mesh_text(&p.mesh)) prop:value=move || params.with(|p| mesh_text(&p.mesh))

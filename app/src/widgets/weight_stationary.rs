@@ -280,10 +280,6 @@ pub fn WeightStationaryWidget(
         {option(BOOK, "The book's F = 4D (D = 8192)", mlp_id)}
         {super::controls::model_options(dense, mlp_id)}
     };
-    let chip_options = super::controls::chip_options(
-        |c| c.interconnect().is_some(),
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", Mlp::id));
     let vs_options = view! {
         {option(BOOK, "The book's F = 4D (D = 8192)", vs_id)}
@@ -321,15 +317,7 @@ pub fn WeightStationaryWidget(
                         {model_options}
                     </select>
                 </label>
-                <label>
-                    "Chip "
-                    <select
-                        prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))
-                    >
-                        {chip_options}
-                    </select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.interconnect().is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
                 <label>
                     "B "

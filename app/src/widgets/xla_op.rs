@@ -252,8 +252,6 @@ pub fn XlaOp(
         .map(|(label, line)| option(*line, *label, chosen))
         .chain(std::iter::once(option("custom", "your own line", chosen)))
         .collect_view();
-    let chip_options =
-        super::controls::chip_options(super::controls::any, move || params.with(|p| p.chip.id));
     let compute_options = COMPUTE
         .iter()
         .map(|d| {
@@ -308,10 +306,7 @@ pub fn XlaOp(
                         if v != "custom" { set("op", v) }
                     }>{example_options}</select>
                 </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"FLOPs in "
                     <select prop:value=move || params.with(|p| p.compute.name())
                         on:change=move |ev| set("compute", event_target_value(&ev))>{compute_options}</select>
