@@ -343,9 +343,7 @@ pub fn ChipMapWidget(
         <figure class="widget chip-map" data-widget="chip-map">
             <div class="controls">
                 {super::controls::chip_picker("Chip ", is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
-                <label>"Array to move (bytes) "
-                    {NumberField::new("bytes", "array size in bytes", 8).decimal().view(bytes_text, set)}
-                </label>
+                {NumberField::new("bytes", "array size in bytes", 8).decimal().label("Array to move (bytes) ").view(bytes_text, set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="chip-diagram" role="group" aria-label="the parts of the chip; choose one to see its figures">

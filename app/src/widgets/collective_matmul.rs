@@ -446,9 +446,7 @@ pub fn CollectiveMatmulWidget(
                 </label>
                 {field("i", "I ", "rows of A, I", 0)}
                 {field("j", "J ", "contracting dimension J", 1)}
-                <label>"K "
-                    {NumberField::new("k", "", 7).aria_with(move || k_label().to_string()).view(move || params.with(|p| p.ijk[2].to_string()), set)}
-                </label>
+                {NumberField::new("k", "", 7).aria_with(move || k_label().to_string()).label("K ").view(move || params.with(|p| p.ijk[2].to_string()), set)}
                 <label>
                     <input type="checkbox" checked=move || params.with(|p| p.bidirectional) prop:checked=move || params.with(|p| p.bidirectional)
                         on:change=move |ev| set("bidi", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />

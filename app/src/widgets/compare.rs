@@ -46,7 +46,7 @@ pub fn vs_model(value: &str) -> Result<Option<&'static ModelPreset>, String> {
 }
 
 /// The “Compare with” picker: “nothing” first, then `options` (the widget's
-/// own [`chip_options`] or [`model_options`] with `chosen` as their choice).
+/// own [`chip_options`](super::controls::chip_options) or [`model_options`](super::controls::model_options) with `chosen` as their choice).
 /// `chosen` is the compared id, or `""` for nothing; a change goes to
 /// `set(VS, id)`. Tests find it by its `data-vs` attribute.
 pub fn compare_picker(

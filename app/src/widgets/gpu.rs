@@ -431,9 +431,7 @@ pub fn Gpu(
                 <label>"Collective "
                     <select prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>
-                <label>"Array size (bytes) "
-                    {NumberField::new("bytes", "array size in bytes", 8).class("bytes-text").view(move || format!("{}", params.with(|p| p.bytes)), set)}
-                </label>
+                {NumberField::new("bytes", "array size in bytes", 8).class("bytes-text").label("Array size (bytes) ").view(move || format!("{}", params.with(|p| p.bytes)), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             {Slider::new("0", || "16".to_string(), "1").id("gpu-count").valuetext(move || format!("{} GPUs", grouped(params.with(|p| p.gpus as f64)))).row("GPUs", move || log2().to_string(), move |v: String| {

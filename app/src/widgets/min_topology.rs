@@ -188,9 +188,7 @@ pub fn MinTopology(
                 {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
                 {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
-                <label>"KV cache length "
-                    {NumberField::new("seq", "KV cache length in tokens", 7).view(move || format!("{}", params.with(|p| p.seq)), set)}
-                </label>
+                {NumberField::new("seq", "KV cache length in tokens", 7).label("KV cache length ").view(move || format!("{}", params.with(|p| p.seq)), set)}
             </div>
             <div class="table-scroll" tabindex="0">
                 <table>

@@ -249,14 +249,8 @@ pub fn Overlap(
         <figure class="widget overlap" data-widget="overlap">
             <div class="controls">
                 {super::controls::chip_picker("Chip ", |c| link_of(c).is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
-                <label>
-                    "B "
-                    {NumberField::new("b", "batch B", 8).view(move || format!("{}", params.with(|p| p.b)), set)}
-                </label>
-                <label>
-                    "F "
-                    {NumberField::new("f", "output features F", 8).view(move || format!("{}", params.with(|p| p.f)), set)}
-                </label>
+                {NumberField::new("b", "batch B", 8).label("B ").view(move || format!("{}", params.with(|p| p.b)), set)}
+                {NumberField::new("f", "output features F", 8).label("F ").view(move || format!("{}", params.with(|p| p.f)), set)}
                 {compare_picker(vs_options, vs_id, set)}
                 <span class="link-note">
                     {move || params.with(|p| link_of(p.chip).map(|(name, w)| format!("link: {name}, {} B/s", sci(w, 3))))}

@@ -440,12 +440,8 @@ pub fn ParallelismLayout(
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls">
-                <label>"Chips "
-                    {NumberField::new("chips", "number of chips", 6).class("in-chips").on_change().view(move || params.with(|p| p.chips.to_string()), set)}
-                </label>
-                <label>"Tensor degree Y (FSDP + tensor) "
-                    {NumberField::new("tp", "tensor-parallel degree", 4).class("in-tp").on_change().disabled(move || params.with(|p| p.strategy != Strategy::FsdpTp)).view(move || params.with(|p| p.tensor.to_string()), set)}
-                </label>
+                {NumberField::new("chips", "number of chips", 6).class("in-chips").on_change().label("Chips ").view(move || params.with(|p| p.chips.to_string()), set)}
+                {NumberField::new("tp", "tensor-parallel degree", 4).class("in-tp").on_change().disabled(move || params.with(|p| p.strategy != Strategy::FsdpTp)).label("Tensor degree Y (FSDP + tensor) ").view(move || params.with(|p| p.tensor.to_string()), set)}
             </div>
             {Slider::positions(STEPS).id("parallelism-layout-b").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))).log_row("Global batch B (tokens)", LogScale::new(STEPS, move || BATCH_RANGE, rounded), move || params.with(|p| p.batch), "b", set, view! { <output>{move || format!("B = {}", grouped(params.with(|p| p.batch)))}</output> })}
             <Notice notice=notice />

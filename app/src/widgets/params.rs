@@ -2,7 +2,7 @@
 //! chapter's directive and the page URL may set, each value validated),
 //! [`WidgetState`] (the mounted widget's last valid parameters and its
 //! notice), the reading and writing of `?widget.key=value`, and the checks
-//! every widget's tests share ([`testing`]).
+//! every widget's tests share (`testing`, compiled for tests only).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

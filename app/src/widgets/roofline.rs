@@ -359,14 +359,8 @@ pub fn Roofline(
                             }}
                         </select>
                     </label>
-                    <label>
-                        "D "
-                        {NumberField::new("d", "contracting dimension D", 8).view(move || format!("{}", params.with(|p| p.d)), set)}
-                    </label>
-                    <label>
-                        "F "
-                        {NumberField::new("f", "output features F", 8).view(move || format!("{}", params.with(|p| p.f)), set)}
-                    </label>
+                    {NumberField::new("d", "contracting dimension D", 8).label("D ").view(move || format!("{}", params.with(|p| p.d)), set)}
+                    {NumberField::new("f", "output features F", 8).label("F ").view(move || format!("{}", params.with(|p| p.f)), set)}
                 </Show>
                 {compare_picker(vs_options, vs_id, set)}
             </div>

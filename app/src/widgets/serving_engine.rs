@@ -190,15 +190,9 @@ pub fn ServingEngine(
                     <select prop:value=move || params.with(|p| p.sim.batching.name())
                         on:change=move |ev| set("batching", event_target_value(&ev))>{batching_options}</select>
                 </label>
-                <label>"Requests "
-                    {NumberField::new("requests", "requests simulated", 6).view(text(|s| format!("{}", s.requests)), set)}
-                </label>
-                <label>"Longest answer "
-                    {NumberField::new("output", "longest answer in tokens", 6).view(text(|s| format!("{}", s.output_max)), set)}
-                </label>
-                <label>"Prefix cache (tokens) "
-                    {NumberField::new("cache", "prefix cache in tokens, 0 for none", 8).view(text(|s| format!("{}", s.prefix_cache_tokens)), set)}
-                </label>
+                {NumberField::new("requests", "requests simulated", 6).label("Requests ").view(text(|s| format!("{}", s.requests)), set)}
+                {NumberField::new("output", "longest answer in tokens", 6).label("Longest answer ").view(text(|s| format!("{}", s.output_max)), set)}
+                {NumberField::new("cache", "prefix cache in tokens, 0 for none", 8).label("Prefix cache (tokens) ").view(text(|s| format!("{}", s.prefix_cache_tokens)), set)}
             </div>
             {Slider::positions(STEPS).id("serving-engine-rate").valuetext(move || rate_text().to_string()).log_row("Arrival rate", LogScale::new(STEPS, move || RATE_RANGE, |x| sci(x, 3)), move || params.with(|p| p.sim.arrival_rate), "rate", set, view! { <output data-rate="">{rate_text}</output> })}
             <div class="plot" node_ref=frame.node>

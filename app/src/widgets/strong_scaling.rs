@@ -210,12 +210,8 @@ pub fn StrongScaling(
         <figure class="widget strong-scaling" data-widget="strong-scaling">
             <div class="controls">
                 {super::controls::chip_picker("Chip ", super::controls::is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
-                <label>"Parameters "
-                    {NumberField::new("params", "parameters", 7).decimal().view(text(|p| p.params), set)}
-                </label>
-                <label>"Tokens per step "
-                    {NumberField::new("tokens", "tokens per step", 8).decimal().view(text(|p| p.tokens), set)}
-                </label>
+                {NumberField::new("params", "parameters", 7).decimal().label("Parameters ").view(text(|p| p.params), set)}
+                {NumberField::new("tokens", "tokens per step", 8).decimal().label("Tokens per step ").view(text(|p| p.tokens), set)}
                 <label>"Chips "
                     {Slider::new(0, || MAX_LOG2.to_string(), "1").aria("chips, as a power of two").view(move || log2().to_string(), move |v: String| {
                         let k = v.parse::<u32>().unwrap_or(0).min(MAX_LOG2);

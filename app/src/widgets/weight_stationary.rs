@@ -319,10 +319,7 @@ pub fn WeightStationaryWidget(
                 </label>
                 {super::controls::chip_picker("Chip ", |c| c.interconnect().is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
-                <label>
-                    "B "
-                    {NumberField::new("b", "batch B (tokens)", 7).view(batch, set)}
-                </label>
+                {NumberField::new("b", "batch B (tokens)", 7).label("B ").view(batch, set)}
             </div>
             {Slider::new(1, || MAX_LOG2.to_string(), "1").id("weight-stationary-n").valuetext(move || format!("N = {}", chips())).row("Chips N", move || log2().to_string(), move |v: String| {
                     let k = v.parse::<u32>().unwrap_or(1).clamp(1, MAX_LOG2);

@@ -327,9 +327,7 @@ pub fn Zero(
                 <label>"Stage "
                     <select class="zero-stage" prop:value=move || params.with(|p| p.stage.number().to_string()) on:change=move |ev| set("stage", event_target_value(&ev))>{stage_options}</select>
                 </label>
-                <label>"Data-parallel chips "
-                    {NumberField::new("chips", "data-parallel chips", 8).class("zero-chips").on_change().view(move || format!("{}", params.with(|p| p.chips)), set)}
-                </label>
+                {NumberField::new("chips", "data-parallel chips", 8).class("zero-chips").on_change().label("Data-parallel chips ").view(move || format!("{}", params.with(|p| p.chips)), set)}
             </div>
             <p class="verdict-line">
                 {move || params.with(|p| format!("{} has {} parameters. Under {} over {} chips each chip holds ", p.model.name, grouped(p.params()), p.stage.label(), grouped(p.chips)))}
