@@ -425,6 +425,25 @@ pub fn model_picker(
     )
 }
 
+/// A labelled select of `options` (a picker's own list, such as the GPUs
+/// `gpu::gpu_options` offers) for `key`: `label` beside it, showing
+/// `chosen()` and handing a choice to `set(key, id)`, as [`chip_picker`] does.
+pub fn picker(
+    label: &'static str,
+    key: &'static str,
+    chosen: impl Fn() -> String + Send + Sync + 'static,
+    options: AnyView,
+    set: impl Fn(&'static str, String) + Send + Sync + 'static,
+) -> AnyView {
+    select_view(
+        label,
+        key,
+        Signal::derive(chosen),
+        options,
+        Callback::new(move |(k, v)| set(k, v)),
+    )
+}
+
 /// A labelled select of `options` for `key`, compiled once per bundle.
 fn select_view(
     label: &'static str,

@@ -425,9 +425,7 @@ pub fn Gpu(
     view! {
         <figure class="widget gpu" data-widget="gpu">
             <div class="controls">
-                <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
-                </label>
+                {super::controls::picker("GPU ", "gpu", move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
                 <label>"Collective "
                     <select prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>

@@ -586,9 +586,7 @@ pub fn GpuCollectives(
     view! {
         <figure class="widget gpu-collectives" data-widget="gpu-collectives">
             <div class="controls">
-                <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
-                </label>
+                {super::controls::picker("GPU ", "gpu", move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
                 <label>"Collective "
                     <select class="op" prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>

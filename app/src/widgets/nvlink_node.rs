@@ -365,9 +365,7 @@ pub fn NvlinkNodeView(
     view! {
         <figure class="widget nvlink-node" data-widget="nvlink-node">
             <div class="controls">
-                <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| { state.set("gpu", &event_target_value(&ev)); }>{gpu_picks}</select>
-                </label>
+                {super::controls::picker("GPU ", "gpu", move || params.with(|p| p.gpu).to_string(), gpu_picks, move |k, v: String| { state.set(k, &v); })}
                 {compare_picker(vs_options, vs_id, move |key, value| {
                     state.set_or_refresh(key, &value, true);
                 })}
