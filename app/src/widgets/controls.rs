@@ -400,6 +400,7 @@ pub fn chip_picker(
     select_view(
         label,
         "chip",
+        None,
         chosen,
         options,
         Callback::new(move |(k, v)| set(k, v)),
@@ -419,6 +420,7 @@ pub fn model_picker(
     select_view(
         label,
         "model",
+        None,
         chosen,
         options,
         Callback::new(move |(k, v)| set(k, v)),
@@ -427,10 +429,12 @@ pub fn model_picker(
 
 /// A labelled select of `options` (a picker's own list, such as the GPUs
 /// `gpu::gpu_options` offers) for `key`: `label` beside it, showing
-/// `chosen()` and handing a choice to `set(key, id)`, as [`chip_picker`] does.
+/// `chosen()` and handing a choice to `set(key, id)`, as [`chip_picker`] does;
+/// the select has `class`, if one is given.
 pub fn picker(
     label: &'static str,
     key: &'static str,
+    class: Option<&'static str>,
     chosen: impl Fn() -> String + Send + Sync + 'static,
     options: AnyView,
     set: impl Fn(&'static str, String) + Send + Sync + 'static,
@@ -438,6 +442,7 @@ pub fn picker(
     select_view(
         label,
         key,
+        class,
         Signal::derive(chosen),
         options,
         Callback::new(move |(k, v)| set(k, v)),
@@ -448,15 +453,19 @@ pub fn picker(
 fn select_view(
     label: &'static str,
     key: &'static str,
+    class: Option<&'static str>,
     chosen: Signal<String>,
     options: AnyView,
     set: Callback<(&'static str, String)>,
 ) -> AnyView {
     view! {
         <label>{label}
-            <select prop:value=chosen on:change=move |ev| set.run((key, event_target_value(&ev)))>
-                {options}
-            </select>
+            {view! {
+                <select prop:value=chosen on:change=move |ev| set.run((key, event_target_value(&ev)))>
+                    {options}
+                </select>
+            }
+            .add_any_attr(custom_attribute("class", class))}
         </label>
     }
     .into_any()

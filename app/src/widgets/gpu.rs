@@ -425,7 +425,7 @@ pub fn Gpu(
     view! {
         <figure class="widget gpu" data-widget="gpu">
             <div class="controls">
-                {super::controls::picker("GPU ", "gpu", move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
                 <label>"Collective "
                     <select prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>

@@ -586,7 +586,7 @@ pub fn GpuCollectives(
     view! {
         <figure class="widget gpu-collectives" data-widget="gpu-collectives">
             <div class="controls">
-                {super::controls::picker("GPU ", "gpu", move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
                 <label>"Collective "
                     <select class="op" prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>

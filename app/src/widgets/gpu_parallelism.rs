@@ -431,7 +431,7 @@ pub fn GpuParallelism(
     view! {
         <figure class="widget gpu-parallelism" data-widget="gpu-parallelism">
             <div class="controls">
-                {super::controls::picker("GPU ", "gpu", move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
                 {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
                 <label>"Batch (tokens) "{number("batch", "global batch in tokens", |p| grouped(p.batch))}</label>
                 <label>"Data-parallel replicas "{number("dp", "data-parallel replicas", |p| p.dp.to_string())}</label>

@@ -365,7 +365,7 @@ pub fn NvlinkNodeView(
     view! {
         <figure class="widget nvlink-node" data-widget="nvlink-node">
             <div class="controls">
-                {super::controls::picker("GPU ", "gpu", move || params.with(|p| p.gpu).to_string(), gpu_picks, move |k, v: String| { state.set(k, &v); })}
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, move |k, v: String| { state.set(k, &v); })}
                 {compare_picker(vs_options, vs_id, move |key, value| {
                     state.set_or_refresh(key, &value, true);
                 })}

@@ -428,10 +428,8 @@ pub fn ProfileViewer(
                 .unwrap_or("communication-bound")
         })
     };
-    let model_options =
-        super::controls::model_options(profiled, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::controls::chip_options(super::controls::has_ici, move || params.with(|p| p.chip.id));
+    let model_id = move || params.with(|p| p.model.id);
+    let chip_id = move || params.with(|p| p.chip.id);
     let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
         .map(|s| {
             option(s.name(), s.label(), move || {
@@ -508,12 +506,8 @@ pub fn ProfileViewer(
     view! {
         <figure class="widget profile" data-widget="profile">
             <div class="controls">
-                <label>"Model "
-                    <select class="model-select" prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select class="chip-select" prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::picker("Model ", "model", Some("model-select"), move || model_id().to_string(), super::controls::model_options(profiled, model_id), set)}
+                {super::controls::picker("Chip ", "chip", Some("chip-select"), move || chip_id().to_string(), super::controls::chip_options(super::controls::has_ici, chip_id), set)}
                 <label>"Slice "
                     <input type="text" size="10" class="slice-text" aria-label="slice mesh axis sizes, like 16x16x16"
                         value=move || params.with(|p| p.mesh_text()) prop:value=move || params.with(|p| p.mesh_text())
