@@ -12,11 +12,13 @@
 # live edit loop, whose server sends files as they are).
 #
 # A bundle whose inputs did not change is not built again: each build is kept
-# in target/bundle-cache/<bundle>/<key>/, keyed on the sources a wasm build
-# compiles (app, core, the manifests and lock file, the toolchain and tools)
+# in target/bundle-cache/<bundle>/<key>/, keyed on the sources its last build
+# compiled (the app and core files Cargo's dep-info lists: a bundle compiles
+# only its own widgets), the manifests and lock file, the toolchain and tools,
 # and on what the app's build script generates for it from the chapters
 # (`ridgeline-site bundle-inputs`: titles, sections, the widgets used, never
-# the prose), so an edit to a chapter's text rebuilds only the pages.
+# the prose), so an edit to a chapter's text rebuilds only the pages, and an
+# edit to a widget only the bundles that carry it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
 # The tools install while the page writer compiles (it needs none of them).
@@ -51,29 +53,51 @@ sources_key="$(
     rustc -vV; trunk --version; wasm-bindgen --version; wasm-opt --version
     env | grep -E '^(RUSTFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_PROFILE_|CARGO_BUILD_)' | sort
     echo "public_url=$public_url"
-    # ridgeline-content reaches a bundle only through what the app's build
-    # script generates with it, which bundle-inputs hashes below.
-    find Cargo.toml Cargo.lock Trunk.toml index.html .cargo app/Cargo.toml app/build.rs app/src \
-      core/Cargo.toml core/src -type f -print0 \
+    find Cargo.toml Cargo.lock Trunk.toml index.html .cargo app/Cargo.toml app/build.rs \
+      core/Cargo.toml content/Cargo.toml -type f -print0 \
       | sort -z | xargs -0 sha256sum
   } | sha256sum | cut -c1-32
 )"
+# A bundle's key: the sources above, its features, what the app's build
+# script generates for it (bundle-inputs), and the app and core sources its
+# last build read (the list Cargo's dep-info gave, kept beside the build), or
+# every app and core source when there is no list yet. A bundle compiles only
+# its own widgets' modules, so an edit to one widget rebuilds the bundles
+# that carry it. ridgeline-content and the chapters reach a bundle only
+# through what bundle-inputs hashes.
+bundle_key() { # name features chapters_key
+  local reads="$cache/$1/reads"
+  {
+    echo "$sources_key $2 $3"
+    if [ -f "$reads" ]; then
+      xargs -a "$reads" -d '\n' sha256sum 2>&1 || echo "a file it read is gone"
+    else
+      find app/src core/src -type f -print0 | sort -z | xargs -0 sha256sum
+    fi
+  } | sha256sum | cut -c1-32
+}
+# The workspace sources (under app/ and core/) a bundle's build read, from
+# the dep-info of the stream's target dir.
+bundle_reads() { # dep-info file
+  tr ' ' '\n' < "$1" | sed -n "s|^$ROOT/||p" | sed 's|^app/\.\./||' \
+    | grep -E '^(app|core)/' | sort -u
+}
 # The bundles whose build is kept are copied; the others are listed to build,
-# each line `name features key`.
+# each line `name features chapters_key`.
 mkdir -p "$stage/_b"
 : > "$stage/.todo"
 "$site" bundle-inputs > "$stage/.inputs"
 while read -r name features chapters_key; do
-  key="$(echo "$sources_key $features $chapters_key" | sha256sum | cut -c1-32)"
+  key="$(bundle_key "$name" "$features" "$chapters_key")"
   if [ -d "$cache/$name/$key" ]; then
     say "bundle $name ($features): unchanged, reused"
     cp -a "$cache/$name/$key" "$stage/_b/$name"
   else
-    echo "$name $features $key" >> "$stage/.todo"
+    echo "$name $features $chapters_key" >> "$stage/.todo"
   fi
 done < "$stage/.inputs"
 
-build_bundle() { # name features key
+build_bundle() { # name features chapters_key
   say "bundle $1 ($2)"
   trunk build --release --offline=true --public-url "${public_url}_b/$1/" \
     --dist "$stage/_b/$1" --no-default-features --features "$2" \
@@ -81,8 +105,12 @@ build_bundle() { # name features key
   rm "$stage/.log-$1"
   rm -rf "$cache/$1"
   mkdir -p "$cache/$1"
-  cp -a "$stage/_b/$1" "$cache/$1/$3.part"
-  mv "$cache/$1/$3.part" "$cache/$1/$3"
+  bundle_reads "${CARGO_TARGET_DIR:-$target}/wasm32-unknown-unknown/release/ridgeline-app.d" \
+    > "$cache/$1/reads"
+  local key
+  key="$(bundle_key "$1" "$2" "$3")"
+  cp -a "$stage/_b/$1" "$cache/$1/$key.part"
+  mv "$cache/$1/$key.part" "$cache/$1/$key"
 }
 
 # A bundle's release build is mostly one thread (fat LTO into one codegen
@@ -98,19 +126,19 @@ streams="${RIDGELINE_BUILD_STREAMS:-$(nproc)}"
 todo="$(wc -l < "$stage/.todo")"
 [ "$todo" -lt "$streams" ] && streams="$todo"
 if [ "$streams" -gt 1 ] && [ ! -d "$target/bundles-1/wasm32-unknown-unknown/release" ]; then
-  read -r name features key < "$stage/.todo"
-  build_bundle "$name" "$features" "$key"
+  read -r name features chapters_key < "$stage/.todo"
+  build_bundle "$name" "$features" "$chapters_key"
   sed -i 1d "$stage/.todo"
   mkdir -p "$target/bundles-1/wasm32-unknown-unknown"
   cp -a "$target/wasm32-unknown-unknown/release" "$target/bundles-1/wasm32-unknown-unknown/"
   [ -d "$target/release" ] && cp -a "$target/release" "$target/bundles-1/"
 fi
 build_stream() {
-  local n="$1" i=0 name features key
+  local n="$1" i=0 name features chapters_key
   [ "$n" -gt 0 ] && export CARGO_TARGET_DIR="$target/bundles-$n"
-  while read -r name features key; do
+  while read -r name features chapters_key; do
     if [ $((i % streams)) -eq "$n" ]; then
-      build_bundle "$name" "$features" "$key" || return 1
+      build_bundle "$name" "$features" "$chapters_key" || return 1
     fi
     i=$((i + 1))
   done < "$stage/.todo"

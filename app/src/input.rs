@@ -78,6 +78,41 @@ pub fn value_to_slider(value: f64, steps: f64, min: f64, max: f64) -> f64 {
     (t.clamp(0.0, 1.0) * steps).round()
 }
 
+/// Largest global batch a training widget takes, tokens (2^30).
+pub const GLOBAL_BATCH_MAX: f64 = 1_073_741_824.0;
+
+/// Parses a mesh of chips, `16x16x16` (or `16×16`, `16,16`), into 1 to 3
+/// axis sizes of 1 to 100,000 chips each.
+pub fn parse_mesh(text: &str) -> Result<Vec<u32>, String> {
+    let parts: Vec<&str> = text
+        .split(['x', 'X', '×', ',', '*'])
+        .map(str::trim)
+        .collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!(
+            "a mesh is 1 to 3 axis sizes like 16x16x16, got “{}”",
+            short(text)
+        ));
+    }
+    parts
+        .iter()
+        .map(|p| {
+            p.parse::<u32>()
+                .ok()
+                .filter(|&n| (1..=100_000).contains(&n))
+                .ok_or_else(|| format!("mesh axis “{}” is not a whole number of chips", short(p)))
+        })
+        .collect()
+}
+
+/// A mesh as [`parse_mesh`] reads it: `16x16x16`.
+pub fn mesh_text(mesh: &[u32]) -> String {
+    mesh.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +138,16 @@ mod tests {
         assert!(e.contains("at least 1"), "{e}");
         let e = parse_count(&"9".repeat(400), "batch", 1.0, 1e9).unwrap_err();
         assert!(e.len() < 80, "{e}");
+    }
+
+    #[test]
+    fn meshes() {
+        assert_eq!(parse_mesh("16×20×28"), Ok(vec![16, 20, 28]));
+        assert_eq!(parse_mesh(" 16 x 16 "), Ok(vec![16, 16]));
+        assert_eq!(mesh_text(&[16, 20, 28]), "16x20x28");
+        for bad in ["", "0x4", "1x2x3x4", "16xx16", "1e3", "100001"] {
+            assert!(parse_mesh(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -11,10 +11,12 @@
 //! The site ships one WebAssembly bundle per group of parts (`bundle=` in
 //! SUMMARY.md). Each part is a Cargo feature of the app (`part0` … `part12`);
 //! only the enabled parts get their chapter body, and only the widgets those
-//! chapters use are compiled into `widgets::widget_view`, through
-//! `--cfg widget="NAME"`.
+//! chapters use are compiled: `--cfg widget="NAME"` for each widget (its arm
+//! of `widgets::widget_view`) and `--cfg widget_module="MODULE"` for each of
+//! their modules (the `pub mod` line in `widgets/mod.rs`), so a bundle neither
+//! compiles nor is rebuilt for another bundle's widgets.
 //!
-//! The exercises are the exception: their checker (the grader and all 308
+//! The exercises are the exception: their checker (the grader and all 314
 //! problems) is about 100 KiB of gzip, more than most pages' own widgets, so it
 //! ships in a bundle of its own (feature `exercises`), which a page loads only
 //! when the reader reaches its problems. A page bundle therefore never compiles
@@ -35,6 +37,8 @@
 //! let rooflines = Features::parse("part1").unwrap();
 //! let wasm = generate(&chapters, &rooflines, true).unwrap();
 //! assert!(wasm.cfgs.iter().any(|c| c == "widget=\"roofline\""));
+//! assert!(wasm.cfgs.iter().any(|c| c == "widget_module=\"roofline\""));
+//! assert!(!wasm.cfgs.iter().any(|c| c == "widget_module=\"gpu\""));
 //! assert!(!wasm.chapters.contains("Segment::Html"));
 //! ```
 
@@ -116,11 +120,12 @@ fn widget_table(used: &BTreeSet<String>) -> String {
     for w in WIDGETS {
         let _ = writeln!(
             out,
-            "    {:?} => {}::{}({}), {:?}, {:?}, {:?};",
+            "    {:?} => {}::{}({}) in {:?}, {:?}, {:?}, {:?};",
             w.name,
             w.module,
             w.component,
             w.params.unwrap_or_default(),
+            w.module,
             w.bundle,
             w.args,
             w.doc
@@ -305,8 +310,13 @@ pub fn generate(chapters: &Path, features: &Features, wasm: bool) -> Result<Gene
     );
 
     let all_names: Vec<String> = WIDGETS.iter().map(|w| format!("{:?}", w.name)).collect();
+    let all_modules: BTreeSet<String> = WIDGETS.iter().map(|w| format!("{:?}", w.module)).collect();
     let check_cfgs = vec![
         format!("cfg(widget, values({}))", all_names.join(", ")),
+        format!(
+            "cfg(widget_module, values({}))",
+            all_modules.into_iter().collect::<Vec<_>>().join(", ")
+        ),
         "cfg(site_pages)".to_string(),
         "cfg(page_islands)".to_string(),
     ];
@@ -318,6 +328,12 @@ pub fn generate(chapters: &Path, features: &Features, wasm: bool) -> Result<Gene
         cfgs.push("site_pages".to_string());
     }
     cfgs.extend(c.used_widgets.iter().map(|name| format!("widget={name:?}")));
+    let used_modules: BTreeSet<&str> = WIDGETS
+        .iter()
+        .filter(|w| c.used_widgets.contains(w.name))
+        .map(|w| w.module)
+        .collect();
+    cfgs.extend(used_modules.iter().map(|m| format!("widget_module={m:?}")));
     Ok(Generated {
         chapters: out,
         widget_table: widget_table(&c.used_widgets),
@@ -419,7 +435,8 @@ mod tests {
         let g = generate(missing, &all, false).unwrap();
         assert!(g.read.is_empty());
         assert!(!g.chapters.contains("PARTS"));
-        assert_eq!(g.cfgs.len(), 2 + WIDGETS.len());
+        let modules: BTreeSet<&str> = WIDGETS.iter().map(|w| w.module).collect();
+        assert_eq!(g.cfgs.len(), 2 + WIDGETS.len() + modules.len());
         assert!(generate(missing, &all, true).is_err());
         assert!(generate(missing, &Features::parse("part1").unwrap(), false).is_err());
     }

@@ -15,9 +15,11 @@
 //! ```
 
 pub mod app_build;
+pub mod coverage;
 pub mod directive;
 pub mod html;
 pub mod lint;
+pub mod ngrams;
 pub mod render;
 pub mod search;
 pub mod summary;

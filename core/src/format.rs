@@ -97,6 +97,16 @@ pub fn seconds(s: f64) -> String {
     si(s, "s", 3)
 }
 
+/// A count of tokens: grouped below a million (`468`, `8,192`), in millions
+/// above (`3.48M`).
+pub fn tokens(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{}M", sci(x / 1e6, 3))
+    } else {
+        grouped(x)
+    }
+}
+
 /// A whole number with thousands separators: `8,756`.
 pub fn grouped(x: f64) -> String {
     if !x.is_finite() {
@@ -167,6 +177,14 @@ mod tests {
         assert_eq!(grouped(123.0), "123");
         assert_eq!(grouped(1234567.0), "1,234,567");
         assert_eq!(grouped(-1000.0), "-1,000");
+    }
+
+    #[test]
+    fn token_counts() {
+        assert_eq!(tokens(468.0), "468");
+        assert_eq!(tokens(999_999.0), "999,999");
+        assert_eq!(tokens(3.48e6), "3.48M");
+        assert_eq!(tokens(4_194_304.0), "4.19M");
     }
 }
 

@@ -46,6 +46,12 @@ impl Rng {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// Uniform on (0, 1): never 0, so that its logarithm is finite (an
+    /// exponential waiting time is `-ln(u) / rate`).
+    pub fn open_unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
     /// Uniform on [lo, hi], log-uniform when the range spans more than a decade.
     pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
         let u = self.unit();

@@ -495,8 +495,8 @@ pub(crate) mod tests {
     }
 
     /// Every row of `chapters/coverage/*.md` (the book's sections and figures,
-    /// each with what covers it on our page) must name something that exists
-    /// on the built page; prints the share of sections and figures covered.
+    /// or its key points, each with what covers it on our page) must name
+    /// something that exists on the built page; prints the share covered.
     #[test]
     fn the_coverage_maps_name_only_what_the_pages_have() {
         let dir = crate::repo_root().join("chapters/coverage");
@@ -504,6 +504,7 @@ pub(crate) mod tests {
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .expect("chapters/coverage exists")
             .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
             .collect();
         files.sort();
         assert!(
@@ -529,6 +530,29 @@ pub(crate) mod tests {
                 .unwrap_or_else(|| panic!("{name}: no part with that number"));
             let html = document(Route::Part(part), &ctx);
             let text = crate::read(&file).expect("readable");
+            // A map in the key-point format (one row per key point of the
+            // part; `ridgeline_content::coverage`): each place it names is on
+            // the built page.
+            if ridgeline_content::coverage::is_keypoint_map(&text) {
+                use ridgeline_content::coverage::{parse_map, Place};
+                for row in parse_map(&text).unwrap_or_else(|e| panic!("{name}: {e}")) {
+                    rows += 1;
+                    for place in &row.places {
+                        let there = match place {
+                            Place::Heading(id) => html.contains(&format!("id=\"{id}\"")),
+                            Place::Widget(w) => html.contains(&format!("data-widget=\"{w}\"")),
+                            Place::Exercise(e) => html.contains(&format!("data-exercise=\"{e}\"")),
+                        };
+                        assert!(
+                            there,
+                            "{name}: {}: {place:?} is not on /{}",
+                            row.id, part.slug
+                        );
+                    }
+                    live += usize::from(!row.places.is_empty());
+                }
+                continue;
+            }
             for line in text.lines().filter(|l| l.starts_with('|')).skip(2) {
                 let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
                 assert_eq!(cells.len(), 3, "{name}: a row needs three cells: {line}");

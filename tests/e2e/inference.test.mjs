@@ -56,25 +56,25 @@ test('Part 7: the serving engine reruns when the batching policy changes', async
   await w.scrollIntoViewIfNeeded();
   const throughput = w.locator('[data-throughput]');
   const batch = w.locator('[data-mean-batch]');
-  assert.equal(await throughput.textContent(), '621');
-  assert.equal(await batch.textContent(), '38.7');
-  assert.equal(await w.locator('[data-ttft-p50]').textContent(), '7.46 ms');
+  assert.equal(await throughput.textContent(), '637');
+  assert.equal(await batch.textContent(), '40.3');
+  assert.equal(await w.locator('[data-ttft-p50]').textContent(), '8.52 ms');
   const chart = w.locator('.plot .layer');
   const before = await chart.innerHTML();
   // Static batching leaves slots empty while a batch drains.
   await w.locator('select').nth(1).selectOption('static');
-  assert.equal(await batch.textContent(), '29.9');
-  assert.equal(await throughput.textContent(), '525');
+  assert.equal(await batch.textContent(), '28.9');
+  assert.equal(await throughput.textContent(), '512');
   assert.notEqual(await chart.innerHTML(), before);
   // Interleaved on one 4-chip replica: prefills wait behind decode steps.
   await w.locator('select').nth(1).selectOption('continuous');
   await w.locator('select').nth(0).selectOption('interleaved');
-  assert.equal(await w.locator('[data-ttft-p50]').textContent(), '660 ms');
+  assert.equal(await w.locator('[data-ttft-p50]').textContent(), '1.76 s');
   assert.match(await chart.innerHTML(), /replica 1/);
   // A prefix cache too large for the chips is refused, the run stays.
   await w.locator('input[aria-label^="prefix cache"]').fill('9000000');
   assert.match(await w.locator('[data-notice]').textContent(), /prefix cache/);
-  assert.equal(await w.locator('[data-ttft-p50]').textContent(), '660 ms');
+  assert.equal(await w.locator('[data-ttft-p50]').textContent(), '1.76 s');
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -88,7 +88,7 @@ test('Part 7: speculative sampling follows the draft length', async () => {
   assert.equal(await w.locator('[data-tokens]').textContent(), '3.36');
   assert.equal(await w.locator('[data-speedup]').textContent(), '2.80×');
   assert.equal(await w.locator('[data-best]').textContent(), '8');
-  assert.equal(await w.locator('[data-simulated]').textContent(), '3.35');
+  assert.equal(await w.locator('[data-simulated]').textContent(), '3.41');
   const k = w.locator('#speculative-draft');
   await k.focus();
   for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');

@@ -72,7 +72,7 @@ test('Part 3: the collective matmul steps round the ring', async () => {
   const row0 = w.locator('tr[data-device="0"]');
   assert.equal(await row0.locator('[data-multiplies]').textContent(), 'A0');
   assert.equal(await w.locator('[data-step-compute]').textContent(), '349 µs');
-  assert.equal(await w.locator('[data-step-comms]').textContent(), '374 µs');
+  assert.equal(await w.locator('[data-step-comms]').textContent(), '373 µs');
   await w.locator('button[aria-label="next step"]').click();
   assert.equal(await table.getAttribute('data-step'), '1');
   assert.equal(await row0.locator('[data-multiplies]').textContent(), 'A7, A1');

@@ -397,7 +397,7 @@ test('Part 3: a second chip in the collective-size chart and the collective matm
   const matmul = page.locator('[data-widget="collective-matmul"]');
   await matmul.scrollIntoViewIfNeeded();
   await matmul.locator('select[data-vs]').selectOption('v5p');
-  assert.deepEqual(await row(matmul, 'overlapped'), [await matmul.locator('[data-overlapped]').textContent(), '1.24 ms']);
+  assert.deepEqual(await row(matmul, 'overlapped'), [await matmul.locator('[data-overlapped]').textContent(), '1.23 ms']);
   assert.equal(await matmul.locator('[data-vs-verdict]').textContent(), 'compute-bound');
   assert.equal(await matmul.locator('[data-vs-lane]').count(), 2);
   await page.waitForFunction(() => location.search.includes('collective-matmul.vs=v5p'));

@@ -15,6 +15,7 @@ pub mod gpu_collectives;
 pub mod inference;
 pub mod overlap;
 pub mod overlap_timeline;
+pub mod pipeline;
 pub mod place;
 pub mod remat;
 pub mod roofline;

@@ -5,7 +5,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::seconds;
-use ridgeline_core::profiling::trace::{Lane, OpKind, Timeline};
+use ridgeline_core::profiling::trace::{Lane, OpKind, StepTrace};
 
 use super::place::{vertical_runs, Rect};
 use super::style::{font, Styled, NOTE, TICK};
@@ -16,7 +16,7 @@ use super::{palette, Palette};
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceModel {
     /// The ops laid out in time.
-    pub timeline: Timeline,
+    pub timeline: StepTrace,
     /// The budgeted end of the timeline, seconds.
     pub budget: f64,
     /// Right end of the time axis, seconds (kept fixed while overlap is toggled).
@@ -27,7 +27,7 @@ pub struct TraceModel {
 
 impl TraceModel {
     /// A model of `timeline` with its `budget`, on an axis reaching `x_max`.
-    pub fn new(timeline: Timeline, budget: f64, x_max: f64) -> TraceModel {
+    pub fn new(timeline: StepTrace, budget: f64, x_max: f64) -> TraceModel {
         let mut lanes = timeline.lanes();
         for l in [Lane::TensorCore, Lane::Ici] {
             if !lanes.contains(&l) {
@@ -322,7 +322,7 @@ mod tests {
     #[test]
     fn budget_and_end_labels_cross_neither_line() {
         use crate::charts::place::{segments, texts};
-        use ridgeline_core::profiling::trace::Span;
+        use ridgeline_core::profiling::trace::TraceOp;
         let mut faults = Vec::new();
         for (w, h) in [(320, 240), (390, 260), (760, 260)] {
             // (end, budget, axis end): the last is /profiling's phone chart,
@@ -336,7 +336,7 @@ mod tests {
                 (10.0e-3, 9.0e-3, 10.0e-3),
                 (16.5e-3, 11.6e-3, 25.0e-3),
             ] {
-                let span = Span {
+                let span = TraceOp {
                     op: "fusion.1".into(),
                     what: "W_in matmul".into(),
                     kind: OpKind::Matmul,
@@ -345,7 +345,7 @@ mod tests {
                     start: Seconds(0.0),
                     duration: Seconds(end),
                 };
-                let timeline = Timeline {
+                let timeline = StepTrace {
                     spans: vec![span],
                     end: Seconds(end),
                 };
@@ -427,7 +427,7 @@ mod tests {
     #[test]
     fn empty_and_degenerate_models_do_not_fail() {
         let m = TraceModel::new(
-            Timeline {
+            StepTrace {
                 spans: vec![],
                 end: Seconds(0.0),
             },

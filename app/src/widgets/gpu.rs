@@ -7,6 +7,7 @@
 use super::controls::Notice;
 use super::controls::NumberField;
 use super::controls::Slider;
+use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
@@ -15,7 +16,7 @@ use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{ClusterLayout, CollectiveCost, CollectiveOptions};
 use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
-use ridgeline_core::hardware::{Chip, Topology};
+use ridgeline_core::hardware::Chip;
 use ridgeline_core::units::Bytes;
 
 use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
@@ -70,40 +71,6 @@ pub struct GpuView {
     pub in_node: CollectiveCost,
     /// The collective over all the GPUs, when they span more than one node.
     pub across: Option<CollectiveCost>,
-}
-
-/// Whether a chip is a GPU in an NVLink domain: what the GPU widgets offer
-/// and accept.
-pub fn is_gpu(c: &'static Chip) -> bool {
-    matches!(c.topology, Topology::NvlinkDomain { .. })
-}
-
-/// A GPU picker's options: the registry's GPUs, then the reader's own GPUs
-/// (chips wired as an NVLink domain) under "Yours".
-pub fn gpu_options<S: Into<String>>(chosen: impl Fn() -> S + Send + Sync + 'static) -> AnyView {
-    super::controls::chip_options(is_gpu, chosen)
-}
-
-/// The GPU the reader named: a registry GPU or one of the reader's own
-/// (by `my:NAME` or its compact text, as every chip picker takes them).
-pub fn find_gpu_chip(value: &str) -> Result<&'static Chip, String> {
-    let c = crate::library::resolve_chip(value.trim())
-        .ok_or_else(|| format!("gpu: unknown GPU “{}”", short(value)))?;
-    if is_gpu(c) {
-        Ok(c)
-    } else {
-        Err(format!("gpu: {} is not a GPU in an NVLink domain", c.name))
-    }
-}
-
-/// The id of the GPU the reader named ([`find_gpu_chip`]).
-pub fn find_gpu(value: &str) -> Result<&'static str, String> {
-    find_gpu_chip(value).map(|c| c.id)
-}
-
-/// The GPU widgets' system for GPU `id`, computing in bf16, or why not.
-pub fn gpu_system(id: &str) -> Result<GpuSystem, String> {
-    GpuSystem::new(find_gpu_chip(id)?, Dtype::Bf16).map_err(|e| format!("gpu: {e}"))
 }
 
 impl GpuParams {

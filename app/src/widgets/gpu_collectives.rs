@@ -25,7 +25,7 @@ use ridgeline_core::units::Bytes;
 
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
-use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};

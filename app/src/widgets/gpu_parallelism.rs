@@ -24,9 +24,9 @@ use ridgeline_core::training::pipeline::{Pass, Slot};
 
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
-use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use super::params::{WidgetParams, WidgetState};
-use super::pipeline::{timeline_svg, Boxes, Fit, Px};
+use crate::charts::pipeline::{timeline_svg, Boxes, Fit, Px, LABEL_W, MAX_W, ROW as TIMELINE_ROW};
 use crate::charts::size::Frame;
 use crate::input::parse_count;
 
@@ -36,8 +36,6 @@ pub const MAX_STAGES: u32 = 16;
 pub const MAX_MICROBATCHES: u32 = 32;
 /// Height of one stage's row, in CSS pixels.
 const ROW: f64 = 30.0;
-/// Room on the left for the stage labels (the width [`Fit`] leaves for them).
-const LABEL_W: f64 = super::pipeline::LABEL_W;
 
 /// The reader's choices; always a schedule core can time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -354,9 +352,9 @@ pub fn GpuParallelism(
         .collect_view();
 
     // Both timelines are written as SVG text and set with `inner_html`, for
-    // the reason given at `pipeline::timeline_svg` (a thousand boxes).
+    // the reason given at `charts::pipeline::timeline_svg` (a thousand boxes).
     // Both are laid out for the width of the first one's box.
-    let frame = Frame::width_only(super::pipeline::MAX_W as u32);
+    let frame = Frame::width_only(MAX_W as u32);
     // Each timeline's box keeps the height of the most stages drawn so far:
     // dragging the stages slider down then leaves the page below where it
     // is, instead of moving all of it (a new layout, paint and layer tree of
@@ -457,7 +455,7 @@ pub fn GpuParallelism(
             {compare_table(move || params.with(ParallelismChoice::comparison))}
             <h4 class="zb-title">"The same step with a zero-bubble schedule"</h4>
             <p class="muted">"Each backward pass splits into B, the gradient for the stage's input that the previous stage is waiting for, and W, the gradient for the stage's own weights that nobody waits for. B goes first; a stage runs its W passes whenever it would otherwise sit idle. Sends and gradient reductions are left out here, so compare the bubbles, not the step with the one above."</p>
-            <div class="table-scroll" tabindex="0" style:min-height=keep_height(super::pipeline::ROW) inner_html=zb_drawing></div>
+            <div class="table-scroll" tabindex="0" style:min-height=keep_height(TIMELINE_ROW) inner_html=zb_drawing></div>
             <p class="legend"><span class="key fwd"></span>" F (1 unit) "<span class="key bwd"></span>" B: input gradient (1 unit) "<span class="key wgt"></span>" W: weight gradient (1 unit); the number is the microbatch."</p>
             <dl class="times zb-results">
                 <div><dt>"zero-bubble: idle share"</dt><dd data-zb-bubble=zb_stat(|z| z.timeline.bubble.to_string())>{zb_stat(|z| format!("{} (step {})", percent(z.timeline.bubble), seconds(z.step.0)))}</dd></div>
@@ -490,7 +488,7 @@ mod tests {
                 "{stages} stages"
             );
             let z = p.zero_bubble(&r).unwrap();
-            let zh = timeline_height(stages, super::super::pipeline::ROW);
+            let zh = timeline_height(stages, TIMELINE_ROW);
             let zb = timeline_svg(&z.timeline, stages, 336.0, "c", "a", "e", |_| false);
             assert!(
                 zb.contains(&format!(r#" height="{zh}""#)),

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use ridgeline_core::sharding::jax_code::{jax_code, JaxCode};
 
 use super::params::{WidgetParams, WidgetState};
-use super::sharding::{collectives_text, ShardingParams, PRESETS};
+use super::sharded_matmul::{collectives_text, ShardingParams, PRESETS};
 
 /// The three modes, as tab labels.
 pub const MODES: [(&str, &str); 3] = [
@@ -46,7 +46,8 @@ impl WidgetParams for JaxCodeParams {
     /// Sets the mode, or one field of the matmul if it still plans.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         if key != "mode" {
-            return self.sharding.apply(key, value);
+            self.sharding = self.sharding.with(key, value)?;
+            return Ok(());
         }
         self.mode = MODES
             .iter()
@@ -58,7 +59,7 @@ impl WidgetParams for JaxCodeParams {
 
     /// The matmul's pairs, then the mode.
     fn to_pairs(&self) -> Vec<(String, String)> {
-        let mut pairs = self.sharding.to_pairs();
+        let mut pairs = self.sharding.pairs();
         pairs.push(("mode".into(), self.mode.into()));
         pairs
     }

@@ -4,113 +4,153 @@
 //! `ridgeline_content::widgets`; `build.rs` writes it out for `register!`,
 //! which derives from it [`NAMES`], [`widget_view`] (from a chapter's
 //! `{{widget NAME}}` directive to its component) and each parameter type's
-//! name and keys ([`params::Declared`]). Each arm of [`widget_view`] is
-//! compiled only when a chapter of this build uses the widget
-//! (`cfg(widget = "NAME")`, set by `build.rs`), so a per-part bundle carries
-//! only its own widgets.
+//! name and keys ([`params::Declared`]). A widget's module, its arm of
+//! [`widget_view`] and its declaration are compiled only when a chapter of
+//! this build uses the widget (`cfg(widget_module = "MODULE")` and
+//! `cfg(widget = "NAME")`, set by `build.rs`), so a per-part bundle compiles
+//! only its own widgets. A widget never imports from another widget's module:
+//! what two widgets share lives in a module of its own, compiled in every build.
 
-pub mod book_links;
-pub mod chip_map;
-pub mod collective;
-pub mod collective_matmul;
-pub mod collective_size;
+// Shared by several widgets: compiled in every build.
 pub mod compare;
 pub mod controls;
-pub mod exercise;
-pub mod flash_attention;
-pub mod flops_counter;
-pub mod gpu;
-pub mod gpu_anatomy;
-pub mod gpu_collectives;
-pub mod gpu_parallelism;
-pub mod inference_roofline;
-pub mod jax_code;
-pub mod kv_cache;
-pub mod kv_sharding;
-pub mod layer_diagram;
-pub mod link_roofline;
-pub mod min_topology;
-pub mod moe;
-pub mod nvlink_node;
-pub mod overlap;
-pub mod overlap_timeline;
-// The reader's own chip and model: only in the library bundle (Cargo feature
-// `library`), which carries the JSON and config.json readers they need.
-#[cfg(feature = "library")]
-pub mod own_chip;
-#[cfg(feature = "library")]
-pub mod own_model;
-pub mod parallelism_layout;
+pub mod gpu_choice;
 pub mod params;
-pub mod pipeline;
 pub mod player;
 pub mod pointer;
 pub mod predict;
+pub mod sharded_matmul;
+
+// One module a widget (or two): compiled when a chapter of this build uses
+// one of its widgets (`widget_module`, set by `build.rs` from the widget table).
+#[cfg(widget_module = "book_links")]
+pub mod book_links;
+#[cfg(widget_module = "chip_map")]
+pub mod chip_map;
+#[cfg(widget_module = "collective")]
+pub mod collective;
+#[cfg(widget_module = "collective_matmul")]
+pub mod collective_matmul;
+#[cfg(widget_module = "collective_size")]
+pub mod collective_size;
+#[cfg(widget_module = "exercise")]
+pub mod exercise;
+#[cfg(widget_module = "flash_attention")]
+pub mod flash_attention;
+#[cfg(widget_module = "flops_counter")]
+pub mod flops_counter;
+#[cfg(widget_module = "gpu")]
+pub mod gpu;
+#[cfg(widget_module = "gpu_anatomy")]
+pub mod gpu_anatomy;
+#[cfg(widget_module = "gpu_collectives")]
+pub mod gpu_collectives;
+#[cfg(widget_module = "gpu_parallelism")]
+pub mod gpu_parallelism;
+#[cfg(widget_module = "inference_roofline")]
+pub mod inference_roofline;
+#[cfg(widget_module = "jax_code")]
+pub mod jax_code;
+#[cfg(widget_module = "kv_cache")]
+pub mod kv_cache;
+#[cfg(widget_module = "kv_sharding")]
+pub mod kv_sharding;
+#[cfg(widget_module = "layer_diagram")]
+pub mod layer_diagram;
+#[cfg(widget_module = "link_roofline")]
+pub mod link_roofline;
+#[cfg(widget_module = "min_topology")]
+pub mod min_topology;
+#[cfg(widget_module = "moe")]
+pub mod moe;
+#[cfg(widget_module = "nvlink_node")]
+pub mod nvlink_node;
+#[cfg(widget_module = "overlap")]
+pub mod overlap;
+#[cfg(widget_module = "overlap_timeline")]
+pub mod overlap_timeline;
+#[cfg(widget_module = "own_chip")]
+pub mod own_chip;
+#[cfg(widget_module = "own_model")]
+pub mod own_model;
+#[cfg(widget_module = "parallelism_layout")]
+pub mod parallelism_layout;
+#[cfg(widget_module = "pipeline")]
+pub mod pipeline;
+#[cfg(widget_module = "profile")]
 pub mod profile;
+#[cfg(widget_module = "remat")]
 pub mod remat;
+#[cfg(widget_module = "roofline")]
 pub mod roofline;
+#[cfg(widget_module = "rooflines")]
 pub mod rooflines;
+#[cfg(widget_module = "serving")]
 pub mod serving;
+#[cfg(widget_module = "serving_engine")]
 pub mod serving_engine;
+#[cfg(widget_module = "sharding")]
 pub mod sharding;
+#[cfg(widget_module = "slowest_stage")]
 pub mod slowest_stage;
+#[cfg(widget_module = "spec_table")]
 pub mod spec_table;
+#[cfg(widget_module = "speculative")]
 pub mod speculative;
+#[cfg(widget_module = "streaming")]
 pub mod streaming;
+#[cfg(widget_module = "strong_scaling")]
 pub mod strong_scaling;
+#[cfg(widget_module = "systolic")]
 pub mod systolic;
+#[cfg(widget_module = "torus")]
 pub mod torus;
+#[cfg(widget_module = "training_planner")]
 pub mod training_planner;
+#[cfg(widget_module = "training_roofline")]
 pub mod training_roofline;
+#[cfg(widget_module = "transformer")]
 pub mod transformer;
+#[cfg(widget_module = "weight_stationary")]
 pub mod weight_stationary;
+#[cfg(widget_module = "xla_op")]
 pub mod xla_op;
+#[cfg(widget_module = "zero")]
 pub mod zero;
 
 use leptos::prelude::*;
 
-/// Emits the items that follow only in builds that carry `$bundle`'s widget
-/// modules (the library's need the Cargo feature `library`).
-macro_rules! in_bundle {
-    (Library, $($item:tt)*) => { #[cfg(feature = "library")] $($item)* };
-    ($bundle:ident, $($item:tt)*) => { $($item)* };
-}
-
 /// Registers every widget of the widget table (`ridgeline_content::widgets`),
 /// which `build.rs` writes out as one invocation of this macro.
 macro_rules! register {
-    ($($name:literal => $module:ident :: $component:ident ($($params:ident)?), $bundle:ident, $keys:tt, $doc:literal;)*) => {
+    ($($name:literal => $module:ident :: $component:ident ($($params:ident)?) in $module_name:literal, $bundle:ident, $keys:tt, $doc:literal;)*) => {
         /// Every widget the app can mount.
         pub const NAMES: &[&str] = &[$($name),*];
 
-        $($(in_bundle! {
-            $bundle,
+        $($(
+            #[cfg(widget_module = $module_name)]
             impl params::Declared for $module::$params {
                 const NAME: &'static str = $name;
                 const KEYS: &'static [&'static str] = &$keys;
             }
-        })?)*
+        )?)*
 
         /// Every disagreement between a widget's parameters and the keys the
         /// table lists for it (see [`params::key_mismatches`]).
         #[cfg(test)]
         fn key_mismatches() -> Vec<String> {
             let mut known: Vec<&str> = Vec::new();
-            $($(in_bundle! {
-                $bundle,
-                {
-                    known.extend(<$module::$params as params::Declared>::KEYS);
-                }
-            })?)*
+            $($(
+                #[cfg(widget_module = $module_name)]
+                known.extend(<$module::$params as params::Declared>::KEYS);
+            )?)*
             known.sort_unstable();
             known.dedup();
             let mut out = Vec::new();
-            $($(in_bundle! {
-                $bundle,
-                {
-                    out.extend(params::key_mismatches::<$module::$params>(&known));
-                }
-            })?)*
+            $($(
+                #[cfg(widget_module = $module_name)]
+                out.extend(params::key_mismatches::<$module::$params>(&known));
+            )?)*
             out
         }
 

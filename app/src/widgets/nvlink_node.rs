@@ -14,7 +14,7 @@ use ridgeline_core::gpu::node::{
 use ridgeline_core::gpu::superpod::plural;
 
 use super::compare::{compare_picker, compare_table, diff_rows, parse_vs, Comparison, Diff, VS};
-use super::gpu::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use super::params::{WidgetParams, WidgetState};
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::units::BytesPerSec;

@@ -9,22 +9,21 @@ use super::controls::Notice;
 use super::controls::NumberField;
 use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
-use ridgeline_core::format::{grouped, sci, seconds};
+use ridgeline_core::format::{grouped, sci, seconds, tokens};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::profiling::trace::{
     profile, update_overhead, OpKind, OpSummary, Profile, MAX_WINDOW_LAYERS,
 };
 use ridgeline_core::roofline::Verdict;
-use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism};
+use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism, RunAssumptions};
 
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use super::training_roofline::{full_mesh, parse_mesh, tokens, B_MAX, SEQ, STEPS};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
-use crate::input::{parse_count, short};
+use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
 
 /// The presets the profile offers (the reader's own models too: see [`profiled`]).
 pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
@@ -36,6 +35,10 @@ pub fn profiled(m: &ModelPreset) -> bool {
 }
 /// Rows of the op table.
 pub const TOP_OPS: usize = 6;
+/// Slider positions for the batch.
+const STEPS: f64 = 400.0;
+/// Tokens per sequence: the book's LLaMA-3 run (Part 6).
+const SEQ: f64 = RunAssumptions::BOOK.seq_len;
 /// The trace's drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 260, 240);
 /// Most layers the window may show (the trace stays readable).
@@ -127,7 +130,7 @@ impl ProfileParams {
     /// The batch slider's range: one sequence (and a token per chip) up to 2^30.
     pub fn batch_range(&self) -> (f64, f64) {
         let lo = self.chips().max(SEQ);
-        (lo, B_MAX.max(lo * 1000.0))
+        (lo, GLOBAL_BATCH_MAX.max(lo * 1000.0))
     }
 
     /// The cluster and the division of its chips.
@@ -166,11 +169,7 @@ impl ProfileParams {
 
     /// The mesh as `16x16x16`.
     pub fn mesh_text(&self) -> String {
-        self.mesh
-            .iter()
-            .map(|a| a.to_string())
-            .collect::<Vec<_>>()
-            .join("x")
+        mesh_text(&self.mesh)
     }
 
     /// The chart for the current overlap setting; the axis reaches the serial end,
@@ -336,7 +335,7 @@ impl WidgetParams for ProfileParams {
             "chip" => {
                 let c = super::controls::tpu_with_ici(value)?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
-                    next.mesh = full_mesh(c);
+                    next.mesh = c.topology.largest_mesh();
                 }
                 next.chip = c;
             }
@@ -349,7 +348,8 @@ impl WidgetParams for ProfileParams {
             }
             "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
             "b" | "batch" => {
-                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
+                next.batch =
+                    parse_count(value, "batch (tokens)", 1.0, GLOBAL_BATCH_MAX * 1000.0)?.round()
             }
             "overlap" => next.overlap = parse_bool(value, "overlap")?,
             "layers" => {

@@ -12,7 +12,9 @@ use super::controls::NumberField;
 use super::controls::{LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::inference::serving_engine::{simulate, Batching, Layout, SimParams, SimReport};
+use ridgeline_core::inference::serving_engine::{
+    simulate, Batching, PrefillPlacement as Placement, SimParams, SimReport,
+};
 
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
@@ -66,7 +68,7 @@ impl WidgetParams for EngineParams {
         let mut next = self.sim.clone();
         match key {
             "layout" => {
-                next.layout = Layout::parse(value).ok_or_else(|| {
+                next.layout = Placement::parse(value).ok_or_else(|| {
                     format!(
                         "layout: “{}” is not interleaved or disaggregated",
                         short(value)
@@ -160,7 +162,7 @@ pub fn ServingEngine(
             grouped((r.timeline.to.0 * 1e3).round())
         )
     });
-    let layout_options = [Layout::Disaggregated, Layout::Interleaved]
+    let layout_options = [Placement::Disaggregated, Placement::Interleaved]
         .into_iter()
         .map(|l| {
             option(l.name(), l.name(), move || {

@@ -8,20 +8,19 @@
 use super::controls::NumberField;
 use super::controls::{fit_word, Notice};
 use leptos::prelude::*;
-use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::format::{grouped, sci, seconds, si, tokens};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::model::accounting::params;
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{
     best_plan, estimate_run, evaluate, training_time, Cluster, Evaluation, Job, Parallelism,
-    RunEstimate, MAX_SLICES,
+    RunAssumptions, RunEstimate, MAX_SLICES,
 };
 use ridgeline_core::units::Seconds;
 
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use super::training_roofline::{plan_label, tokens};
 use crate::input::{parse_count, short};
 use ridgeline_core::reader::compact::MODEL_TAG;
 
@@ -44,8 +43,10 @@ fn planner_model(id: &str) -> Option<&'static ModelPreset> {
         .or_else(|| own_model(id))
 }
 
-/// Tokens per sequence.
-pub const SEQ: f64 = 4096.0;
+/// Tokens per sequence: the book's run (Part 6).
+pub const SEQ: f64 = BOOK.seq_len;
+/// The book's LLaMA 3-70B run on a v5p pod, the planner's starting point.
+const BOOK: RunAssumptions = RunAssumptions::BOOK;
 
 /// How each slice is divided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,16 +107,16 @@ pub struct PlannerParams {
 impl Default for PlannerParams {
     fn default() -> Self {
         PlannerParams {
-            model: model("llama3-70b").unwrap_or(&MODELS[0]),
+            model: model(BOOK.model).unwrap_or(&MODELS[0]),
             vs: None,
-            chip: chip("v5p").unwrap_or(&CHIPS[0]),
+            chip: chip(BOOK.chip).unwrap_or(&CHIPS[0]),
             slice: None,
-            pods: 1,
+            pods: BOOK.pods,
             choice: PlanChoice::FsdpTp,
             tensor: 4,
-            batch: 1024.0 * SEQ,
-            tokens: 15e12,
-            mfu: 0.4,
+            batch: BOOK.batch_tokens(),
+            tokens: BOOK.tokens,
+            mfu: BOOK.mfu,
         }
     }
 }
@@ -422,7 +423,7 @@ pub fn TrainingPlanner(
                     grouped(o.cluster.chips()),
                     grouped(o.cluster.chips_per_slice as f64),
                     o.cluster.slices,
-                    plan_label(&o.eval.parallelism),
+                    o.eval.parallelism.label(),
                     grouped(o.eval.tokens_per_chip),
                     if o.eval.sequence_parallel > 1.0 { format!(", {}-way sequence sharding", sci(o.eval.sequence_parallel, 3)) } else { String::new() },
                 ))}

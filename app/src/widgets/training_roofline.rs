@@ -11,13 +11,13 @@ use super::controls::Notice;
 use super::controls::NumberField;
 use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
-use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
+use ridgeline_core::format::{grouped, sci, seconds, si, tokens};
+use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{
     book_plans, boundary_batch, evaluate, log_batches, sweep, Boundary, Cluster, Evaluation, Job,
-    Parallelism, Scheme,
+    Parallelism, RunAssumptions, Scheme,
 };
 
 use super::compare::{
@@ -30,7 +30,7 @@ use crate::charts::svg;
 use crate::charts::training::{
     draw_memory, draw_operating_point, draw_roofline, CommsLine, SecondChip, TrainingModel,
 };
-use crate::input::{parse_count, short};
+use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
 use ridgeline_core::dtype::Dtype;
 
 /// Slider positions for the batch.
@@ -39,10 +39,8 @@ pub const STEPS: f64 = 400.0;
 const ROOFLINE: Shape = Shape::new(760, 420, 320);
 /// The memory bars' shape.
 const MEMORY: Shape = Shape::new(760, 260, 240);
-/// Largest global batch, tokens (2^30).
-pub const B_MAX: f64 = 1_073_741_824.0;
-/// Tokens per sequence.
-pub const SEQ: f64 = 4096.0;
+/// Tokens per sequence: the book's LLaMA-3 run (Part 6).
+const SEQ: f64 = RunAssumptions::BOOK.seq_len;
 
 /// The strategies a reader can select.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,56 +82,6 @@ impl Choice {
     fn parse(text: &str) -> Option<Choice> {
         Choice::ALL.into_iter().find(|c| c.name() == text.trim())
     }
-}
-
-/// A strategy's label with its degrees: `FSDP + tensor 1024×4`.
-pub fn plan_label(p: &Parallelism) -> String {
-    match p.scheme() {
-        Scheme::FsdpTensor => format!("FSDP {} × tensor {}", p.fsdp, p.tensor),
-        s => s.label().to_string(),
-    }
-}
-
-/// Token counts: `468`, `3.48M`.
-pub fn tokens(x: f64) -> String {
-    if x >= 1e6 {
-        format!("{}M", sci(x / 1e6, 3))
-    } else {
-        grouped(x)
-    }
-}
-
-/// The largest slice of a TPU as a mesh shape, one entry per torus axis.
-pub fn full_mesh(c: &Chip) -> Vec<u32> {
-    match c.topology {
-        Topology::Torus {
-            dims, max_slice, ..
-        } => max_slice[..dims as usize].to_vec(),
-        Topology::NvlinkDomain { gpus, .. } => vec![gpus],
-    }
-}
-
-/// Parses `16x16x16` (or `16×16`, `16,16`) into axis sizes.
-pub fn parse_mesh(text: &str) -> Result<Vec<u32>, String> {
-    let parts: Vec<&str> = text
-        .split(['x', 'X', '×', ',', '*'])
-        .map(str::trim)
-        .collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(format!(
-            "a mesh is 1 to 3 axis sizes like 16x16x16, got “{}”",
-            short(text)
-        ));
-    }
-    parts
-        .iter()
-        .map(|p| {
-            p.parse::<u32>()
-                .ok()
-                .filter(|&n| (1..=100_000).contains(&n))
-                .ok_or_else(|| format!("mesh axis “{}” is not a whole number of chips", short(p)))
-        })
-        .collect()
 }
 
 /// Everything the reader can set; always analysable.
@@ -203,7 +151,7 @@ impl Analysis {
         let bars: Vec<(String, _)> = self
             .plans
             .iter()
-            .filter_map(|(_, p, e)| Some((plan_label(p), e.as_ref()?.memory)))
+            .filter_map(|(_, p, e)| Some((p.label(), e.as_ref()?.memory)))
             .collect();
         svg(size.width, size.height, |root| {
             draw_memory(root, &bars, self.selected.hbm.0, false)
@@ -225,14 +173,6 @@ fn choice_of(p: &Parallelism) -> Option<Choice> {
     Choice::ALL.into_iter().find(|c| c.scheme() == p.scheme())
 }
 
-/// A mesh as the reader writes it: `16x16x16`.
-pub fn mesh_text(mesh: &[u32]) -> String {
-    mesh.iter()
-        .map(|a| a.to_string())
-        .collect::<Vec<_>>()
-        .join("x")
-}
-
 impl TrainingRooflineParams {
     /// Chips in the slice.
     pub fn chips(&self) -> f64 {
@@ -242,7 +182,7 @@ impl TrainingRooflineParams {
     /// The batch slider's range: one token per chip (and one sequence) up to 2^30.
     pub fn batch_range(&self) -> (f64, f64) {
         let lo = self.chips().max(SEQ);
-        (lo, B_MAX.max(lo * 1000.0))
+        (lo, GLOBAL_BATCH_MAX.max(lo * 1000.0))
     }
 
     /// Builds and evaluates everything, or says what is wrong.
@@ -256,7 +196,7 @@ impl TrainingRooflineParams {
         if Cluster::new(vs, &self.mesh, 1).is_ok() {
             self.mesh.clone()
         } else {
-            full_mesh(vs)
+            vs.topology.largest_mesh()
         }
     }
 
@@ -312,7 +252,7 @@ impl TrainingRooflineParams {
                 selected = comms.len();
             }
             comms.push(CommsLine {
-                label: plan_label(par),
+                label: par.label(),
                 points: points.iter().map(|p| (p.batch, p.t_comms.0)).collect(),
             });
         }
@@ -340,7 +280,7 @@ impl TrainingRooflineParams {
             };
             Some(SecondChip {
                 chip: v.cluster.chip.name,
-                comms_label: plan_label(&v.selected.parallelism),
+                comms_label: v.selected.parallelism.label(),
                 math: points.iter().map(|p| (p.batch, p.t_math.0)).collect(),
                 comms: points.iter().map(|p| (p.batch, p.t_comms.0)).collect(),
                 crossing,
@@ -362,7 +302,7 @@ impl TrainingRooflineParams {
 
     /// The sentence about the selected strategy's boundary.
     pub fn boundary_text(&self, a: &Analysis) -> String {
-        let name = plan_label(&a.selected.parallelism);
+        let name = a.selected.parallelism.label();
         match a.selected.boundary {
             Boundary::At(b) => format!(
                 "{name} turns compute-bound above B ≈ {} tokens, {} per chip.",
@@ -394,7 +334,7 @@ impl TrainingRooflineParams {
             mesh(&self.vs_mesh(vs), &b),
         ));
         let (ea, eb) = (&a.selected, &b.selected);
-        let name = plan_label(&ea.parallelism);
+        let name = ea.parallelism.label();
         rows.push(
             match (ea.critical_tokens_per_chip, eb.critical_tokens_per_chip) {
                 (Some(x), Some(y)) => Diff::number(
@@ -468,7 +408,7 @@ impl WidgetParams for TrainingRooflineParams {
             "chip" => {
                 let c = super::controls::tpu_with_ici(value)?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
-                    next.mesh = full_mesh(c);
+                    next.mesh = c.topology.largest_mesh();
                 }
                 next.chip = c;
             }
@@ -482,7 +422,8 @@ impl WidgetParams for TrainingRooflineParams {
                 })?
             }
             "b" | "batch" => {
-                next.batch = parse_count(value, "batch (tokens)", 1.0, B_MAX * 1000.0)?.round()
+                next.batch =
+                    parse_count(value, "batch (tokens)", 1.0, GLOBAL_BATCH_MAX * 1000.0)?.round()
             }
             other => return Err(super::params::unknown_setting(other)),
         }
@@ -634,7 +575,7 @@ pub fn TrainingRoofline(
                     };
                     view! {
                         <tr data-scheme=c.name() class:selected=selected>
-                            <th scope="row">{plan_label(p)}</th>
+                            <th scope="row">{p.label()}</th>
                             {cells}
                         </tr>
                     }
@@ -667,7 +608,7 @@ pub fn TrainingRoofline(
             <p class="verdict-line">
                 "At B = " {move || grouped(params.with(|p| p.batch))} " tokens ("
                 {move || analysis.with(|a| a.as_ref().map(|a| grouped(a.selected.tokens_per_chip)).unwrap_or_default())}
-                " per chip), " {move || analysis.with(|a| a.as_ref().map(|a| plan_label(&a.selected.parallelism)).unwrap_or_default())} " is "
+                " per chip), " {move || analysis.with(|a| a.as_ref().map(|a| a.selected.parallelism.label()).unwrap_or_default())} " is "
                 <strong class=move || format!("verdict {}", verdict()) data-verdict=verdict aria-live="polite">{verdict}</strong>
                 {vs_verdict}
                 "."
@@ -861,6 +802,5 @@ mod tests {
             ("model", "llama3-70b"),
         ]);
         assert_eq!(p.chips(), 8960.0);
-        assert_eq!(parse_mesh("16×20×28"), Ok(vec![16, 20, 28]));
     }
 }

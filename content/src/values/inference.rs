@@ -12,7 +12,7 @@ use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip};
 use ridgeline_core::inference::kv_sharding::{kv_sharding, KvShardingParams};
 use ridgeline_core::inference::serving::{self, SpeculativeParams};
-use ridgeline_core::inference::serving_engine::{simulate, Layout, SimParams, SimReport};
+use ridgeline_core::inference::serving_engine::{simulate, PrefillPlacement, SimParams, SimReport};
 use ridgeline_core::inference::{
     decode_step, max_batch as max_batch_of, min_slice_chips, tokens_evicted_per_step,
     weight_stationary_crossover, Precision, ServingModel, ServingSlice,
@@ -304,11 +304,11 @@ fn handover(d: &Directive) -> Result<String, String> {
 
 fn serve_sim(d: &Directive) -> Result<String, String> {
     let t = d.arg("layout").unwrap_or("disaggregated");
-    let layout = Layout::parse(t).ok_or_else(|| format!("unknown layout `{t}`"))?;
+    let layout = PrefillPlacement::parse(t).ok_or_else(|| format!("unknown layout `{t}`"))?;
     // The default run is the same for every page that shows it: simulate each
     // layout once per process.
     static RUNS: [OnceLock<Result<SimReport, String>>; 2] = [OnceLock::new(), OnceLock::new()];
-    let slot = &RUNS[usize::from(layout == Layout::Disaggregated)];
+    let slot = &RUNS[usize::from(layout == PrefillPlacement::Disaggregated)];
     let r = slot
         .get_or_init(|| {
             simulate(&SimParams {

@@ -23,6 +23,14 @@
 //! On a bidirectional ring each chunk is split in halves that travel opposite
 //! ways, so each transfer carries half as many bytes.
 //!
+//! Every step is built from two costs, computed here and nowhere else:
+//! [`chunk_matmul`], one block's matmul on the chip's roofline (its FLOPs
+//! against its HBM bytes), and [`ppermute`], one block's hop to a neighbour
+//! (its bytes over the one-way link, or the hop latency if that is larger, as
+//! every hop of [`collectives::cost`]). [`gather_ring`] steps the ring; Part
+//! 10's timelines ([`crate::comms::overlap_timeline`]) are built on the same
+//! three.
+//!
 //! ```
 //! use ridgeline_core::comms::collective_matmul::{collective_matmul, CollectiveMatmulParams};
 //! use ridgeline_core::hardware::chip;
@@ -36,7 +44,8 @@
 use crate::check::is_positive;
 use crate::comms::collectives::{self, Collective, Network, RingAxis};
 use crate::dtype::Dtype;
-use crate::hardware::{Chip, ALLGATHER_MEASURED_FRACTION, ALLGATHER_MEASURED_PEAK_AT};
+use crate::hardware::{Chip, Link, ALLGATHER_MEASURED_FRACTION, ALLGATHER_MEASURED_PEAK_AT};
+use crate::roofline::Analysis;
 use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
 
 /// Which operand is sharded, and so which collective the ring hides.
@@ -99,6 +108,8 @@ pub struct CollectiveMatmulParams {
     pub network: Network,
     /// Peak FLOPs/s of one device.
     pub peak: FlopsPerSec,
+    /// HBM bandwidth of one device, the other side of a block's roofline.
+    pub hbm: BytesPerSec,
 }
 
 impl CollectiveMatmulParams {
@@ -126,6 +137,7 @@ impl CollectiveMatmulParams {
             dtype: Dtype::Bf16,
             network,
             peak: chip.peak(Dtype::Bf16).unwrap_or(FlopsPerSec(f64::NAN)),
+            hbm: chip.hbm_bw(),
         }
     }
 
@@ -164,6 +176,9 @@ impl CollectiveMatmulParams {
         if !is_positive(self.peak.0) {
             return Err("the peak FLOPs/s must be a finite positive number".into());
         }
+        if !is_positive(self.hbm.0) {
+            return Err("the HBM bandwidth must be a finite positive number".into());
+        }
         Ok(())
     }
 }
@@ -177,7 +192,7 @@ pub struct RingStep {
     /// `C` whose partial sum is computed, a bidirectional ring's two halves
     /// counting as one chunk).
     pub blocks: u32,
-    /// Their compute time.
+    /// Their compute time ([`chunk_matmul`] each).
     pub compute: Seconds,
     /// The transfer running alongside (zero in the last step of an AllGather,
     /// in the first step of a ReduceScatter).
@@ -191,7 +206,7 @@ pub struct RingStep {
 /// Blocking vs overlapped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectiveMatmul {
-    /// The whole matmul's compute time per device.
+    /// The whole matmul's time per device: its blocks' [`chunk_matmul`] times.
     pub compute: Seconds,
     /// The blocking collective (the cost model of [`crate::comms::collectives`]): the
     /// AllGather of `A`, or the ReduceScatter of `C`.
@@ -218,44 +233,21 @@ pub fn collective_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul,
     let n = p.devices;
     let rows = (p.i / n as u64) as f64;
     let block = p.dtype.size_of(rows * p.j as f64);
-    let block_flops = Flops(2.0 * rows * p.j as f64 * p.k as f64);
-    let t_block = block_flops / p.peak;
+    let t_block = chunk_matmul(rows, p.j as f64, p.k as f64, p.dtype, p.peak, p.hbm);
     let compute = t_block * n as f64;
     let gathered = block * n as f64;
     let ring = RingAxis::ring(n);
     let gather = collectives::cost(Collective::AllGather, gathered, &[ring], &p.network)
         .map_err(|e| e.to_string())?
         .time;
-    // Blocks arriving from the left for `right` steps and from the right for `left`.
-    let (right, left) = if p.network.bidirectional {
-        (n / 2, (n - 1) / 2)
-    } else {
-        (n - 1, 0)
-    };
-    let hop = block / p.network.one_way + p.network.hop_latency;
-    let mut steps = Vec::with_capacity(right as usize + 1);
-    let mut clock = Seconds(0.0);
-    let mut ring_comms = Seconds(0.0);
-    for s in 0..=right {
-        let blocks = if s == 0 {
-            1
-        } else {
-            u32::from(s <= right) + u32::from(s <= left)
-        };
-        let comms = if s < right { hop } else { Seconds(0.0) };
-        ring_comms += comms;
-        let c = t_block * blocks as f64;
-        let end = clock + c.max(comms);
-        steps.push(RingStep {
-            index: s,
-            blocks,
-            compute: c,
-            comms,
-            start: clock,
-            end,
-        });
-        clock = end;
-    }
+    let steps = gather_ring(
+        n,
+        p.network.bidirectional,
+        t_block,
+        ppermute(block, &p.network),
+    );
+    let ring_comms = steps.iter().map(|s| s.comms).sum();
+    let clock = steps.last().map_or(Seconds(0.0), |s| s.end);
     let blocking = gather + compute;
     Ok(CollectiveMatmul {
         compute,
@@ -268,12 +260,88 @@ pub fn collective_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul,
     })
 }
 
+/// The roofline time of one block's matmul `[rows, k] · [k, cols]` in `dtype`
+/// on a device of peak `peak` and HBM bandwidth `hbm`: its `2 · rows · k · cols`
+/// FLOPs against the HBM bytes of both operands and the result, overlapped
+/// (Part 1). Every step of a collective matmul multiplies such blocks.
+pub fn chunk_matmul(
+    rows: f64,
+    k: f64,
+    cols: f64,
+    dtype: Dtype,
+    peak: FlopsPerSec,
+    hbm: BytesPerSec,
+) -> Seconds {
+    let bytes = dtype.size_of(rows * k + k * cols + rows * cols);
+    Analysis::new(
+        Flops(2.0 * rows * k * cols),
+        peak,
+        &[(Link::Hbm, bytes, hbm)],
+    )
+    .lower
+}
+
+/// One `ppermute` of `bytes` to a ring neighbour over `net`: one hop, the
+/// larger of the bytes over the one-way link and the hop latency `T_min`, as
+/// each hop of [`collectives::cost`] costs.
+pub fn ppermute(bytes: Bytes, net: &Network) -> Seconds {
+    let bandwidth = bytes / net.one_way;
+    if bandwidth > net.hop_latency {
+        bandwidth
+    } else {
+        net.hop_latency
+    }
+}
+
+/// The overlapped ring of an AllGather collective matmul over `devices`: each
+/// step multiplies the blocks that arrived (`t_block` each) while the next
+/// ones travel (`hop`), and ends when both are done. One way round the ring
+/// that is `devices` steps of one block, the last without a transfer; both
+/// ways, after the first step each device receives and multiplies two blocks
+/// per step, in about half the steps.
+pub fn gather_ring(
+    devices: u32,
+    bidirectional: bool,
+    t_block: Seconds,
+    hop: Seconds,
+) -> Vec<RingStep> {
+    let n = devices.max(1);
+    // Blocks arriving from the left for `right` steps and from the right for `left`.
+    let (right, left) = if bidirectional {
+        (n / 2, (n - 1) / 2)
+    } else {
+        (n - 1, 0)
+    };
+    let mut steps = Vec::with_capacity(right as usize + 1);
+    let mut clock = Seconds(0.0);
+    for s in 0..=right {
+        let blocks = if s == 0 {
+            1
+        } else {
+            u32::from(s <= right) + u32::from(s <= left)
+        };
+        let comms = if s < right { hop } else { Seconds(0.0) };
+        let c = t_block * blocks as f64;
+        let end = clock + c.max(comms);
+        steps.push(RingStep {
+            index: s,
+            blocks,
+            compute: c,
+            comms,
+            start: clock,
+            end,
+        });
+        clock = end;
+    }
+    steps
+}
+
 /// Case 3: each device multiplies its `A[I, J/X]` by one `K/X`-column chunk of
 /// its `B[J/X, K]` per step and passes the running sum on.
 fn reduce_scatter_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul, String> {
     let n = p.devices;
     let (i, j_local, k_chunk) = (p.i as f64, (p.j / n as u64) as f64, (p.k / n as u64) as f64);
-    let t_block = Flops(2.0 * i * j_local * k_chunk) / p.peak;
+    let t_block = chunk_matmul(i, j_local, k_chunk, p.dtype, p.peak, p.hbm);
     let compute = t_block * n as f64;
     // The unreduced `C[I, K]{U_X}` each device holds: the book's `V`.
     let unreduced = p.dtype.size_of(i * p.k as f64);
@@ -284,7 +352,7 @@ fn reduce_scatter_matmul(p: &CollectiveMatmulParams) -> Result<CollectiveMatmul,
     // A running sum is one chunk of `C`; both ways round, each half of it.
     let ways = if p.network.bidirectional { 2.0 } else { 1.0 };
     let chunk = p.dtype.size_of(i * k_chunk);
-    let hop = chunk / ways / p.network.one_way + p.network.hop_latency;
+    let hop = ppermute(chunk / ways, &p.network);
     let mut steps = Vec::with_capacity(n as usize);
     let mut clock = Seconds(0.0);
     let mut ring_comms = Seconds(0.0);
@@ -603,7 +671,7 @@ mod tests {
         assert!((r.gather.0 - v.0 / 9e10).abs() < 0.02 * r.gather.0);
         // The ring sends 7 running sums of half a chunk each way: 7/8 of V / W.
         let half_chunk = 2.0 * 8192.0 * 1024.0 / 2.0;
-        let hop = half_chunk / 4.5e10 + 1e-6;
+        let hop = (half_chunk / 4.5e10_f64).max(1e-6);
         assert!((r.ring_comms.0 - 7.0 * hop).abs() < 1e-12);
         assert_eq!(r.steps.len(), 8);
         assert_eq!(r.steps[0].comms.0, 0.0);

@@ -4,8 +4,8 @@
 //! | file | what |
 //! |---|---|
 //! | `collectives.rs` | AllGather, ReduceScatter, AllReduce and AllToAll along one or more axes of a mesh: bytes, the bandwidth and latency terms, [`collectives::cost`] |
-//! | `collective_matmul.rs` | overlapping an AllGather with the matmul that needs it, chunk by chunk (Part 3), and measured AllGather bandwidth against size |
-//! | `overlap_timeline.rs` | Part 10's collective matmul in JAX as two timelines, blocking and overlapped |
+//! | `collective_matmul.rs` | the one model of a collective matmul: a block's matmul ([`collective_matmul::chunk_matmul`]) and `ppermute` ([`collective_matmul::ppermute`]), the ring's steps ([`collective_matmul::gather_ring`]); an AllGather or ReduceScatter overlapped with the matmul, chunk by chunk (Part 3), and measured AllGather bandwidth against size |
+//! | `overlap_timeline.rs` | Part 10's collective matmul in JAX as two timelines, blocking and overlapped, built on `collective_matmul.rs` |
 
 pub mod collective_matmul;
 pub mod collectives;

@@ -5,10 +5,13 @@
 //! matmuls in which each chip passes its chunk of `A` to its neighbour with
 //! `ppermute` while it multiplies the chunk it holds.
 //!
-//! Each lane's step times come from `core`: a chunk matmul is on the roofline
-//! of the chip (FLOPs against HBM bytes), the AllGather is
-//! [`crate::comms::collectives::cost`] over the `Y` ring, and a `ppermute` is one hop,
-//! the larger of the hop latency and the chunk's bytes over the one-way link.
+//! The loop is Part 3's collective matmul ([`crate::comms::collective_matmul`])
+//! one way round the `Y` ring, and its step times are that model's: a chunk
+//! matmul is [`chunk_matmul`] (on the roofline of the chip, FLOPs against HBM
+//! bytes), a `ppermute` is [`ppermute`] (one hop, the larger of the hop
+//! latency and the chunk's bytes over the one-way link), the steps are
+//! [`gather_ring`]'s, and the AllGather is
+//! [`crate::comms::collectives::cost`] over the `Y` ring.
 //! Beside them sit the times the book measured on a TPU v5e-8 (311 µs, 244 µs,
 //! and 224 µs for the same matmul with nothing to gather). The book's arrays
 //! are `int32` (`jnp.arange`), which the matrix units do not run at their bf16
@@ -37,11 +40,11 @@
 //! assert!(t.overlapped.total >= t.matmul_only);
 //! ```
 
+use crate::comms::collective_matmul::{chunk_matmul, gather_ring, ppermute};
 use crate::comms::collectives::{cost, Collective, Network, RingAxis};
 use crate::dtype::Dtype;
-use crate::hardware::{chip, Chip, Link};
-use crate::roofline::Analysis;
-use crate::units::{Bytes, Flops, Seconds};
+use crate::hardware::{chip, Chip};
+use crate::units::{Bytes, Seconds};
 
 /// Inputs of the `overlap-timeline` widget.
 #[derive(Debug, Clone, PartialEq)]
@@ -206,9 +209,8 @@ impl OverlapParams {
     }
 }
 
-/// The roofline time of a `rows × k` by `k × cols` matmul on chip `c` in
-/// `dtype` (compute against HBM traffic, overlapped), or why the chip has no
-/// rate for that format.
+/// The [`chunk_matmul`] time of a `rows × k` by `k × cols` matmul on chip `c`
+/// in `dtype`, or why the chip has no rate for that format.
 fn matmul_time(
     c: &'static Chip,
     dtype: Dtype,
@@ -217,18 +219,8 @@ fn matmul_time(
         .peak_or_wider(dtype)
         .map(|(_, r)| r)
         .ok_or_else(|| format!("dtype: {} has no {} or wider peak", c.id, dtype))?;
-    Ok(move |rows: f64, k: f64, cols: f64| {
-        Analysis::new(
-            Flops(2.0 * rows * k * cols),
-            peak,
-            &[(
-                Link::Hbm,
-                dtype.size_of(rows * k + k * cols + rows * cols),
-                c.hbm_bw(),
-            )],
-        )
-        .lower
-    })
+    let hbm = c.hbm_bw();
+    Ok(move |rows: f64, k: f64, cols: f64| chunk_matmul(rows, k, cols, dtype, peak, hbm))
 }
 
 /// The two timelines of the example on `p`'s mesh.
@@ -248,14 +240,7 @@ pub fn overlap_timeline_on(p: &OverlapParams, c: &'static Chip) -> Result<Overla
     let matmul_only = mm(b, d, f);
     let chunk_matmul = mm(b, d / y, f);
     let chunk_bytes: Bytes = dt.size_of(b * d / y);
-    let chunk_permute = {
-        let bw = chunk_bytes / net.one_way;
-        if bw > net.hop_latency {
-            bw
-        } else {
-            net.hop_latency
-        }
-    };
+    let chunk_permute = ppermute(chunk_bytes, &net);
     let all_gather = if p.y > 1 {
         cost(
             Collective::AllGather,
@@ -287,29 +272,26 @@ pub fn overlap_timeline_on(p: &OverlapParams, c: &'static Chip) -> Result<Overla
     };
     // Step i multiplies the chunk held while the next one travels; the next
     // step starts when both are done. The last step only multiplies.
+    let steps = gather_ring(p.y as u32, false, chunk_matmul, chunk_permute);
     let mut spans = Vec::new();
-    let mut t = Seconds(0.0);
-    for i in 0..p.y {
+    for s in &steps {
+        let step = u64::from(s.index);
         spans.push(Span {
             work: Work::Matmul,
-            step: i,
-            start: t,
-            end: t + chunk_matmul,
+            step,
+            start: s.start,
+            end: s.start + s.compute,
         });
-        let mut end = t + chunk_matmul;
-        if i + 1 < p.y {
+        if step + 1 < p.y {
             spans.push(Span {
                 work: Work::Ppermute,
-                step: i,
-                start: t,
-                end: t + chunk_permute,
+                step,
+                start: s.start,
+                end: s.start + s.comms,
             });
-            if t + chunk_permute > end {
-                end = t + chunk_permute;
-            }
         }
-        t = end;
     }
+    let t = steps.last().map_or(Seconds(0.0), |s| s.end);
     Ok(OverlapReport {
         blocking,
         overlapped: Timeline { spans, total: t },
@@ -359,7 +341,7 @@ pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), Str
     let mm = |rows: f64, k: f64, cols: f64| matmul(rows, k, cols).0;
     let dt = p.dtype;
     let (b, d, f, y) = ((p.b / p.x) as f64, p.d as f64, p.f as f64, p.y as f64);
-    let hop = |elems: f64| (dt.size_of(elems) / net.one_way).0.max(net.hop_latency.0);
+    let hop = |elems: f64| ppermute(dt.size_of(elems), &net).0;
     let coll = |kind, elems: f64| -> Result<f64, String> {
         if p.y == 1 {
             return Ok(0.0);
@@ -368,16 +350,16 @@ pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), Str
             .map(|k| k.time.0)
             .map_err(|e| e.to_string())
     };
-    // A loop of `steps` chunk matmuls, each overlapped with moving one chunk;
-    // bidirectional halves the steps and doubles the work per step.
+    // A loop of `Y` chunk matmuls, each overlapped with moving one chunk
+    // ([`gather_ring`]); bidirectional halves the steps and doubles the work
+    // per step. `tail` is what the last step leaves to pay after the loop.
     let looped = |chunk_mm: f64, chunk_hop: f64, tail: f64| {
-        let one = chunk_mm + (y - 1.0) * chunk_mm.max(chunk_hop) + tail;
-        let half = ((y - 1.0) / 2.0).ceil();
-        let two = chunk_mm
-            + half * (2.0 * chunk_mm).max(chunk_hop)
-            + tail
-            + ((y - 1.0) - 2.0 * half).max(0.0) * chunk_mm;
-        (one, two.min(one))
+        let ring = |both| {
+            let steps = gather_ring(p.y as u32, both, Seconds(chunk_mm), Seconds(chunk_hop));
+            steps.last().map_or(0.0, |s| s.end.0) + tail
+        };
+        let one = ring(false);
+        (one, ring(true).min(one))
     };
     let mut out = Vec::new();
     // The example: chunks of A travel; the last step is a matmul only.

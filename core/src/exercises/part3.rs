@@ -3,13 +3,13 @@
 
 use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
-use super::kit::{chip_param, reference, ridge, s};
+use super::kit::{chip_param, reference, ridge, s, unanswered};
 use crate::comms::collectives::{cost, Bound, Collective, CollectiveCost, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::tpu::Slice;
 use crate::hardware::{chip, Link};
-use crate::sharding::plan::{MatmulPlan, PlanOptions, StepKind, Strategy};
+use crate::sharding::plan::{MatmulPlan, Operand, PlanOptions, StepKind, Strategy};
 use crate::sharding::{ArraySpec, Dims, MatmulSpec, Mesh};
 use crate::units::{Bytes, Seconds};
 
@@ -246,6 +246,147 @@ fn nd_vars() -> Vec<Var> {
 }
 
 /// Part 3's exercises.
+/// The v5e 4×4 slice of Q6 as a mesh {X: 4, Y: 4}, wrapping as the slice does.
+fn v5e_4x4() -> Result<Mesh, String> {
+    let slice = Slice::new(chip("v5e").ok_or("no v5e")?, &[4, 4]).map_err(s)?;
+    let mut mesh = Mesh::parse("X=4, Y=4").map_err(s)?;
+    for (i, name) in ['X', 'Y'].into_iter().enumerate() {
+        mesh = mesh.with_wrap(name, slice.wrap()[i]).map_err(s)?;
+    }
+    Ok(mesh)
+}
+
+/// A plan's communication as `Collective over AXES of ARRAY` lines (`none`).
+fn comm_signature(plan: &MatmulPlan) -> String {
+    let lines: Vec<String> = plan
+        .steps
+        .iter()
+        .filter_map(|st| match st.kind {
+            StepKind::Collective(c) => {
+                Some(format!("{} over {} of {}", c.name(), st.axes, st.array))
+            }
+            StepKind::Permute => Some(format!("a permute over {} of {}", st.axes, st.array)),
+            StepKind::Slice | StepKind::Matmul => None,
+        })
+        .collect();
+    if lines.is_empty() {
+        "none".into()
+    } else {
+        lines.join(", then ")
+    }
+}
+
+/// The options of Q6: which communication a sharded matmul needs.
+const Q6_OPTIONS: [(&str, &str); 4] = [
+    ("a", "none"),
+    ("b", "AllReduce over Y of C"),
+    ("c", "AllGather over X of B"),
+    ("d", "AllGather over Y of A"),
+];
+
+/// Q6 on the v5e 4×4 with our sizes (the book gives none): core's plan for
+/// `spec`, its communication matched to an option, and its times.
+fn q6_solve(spec: &str) -> Result<Solution, String> {
+    let mesh = v5e_4x4()?;
+    let opts = PlanOptions::for_chip(chip("v5e").ok_or("no v5e")?).map_err(s)?;
+    let plan = plan(spec, &mesh, "I=8192, J=8192, K=8192", &opts)?;
+    let sig = comm_signature(&plan);
+    let correct = Q6_OPTIONS
+        .iter()
+        .find(|(_, t)| *t == sig)
+        .map(|(id, _)| *id)
+        .ok_or_else(|| format!("core's plan needs {sig}, which is not an option"))?;
+    let options: Vec<(&'static str, String)> = Q6_OPTIONS
+        .iter()
+        .map(|(id, t)| (*id, t.to_string()))
+        .collect();
+    let compute = plan.compute_time().ok_or("no peak")?;
+    let mut sol = Solution::new(Answer::Choice { options, correct })
+        .step(format!("{}: case {}", plan.summary(), plan.case().number()))
+        .step(format!("communication: {sig}"));
+    for st in plan.steps.iter().filter(|st| st.kind != StepKind::Matmul) {
+        if let Some(c) = st.cost {
+            sol = cost_steps(
+                sol.step(format!("{} moves V = {}", st.result, si(st.v.0, "B", 3))),
+                &c,
+            );
+        }
+    }
+    Ok(sol.step(format!(
+        "with I = J = K = 8,192 in bf16 (our sizes): communication {}, the local matmul {} ({} per chip at peak)",
+        seconds(plan.comm_time().0),
+        seconds(compute.0),
+        sci(plan.flops_per_device().0, 3)
+    )))
+}
+
+fn q6_prompt(spec: &str, role: &str) -> String {
+    format!(
+        "On a TPU v5e 4×4 slice (mesh X, Y), {spec}{role}. Which communication does it need?\n(a) none\n(b) an AllReduce over Y of C\n(c) an AllGather over X of B\n(d) an AllGather over Y of A"
+    )
+}
+
+/// The order of the four collectives' times on `net` over `axis` for `v`
+/// bytes, fastest first, equal times joined by `=`.
+fn collective_order(
+    v: Bytes,
+    axis: RingAxis,
+    net: &Network,
+) -> Result<(String, Vec<(Collective, Seconds)>), String> {
+    let mut times = Vec::new();
+    for c in [
+        Collective::AllToAll,
+        Collective::AllGather,
+        Collective::ReduceScatter,
+        Collective::AllReduce,
+    ] {
+        times.push((c, cost(c, v, &[axis], net).map_err(s)?.time));
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+    let mut order = String::new();
+    for (i, (c, t)) in sorted.iter().enumerate() {
+        if i > 0 {
+            let same = (t.0 / sorted[i - 1].1 .0 - 1.0).abs() < 0.01;
+            order.push_str(if same { " = " } else { " < " });
+        }
+        order.push_str(c.name());
+    }
+    Ok((order, times))
+}
+
+/// The jax.lax function that runs a collective.
+fn jax_name(c: Collective) -> &'static str {
+    match c {
+        Collective::AllGather => "jax.lax.all_gather",
+        Collective::ReduceScatter => "jax.lax.psum_scatter",
+        Collective::AllReduce => "jax.lax.psum",
+        Collective::AllToAll => "jax.lax.all_to_all",
+    }
+}
+
+const Q8_OPTIONS: [(&str, &str); 4] = [
+    ("a", "AllToAll < AllGather = ReduceScatter < AllReduce"),
+    ("b", "AllToAll = AllGather = ReduceScatter = AllReduce"),
+    ("c", "AllReduce < AllGather = ReduceScatter < AllToAll"),
+    ("d", "AllGather < ReduceScatter < AllToAll < AllReduce"),
+];
+
+/// Q9's matmul, A[N, M_X] · B[M, K] on a ring of four, multiplied locally and
+/// reduced afterwards, with output `out`.
+fn q9_plan(out: &str) -> Result<MatmulPlan, String> {
+    let mesh = Mesh::parse("X=4").map_err(s)?;
+    let opts = PlanOptions::for_chip(chip("v5e").ok_or("no v5e")?)
+        .map_err(s)?
+        .with_strategy(Strategy::ReduceAfter);
+    plan(
+        &format!("A[N, M_X] · B[M, K] -> {out}"),
+        &mesh,
+        "N=16, M=16, K=16",
+        &opts,
+    )
+}
+
 pub(super) fn defs() -> Vec<Def> {
     vec![
         Def {
@@ -693,6 +834,39 @@ pub(super) fn defs() -> Vec<Def> {
             correction: None,
             book_gave_answer: true,
         },
+        unanswered(Def {
+            id: "ch3-q6a",
+            chapter: 3,
+            kind: Kind::Question,
+            params: &[],
+            prompt: |_| q6_prompt("A[I_X, J_Y] · B[J_Y, K] → C[I_X, K]", ""),
+            solve: |_| q6_solve("A[I_X, J_Y] · B[J_Y, K] -> C[I_X, K]"),
+            hints: &["Which input dimension is the contraction, and is it sharded the same way on both inputs?"],
+            correction: None,
+            book_gave_answer: false,
+        }),
+        unanswered(Def {
+            id: "ch3-q6b",
+            chapter: 3,
+            kind: Kind::Question,
+            params: &[],
+            prompt: |_| q6_prompt("A[I_X, J] · B[J_X, K_Y] → C[I_X, K_Y]", " (data, tensor and ZeRO sharding together, as in training)"),
+            solve: |_| q6_solve("A[I_X, J] · B[J_X, K_Y] -> C[I_X, K_Y]"),
+            hints: &["Only B is sharded on the contracting dimension, and X is also used by A's rows."],
+            correction: None,
+            book_gave_answer: false,
+        }),
+        unanswered(Def {
+            id: "ch3-q6c",
+            chapter: 3,
+            kind: Kind::Question,
+            params: &[],
+            prompt: |_| q6_prompt("A[I_X, J] · B[J, K_Y] → C[I_X, K_Y]", " (tensor and data parallelism, as in inference)"),
+            solve: |_| q6_solve("A[I_X, J] · B[J, K_Y] -> C[I_X, K_Y]"),
+            hints: &["Is the contracting dimension sharded at all?"],
+            correction: None,
+            book_gave_answer: false,
+        }),
         Def {
             id: "ch3-q7a",
             chapter: 3,
@@ -773,6 +947,110 @@ pub(super) fn defs() -> Vec<Def> {
                     .step(format!("replicated weights need {} per chip", si(replicated, "B", 3))))
             },
             hints: &["Compare each option's largest per-chip weight footprint with the free memory."],
+            correction: None,
+            book_gave_answer: true,
+        },
+        unanswered(Def {
+            id: "ch3-q8",
+            chapter: 3,
+            kind: Kind::Question,
+            params: &[],
+            prompt: |_| {
+                "You benchmark jax.lax.all_gather, psum_scatter, psum and all_to_all on a bf16[8192, 8192] array sharded over the sixteen chips of one wrapping axis of a TPU v5e pod. Which ordering of their times should you see?\n(a) AllToAll < AllGather = ReduceScatter < AllReduce\n(b) all four take the same time\n(c) AllReduce < AllGather = ReduceScatter < AllToAll\n(d) AllGather < ReduceScatter < AllToAll < AllReduce"
+                    .into()
+            },
+            solve: |_| {
+                let net = net("v5e")?;
+                let v = ArraySpec::parse("A[I, J]")
+                    .map_err(s)?
+                    .global_bytes(&Dims::parse("I=8192, J=8192").map_err(s)?, Dtype::Bf16)
+                    .map_err(s)?;
+                let (order, times) = collective_order(v, RingAxis::ring(16), &net)?;
+                let correct = Q8_OPTIONS
+                    .iter()
+                    .find(|(_, t)| *t == order)
+                    .map(|(id, _)| *id)
+                    .ok_or_else(|| format!("core orders them {order}, not an option"))?;
+                let options = Q8_OPTIONS.iter().map(|(id, t)| (*id, t.to_string())).collect();
+                let mut sol = Solution::new(Answer::Choice { options, correct })
+                    .step(format!("V = {} on a ring of 16 with wraparound", si(v.0, "B", 3)));
+                for (c, t) in times {
+                    sol = sol.step(format!("{} ({}): {}", c.name(), jax_name(c), seconds(t.0)));
+                }
+                Ok(sol.step(format!("fastest first: {order}; a real benchmark adds launch overheads and falls short of the links' peak")))
+            },
+            hints: &["An AllReduce is a ReduceScatter then an AllGather; an AllToAll moves each piece only part way round."],
+            correction: None,
+            book_gave_answer: false,
+        }),
+        Def {
+            id: "ch3-q9a",
+            chapter: 3,
+            kind: Kind::Question,
+            params: &[],
+            prompt: |_| {
+                "Case 2 done another way: A[N, M_X] (M is the contracting dimension, split over a ring of four) times a replicated B[M, K], with C[N, K] wanted on every device, computed by multiplying locally and reducing afterwards. With M = 16, what does each device do?\n(a) device d takes rows 4d to 4d + 3 of B to match its columns of A, forms a partial C[N, K]{U_X} summed over those four indices, and an AllReduce over X adds the four partial sums\n(b) each device AllGathers A, then multiplies the whole of A by B\n(c) device d computes rows 4d to 4d + 3 of C completely, then an AllGather over X assembles C\n(d) every device computes all of C from its own blocks: no communication"
+                    .into()
+            },
+            solve: |_| {
+                let p = q9_plan("C[N, K]")?;
+                let sliced = p.steps.iter().any(|st| st.kind == StepKind::Slice && st.array == "B");
+                let sig = comm_signature(&p);
+                let correct = match (sliced, sig.as_str()) {
+                    (true, "AllReduce over X of C") => "a",
+                    (_, "AllGather over X of A") => "b",
+                    (_, "AllGather over X of C") => "c",
+                    (_, "none") => "d",
+                    _ => return Err(format!("core's plan: {sig}")),
+                };
+                let options = vec![
+                    ("a", "slice B, partial sums, AllReduce".to_string()),
+                    ("b", "AllGather A first".to_string()),
+                    ("c", "rows of C, then AllGather".to_string()),
+                    ("d", "no communication".to_string()),
+                ];
+                let local = p.local_shape(Operand::B, &p.steps.iter().find(|st| st.kind == StepKind::Slice).map_or(p.b.clone(), |st| st.after.clone()));
+                let mut sol = Solution::new(Answer::Choice { options, correct })
+                    .step(format!("B is cut locally to its device's rows: local B is {}×{}, no data moves", local[0], local[1]));
+                for d in 0..4u64 {
+                    sol = sol.step(format!("device {d}: C[n, k] partial = Σ over m in {}…{} of A[n, m]·B[m, k]", d * local[0], (d + 1) * local[0] - 1));
+                }
+                Ok(sol.step(format!("then {sig}: C[N, K]{{U_X}} → C[N, K] on every device")))
+            },
+            hints: &["Each device holds only some of the contracting indices; what does a sum over only some of them give?"],
+            correction: None,
+            book_gave_answer: true,
+        },
+        Def {
+            id: "ch3-q9b",
+            chapter: 3,
+            kind: Kind::Question,
+            params: &[],
+            prompt: |_| {
+                "The same local multiply of A[N, M_X] by B[M, K], but now C may stay sharded over X. What replaces the AllReduce?\n(a) a ReduceScatter over X, leaving C[N_X, K] or C[N, K_X]\n(b) still an AllReduce over X\n(c) an AllToAll over X\n(d) an AllGather over X of C"
+                    .into()
+            },
+            solve: |_| {
+                let mut kinds = Vec::new();
+                for out in ["C[N_X, K]", "C[N, K_X]"] {
+                    kinds.push(comm_signature(&q9_plan(out)?));
+                }
+                let correct = if kinds.iter().all(|k| k == "ReduceScatter over X of C") { "a" } else {
+                    return Err(format!("core's plans: {kinds:?}"));
+                };
+                let options = vec![
+                    ("a", "a ReduceScatter".to_string()),
+                    ("b", "an AllReduce".to_string()),
+                    ("c", "an AllToAll".to_string()),
+                    ("d", "an AllGather".to_string()),
+                ];
+                let ar = q9_plan("C[N, K]")?.comm_time();
+                let rs = q9_plan("C[N_X, K]")?.comm_time();
+                Ok(Solution::new(Answer::Choice { options, correct })
+                    .step("both C[N_X, K] and C[N, K_X]: ReduceScatter over X of C")
+                    .step(format!("it is the first half of the AllReduce: {} here against {}", seconds(rs.0), seconds(ar.0))))
+            },
+            hints: &["An AllReduce is a ReduceScatter followed by an AllGather."],
             correction: None,
             book_gave_answer: true,
         },

@@ -53,8 +53,9 @@ pub mod specs;
 pub mod superpod;
 
 use crate::check::{positive, NotPositive};
+use crate::comms::collectives::Network;
 use crate::dtype::Dtype;
-use crate::hardware::{chip, Chip, Link, Topology, Vendor};
+use crate::hardware::{chip, Chip, Link, Topology, Vendor, ICI_HOP_LATENCY};
 use crate::units::{Bytes, BytesPerSec, FlopsPerSec, Intensity};
 use specs::{GpuGeneration, Hertz, SM};
 use std::fmt;
@@ -103,6 +104,8 @@ pub enum GpuError {
         /// What it must be a multiple of.
         of: u64,
     },
+    /// The collectives model refused a collective (its message says why).
+    Collective(String),
 }
 
 impl fmt::Display for GpuError {
@@ -123,6 +126,7 @@ impl fmt::Display for GpuError {
             GpuError::NotDivisible { what, value, of } => {
                 write!(f, "{what} ({value}) must be a multiple of {of}")
             }
+            GpuError::Collective(why) => f.write_str(why),
         }
     }
 }
@@ -253,6 +257,22 @@ impl GpuSystem {
                 what: "scale-out (node egress) bandwidth",
             }),
         }
+    }
+
+    /// The links of a scope as the collectives model of Part 3 takes them: a
+    /// ring whose members (GPUs in a node, or nodes) each send `W_collective`
+    /// one way, so that an AllGather of `B` over `N` takes `B(N − 1)/(N · W)`
+    /// (Part 12), and each hop at least the book's `T_min`, as the training
+    /// model's chip-to-chip links ([`Network::interconnect`]).
+    pub fn collective_network(&self, scope: Scope) -> Result<Network, GpuError> {
+        let w = self.w_collective(scope)?;
+        Ok(Network {
+            name: self.name,
+            bidi: w * 2.0,
+            one_way: w,
+            hop_latency: ICI_HOP_LATENCY.value,
+            bidirectional: false,
+        })
     }
 
     /// The critical intensity `α = C / W_collective` of a scope.

@@ -20,8 +20,10 @@
 
 use super::{nonzero, GpuError, GpuSystem, Scope};
 use crate::check::positive;
+use crate::comms::collectives::{Collective, RingAxis};
 use crate::hardware::Link;
-use crate::roofline::Analysis;
+use crate::roofline::{Analysis, LinkTime};
+use crate::training::fsdp_comms;
 use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
 
 /// `E / k`: how much MoE sparsity inflates the DP batch threshold.
@@ -160,19 +162,34 @@ impl GpuSystem {
         Ok(f64::from(self.gpus_per_node) + self.tp_max_ways(Scope::Network, f)?)
     }
 
-    /// DP/FSDP backward pass of one MLP over `x` GPUs: `T_math = 8kBDF/(XC)`,
-    /// `T_comms = 8EDF / W_collective` (bf16 gradients, AllReduce or RS + AG).
+    /// DP/FSDP backward pass of one MLP over `x` GPUs: `T_math = 8kBDF/(XC)`
+    /// against the ReduceScatter of the bf16 gradients and the AllGather of the
+    /// weights (`2EDF` parameters each), timed by the training model's
+    /// [`fsdp_comms`] over a ring of the `x` replicas on the scope's links
+    /// ([`GpuSystem::collective_network`]): `T_comms = 8EDF/W_collective · (X−1)/X`
+    /// when bandwidth-bound, so the verdict flips at
+    /// [`GpuSystem::small_dp_threshold`].
     pub fn dp_analysis(&self, mlp: &Mlp, x: u32, scope: Scope) -> Result<Analysis, GpuError> {
         mlp.check()?;
         nonzero("data-parallel GPUs X", u64::from(x))?;
-        let w = self.w_collective(scope)?;
+        let net = self.collective_network(scope)?;
+        let ring = [RingAxis::ring(x)];
         let flops = Flops(8.0 * f64::from(mlp.active) * mlp.tokens * mlp.d * mlp.f / f64::from(x));
-        let bytes = Bytes(8.0 * f64::from(mlp.experts) * mlp.d * mlp.f);
-        Ok(Analysis::new(
-            flops,
-            self.peak,
-            &[(link_of(scope), bytes, w)],
-        ))
+        let weights = Bytes(4.0 * f64::from(mlp.experts) * mlp.d * mlp.f);
+        let (mut bytes, mut time) = (Bytes(0.0), Seconds(0.0));
+        for kind in [Collective::ReduceScatter, Collective::AllGather] {
+            let c = fsdp_comms(kind, weights, &ring, &net)
+                .map_err(|e| GpuError::Collective(e.to_string()))?;
+            bytes += c.bytes_per_device;
+            time += c.time;
+        }
+        let link = LinkTime {
+            link: link_of(scope),
+            bytes,
+            bandwidth: net.one_way,
+            time,
+        };
+        Ok(Analysis::of_times(flops, self.peak, vec![link]))
     }
 
     /// TP forward pass of one dense MLP over `y` GPUs: `T_math = 4BDF/(YC)`,
@@ -249,6 +266,7 @@ impl GpuSystem {
 mod tests {
     use super::*;
     use crate::dtype::Dtype;
+    use crate::hardware::ICI_HOP_LATENCY;
     use crate::roofline::Verdict;
     use proptest::prelude::*;
 
@@ -273,8 +291,24 @@ mod tests {
                 let mlp = Mlp::dense(tokens_per_gpu * f64::from(x), 8192.0, 28672.0);
                 let a = sys.dp_analysis(&mlp, x, scope).unwrap();
                 let bound = a.verdict == Verdict::ComputeBound;
-                if (tokens_per_gpu / sys.dp_threshold(scope).unwrap() - 1.0).abs() > 1e-9 {
-                    prop_assert_eq!(bound, tokens_per_gpu > sys.dp_threshold(scope).unwrap());
+                // The ReduceScatter and the AllGather of 2DF bf16 weights round a
+                // ring of X: 8DF(X−1)/(X·W) over the links, or X − 1 hops each.
+                let xf = f64::from(x);
+                let w = sys.w_collective(scope).unwrap().0;
+                let bandwidth = 8.0 * mlp.d * mlp.f * (xf - 1.0) / (xf * w);
+                let latency = 2.0 * (xf - 1.0) * ICI_HOP_LATENCY.value.0;
+                let t = a.t_comms(link_of(scope)).unwrap().0;
+                prop_assert!((t - bandwidth.max(latency)).abs() <= 1e-12 * t);
+                if bandwidth >= latency {
+                    // Bandwidth-bound, the book's case: the verdict flips at
+                    // C/W · (X−1)/X tokens per GPU.
+                    let need = sys.small_dp_threshold(scope, x).unwrap();
+                    if (tokens_per_gpu / need - 1.0).abs() > 1e-9 {
+                        prop_assert_eq!(bound, tokens_per_gpu > need);
+                    }
+                } else {
+                    // A ring of thousands of GPUs pays its hops' latency instead.
+                    prop_assert_eq!(bound, a.t_math.0 >= t);
                 }
             }
         }

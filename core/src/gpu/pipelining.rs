@@ -44,7 +44,7 @@ use super::{GpuSystem, Scope};
 use crate::comms::collectives::Collective;
 use crate::model::accounting::{active_params, params};
 use crate::model::config::ModelPreset;
-use crate::training::pipeline::{simulate, PipelineParams, Schedule as PipeSchedule, Timeline};
+use crate::training::pipeline::{simulate, PipelineParams, PipelineRun, Schedule as PipeSchedule};
 use crate::training::pipeline_bubble;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
@@ -173,9 +173,9 @@ pub struct Pipelining {
     /// `reduce / forward`.
     pub reduce_units: f64,
     /// The GPipe timeline with untimed sends, in forward units (a backward is two).
-    pub ideal: Timeline,
+    pub ideal: PipelineRun,
     /// The same with each send taking `transfer_units`.
-    pub timed: Timeline,
+    pub timed: PipelineRun,
     /// Each stage's gradient reduction after the timed schedule.
     pub reductions: Vec<Reduction>,
     /// When the last reduction ends, in forward units: the step.
@@ -198,7 +198,7 @@ pub struct Pipelining {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ZeroBubbleStep {
     /// The zero-bubble timeline, in forward units.
-    pub timeline: Timeline,
+    pub timeline: PipelineRun,
     /// Its length in seconds on the chosen GPU.
     pub step: Seconds,
     /// 1F1B's bubble for the same stages and microbatches (GPipe's too).

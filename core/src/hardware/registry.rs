@@ -190,6 +190,20 @@ pub enum Topology {
     },
 }
 
+impl Topology {
+    /// The largest ICI domain as a mesh shape, one entry per axis: a TPU's
+    /// largest slice over its torus axes (`[16, 20, 28]` for a v5p pod), or
+    /// the GPUs of one NVLink domain.
+    pub fn largest_mesh(&self) -> Vec<u32> {
+        match *self {
+            Topology::Torus {
+                dims, max_slice, ..
+            } => max_slice[..usize::from(dims)].to_vec(),
+            Topology::NvlinkDomain { gpus, .. } => vec![gpus],
+        }
+    }
+}
+
 /// One accelerator in the registry.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Chip {
@@ -212,7 +226,7 @@ pub struct Chip {
 impl Chip {
     /// The dense peak for `dtype`, if the book gives one.
     pub fn peak(&self, dtype: Dtype) -> Option<FlopsPerSec> {
-        self.peaks.iter().find(|p| p.dtype == dtype).map(|p| p.rate)
+        peak_in(self.peaks, dtype)
     }
 
     /// The peak used for a computation in `dtype`: its own entry, or for formats the
@@ -241,7 +255,7 @@ impl Chip {
 
     /// The spec of one link, if the chip has it.
     pub fn link(&self, link: Link) -> Option<&LinkSpec> {
-        self.links.iter().find(|l| l.link == link)
+        link_in(self.links, link)
     }
 
     /// Bandwidth of one link, if the chip has it.
@@ -257,13 +271,35 @@ impl Chip {
     /// The ridge point `C / W` for a format and a link: the intensity above which
     /// an operation is compute-bound on that link.
     pub fn ridge(&self, dtype: Dtype, link: Link) -> Option<Intensity> {
-        Some(self.peak(dtype)? / self.bandwidth(link)?)
+        ridge_point(self.peaks, self.links, dtype, link)
     }
 
     /// The chips joined by the fastest chip-to-chip link (ICI for TPUs, NVLink for GPUs).
     pub fn interconnect(&self) -> Option<&LinkSpec> {
         self.link(Link::Ici).or_else(|| self.link(Link::NvLink))
     }
+}
+
+/// The dense peak for `dtype` among `peaks`.
+fn peak_in(peaks: &[Peak], dtype: Dtype) -> Option<FlopsPerSec> {
+    peaks.iter().find(|p| p.dtype == dtype).map(|p| p.rate)
+}
+
+/// The spec of `link` among `links`.
+fn link_in(links: &[LinkSpec], link: Link) -> Option<&LinkSpec> {
+    links.iter().find(|l| l.link == link)
+}
+
+/// The ridge point `C / W` of a chip given by its peaks and links: the one
+/// formula behind [`Chip::ridge`] and, for a reader's chip that is not (yet)
+/// a registry `Chip`, `reader::chip::ChipSpec::ridge`.
+pub(crate) fn ridge_point(
+    peaks: &[Peak],
+    links: &[LinkSpec],
+    dtype: Dtype,
+    link: Link,
+) -> Option<Intensity> {
+    Some(peak_in(peaks, dtype)? / link_in(links, link)?.bandwidth)
 }
 
 const GB: f64 = 1e9;
@@ -859,6 +895,13 @@ pub fn tensor_core(id: &str) -> Option<&'static TensorCoreSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn largest_meshes() {
+        assert_eq!(chip("v5p").unwrap().topology.largest_mesh(), [16, 20, 28]);
+        assert_eq!(chip("v5e").unwrap().topology.largest_mesh(), [16, 16]);
+        assert_eq!(chip("h100").unwrap().topology.largest_mesh(), [8]);
+    }
 
     #[test]
     fn tensor_core_entries_name_registry_tpus() {

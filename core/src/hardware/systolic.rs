@@ -23,7 +23,7 @@
 //! assert_eq!(out.cycles, 2 * 6 + 4 + 4 - 2);
 //! ```
 
-use crate::sharding::emulator::XorShift64;
+use crate::rng::Rng;
 
 /// Largest side of the array the emulation accepts.
 pub const MAX_SIDE: u32 = 32;
@@ -138,9 +138,9 @@ pub struct SystolicRun {
     pub utilisation: f64,
 }
 
-fn small(rng: &mut XorShift64) -> f32 {
+fn small(rng: &mut Rng) -> f32 {
     // Small integers keep every sum exact in f32.
-    (rng.next_u64() % 7) as f32 - 3.0
+    rng.below(7) as f32 - 3.0
 }
 
 /// The cycle at which row `row` (over all blocks) enters the array's first row.
@@ -158,7 +158,7 @@ pub fn run(p: &SystolicParams) -> Result<SystolicRun, String> {
     p.validate()?;
     let (k, n) = (p.k as usize, p.n as usize);
     let rows = (p.m * p.blocks) as usize;
-    let mut rng = XorShift64::new(p.seed);
+    let mut rng = Rng::new(p.seed);
     let w: Vec<f32> = (0..k * n).map(|_| small(&mut rng)).collect();
     let x: Vec<f32> = (0..rows * k).map(|_| small(&mut rng)).collect();
     let mut expected = vec![0.0f32; rows * n];

@@ -26,7 +26,7 @@ use crate::inference::{
     ServingModel, ServingSlice,
 };
 use crate::model::config::positive;
-use crate::sharding::emulator::XorShift64;
+use crate::rng::Rng;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 // ---------------------------------------------------------------- what we optimise
@@ -538,13 +538,12 @@ pub fn best_draft(accept: f64, draft_cost: f64) -> Result<(u32, Speculative), St
 /// the mean tokens per target step.
 pub fn simulate_speculative(p: &SpeculativeParams, rounds: u32, seed: u64) -> Result<f64, String> {
     p.validate()?;
-    let mut rng = XorShift64::new(seed);
+    let mut rng = Rng::new(seed);
     let mut tokens = 0u64;
     for _ in 0..rounds {
         let mut accepted = 0;
         while accepted < p.draft {
-            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            if u >= p.accept {
+            if rng.unit() >= p.accept {
                 break;
             }
             accepted += 1;

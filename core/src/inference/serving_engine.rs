@@ -34,7 +34,7 @@ use crate::hardware::{chip, Chip, Link};
 use crate::inference::{
     decode_step, prefill_time, DecodeWorkload, Precision, ServingModel, ServingSlice,
 };
-use crate::sharding::emulator::XorShift64;
+use crate::rng::Rng;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// The most requests one simulation may hold.
@@ -50,29 +50,30 @@ pub const TIMELINE_STEPS: f64 = 48.0;
 /// The most spans the timeline keeps.
 pub const MAX_SPANS: usize = 4000;
 
-/// Where prefill runs relative to generation.
+/// Where prefill runs (Part 7's interleaved against disaggregated serving):
+/// on the generate replicas, or on a pool of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
+pub enum PrefillPlacement {
     /// Prefill and decode share each replica; a prefill pauses its decode batch.
     Interleaved,
     /// Prefill servers and generate servers are separate pools.
     Disaggregated,
 }
 
-impl Layout {
+impl PrefillPlacement {
     /// The URL/picker name.
     pub fn name(self) -> &'static str {
         match self {
-            Layout::Interleaved => "interleaved",
-            Layout::Disaggregated => "disaggregated",
+            PrefillPlacement::Interleaved => "interleaved",
+            PrefillPlacement::Disaggregated => "disaggregated",
         }
     }
 
-    /// Parses [`Layout::name`].
-    pub fn parse(text: &str) -> Option<Layout> {
+    /// Parses [`PrefillPlacement::name`].
+    pub fn parse(text: &str) -> Option<PrefillPlacement> {
         match text.trim() {
-            "interleaved" => Some(Layout::Interleaved),
-            "disaggregated" => Some(Layout::Disaggregated),
+            "interleaved" => Some(PrefillPlacement::Interleaved),
+            "disaggregated" => Some(PrefillPlacement::Disaggregated),
             _ => None,
         }
     }
@@ -117,7 +118,7 @@ pub struct SimParams {
     /// Formats of weights, KV caches and matmuls.
     pub precision: Precision,
     /// Interleaved or disaggregated.
-    pub layout: Layout,
+    pub layout: PrefillPlacement,
     /// Continuous or static batching.
     pub batching: Batching,
     /// Chips per generate replica (its tensor-parallel degree); in the
@@ -168,7 +169,7 @@ impl Default for SimParams {
             model: "llama3-8b".into(),
             chip: "v5e".into(),
             precision: Precision::BF16,
-            layout: Layout::Disaggregated,
+            layout: PrefillPlacement::Disaggregated,
             batching: Batching::Continuous,
             decode_tp: 4,
             decode_replicas: 1,
@@ -227,10 +228,10 @@ pub enum Role {
     Decode,
 }
 
-/// One busy interval of one replica.
+/// One step of one replica: a prefill or a decode step, and when it ran.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Span {
-    /// Index of the replica in [`Timeline::lanes`].
+pub struct EngineStep {
+    /// Index of the replica in [`EngineWindow::lanes`].
     pub lane: u32,
     /// A prefill (true) or a decode step (false).
     pub prefill: bool,
@@ -245,7 +246,7 @@ pub struct Span {
 /// What every replica did during a window in the middle of the run: the
 /// figure of the engine's steps.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Timeline {
+pub struct EngineWindow {
     /// Start of the window, from the first arrival.
     pub from: Seconds,
     /// End of the window.
@@ -253,7 +254,7 @@ pub struct Timeline {
     /// Each replica's role, in lane order (prefill pool first).
     pub lanes: Vec<Role>,
     /// Busy intervals that overlap the window, in the order they ended.
-    pub spans: Vec<Span>,
+    pub spans: Vec<EngineStep>,
 }
 
 /// What a simulation produced.
@@ -293,7 +294,7 @@ pub struct SimReport {
     /// Occupancy of the generate pool's KV space over time.
     pub occupancy: Vec<Occupancy>,
     /// Every replica's steps in a window of the run.
-    pub timeline: Timeline,
+    pub timeline: EngineWindow,
 }
 
 fn field_err(field: &str, msg: impl std::fmt::Display) -> String {
@@ -339,7 +340,7 @@ impl SimParams {
             .ok_or_else(|| field_err("chip", format!("no chip {:?} in the registry", self.chip)))?;
         count_in("decode_tp", self.decode_tp, 1, 4096)?;
         count_in("decode_replicas", self.decode_replicas, 1, MAX_REPLICAS)?;
-        if self.layout == Layout::Disaggregated {
+        if self.layout == PrefillPlacement::Disaggregated {
             count_in("prefill_tp", self.prefill_tp, 1, 4096)?;
             count_in("prefill_replicas", self.prefill_replicas, 1, MAX_REPLICAS)?;
         }
@@ -407,8 +408,8 @@ impl SimParams {
             |tp: u64, field: &str| ServingSlice::new(chip, tp).map_err(|e| field_err(field, e));
         let decode = slice(self.decode_tp, "decode_tp")?;
         let prefill = match self.layout {
-            Layout::Interleaved => decode,
-            Layout::Disaggregated => slice(self.prefill_tp, "prefill_tp")?,
+            PrefillPlacement::Interleaved => decode,
+            PrefillPlacement::Disaggregated => slice(self.prefill_tp, "prefill_tp")?,
         };
         let p = self.precision;
         let weights = model.param_bytes(p.weights);
@@ -434,8 +435,8 @@ impl SimParams {
         let slots = kv_per_token * (self.max_batch * max_context) as f64;
         let cache = kv_per_token * self.prefix_cache_tokens as f64;
         let (decode_need, prefill_need) = match self.layout {
-            Layout::Interleaved => (slots + cache, Bytes(0.0)),
-            Layout::Disaggregated => (slots, cache + kv_per_token * max_context as f64),
+            PrefillPlacement::Interleaved => (slots + cache, Bytes(0.0)),
+            PrefillPlacement::Disaggregated => (slots, cache + kv_per_token * max_context as f64),
         };
         if decode_need > free {
             return Err(field_err(
@@ -699,8 +700,8 @@ impl Request {
 }
 
 fn draw_requests(p: &SimParams) -> Vec<Request> {
-    let mut rng = XorShift64::new(p.seed ^ 0x5EED_5EED_0000_0001);
-    let mut unit = move || ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let mut rng = Rng::new(p.seed ^ 0x5EED_5EED_0000_0001);
+    let mut unit = move || rng.open_unit();
     let mut t = 0.0;
     (0..p.requests)
         .map(|_| {
@@ -868,7 +869,7 @@ struct Engine<'a> {
     record_every: f64,
     last_t: f64,
     window: (f64, f64),
-    spans: Vec<Span>,
+    spans: Vec<EngineStep>,
 }
 
 impl Engine<'_> {
@@ -959,7 +960,7 @@ impl Engine<'_> {
     }
 
     fn transfer_time(&self, req: &Request) -> f64 {
-        if self.p.layout == Layout::Interleaved {
+        if self.p.layout == PrefillPlacement::Interleaved {
             return 0.0;
         }
         (self.r.kv_per_token * req.prompt(self.p) as f64 / self.r.transfer_bw).0
@@ -994,7 +995,7 @@ impl Engine<'_> {
     fn keep_span(&mut self, s: usize, prefill: bool, start: f64, now: f64, size: u64) {
         let (from, to) = self.window;
         if now > from && start < to && self.spans.len() < MAX_SPANS {
-            self.spans.push(Span {
+            self.spans.push(EngineStep {
                 lane: s as u32,
                 prefill,
                 start: Seconds(start),
@@ -1100,12 +1101,12 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
         filling: true,
     };
     match params.layout {
-        Layout::Interleaved => {
+        PrefillPlacement::Interleaved => {
             for _ in 0..params.decode_replicas {
                 servers.push(server(Role::Both));
             }
         }
-        Layout::Disaggregated => {
+        PrefillPlacement::Disaggregated => {
             for _ in 0..params.prefill_replicas {
                 servers.push(server(Role::Prefill));
             }
@@ -1115,8 +1116,8 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
         }
     }
     let chips = match params.layout {
-        Layout::Interleaved => params.decode_replicas * params.decode_tp,
-        Layout::Disaggregated => {
+        PrefillPlacement::Interleaved => params.decode_replicas * params.decode_tp,
+        PrefillPlacement::Disaggregated => {
             params.decode_replicas * params.decode_tp + params.prefill_replicas * params.prefill_tp
         }
     };
@@ -1206,13 +1207,13 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
         0.0
     };
     let occupancy = downsample(&e.trace, first, makespan, kv_capacity_tokens, max_context);
-    let timeline = Timeline {
+    let timeline = EngineWindow {
         from: Seconds(window.0 - first),
         to: Seconds(window.1 - first),
         lanes: e.servers.iter().map(|s| s.role).collect(),
         spans: std::mem::take(&mut e.spans)
             .into_iter()
-            .map(|sp| Span {
+            .map(|sp| EngineStep {
                 start: Seconds(sp.start.0 - first),
                 ..sp
             })
@@ -1302,10 +1303,10 @@ mod tests {
     #[test]
     fn conserves_requests_and_tokens() {
         for (layout, batching) in [
-            (Layout::Interleaved, Batching::Continuous),
-            (Layout::Disaggregated, Batching::Continuous),
-            (Layout::Interleaved, Batching::Static),
-            (Layout::Disaggregated, Batching::Static),
+            (PrefillPlacement::Interleaved, Batching::Continuous),
+            (PrefillPlacement::Disaggregated, Batching::Continuous),
+            (PrefillPlacement::Interleaved, Batching::Static),
+            (PrefillPlacement::Disaggregated, Batching::Static),
         ] {
             let p = SimParams {
                 layout,
@@ -1368,7 +1369,7 @@ mod tests {
             ..SimParams::default()
         };
         let inter = simulate(&SimParams {
-            layout: Layout::Interleaved,
+            layout: PrefillPlacement::Interleaved,
             ..base.clone()
         })
         .unwrap();
@@ -1405,7 +1406,10 @@ mod tests {
 
     #[test]
     fn static_batching_leaves_slots_empty_and_requests_waiting() {
-        for layout in [Layout::Interleaved, Layout::Disaggregated] {
+        for layout in [
+            PrefillPlacement::Interleaved,
+            PrefillPlacement::Disaggregated,
+        ] {
             let cont = SimParams {
                 layout,
                 requests: 600,
@@ -1423,8 +1427,8 @@ mod tests {
             // wait for the whole batch to finish: interleaved, before their
             // prefill (the first token); disaggregated, after it (the second).
             let (slow, fast) = match layout {
-                Layout::Interleaved => (s.ttft, c.ttft),
-                Layout::Disaggregated => (s.itl, c.itl),
+                PrefillPlacement::Interleaved => (s.ttft, c.ttft),
+                PrefillPlacement::Disaggregated => (s.itl, c.itl),
             };
             assert!(slow.p95 > fast.p95, "{layout:?}: {slow:?} vs {fast:?}");
             assert!(s.makespan > c.makespan, "{layout:?}");
@@ -1437,7 +1441,10 @@ mod tests {
 
     #[test]
     fn timeline_shows_each_replica_busy_without_overlap_in_the_window() {
-        for layout in [Layout::Interleaved, Layout::Disaggregated] {
+        for layout in [
+            PrefillPlacement::Interleaved,
+            PrefillPlacement::Disaggregated,
+        ] {
             let p = SimParams {
                 layout,
                 decode_replicas: 2,
@@ -1446,8 +1453,8 @@ mod tests {
             let r = simulate(&p).unwrap();
             let t = &r.timeline;
             let lanes = match layout {
-                Layout::Interleaved => vec![Role::Both; 2],
-                Layout::Disaggregated => vec![Role::Prefill, Role::Decode, Role::Decode],
+                PrefillPlacement::Interleaved => vec![Role::Both; 2],
+                PrefillPlacement::Disaggregated => vec![Role::Prefill, Role::Decode, Role::Decode],
             };
             assert_eq!(t.lanes, lanes);
             assert!(t.from.0 > 0.0 && t.to > t.from);
@@ -1573,7 +1580,7 @@ mod tests {
         ) {
             let p = SimParams {
                 seed,
-                layout: if inter { Layout::Interleaved } else { Layout::Disaggregated },
+                layout: if inter { PrefillPlacement::Interleaved } else { PrefillPlacement::Disaggregated },
                 arrival_rate: rate,
                 max_batch: batch,
                 system_prompts: sys,

@@ -17,6 +17,7 @@
 //! assert!(r.max_error() < 1e-12); // equals ordinary softmax attention
 //! ```
 
+use crate::rng::Rng;
 use crate::units::Flops;
 
 /// The most queries the stepper holds.
@@ -132,19 +133,10 @@ pub fn memory(queries: f64, keys: f64, head_dim: f64, block: f64) -> (f64, f64) 
     (flash, naive)
 }
 
-fn matrix(rows: usize, cols: usize, state: &mut u64) -> Vec<Vec<f64>> {
+/// A `rows × cols` matrix of seeded values in [-2, 2).
+fn matrix(rows: usize, cols: usize, rng: &mut Rng) -> Vec<Vec<f64>> {
     (0..rows)
-        .map(|_| {
-            (0..cols)
-                .map(|_| {
-                    // xorshift64: deterministic values in [-2, 2).
-                    *state ^= *state << 13;
-                    *state ^= *state >> 7;
-                    *state ^= *state << 17;
-                    (*state >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
-                })
-                .collect()
-        })
+        .map(|_| (0..cols).map(|_| rng.unit() * 4.0 - 2.0).collect())
         .collect()
 }
 
@@ -172,10 +164,10 @@ pub fn attention(q: &[Vec<f64>], k: &[Vec<f64>], v: &[Vec<f64>]) -> Vec<Vec<f64>
 /// Runs the online softmax over blocks of `p.block` keys.
 pub fn run(p: &FlashParams) -> Result<FlashRun, String> {
     p.validate()?;
-    let mut state = p.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let q = matrix(p.queries, p.head_dim, &mut state);
-    let k = matrix(p.keys, p.head_dim, &mut state);
-    let v = matrix(p.keys, p.head_dim, &mut state);
+    let mut rng = Rng::new(p.seed);
+    let q = matrix(p.queries, p.head_dim, &mut rng);
+    let k = matrix(p.keys, p.head_dim, &mut rng);
+    let v = matrix(p.keys, p.head_dim, &mut rng);
     let scale = 1.0 / (p.head_dim as f64).sqrt();
     let mut rows: Vec<RowState> = (0..p.queries)
         .map(|_| RowState {

@@ -139,9 +139,10 @@ impl OpKind {
     }
 }
 
-/// One op on the timeline.
+/// One op of the trace (Part 9's trace viewer): what it is, its lane, and
+/// when it runs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Span {
+pub struct TraceOp {
     /// HLO-style op name: `fusion.12`, `all-gather.3`.
     pub op: String,
     /// What it computes or moves: `W_in matmul`, `weights`.
@@ -158,7 +159,7 @@ pub struct Span {
     pub duration: Seconds,
 }
 
-impl Span {
+impl TraceOp {
     /// When it ends.
     pub fn end(&self) -> Seconds {
         self.start + self.duration
@@ -170,16 +171,16 @@ impl Span {
     }
 }
 
-/// Spans laid out in time.
+/// The trace of one training step: its ops laid out in time on their lanes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Timeline {
+pub struct StepTrace {
     /// Every span, in program order.
-    pub spans: Vec<Span>,
+    pub spans: Vec<TraceOp>,
     /// When the last span ends.
     pub end: Seconds,
 }
 
-impl Timeline {
+impl StepTrace {
     /// Time `lane` is busy.
     pub fn busy(&self, lane: Lane) -> Seconds {
         self.spans
@@ -231,7 +232,7 @@ impl Budget {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Schedule {
     /// The laid-out ops.
-    pub timeline: Timeline,
+    pub timeline: StepTrace,
     /// The roofline's budget for the same layers.
     pub budget: Budget,
 }
@@ -379,7 +380,7 @@ impl Program {
 
     /// Lays the ops out: serially (each after the previous) or overlapped (each lane
     /// in program order, each op as soon as its inputs and its lane are free).
-    fn schedule(&mut self, overlap: bool) -> Timeline {
+    fn schedule(&mut self, overlap: bool) -> StepTrace {
         let mut ends: Vec<Seconds> = Vec::with_capacity(self.ops.len());
         let mut lane_free = [Seconds(0.0); 4];
         let mut clock = Seconds(0.0);
@@ -401,7 +402,7 @@ impl Program {
             let prefix = op.kind.prefix();
             let n = self.counters.entry(prefix).or_insert(0);
             *n += 1;
-            spans.push(Span {
+            spans.push(TraceOp {
                 op: format!("{prefix}.{n}"),
                 what: op.what.clone(),
                 kind: op.kind,
@@ -411,7 +412,7 @@ impl Program {
                 duration: op.duration,
             });
         }
-        Timeline { spans, end: clock }
+        StepTrace { spans, end: clock }
     }
 }
 
@@ -707,9 +708,9 @@ mod tests {
         Cluster::new(chip("v5p").unwrap(), &[16, 16, 16], 1).unwrap()
     }
 
-    fn no_overlap_within_lanes(t: &Timeline) {
+    fn no_overlap_within_lanes(t: &StepTrace) {
         for lane in Lane::ALL {
-            let mut spans: Vec<&Span> = t.spans.iter().filter(|s| s.lane == lane).collect();
+            let mut spans: Vec<&TraceOp> = t.spans.iter().filter(|s| s.lane == lane).collect();
             spans.sort_by(|a, b| a.start.0.total_cmp(&b.start.0));
             for w in spans.windows(2) {
                 assert!(

@@ -720,7 +720,7 @@ mod tests {
     use crate::comms::collectives::Collective;
     use crate::hardware::chip;
     use crate::profiling::{predicted_collective_time, tpu_v2_network};
-    use crate::sharding::emulator::XorShift64;
+    use crate::rng::Rng;
 
     const FUSION3: &str = "%fusion.3 = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)} fusion(bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} %fusion.32), kind=kCustom, calls=%all-reduce-scatter.3";
     const FUSION1: &str = "%fusion.1 = bf16[8,1024,4096]{2,1,0:T(8,128)(2,1)} fusion(bf16[8,1024,8192]{2,1,0:T(8,128)(2,1)} %fusion.31), kind=kCustom, calls=%all-reduce-scatter.1";
@@ -822,7 +822,7 @@ mod tests {
             "%dot.1 = bf16[8,16]{1,0} dot(bf16[8,8]{1,0} %x, bf16[8,16]{1,0} %w), lhs_contracting_dims={1}",
         ];
         let alphabet: Vec<char> = "%=[]{}(),:TSabf0123456789 .-_xé".chars().collect();
-        let mut rng = XorShift64::new(42);
+        let mut rng = Rng::new(42);
         let v5e = chip("v5e").unwrap();
         let mut rejected = 0;
         for i in 0..1_000_000u32 {

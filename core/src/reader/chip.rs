@@ -137,12 +137,10 @@ impl ChipSpec {
         )
     }
 
-    /// The ridge point `C / W` for a format and a link, as [`Chip::ridge`]
-    /// gives it for a registry chip.
+    /// The ridge point `C / W` for a format and a link: the same formula as
+    /// [`Chip::ridge`], over this chip's own peaks and links.
     pub fn ridge(&self, dtype: crate::dtype::Dtype, link: Link) -> Option<crate::units::Intensity> {
-        let peak = self.peaks.iter().find(|p| p.dtype == dtype)?.rate;
-        let bandwidth = self.links.iter().find(|l| l.link == link)?.bandwidth;
-        Some(peak / bandwidth)
+        crate::hardware::ridge_point(&self.peaks, &self.links, dtype, link)
     }
 
     /// The chip as the registry's type. Registry chips are static, so this keeps

@@ -75,7 +75,8 @@ pub struct LinkTime {
     pub bytes: Bytes,
     /// Its bandwidth.
     pub bandwidth: BytesPerSec,
-    /// `bytes / bandwidth`.
+    /// `bytes / bandwidth`, or for a collective its time from
+    /// [`crate::comms::collectives::cost`] (the larger of that and its hops' latency).
     pub time: Seconds,
 }
 
@@ -105,7 +106,6 @@ impl Analysis {
     ///
     /// Ties go to compute: an operation exactly at the ridge is called compute-bound.
     pub fn new(flops: Flops, rate: FlopsPerSec, traffic: &[(Link, Bytes, BytesPerSec)]) -> Self {
-        let t_math = flops / rate;
         let links: Vec<LinkTime> = traffic
             .iter()
             .map(|&(link, bytes, bandwidth)| LinkTime {
@@ -115,6 +115,14 @@ impl Analysis {
                 time: bytes / bandwidth,
             })
             .collect();
+        Analysis::of_times(flops, rate, links)
+    }
+
+    /// Analyses `flops` at `rate` against transfers whose times are already
+    /// known (a collective's, with its latency), with the same verdict as
+    /// [`Analysis::new`].
+    pub fn of_times(flops: Flops, rate: FlopsPerSec, links: Vec<LinkTime>) -> Self {
+        let t_math = flops / rate;
         let slowest = links
             .iter()
             .filter(|l| l.time.0.is_finite())

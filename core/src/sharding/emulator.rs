@@ -28,6 +28,7 @@
 //! trace agrees with the plan's cost model.
 
 use crate::comms::collectives::Collective;
+use crate::rng::Rng;
 use crate::sharding::layout::{Block, IndexRange, Sharding};
 use crate::sharding::permute::{distance, permute_pieces};
 use crate::sharding::plan::{MatmulPlan, Operand, StepKind};
@@ -59,44 +60,16 @@ impl std::fmt::Display for EmulatorError {
 
 impl std::error::Error for EmulatorError {}
 
-/// A tiny xorshift64* generator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct XorShift64(u64);
-
-impl XorShift64 {
-    /// A generator from a seed (0 is replaced by a fixed non-zero value).
-    pub fn new(seed: u64) -> XorShift64 {
-        XorShift64(if seed == 0 {
-            0x9E37_79B9_7F4A_7C15
-        } else {
-            seed
-        })
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A float uniform in `[-1, 1)`.
-    pub fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
-
 /// The value of element `(r, c)` of operand `op` for `seed`: a pure function, so
-/// every device can generate its own shard.
+/// every device can generate its own shard. Uniform in `[-1, 1)` on 24 bits of
+/// [`Rng`]'s first draw, so every value is exact in `f32`.
 pub fn element(seed: u64, op: Operand, r: u64, c: u64) -> f32 {
     let mix = seed
         ^ (op.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
         ^ r.wrapping_mul(0xBF58_476D_1CE4_E5B9)
         ^ c.wrapping_mul(0x94D0_49BB_1331_11EB).rotate_left(29);
-    XorShift64::new(mix ^ (mix >> 31)).next_f32()
+    let bits = Rng::new(mix ^ (mix >> 31)).next_u64() >> 40;
+    bits as f32 / (1u64 << 23) as f32 - 1.0
 }
 
 /// A dense row-major `f32` matrix.

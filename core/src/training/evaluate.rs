@@ -274,6 +274,7 @@ mod tests {
             .find(|p| p.scheme() == Scheme::FsdpTensor)
             .unwrap();
         assert_eq!((plan.fsdp, plan.tensor), (512, 8));
+        assert_eq!(plan.label(), "FSDP 512 × tensor 8");
         let e = evaluate(&job, &mesh, &plan).unwrap();
         let alpha = ici_intensity(v5p, Dtype::Bf16).unwrap();
         let f = job.model.d_ff as f64;

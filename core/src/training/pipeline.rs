@@ -221,9 +221,10 @@ pub struct Slot {
     pub end: Seconds,
 }
 
-/// The simulated step.
+/// One simulated step of a pipeline schedule: every stage's passes in time,
+/// the bubble, and the activations held.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Timeline {
+pub struct PipelineRun {
     /// Every bar, in the order they were started.
     pub slots: Vec<Slot>,
     /// Time of the whole step.
@@ -280,7 +281,7 @@ struct Op {
 }
 
 /// Simulates `p` and returns its timeline.
-pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
+pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
     p.validate()?;
     let s = p.stages;
     let v = p.chunks;
@@ -468,7 +469,7 @@ pub fn simulate(p: &PipelineParams) -> Result<Timeline, String> {
     let step = slots.iter().map(|x| x.end).fold(Seconds(0.0), Seconds::max);
     let busy = (p.t_forward + p.t_backward) * p.microbatches as f64;
     let bubble = 1.0 - busy.0 / step.0;
-    Ok(Timeline {
+    Ok(PipelineRun {
         slots,
         step,
         bubble,

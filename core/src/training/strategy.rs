@@ -87,6 +87,15 @@ impl Parallelism {
             .saturating_mul(self.pipeline as u64)
     }
 
+    /// The book's name for this combination, with the axis sizes of a mixed
+    /// one: `FSDP 64 × tensor 8`, `data parallel`.
+    pub fn label(&self) -> String {
+        match self.scheme() {
+            Scheme::FsdpTensor => format!("FSDP {} × tensor {}", self.fsdp, self.tensor),
+            s => s.label().to_string(),
+        }
+    }
+
     /// The book's name for this combination.
     pub fn scheme(&self) -> Scheme {
         let used = [self.data, self.fsdp, self.tensor, self.pipeline]
