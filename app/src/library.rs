@@ -336,8 +336,8 @@ pub(crate) mod tests {
 
     #[test]
     fn widgets_accept_saved_ids_and_refuse_unknown_ones() {
-        use crate::widgets::common::WidgetParams;
         use crate::widgets::kv_cache::KvParams;
+        use crate::widgets::params::WidgetParams;
         use crate::widgets::roofline::RooflineParams;
         use crate::widgets::training_planner::PlannerParams;
         let (m_code, c_code) = with_own_entries();

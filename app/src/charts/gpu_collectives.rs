@@ -190,7 +190,7 @@ mod tests {
         // The measured points inside the axis are drawn as markers (two), plus one in the legend.
         let measured = format!(
             "fill=\"{}\"",
-            crate::widgets::common::svg_colour(palette(false).series[1])
+            crate::charts::svg_colour(palette(false).series[1])
         );
         assert_eq!(out.matches(&measured).count(), 3, "{out}");
     }

@@ -177,3 +177,9 @@ pub fn palette(dark: bool) -> Palette {
         }
     }
 }
+
+/// A chart colour as plotters writes it into SVG attributes, for tests.
+#[cfg(test)]
+pub(crate) fn svg_colour(c: plotters::style::RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}

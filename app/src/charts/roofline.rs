@@ -637,7 +637,7 @@ mod tests {
         assert!(out.contains("TPU v5e: HBM ridge 240 FLOPs/B"), "{out}");
         assert!(out.contains("NVIDIA H100: HBM ridge 296 FLOPs/B"), "{out}");
         assert!(out.contains("NVIDIA H100: HBM and bf16 peak 990 TFLOPs/s"));
-        let colour = crate::widgets::common::svg_colour(palette(false).series[SECOND]);
+        let colour = crate::charts::svg_colour(palette(false).series[SECOND]);
         assert!(out.contains(&colour), "the second chip's colour");
         // Alone, the chart is as before: no second colour, the short label.
         let alone = svg(&RoofModel::new(v5e, Dtype::Bf16).unwrap(), &op);

@@ -3,7 +3,7 @@
 
 use crate::content::{EXERCISE_IDS, PARTS};
 use crate::progress::{self, Progress};
-use crate::widgets::common::Notice;
+use crate::widgets::controls::Notice;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 

@@ -7,9 +7,11 @@
 //! second TPU (`vs`) is drawn under each path on the same scale, with its
 //! figures for the chosen part and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, is_tpu, parse_vs_chip, Comparison, Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::NumberField;
+use super::controls::{is_tpu, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -17,8 +19,8 @@ use ridgeline_core::hardware::chip_map::{chip_map, ChipMap, LogScale, Part};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use super::params::{WidgetParams, WidgetState};
+use crate::input::parse_count;
 
 /// The reader's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,16 +125,13 @@ impl WidgetParams for ChipMapParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "part" => next.part = Part::parse(value)?,
             VS => {
                 next.vs = parse_vs_chip(value, |c| chip_map(c).map(|_| ()))?;
             }
             "bytes" => next.bytes = parse_count(value, "array size", 1.0, 1e15)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.map()?;
         if let Some(Err(e)) = next.vs_map() {
@@ -227,7 +226,7 @@ pub fn ChipMapWidget(
     let vs_map = Memo::new(move |_| params.with(|p| p.vs_map().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(is_tpu, vs_id);
     let part_button = move |part: Part, extra: &'static str| {
         let count = move || {
             map.with(|m| {
@@ -338,20 +337,13 @@ pub fn ChipMapWidget(
             view! { {own}{extra} }.into_any()
         })
     };
-    let chip_options = super::common::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let chip_name = move || params.with(|p| p.chip.name);
     let bytes_text = move || format!("{}", params.with(|p| p.bytes));
     view! {
         <figure class="widget chip-map" data-widget="chip-map">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
-                <label>"Array to move (bytes) "
-                    <input type="text" inputmode="decimal" size="8" aria-label="array size in bytes"
-                        value=bytes_text prop:value=bytes_text
-                        on:input=move |ev| set("bytes", event_target_value(&ev)) />
-                </label>
+                {super::controls::chip_picker("Chip ", is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
+                {NumberField::new("bytes", "array size in bytes", 8).decimal().label("Array to move (bytes) ").view(bytes_text, set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="chip-diagram" role="group" aria-label="the parts of the chip; choose one to see its figures">
@@ -395,7 +387,7 @@ pub fn ChipMapWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
     use ridgeline_core::hardware::Link;
 
     #[test]
@@ -474,7 +466,7 @@ mod tests {
         assert!(q.to_pairs().iter().all(|(k, _)| k != "vs"));
         // The figure: a row under each path, and the part's figures on the v5e.
         let owner = Owner::new();
-        let pairs = crate::widgets::common::pairs(&[("vs", "v5e")]);
+        let pairs = crate::widgets::params::pairs(&[("vs", "v5e")]);
         let html = owner.with(|| view! { <ChipMapWidget args=pairs /> }.to_html());
         let drawn = p.map().unwrap().paths.len();
         assert_eq!(

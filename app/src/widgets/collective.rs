@@ -5,7 +5,8 @@
 //! times the same collective on its own ICI links, with the difference
 //! spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -14,10 +15,11 @@ use ridgeline_core::sharding::layout::Block;
 use ridgeline_core::sharding::plan::{MatmulPlan, Operand, StepKind};
 use ridgeline_core::units::Bytes;
 
-use super::common::{
-    compare_picker, compare_table, diff_rows, ici_row, option, parse_vs_chip, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
+use super::compare::{
+    compare_picker, compare_table, diff_rows, ici_row, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// The four collectives, each as the sharded matmul that needs it.
@@ -129,12 +131,11 @@ impl CollectiveParams {
             }
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 self.chip = ring_chip(c)?;
             }
             VS => self.vs = parse_vs_chip(value, |c| ring_chip(c).map(|_| ()))?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -241,7 +242,7 @@ impl CollectiveParams {
 
 /// The chip if its links form an ICI ring, else why not.
 fn ring_chip(c: &'static Chip) -> Result<&'static Chip, String> {
-    if super::common::has_ici(c) {
+    if super::controls::has_ici(c) {
         Ok(c)
     } else {
         Err(format!("{} has no ICI ring in the book", c.name))
@@ -475,10 +476,8 @@ pub fn CollectivePlayer(
             })
         })
         .collect_view();
-    let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
 
     view! {
         <figure class="widget collective" data-widget="collective">
@@ -493,9 +492,7 @@ pub fn CollectivePlayer(
                     <input type="checkbox" prop:checked=move || params.with(|p| p.wrap) on:change=move |ev| set("wrap", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
                     " wraparound link"
                 </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <p class="muted">{move || playback.with(|pb| format!("{} — the step a sharded matmul {} needs.", COLLECTIVES[params.with_untracked(|p| p.which)].1, pb.plan.summary()))}</p>
@@ -519,9 +516,7 @@ pub fn CollectivePlayer(
                     {move || if playing.get() { "⏸ pause" } else { "▶ play" }}
                 </button>
                 <button type="button" on:click=move |_| { stop(); step.update(|s| *s = (*s + 1).min(total())); } aria-label="next step">"▶"</button>
-                <input type="range" min="0" max=total step="1" aria-label="scrub through the steps"
-                    value=move || step.get() prop:value=move || step.get()
-                    on:input=move |ev| { stop(); step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0).min(total())); } />
+                {Slider::new("0", move || total().to_string(), "1").aria("scrub through the steps").view(move || (step.get()).to_string(), move |v: String| { stop(); step.set(v.parse::<usize>().unwrap_or(0).min(total())); })}
                 <output>{move || format!("step {} / {}", step.get(), total())}</output>
             </div>
             <p class="step-label" data-step-label="">{move || current().0}</p>

@@ -11,10 +11,12 @@
 //! matmul on its own ICI and peak: its lanes on the same time scale, its
 //! verdict and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, number_field, option, parse_vs_chip,
-    Comparison, Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::NumberField;
+use super::controls::Slider;
+use super::controls::{number_field, option, Notice};
 use leptos::prelude::*;
 use ridgeline_core::comms::collective_matmul::{
     collective_matmul, reduce_scatter_schedule, ring_schedule, CollectiveMatmul,
@@ -25,7 +27,7 @@ use ridgeline_core::format::seconds;
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, parse_flag, short};
 
@@ -169,8 +171,7 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
         let dim = |what: &str| parse_count(value, what, 1.0, 1e7).map(|v| v.round() as u64);
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 has_ici(c)?;
                 next.chip = c;
             }
@@ -191,7 +192,7 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
             "j" => next.ijk[1] = dim("J")?,
             "k" => next.ijk[2] = dim("K")?,
             "bidi" => next.bidirectional = parse_flag(value, "both directions")?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -414,12 +415,8 @@ pub fn CollectiveMatmulWidget(
             .into_any()
         })
     };
-    let chip_options = super::common::chip_options(
-        |c| Network::ici(c).is_ok(),
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| Network::ici(c).is_ok(), vs_id);
+    let vs_options = super::controls::chip_options(|c| Network::ici(c).is_ok(), vs_id);
     let field = move |key: &'static str, label: &'static str, aria: &'static str, idx: usize| {
         let get = move || params.with(|p| p.ijk[idx].to_string());
         number_field(label, aria, 7, get, key, set)
@@ -443,19 +440,13 @@ pub fn CollectiveMatmulWidget(
     };
     let controls = view! {
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| Network::ici(c).is_ok(), move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Sharding "
                     <select prop:value=move || params.with(|p| p.case.id()) on:change=move |ev| set("case", event_target_value(&ev))>{case_options}</select>
                 </label>
                 {field("i", "I ", "rows of A, I", 0)}
                 {field("j", "J ", "contracting dimension J", 1)}
-                <label>"K "
-                    <input type="text" inputmode="numeric" size="7" aria-label=k_label
-                        value=move || params.with(|p| p.ijk[2].to_string()) prop:value=move || params.with(|p| p.ijk[2].to_string())
-                        on:input=move |ev| set("k", event_target_value(&ev)) />
-                </label>
+                {NumberField::new("k", "", 7).aria_with(move || k_label().to_string()).label("K ").view(move || params.with(|p| p.ijk[2].to_string()), set)}
                 <label>
                     <input type="checkbox" checked=move || params.with(|p| p.bidirectional) prop:checked=move || params.with(|p| p.bidirectional)
                         on:change=move |ev| set("bidi", if event_target_checked(&ev) { "1".into() } else { "0".into() }) />
@@ -463,13 +454,7 @@ pub fn CollectiveMatmulWidget(
                 </label>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="collective-matmul-n">"Devices X"</label>
-                <input id="collective-matmul-n" type="range" min="2" max=MAX_DEVICES step="1"
-                    value=n_text prop:value=n_text
-                    on:input=move |ev| set("n", event_target_value(&ev)) />
-                <output data-devices="">{move || format!("X = {}", n_text())}</output>
-            </div>
+            {Slider::new("2", move || MAX_DEVICES.to_string(), "1").id("collective-matmul-n").row("Devices X", move || n_text().to_string(), move |v: String| set("n", v), view! { <output data-devices="">{move || format!("X = {}", n_text())}</output> })}
             <p class="muted" data-case-note="">{move || params.with(|p| {
                 let n = u64::from(p.n.max(1));
                 match p.case {
@@ -541,8 +526,8 @@ pub fn CollectiveMatmulWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_chapter_example_overlaps_and_saves_what_core_says() {
@@ -666,7 +651,7 @@ mod tests {
     #[test]
     fn a_second_chip_runs_the_same_ring() {
         let p: CollectiveMatmulWidgetParams =
-            crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+            crate::widgets::params::testing::assert_round_trip(&[("vs", "v5p")]);
         let c = p.comparison().unwrap();
         let mut m = CollectiveMatmulParams::new(chip("v5p").unwrap(), 8, 8192, 8192, 4096);
         m.case = MatmulCase::AllGather;

@@ -2,10 +2,11 @@
 //! the per-hop latency stops mattering and bandwidth takes over. A second chip
 //! (`vs`) adds its AllGather on the same axes and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
-    VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
+use super::controls::{LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::CollectiveCost;
 use ridgeline_core::comms::collectives::{cost, Bound, Collective, Network, RingAxis};
@@ -14,11 +15,12 @@ use ridgeline_core::format::{seconds, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::Bytes;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 const STEPS: f64 = 320.0;
 /// The chart's drawing size (SVG user units).
@@ -150,8 +152,7 @@ impl WidgetParams for SizeParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 Network::ici(c).map_err(|e| e.to_string())?;
                 self.chip = c;
             }
@@ -163,7 +164,7 @@ impl WidgetParams for SizeParams {
             "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -195,7 +196,7 @@ pub fn CollectiveSize(
         state.set_or_refresh(key, &value, key == VS);
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     let vs_line = move || {
         params.with(|p| {
             let b = p.model()?.vs_model()?;
@@ -217,8 +218,6 @@ pub fn CollectiveSize(
             cost(Collective::AllGather, Bytes(p.v), &[m.axis], &m.network).ok()
         })
     });
-    let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let sizes = [2u32, 4, 8, 16, 32, 64].map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.n.to_string())
@@ -228,9 +227,7 @@ pub fn CollectiveSize(
     view! {
         <figure class="widget collective-size" data-widget="collective-size">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Devices on the axis "
                     <select prop:value=move || params.with(|p| p.n.to_string()) on:change=move |ev| set("n", event_target_value(&ev))>{sizes}</select>
                 </label>
@@ -241,17 +238,7 @@ pub fn CollectiveSize(
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="plot" node_ref=frame.node style=frame.style()><div class="layer" inner_html=chart role="img" aria-label="collective time against array size"></div></div>
-            <div class="slider-row">
-                <label for="collective-size-v">"Array size V"</label>
-                <input id="collective-size-v" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || si(params.with(|p| p.v), "B", 3)
-                    value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.v), STEPS, V_RANGE.0, V_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("v", format!("{}", slider_to_value(pos, STEPS, V_RANGE.0, V_RANGE.1)));
-                    } />
-                <output>{move || si(params.with(|p| p.v), "B", 3)}</output>
-            </div>
+            {Slider::positions(STEPS).id("collective-size-v").valuetext(move || si(params.with(|p| p.v), "B", 3)).log_row("Array size V", LogScale::new(STEPS, move || (V_RANGE.0, V_RANGE.1), |x| format!("{x}")), move || params.with(|p| p.v), "v", set, view! { <output>{move || si(params.with(|p| p.v), "B", 3)}</output> })}
             <p class="verdict-line">
                 {move || at.get().map(|c| {
                     let text = bound_text(c.bound);
@@ -273,7 +260,8 @@ pub fn CollectiveSize(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::{pairs, svg_colour};
+    use crate::charts::svg_colour;
+    use crate::widgets::params::pairs;
 
     #[test]
     fn chart_is_scalable_svg_with_curves_knee_and_the_marked_size() {
@@ -293,7 +281,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_gathers_the_same_array_on_its_own_ring() {
-        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
         let p: SizeParams = assert_round_trip(&[("vs", "v5p"), ("v", "1e9")]);
         let c = p.comparison().unwrap();
         let net = Network::ici(chip("v5p").unwrap()).unwrap();

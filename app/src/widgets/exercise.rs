@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 use ridgeline_core::exercises::{self, Answer, Exercise, Kind, Verdict};
 
-use super::common::{initial_args, write_url_state};
+use super::params::{initial_args, write_url_state};
 use crate::progress;
 
 /// What the reader is asked to type, shown next to the input.

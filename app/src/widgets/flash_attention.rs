@@ -6,14 +6,15 @@
 //! and the numbers held stay linear in the keys while the FLOPs grow with
 //! them, all from [`ridgeline_core::model::flash_attention`].
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::flash_attention::{
     run, FlashParams, FlashRun, MAX_HEAD_DIM, MAX_KEYS, MAX_QUERIES,
 };
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::parse_count;
 
 /// Query rows drawn in the state table (the rest are computed, not shown).
@@ -63,7 +64,7 @@ impl WidgetParams for FlashChoice {
             "h" => p.head_dim = count("head dimension H", MAX_HEAD_DIM)?,
             "block" => p.block = count("block size", MAX_KEYS)?,
             "seed" => p.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         p.validate().map_err(|e| {
             if e.starts_with("block") {
@@ -210,11 +211,7 @@ pub fn FlashAttention(
         <div class="step-controls">
             <button type="button" aria-label="previous block" on:click=move |_| go(-1)>"◀"</button>
             <label for="flash-attention-step">"Block"</label>
-            <input id="flash-attention-step" type="range" min="0" step="1"
-                max=move || blocks().saturating_sub(1)
-                value=at prop:value=at
-                aria-valuetext=move || format!("block {} of {}", at() + 1, blocks())
-                on:input=move |ev| step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0)) />
+            {Slider::new("0", move || (blocks().saturating_sub(1)).to_string(), "1").id("flash-attention-step").valuetext(move || format!("block {} of {}", at() + 1, blocks())).view(move || at().to_string(), move |v: String| step.set(v.parse::<usize>().unwrap_or(0)))}
             <button type="button" aria-label="next block" on:click=move |_| go(1)>"▶"</button>
         </div>
     }
@@ -240,7 +237,7 @@ pub fn FlashAttention(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::model::flash_attention::memory;
 
     #[test]

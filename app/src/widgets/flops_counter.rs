@@ -5,12 +5,13 @@
 //! in FLOPs per parameter per token, all from [`ridgeline_core::model::einsum`]. An
 //! expression the parser refuses is shown with a caret under the character.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::einsum::{analyse, Analysis, Contraction};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 
 /// The reader's contraction and the sizes of its letters; always analysable.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +88,7 @@ impl WidgetParams for FlopsParams {
                     next.sizes.push((c, s));
                 }
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         // Keep the expression's letters, with every size it needs.
         next.sizes = next.letter_sizes();
@@ -247,10 +248,7 @@ pub fn FlopsCounter(
             <div class="step-controls">
                 <button type="button" aria-label="previous step" on:click=move |_| step.update(|s| *s = s.saturating_sub(1))>"◀"</button>
                 <label for="flops-counter-step">"Step"</label>
-                <input id="flops-counter-step" type="range" min="0" max="2" step="1"
-                    value=move || step.get() prop:value=move || step.get()
-                    aria-valuetext=move || format!("step {} of 3", step.get() + 1)
-                    on:input=move |ev| step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0).min(2)) />
+                {Slider::new("0", || "2".to_string(), "1").id("flops-counter-step").valuetext(move || format!("step {} of 3", step.get() + 1)).view(move || (step.get()).to_string(), move |v: String| step.set(v.parse::<usize>().unwrap_or(0).min(2)))}
                 <button type="button" aria-label="next step" on:click=move |_| step.update(|s| *s = (*s + 1).min(2))>"▶"</button>
             </div>
             <div class="table-scroll" tabindex="0">
@@ -268,7 +266,7 @@ pub fn FlopsCounter(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
+    use crate::widgets::params::pairs;
 
     #[test]
     fn a_matmul_costs_six_flops_per_parameter_per_token() {

@@ -4,7 +4,9 @@
 //! second GPU (`vs`) may be laid out for the same job beside it, with the
 //! difference spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::Slider;
 use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
@@ -17,10 +19,9 @@ use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::units::Bytes;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// Largest GPU count (2^16).
@@ -197,7 +198,7 @@ impl WidgetParams for GpuParams {
                     .ok_or_else(|| format!("unknown collective “{}”", short(value)))?
             }
             "bytes" | "v" => next.bytes = parse_count(value, "array size", 1e3, 1e13)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(q) = next.versus() {
@@ -391,32 +392,17 @@ pub fn Gpu(
     view! {
         <figure class="widget gpu" data-widget="gpu">
             <div class="controls">
-                <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
-                </label>
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
                 <label>"Collective "
                     <select prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>
-                <label>"Array size (bytes) "
-                    <input type="text" inputmode="numeric" size="8" aria-label="array size in bytes" class="bytes-text"
-                        value=move || format!("{}", params.with(|p| p.bytes)) prop:value=move || format!("{}", params.with(|p| p.bytes))
-                        on:input=move |ev| set("bytes", event_target_value(&ev)) />
-                </label>
+                {NumberField::new("bytes", "array size in bytes", 8).class("bytes-text").label("Array size (bytes) ").view(move || format!("{}", params.with(|p| p.bytes)), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="gpu-count">"GPUs"</label>
-                <input id="gpu-count" type="range" min="0" max="16" step="1"
-                    aria-valuetext=move || format!("{} GPUs", grouped(params.with(|p| p.gpus as f64)))
-                    value=log2 prop:value=log2
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
+            {Slider::new("0", || "16".to_string(), "1").id("gpu-count").valuetext(move || format!("{} GPUs", grouped(params.with(|p| p.gpus as f64)))).row("GPUs", move || log2().to_string(), move |v: String| {
+                        let pos = v.parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
                         set("gpus", format!("{}", 2f64.powf(pos)));
-                    } />
-                <input type="text" inputmode="numeric" size="7" aria-label="GPU count" class="gpus-text"
-                    value=move || format!("{}", params.with(|p| p.gpus)) prop:value=move || format!("{}", params.with(|p| p.gpus))
-                    on:input=move |ev| set("gpus", event_target_value(&ev)) />
-            </div>
+                    }, NumberField::new("gpus", "GPU count", 7).class("gpus-text").view(move || format!("{}", params.with(|p| p.gpus)), set))}
             <Notice notice=notice />
             <p data-facts="">{move || read(facts)}</p>
             {topology}
@@ -460,7 +446,7 @@ pub fn Gpu(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// The GPU pickers take the reader's own GPUs beside the registry's (by
     /// `my:NAME` from the index and by compact text from a link) and refuse
@@ -537,7 +523,7 @@ mod tests {
 
     #[test]
     fn a_second_gpu_lays_out_the_same_job() {
-        use crate::widgets::common::pairs;
+        use crate::widgets::params::pairs;
         let (mut p, n) = GpuParams::from_pairs(&pairs(&[("vs", "gb200")]));
         assert!(n.is_empty(), "{n:?}");
         // 1024 GPUs are not whole NVL72 racks: the GB200 job takes 15 racks.

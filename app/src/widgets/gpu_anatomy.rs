@@ -10,7 +10,8 @@
 //! [`ridgeline_core::gpu::compare::compare_chips`] and
 //! [`ridgeline_core::gpu::simt`].
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::gpu::anatomy::{anatomy, Anatomy, AnatomyParams, AnatomyPart};
@@ -19,7 +20,8 @@ use ridgeline_core::gpu::simt::{run, DivergenceParams, Phase, SimtRun, MAX_OPS, 
 use ridgeline_core::gpu::specs::{GpuGeneration, GPU_GENERATIONS};
 use ridgeline_core::hardware::{Vendor, CHIPS};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, short};
 
@@ -135,7 +137,7 @@ impl WidgetParams for AnatomyChoice {
             }
             "then" => next.warp.then_ops = count("then", MAX_OPS)?,
             "else" => next.warp.else_ops = count("else", MAX_OPS)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.warp.validate()?;
         *self = next;
@@ -429,10 +431,7 @@ pub fn GpuAnatomy(
                       get: fn(&DivergenceParams) -> u32| {
         view! {
             <label>{label}
-                <input type="range" min=min.to_string() max=move || params.with(|p| max(&p.warp)).to_string() step="1" class=format!("in-{key}")
-                    value=move || params.with(|p| get(&p.warp)).to_string()
-                    prop:value=move || params.with(|p| get(&p.warp)).to_string()
-                    on:input=move |ev| set(key, event_target_value(&ev)) />
+                {Slider::new(min.to_string(), move || (params.with(|p| max(&p.warp)).to_string()).to_string(), "1").class(format!("in-{key}")).view(move || (params.with(|p| get(&p.warp)).to_string()).to_string(), move |v: String| set(key, v))}
                 <output>{move || params.with(|p| get(&p.warp)).to_string()}</output>
             </label>
         }
@@ -518,8 +517,8 @@ pub fn GpuAnatomy(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn h100_and_b200_parts_as_the_book_counts_them() {

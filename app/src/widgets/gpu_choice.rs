@@ -18,7 +18,7 @@ pub fn is_gpu(c: &'static Chip) -> bool {
 /// A GPU picker's options: the registry's GPUs, then the reader's own GPUs
 /// (chips wired as an NVLink domain) under "Yours".
 pub fn gpu_options<S: Into<String>>(chosen: impl Fn() -> S + Send + Sync + 'static) -> AnyView {
-    super::common::chip_options(is_gpu, chosen)
+    super::controls::chip_options(is_gpu, chosen)
 }
 
 /// The GPU the reader named: a registry GPU or one of the reader's own

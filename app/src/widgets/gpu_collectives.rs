@@ -6,7 +6,9 @@
 //! may be the reader's own; a second GPU (`vs`) draws its model curve on the
 //! same axes, with the two collectives compared figure by figure.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::format::{grouped, seconds, si};
@@ -21,15 +23,14 @@ use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::{GpuSystem, Scope};
 use ridgeline_core::units::Bytes;
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
 use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, parse_flag, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, parse_flag, short};
 use ridgeline_core::hardware::Chip;
 
 /// Largest GPU count offered (2^16).
@@ -319,7 +320,7 @@ impl WidgetParams for GpuCollectivesParams {
             "bytes" => next.bytes = parse_count(value, "bytes", V_RANGE.0, V_RANGE.1)?,
             "sharp" => next.sharp = parse_flag(value, "sharp")?,
             "k" => next.k = parse_count(value, "k", 1.0, 256.0)?.round() as u32,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {
@@ -513,8 +514,6 @@ pub fn GpuCollectives(
                 .unwrap_or_default()
         })
     };
-    let bytes_pos =
-        move || value_to_slider(params.with(|p| p.bytes), STEPS, V_RANGE.0, V_RANGE.1).to_string();
     let bytes_text = move || format!("{}", params.with(|p| p.bytes));
     let is_ar = move || params.with(|p| p.kind == Collective::AllReduce);
     let is_a2a = move || params.with(|p| p.kind == Collective::AllToAll);
@@ -587,9 +586,7 @@ pub fn GpuCollectives(
     view! {
         <figure class="widget gpu-collectives" data-widget="gpu-collectives">
             <div class="controls">
-                <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select>
-                </label>
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
                 <label>"Collective "
                     <select class="op" prop:value=move || params.with(|p| p.kind.key()) on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>
@@ -606,33 +603,14 @@ pub fn GpuCollectives(
                     state.set_or_refresh(key, &value, true);
                 })}
             </div>
-            <div class="slider-row">
-                <label for="gpu-collectives-gpus">"GPUs"</label>
-                <input id="gpu-collectives-gpus" class="gpus" type="range" min="0" max=count_max step="1"
-                    aria-valuetext=count_text
-                    value=count_pos prop:value=count_pos
-                    on:input=move |ev| {
-                        let i = event_target_value(&ev).parse::<usize>().unwrap_or(0);
+            {Slider::new("0", move || count_max().to_string(), "1").id("gpu-collectives-gpus").class("gpus").valuetext(move || count_text().to_string()).row("GPUs", move || count_pos().to_string(), move |v: String| {
+                        let i = v.parse::<usize>().unwrap_or(0);
                         let c = steps();
                         if let Some(n) = c.get(i.min(c.len().saturating_sub(1))) {
                             set("gpus", n.to_string());
                         }
-                    } />
-                <output data-gpus=move || params.with(|p| p.gpus.to_string())>{count_text}</output>
-            </div>
-            <div class="slider-row">
-                <label for="gpu-collectives-bytes">"Array size"</label>
-                <input id="gpu-collectives-bytes" class="bytes" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || si(params.with(|p| p.bytes), "B", 3)
-                    value=bytes_pos prop:value=bytes_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("bytes", format!("{}", slider_to_value(pos, STEPS, V_RANGE.0, V_RANGE.1).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="10" aria-label="array size in bytes" class="bytes-text"
-                    value=bytes_text prop:value=bytes_text
-                    on:input=move |ev| set("bytes", event_target_value(&ev)) />
-            </div>
+                    }, view! { <output data-gpus=move || params.with(|p| p.gpus.to_string())>{count_text}</output> })}
+            {Slider::positions(STEPS).id("gpu-collectives-bytes").class("bytes").valuetext(move || si(params.with(|p| p.bytes), "B", 3)).log_row("Array size", LogScale::new(STEPS, move || V_RANGE, rounded), move || params.with(|p| p.bytes), "bytes", set, NumberField::new("bytes", "array size in bytes", 10).class("bytes-text").view(bytes_text, set))}
             <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
@@ -699,13 +677,7 @@ pub fn GpuCollectives(
                 </table>
             </div>
             <div hidden=move || !is_a2a()>
-                <div class="slider-row">
-                    <label for="gpu-collectives-k">"Destinations per token K"</label>
-                    <input id="gpu-collectives-k" class="k" type="range" min="1" max="64" step="1"
-                        value=move || params.with(|p| p.k.to_string()) prop:value=move || params.with(|p| p.k.to_string())
-                        on:input=move |ev| set("k", event_target_value(&ev)) />
-                    <output>{move || params.with(|p| format!("K = {}", p.k))}</output>
-                </div>
+                {Slider::new("1", || "64".to_string(), "1").id("gpu-collectives-k").class("k").row("Destinations per token K", move || (params.with(|p| p.k.to_string())).to_string(), move |v: String| set("k", v), view! { <output>{move || params.with(|p| format!("K = {}", p.k))}</output> })}
                 <div class="table-scroll" tabindex="0">
                     <table class="ragged">
                         <caption>"A ragged AllToAll: share of the dense AllToAll's bytes when each token picks K of Z shards at random"</caption>
@@ -721,7 +693,7 @@ pub fn GpuCollectives(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::gpu::specs::MEASURED;
 
     #[test]

@@ -9,7 +9,9 @@
 //! with what the schedule costs in memory and complexity. A second GPU (`vs`)
 //! times the same step, compared figure by figure.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::pipelining::{
@@ -20,14 +22,13 @@ use ridgeline_core::hardware::Chip;
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::pipeline::{Pass, Slot};
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
 use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, Boxes, Fit, Px, LABEL_W, MAX_W, ROW as TIMELINE_ROW};
 use crate::charts::size::Frame;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// Most stages the widget draws (one row each).
 pub const MAX_STAGES: u32 = 16;
@@ -176,10 +177,7 @@ impl WidgetParams for ParallelismChoice {
             // A GPU with smaller nodes caps the GPUs per stage: shrink to fit.
             "gpu" => next = self.on(find_gpu(value)?)?,
             VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("model: unknown model “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
             "batch" => next.batch = parse_count(value, "batch", 1.0, 1e12)?,
             "stages" => next.stages = count("stages", f64::from(MAX_STAGES))?,
             "tp" => next.tp = count("tp", 1e4)?,
@@ -188,7 +186,7 @@ impl WidgetParams for ParallelismChoice {
             }
             "dp" => next.dp = count("dp", 65_536.0)?,
             "link" => next.link = parse_link(value)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {
@@ -341,8 +339,6 @@ pub fn GpuParallelism(
     let gpu_picks = gpu_options(move || params.with(|p| p.gpu));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = gpu_options(vs_id);
-    let model_picks =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
     let link_options = [Scope::Network, Scope::Node]
         .map(|s| {
             let label = match s {
@@ -420,16 +416,12 @@ pub fn GpuParallelism(
                        aria: &'static str,
                        get: fn(&ParallelismChoice) -> String| {
         view! {
-            <input type="text" inputmode="numeric" size="7" class=format!("in-{key}") aria-label=aria
-                value=move || params.with(get) prop:value=move || params.with(get)
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, 7).class(format!("in-{key}")).on_change().view(move || params.with(get), set)}
         }
     };
     let range = move |key: &'static str, max: u32, get: fn(&ParallelismChoice) -> u32| {
         view! {
-            <input type="range" min="1" max=max.to_string() step="1" class=format!("in-{key}")
-                value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
-                on:input=move |ev| set(key, event_target_value(&ev)) />
+            {Slider::new("1", move || max.to_string().to_string(), "1").class(format!("in-{key}")).view(move || (params.with(get).to_string()).to_string(), move |v: String| set(key, v))}
             <output>{move || params.with(get).to_string()}</output>
         }
     };
@@ -437,8 +429,8 @@ pub fn GpuParallelism(
     view! {
         <figure class="widget gpu-parallelism" data-widget="gpu-parallelism">
             <div class="controls">
-                <label>"GPU "<select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| set("gpu", event_target_value(&ev))>{gpu_picks}</select></label>
-                <label>"Model "<select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_picks}</select></label>
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, set)}
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
                 <label>"Batch (tokens) "{number("batch", "global batch in tokens", |p| grouped(p.batch))}</label>
                 <label>"Data-parallel replicas "{number("dp", "data-parallel replicas", |p| p.dp.to_string())}</label>
                 <label>"Stages "{range("stages", MAX_STAGES, |p| p.stages)}</label>
@@ -478,8 +470,8 @@ pub fn GpuParallelism(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// The box held open for the most stages drawn is as tall as their drawing.
     #[test]

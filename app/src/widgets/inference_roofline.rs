@@ -5,7 +5,9 @@
 //! second chip (`vs`) may be drawn on the same axes, with both components'
 //! verdicts on it and the difference between the chips spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -16,15 +18,14 @@ use ridgeline_core::inference::{
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::inference::{draw_components, ComponentPoint};
 use crate::charts::roofline::{draw_static, RoofModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// Batch range of the slider (sequences).
 pub const B_RANGE: (f64, f64) = (1.0, 16_384.0);
@@ -192,23 +193,13 @@ impl WidgetParams for InferenceParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = super::controls::model(value)?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            "weight" | "dtype" => {
-                next.weight = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            "compute" => {
-                next.compute = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
+            "weight" | "dtype" => next.weight = super::controls::dtype(value)?,
+            "compute" => next.compute = super::controls::dtype(value)?,
             "phase" => {
                 next.phase = match value.trim() {
                     "prefill" => Phase::Prefill,
@@ -220,7 +211,7 @@ impl WidgetParams for InferenceParams {
             "seq" => {
                 next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round();
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rooflines().map_err(|e| e.to_string())?;
         if let Some(vs) = next.vs {
@@ -336,11 +327,6 @@ pub fn InferenceRoofline(
             }
         })
     };
-
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let dtype_options = |_| {
         [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
             .map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())))
@@ -352,7 +338,7 @@ pub fn InferenceRoofline(
     });
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::any, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::any, vs_id);
     // A component's verdict on the second chip, beside its verdict on the first.
     let vs_verdict = move |i: usize| {
         move || {
@@ -370,12 +356,8 @@ pub fn InferenceRoofline(
     view! {
         <figure class="widget inference-roofline" data-widget="inference-roofline">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Weights and KV "
                     <select prop:value=move || params.with(|p| p.weight.name()) on:change=move |ev| set("weight", event_target_value(&ev))>{dtype_options(())}</select>
                 </label>
@@ -403,32 +385,8 @@ pub fn InferenceRoofline(
                     )
                 ></div>
             </div>
-            <div class="slider-row">
-                <label for="inference-roofline-b">"Batch (sequences)"</label>
-                <input id="inference-roofline-b" class="batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
-                    on:input=move |ev| set("b", event_target_value(&ev)) />
-            </div>
-            <div class="slider-row">
-                <label for="inference-roofline-seq">"Context (tokens)"</label>
-                <input id="inference-roofline-seq" class="seq" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="7" aria-label="context length" class="seq-text"
-                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                    on:input=move |ev| set("seq", event_target_value(&ev)) />
-            </div>
+            {Slider::positions(STEPS).id("inference-roofline-b").class("batch").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch (sequences)", LogScale::new(STEPS, move || (B_RANGE.0, B_RANGE.1), rounded), move || params.with(|p| p.b), "b", set, NumberField::new("b", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set))}
+            {Slider::positions(STEPS).id("inference-roofline-seq").class("seq").valuetext(move || format!("{} tokens", grouped(params.with(|p| p.seq)))).log_row("Context (tokens)", LogScale::new(STEPS, move || (SEQ_MIN, seq_max()), rounded), move || params.with(|p| p.seq), "seq", set, NumberField::new("seq", "context length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set))}
             <ul class="component-verdicts">
                 <li>
                     "MLP + projections: "
@@ -458,9 +416,9 @@ pub fn InferenceRoofline(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::svg_colour;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::charts::svg_colour;
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn layers_are_svg_and_the_points_take_their_verdicts_colours() {

@@ -4,18 +4,19 @@
 //! (`vs`) may be set beside it: its cache at the same settings and the batch
 //! that fits in the first model's cache.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::{kv_cache, AttentionKind, KvCache};
 use ridgeline_core::model::config::{model, ModelConfig, ModelPreset, MODELS};
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
+use crate::input::{parse_count, short};
 
 const STEPS: f64 = 240.0;
 /// Largest batch the calculator takes.
@@ -184,8 +185,7 @@ impl WidgetParams for KvParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = super::controls::model(value)?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
                 if next.variant.config(&next.model.config).is_none() {
                     next.variant = Variant::Published;
@@ -195,14 +195,11 @@ impl WidgetParams for KvParams {
                 next.variant = Variant::parse(value)
                     .ok_or_else(|| format!("unknown attention “{}”", short(value)))?
             }
-            "dtype" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
+            "dtype" => next.dtype = super::controls::dtype(value)?,
+            VS => next.vs = super::compare::vs_model(value)?,
             "seq" => next.seq = parse_count(value, "context", 1.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 1.0, BATCH_MAX)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.cache()?;
         if let Some(Err(e)) = next.vs_cache() {
@@ -245,8 +242,6 @@ pub fn KvCacheCalc(
         cache.with(|c| c.as_ref().map(|c| si(f(c), "B", 3)).unwrap_or_default())
     };
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
     let dtype_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
     let rows = move || {
@@ -283,43 +278,17 @@ pub fn KvCacheCalc(
     view! {
         <figure class="widget kv-cache" data-widget="kv-cache">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
                 <label>"Attention "
                     <select prop:value=move || params.with(|p| p.variant.name()) on:change=move |ev| set("variant", event_target_value(&ev))>{variant_options}</select>
                 </label>
                 <label>"Cache format "
                     <select prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
-                {compare_picker(super::common::model_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::model_options(super::controls::any, vs_id), vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="kv-cache-seq">"Context (tokens)"</label>
-                <input id="kv-cache-seq" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, 1.0, seq_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("seq", format!("{}", slider_to_value(pos, STEPS, 1.0, seq_max()).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="8" aria-label="context length" class="seq-text"
-                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                    on:input=move |ev| set("seq", event_target_value(&ev)) />
-            </div>
-            <div class="slider-row">
-                <label for="kv-cache-batch">"Batch (sequences)"</label>
-                <input id="kv-cache-batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
-                    value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX) prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, BATCH_MAX)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, BATCH_MAX).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="8" aria-label="batch" class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:input=move |ev| set("batch", event_target_value(&ev)) />
-            </div>
+            {Slider::positions(STEPS).id("kv-cache-seq").valuetext(move || format!("{} tokens", grouped(params.with(|p| p.seq)))).log_row("Context (tokens)", LogScale::new(STEPS, move || (1.0, seq_max()), rounded), move || params.with(|p| p.seq), "seq", set, NumberField::new("seq", "context length", 8).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set))}
+            {Slider::positions(STEPS).id("kv-cache-batch").valuetext(move || format!("{} sequences", grouped(params.with(|p| p.batch)))).log_row("Batch (sequences)", LogScale::new(STEPS, move || (1.0, BATCH_MAX), rounded), move || params.with(|p| p.batch), "batch", set, NumberField::new("batch", "batch", 8).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set))}
             <dl class="times kv-figures">
                 <div><dt>"per token"</dt><dd data-kv="token">{move || show(|c| c.per_token.0)}</dd></div>
                 <div><dt>"per sequence"</dt><dd data-kv="sequence">{move || show(|c| c.per_sequence.0)}</dd></div>
@@ -341,7 +310,7 @@ pub fn KvCacheCalc(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn llama3_70b_gqa_is_eight_times_smaller() {
@@ -360,7 +329,7 @@ mod tests {
 
     #[test]
     fn a_second_model_shows_its_cache_and_the_batch_that_fits() {
-        use crate::widgets::common::pairs;
+        use crate::widgets::params::pairs;
         let (p, n) = KvParams::from_pairs(&pairs(&[("vs", "llama3-8b")]));
         assert!(n.is_empty(), "{n:?}");
         let c = p.comparison().unwrap();

@@ -6,7 +6,8 @@
 //! A second chip (`vs`) may be set beside the first: each step's time on it in
 //! the same rows, and a table of the differences.
 
-use super::common::{number_field, Notice};
+use super::controls::Slider;
+use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::Chip;
@@ -14,11 +15,12 @@ use ridgeline_core::inference::kv_sharding::{
     kv_sharding_on, KvShardingParams, KvShardingReport, StepKind,
 };
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, ici_row, parse_vs, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, ici_row, parse_vs, Comparison, Diff, VS,
 };
-use crate::input::{parse_count, short};
+use super::controls::ici_chip;
+use super::params::{WidgetParams, WidgetState};
+use crate::input::parse_count;
 use ridgeline_core::dtype::Dtype;
 
 /// The reader's settings; always a valid mesh for the shape.
@@ -47,8 +49,7 @@ impl KvParams {
     /// The chip `p.chip` names: a registry chip or the reader's own
     /// (`my:NAME`, or its compact text from a link).
     pub fn chip(&self) -> Result<&'static Chip, String> {
-        crate::library::resolve_chip(&self.p.chip)
-            .ok_or_else(|| format!("unknown chip “{}”", short(&self.p.chip)))
+        super::controls::chip(&self.p.chip)
     }
 
     /// The twelve steps and totals.
@@ -97,19 +98,14 @@ impl WidgetParams for KvParams {
             Ok(parse_count(value, what, 1.0, max)?.round() as u64)
         };
         match key {
-            "chip" => {
-                next.p.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-                    .id
-                    .to_string()
-            }
+            "chip" => next.p.chip = super::controls::chip(value)?.id.to_string(),
             "batch" => next.p.batch = count("batch B", f64::from(1u32 << 20))?,
             "seq" => next.p.seq = count("cache length S", f64::from(1u32 << 22))?,
             "y" => next.p.y = count("Y", 4096.0)?,
             "z" => next.p.z = count("Z", 4096.0)?,
             "step" => next.step = (count("step", 12.0)? - 1) as usize,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         let r = next.report()?;
         if let Some(Err(e)) = next.vs_report() {
@@ -201,9 +197,6 @@ pub fn KvSharding(
                 })
         })
     };
-    let chip_options = super::common::chip_options(super::common::has_ici, move || {
-        params.with(|p| p.p.chip.clone())
-    });
     type Size = (
         &'static str,
         &'static str,
@@ -244,21 +237,11 @@ pub fn KvSharding(
     view! {
         <figure class="widget kv-sharding" data-widget="kv-sharding">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.p.chip.clone())
-                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.p.chip.clone()).to_string(), set)}
                 {sizes}
-                {compare_picker(super::common::chip_options(super::common::has_ici, vs_id), vs_id, set)}
+                {compare_picker(super::controls::chip_options(super::controls::has_ici, vs_id), vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="kv-sharding-step">"Step"</label>
-                <input id="kv-sharding-step" type="range" min="1" max="12" step="1"
-                    aria-valuetext=move || detail().unwrap_or_default()
-                    value=step_text prop:value=step_text
-                    on:input=move |ev| set("step", event_target_value(&ev)) />
-                <output data-step="">{move || detail().unwrap_or_default()}</output>
-            </div>
+            {Slider::new("1", || "12".to_string(), "1").id("kv-sharding-step").valuetext(move || detail().unwrap_or_default()).row("Step", move || step_text().to_string(), move |v: String| set("step", v), view! { <output data-step="">{move || detail().unwrap_or_default()}</output> })}
             <div class="table-scroll" tabindex="0">
                 <table>
                     <thead><tr>
@@ -286,7 +269,7 @@ pub fn KvSharding(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
 
@@ -336,7 +319,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_times_the_same_steps() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = KvParams::default();
         p.apply("vs", "v5p").unwrap();
         assert_pairs_restore(&p);

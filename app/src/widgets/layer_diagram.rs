@@ -7,14 +7,17 @@
 //! figures beside the selected operation's, a column beside every matmul and
 //! the difference spelled out.
 
-use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::model::layer::{layer_ops, LayerOp, LayerOps, LayerParams, OpKind};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, parse_flag, short};
 
 /// The attention block's operations in the order data flows through them.
@@ -230,10 +233,7 @@ impl WidgetParams for LayerDiagramParams {
             }
             "batch" => next.batch = parse_count(value, "batch (sequences)", 1.0, 1e6)?.round(),
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e7)?.round(),
-            "dtype" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
+            "dtype" => next.dtype = super::controls::dtype(value)?,
             "causal" => next.causal = parse_flag(value, "causal")?,
             "op" => {
                 let ops = next.ops()?;
@@ -245,7 +245,7 @@ impl WidgetParams for LayerDiagramParams {
                     .ok_or_else(|| format!("this layer has no operation “{}”", short(value)))?
             }
             VS => {
-                next.vs = parse_vs(value, "model", crate::library::resolve_model)?;
+                next.vs = super::compare::vs_model(value)?;
                 if let Some(m) = next.vs.filter(|m| m.config.mla.is_some()) {
                     return Err(format!(
                         "{} uses latent attention, which this diagram does not draw",
@@ -253,7 +253,7 @@ impl WidgetParams for LayerDiagramParams {
                     ));
                 }
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         let ops = next.ops()?;
         // A model without a gate or router keeps a selection it has.
@@ -303,9 +303,7 @@ pub fn LayerDiagram(
     let compared = Memo::new(move |_| params.with(|p| p.vs_ops().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |m| m.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(diagrammed, vs_id);
-    let model_options =
-        super::common::model_options(diagrammed, move || params.with(|p| p.model.id));
+    let vs_options = super::controls::model_options(diagrammed, vs_id);
     let dtype_options = Dtype::ALL
         .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())))
         .collect_view();
@@ -433,18 +431,14 @@ pub fn LayerDiagram(
                            aria: &'static str,
                            get: fn(&LayerDiagramParams) -> f64| {
         view! {
-            <input type="text" inputmode="numeric" size="7" class=format!("in-{key}") aria-label=aria
-                value=move || format!("{}", params.with(get)) prop:value=move || format!("{}", params.with(get))
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, 7).class(format!("in-{key}")).on_change().view(move || format!("{}", params.with(get)), set)}
         }
     };
 
     // The controls are typed apart from the figure (one view type would be too deep).
     let controls = view! {
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", diagrammed, move || params.with(|p| p.model.id).to_string(), set)}
                 <label>"Sequences " {text_input("batch", "sequences in the batch", |p| p.batch)}</label>
                 <label>"Tokens each " {text_input("seq", "tokens per sequence", |p| p.seq)}</label>
                 <label>"Format "
@@ -496,8 +490,8 @@ pub fn LayerDiagram(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// Issue #19: the reader's own model is diagrammed as its preset; one
     /// with latent attention (MLA) is refused.
@@ -563,7 +557,7 @@ mod tests {
 
     #[test]
     fn a_second_model_takes_the_same_tokens() {
-        use crate::widgets::common::testing::assert_round_trip;
+        use crate::widgets::params::testing::assert_round_trip;
         let p: LayerDiagramParams = assert_round_trip(&[("vs", "llama3-8b"), ("op", "W_in")]);
         let c = p.comparison().unwrap();
         // Core's layer of LLaMA 3 8B at the same 4,096 tokens: D = 4096, F = 14336.

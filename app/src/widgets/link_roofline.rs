@@ -4,9 +4,11 @@
 //! A second TPU (`vs`) adds its column beside each link: the same matmul with
 //! the weights over its own link, its verdict, and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -14,8 +16,8 @@ use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
 use ridgeline_core::roofline::Analysis;
 use ridgeline_core::units::{Bytes, Flops};
 
-use super::common::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use super::params::{WidgetParams, WidgetState};
+use crate::input::parse_count;
 
 const B_RANGE: (f64, f64) = (1.0, 1_048_576.0);
 const STEPS: f64 = 400.0;
@@ -161,15 +163,14 @@ impl WidgetParams for LinkParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 self.chip = tpu(c)?;
             }
             VS => self.vs = parse_vs_chip(value, |c| tpu(c).map(|_| ()))?,
             "b" => self.b = parse_count(value, "batch B", B_RANGE.0, B_RANGE.1)?.round(),
             "d" => self.d = parse_count(value, "D", 1.0, 1_048_576.0)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, 1_048_576.0)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -203,12 +204,8 @@ pub fn LinkRoofline(
     let rows = Memo::new(move |_| params.with(|p| p.rows()));
     let vs_rows = Memo::new(move |_| params.with(|p| p.vs_rows()));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.vendor == Vendor::Google, vs_id);
+    let vs_options = super::controls::chip_options(|c| c.vendor == Vendor::Google, vs_id);
     let vs_name = move || params.with(|p| p.vs.map(|c| c.name));
-    let chip_options = super::common::chip_options(
-        |c| c.vendor == Vendor::Google,
-        move || params.with(|p| p.chip.id),
-    );
     let table = move || {
         let rows = rows.get();
         let longest = rows.iter().map(|r| r.analysis.lower.0).fold(0.0, f64::max);
@@ -245,24 +242,12 @@ pub fn LinkRoofline(
     view! {
         <figure class="widget link-roofline" data-widget="link-roofline">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.vendor == Vendor::Google, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
                 <label>"D " <input type="text" size="7" aria-label="D" value=move || format!("{}", params.with(|p| p.d)) prop:value=move || format!("{}", params.with(|p| p.d)) on:input=move |ev| set("d", event_target_value(&ev)) /></label>
                 <label>"F " <input type="text" size="7" aria-label="F" value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f)) on:input=move |ev| set("f", event_target_value(&ev)) /></label>
             </div>
-            <div class="slider-row">
-                <label for="link-roofline-b">"Batch B"</label>
-                <input id="link-roofline-b" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_RANGE.0, B_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("b", format!("{}", slider_to_value(pos, STEPS, B_RANGE.0, B_RANGE.1).round()));
-                    } />
-                <output>{move || format!("B = {}", grouped(params.with(|p| p.b)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("link-roofline-b").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch B", LogScale::new(STEPS, move || (B_RANGE.0, B_RANGE.1), rounded), move || params.with(|p| p.b), "b", set, view! { <output>{move || format!("B = {}", grouped(params.with(|p| p.b)))}</output> })}
             <p>
                 "Compute: " <strong>{move || rows.with(|r| r.first().map(|r| seconds(r.analysis.t_math.0)).unwrap_or_default())}</strong>
                 " for the matmul; the weights are " {move || params.with(|p| ridgeline_core::format::si(2.0 * p.d * p.f, "B", 3))} " in bf16."
@@ -296,7 +281,7 @@ mod tests {
 
     #[test]
     fn a_second_tpu_moves_the_same_weights_over_its_own_links() {
-        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
         let p: LinkParams = assert_round_trip(&[("vs", "v5e")]);
         let c = p.comparison().unwrap();
         let v5e = chip("v5e").unwrap();

@@ -4,7 +4,8 @@
 //! chosen length fit beside them. A second chip (`vs`) may be set beside the
 //! first: its slice and caches in the same rows, and a table of the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -12,10 +13,9 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::{min_topology_table, MinTopologyRow, ServingModel};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 
-use super::common::{
-    compare_picker, compare_table, parse_vs, Comparison, Diff, WidgetParams, WidgetState, VS,
-};
-use crate::input::{parse_count, short};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
+use super::params::{WidgetParams, WidgetState};
+use crate::input::parse_count;
 
 /// The formats compared.
 pub const FORMATS: [Dtype; 3] = [Dtype::Bf16, Dtype::Int8, Dtype::Int4];
@@ -107,17 +107,13 @@ impl WidgetParams for TopologyParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = super::controls::model(value)?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
+            "chip" => next.chip = super::controls::chip(value)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, 1e9)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {
@@ -186,25 +182,13 @@ pub fn MinTopology(
             })
             .collect_view()
     };
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     view! {
         <figure class="widget min-topology" data-widget="min-topology">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
-                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
-                <label>"KV cache length "
-                    <input type="text" inputmode="numeric" size="7" aria-label="KV cache length in tokens"
-                        value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                        on:input=move |ev| set("seq", event_target_value(&ev)) />
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
+                {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
+                {NumberField::new("seq", "KV cache length in tokens", 7).label("KV cache length ").view(move || format!("{}", params.with(|p| p.seq)), set)}
             </div>
             <div class="table-scroll" tabindex="0">
                 <table>
@@ -228,7 +212,7 @@ pub fn MinTopology(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn llama3_70b_on_v5e_needs_a_4x4_in_bf16() {

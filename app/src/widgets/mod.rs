@@ -4,7 +4,7 @@
 //! `ridgeline_content::widgets`; `build.rs` writes it out for `register!`,
 //! which derives from it [`NAMES`], [`widget_view`] (from a chapter's
 //! `{{widget NAME}}` directive to its component) and each parameter type's
-//! name and keys ([`common::Declared`]). A widget's module, its arm of
+//! name and keys ([`params::Declared`]). A widget's module, its arm of
 //! [`widget_view`] and its declaration are compiled only when a chapter of
 //! this build uses the widget (`cfg(widget_module = "MODULE")` and
 //! `cfg(widget = "NAME")`, set by `build.rs`), so a per-part bundle compiles
@@ -12,9 +12,12 @@
 //! what two widgets share lives in a module of its own, compiled in every build.
 
 // Shared by several widgets: compiled in every build.
-pub mod common;
+pub mod compare;
+pub mod controls;
 pub mod gpu_choice;
+pub mod params;
 pub mod player;
+pub mod pointer;
 pub mod predict;
 pub mod sharded_matmul;
 
@@ -126,27 +129,27 @@ macro_rules! register {
 
         $($(
             #[cfg(widget_module = $module_name)]
-            impl common::Declared for $module::$params {
+            impl params::Declared for $module::$params {
                 const NAME: &'static str = $name;
                 const KEYS: &'static [&'static str] = &$keys;
             }
         )?)*
 
         /// Every disagreement between a widget's parameters and the keys the
-        /// table lists for it (see [`common::key_mismatches`]).
+        /// table lists for it (see [`params::key_mismatches`]).
         #[cfg(test)]
         fn key_mismatches() -> Vec<String> {
             let mut known: Vec<&str> = Vec::new();
             $($(
                 #[cfg(widget_module = $module_name)]
-                known.extend(<$module::$params as common::Declared>::KEYS);
+                known.extend(<$module::$params as params::Declared>::KEYS);
             )?)*
             known.sort_unstable();
             known.dedup();
             let mut out = Vec::new();
             $($(
                 #[cfg(widget_module = $module_name)]
-                out.extend(common::key_mismatches::<$module::$params>(&known));
+                out.extend(params::key_mismatches::<$module::$params>(&known));
             )?)*
             out
         }

@@ -8,7 +8,10 @@
 //! analysed on the same chip, batch and weights (its experts spread over as
 //! many of the chips as divide them), its verdict and the difference spelled out.
 
-use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -17,8 +20,9 @@ use ridgeline_core::model::config::ModelPreset;
 use ridgeline_core::model::config::MODELS;
 use ridgeline_core::model::moe::{analyse, MoeAnalysis, MoeParams};
 
-use super::common::{option, WidgetParams, WidgetState};
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
+use crate::input::{parse_count, short};
 
 /// Range of the batch slider, in tokens.
 pub const TOKENS_RANGE: (f64, f64) = (16.0, 16_777_216.0);
@@ -223,11 +227,7 @@ impl WidgetParams for MoeChoice {
                 };
                 next.preset = m.id;
             }
-            "chip" => {
-                p.chip = crate::library::resolve_chip(value)
-                    .filter(|c| super::common::has_ici(c))
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
-            }
+            "chip" => p.chip = super::controls::tpu_with_ici(value)?,
             "e" => {
                 let e = parse_count(value, "experts E", 1.0, 4096.0)?.round() as u64;
                 let (k, ff) = (self.active().min(e), self.expert_ff());
@@ -258,12 +258,12 @@ impl WidgetParams for MoeChoice {
                     parse_count(value, "expert-parallel degree", 1.0, 4096.0)?.round() as u32
             }
             VS => {
-                next.vs = parse_vs(value, "model", crate::library::resolve_model)?;
+                next.vs = super::compare::vs_model(value)?;
                 if let Some(m) = next.vs.filter(|m| m.config.moe.is_none()) {
                     return Err(format!("{} is not a Mixture-of-Experts model", m.name));
                 }
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.analysis()?;
         if let Some(Err(e)) = next.vs_analysis() {
@@ -308,15 +308,8 @@ pub fn Moe(
     let show = move |f: fn(&MoeAnalysis) -> String| {
         move || result.with(|a| a.as_ref().map(f).unwrap_or_default())
     };
-    let model_options = super::common::model_options(
-        |m| m.config.moe.is_some(),
-        move || params.with(|p| p.preset),
-    );
-    let chip_options = super::common::chip_options(super::common::has_ici, move || {
-        params.with(|p| p.params.chip.id)
-    });
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(|m| m.config.moe.is_some(), vs_id);
+    let vs_options = super::controls::model_options(|m| m.config.moe.is_some(), vs_id);
     let vs_line = move || {
         params.with(|p| {
             let b = p.vs_analysis()?.ok()?;
@@ -338,28 +331,14 @@ pub fn Moe(
         .collect_view();
     let field = move |key: &'static str, aria: &'static str, get: fn(&MoeChoice) -> u64| {
         view! {
-            <input type="text" inputmode="numeric" size="6" class=format!("in-{key}") aria-label=aria
-                value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, 6).class(format!("in-{key}")).on_change().view(move || params.with(get).to_string(), set)}
         }
-    };
-    let tokens_pos = move || {
-        value_to_slider(
-            params.with(|p| p.params.tokens),
-            STEPS,
-            TOKENS_RANGE.0,
-            TOKENS_RANGE.1,
-        )
     };
     let verdict = move || result.with(|a| a.as_ref().map(|a| a.verdict.text()).unwrap_or(""));
     let controls = view! {
         <div class="controls">
-            <label>"Model "
-                <select prop:value=move || params.with(|p| p.preset) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-            </label>
-            <label>"Chip "
-                <select prop:value=move || params.with(|p| p.params.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-            </label>
+            {super::controls::model_picker("Model ", |m| m.config.moe.is_some(), move || params.with(|p| p.preset).to_string(), set)}
+            {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.params.chip.id).to_string(), set)}
             <label>"Weights "
                 <select prop:value=move || params.with(|p| p.params.weight.name()) on:change=move |ev| set("weight", event_target_value(&ev))>{weight_options}</select>
             </label>
@@ -377,17 +356,7 @@ pub fn Moe(
     view! {
         <figure class="widget moe" data-widget="moe">
             {controls}
-            <div class="slider-row">
-                <label for="moe-tokens">"Tokens in the batch B"</label>
-                <input id="moe-tokens" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.params.tokens)))
-                    value=tokens_pos prop:value=tokens_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("tokens", format!("{}", slider_to_value(pos, STEPS, TOKENS_RANGE.0, TOKENS_RANGE.1).round()));
-                    } />
-                <output>{move || format!("B = {}", grouped(params.with(|p| p.params.tokens)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("moe-tokens").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.params.tokens)))).log_row("Tokens in the batch B", LogScale::new(STEPS, move || TOKENS_RANGE, rounded), move || params.with(|p| p.params.tokens), "tokens", set, view! { <output>{move || format!("B = {}", grouped(params.with(|p| p.params.tokens)))}</output> })}
             <Notice notice=notice />
             <dl class="times moe-results">
                 <div><dt>"parameters stored"</dt><dd data-total="">{show(|a| si(a.total_params, "", 3))}</dd></div>
@@ -413,7 +382,7 @@ pub fn Moe(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
     use ridgeline_core::roofline::Verdict;

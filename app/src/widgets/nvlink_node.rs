@@ -5,7 +5,7 @@
 //! book side by side. The GPU may be the reader's own, and a second GPU
 //! (`vs`) is compared figure by figure.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::gpu::node::{
@@ -13,11 +13,9 @@ use ridgeline_core::gpu::node::{
 };
 use ridgeline_core::gpu::superpod::plural;
 
-use super::common::{
-    compare_picker, compare_table, diff_rows, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{compare_picker, compare_table, diff_rows, parse_vs, Comparison, Diff, VS};
 use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::params::{WidgetParams, WidgetState};
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::units::BytesPerSec;
 
@@ -129,7 +127,7 @@ impl WidgetParams for NvlinkNodeParams {
         match key {
             "gpu" => next.gpu = find_gpu(value)?,
             VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(vs) = next.vs {
@@ -367,9 +365,7 @@ pub fn NvlinkNodeView(
     view! {
         <figure class="widget nvlink-node" data-widget="nvlink-node">
             <div class="controls">
-                <label>"GPU "
-                    <select prop:value=move || params.with(|p| p.gpu) on:change=move |ev| { state.set("gpu", &event_target_value(&ev)); }>{gpu_picks}</select>
-                </label>
+                {super::controls::picker("GPU ", "gpu", None, move || params.with(|p| p.gpu).to_string(), gpu_picks, move |k, v: String| { state.set(k, &v); })}
                 {compare_picker(vs_options, vs_id, move |key, value| {
                     state.set_or_refresh(key, &value, true);
                 })}
@@ -432,7 +428,7 @@ pub fn NvlinkNodeView(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// Issue #19: a second node compared figure by figure, a figure the
     /// book does not give shown as such.

@@ -4,20 +4,22 @@
 //! compute-bound; the timeline shows what overlap buys. A second chip (`vs`)
 //! may be drawn on the same axes, its crossover and verdict compared.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
-    VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::overlap::{draw_marker, draw_static, OverlapModel};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 /// D axis and slider range.
 pub const D_RANGE: (f64, f64) = (256.0, 1_048_576.0);
@@ -160,8 +162,7 @@ impl WidgetParams for OverlapParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 has_link(c)?;
                 self.chip = c;
             }
@@ -169,7 +170,7 @@ impl WidgetParams for OverlapParams {
             "b" => self.b = parse_count(value, "batch B", 1.0, 1e7)?.round(),
             "d" => self.d = parse_count(value, "D", D_RANGE.0, D_RANGE.1)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, 1e7)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         Ok(())
     }
@@ -223,7 +224,7 @@ pub fn Overlap(
         })
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| link_of(c).is_some(), vs_id);
+    let vs_options = super::controls::chip_options(|c| link_of(c).is_some(), vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let v = p.model()?.vs_model()?;
@@ -236,8 +237,6 @@ pub fn Overlap(
             })
         })
     };
-    let chip_options =
-        super::common::chip_options(|c| link_of(c).is_some(), move || params.with(|p| p.chip.id));
     let bar = |t: f64, total: f64| format!("width: {:.1}%", (100.0 * t / total).clamp(0.5, 100.0));
     let t = move |i: usize| {
         times.with(|t| {
@@ -249,37 +248,9 @@ pub fn Overlap(
     view! {
         <figure class="widget overlap" data-widget="overlap">
             <div class="controls">
-                <label>
-                    "Chip "
-                    <select
-                        prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))
-                    >
-                        {chip_options}
-                    </select>
-                </label>
-                <label>
-                    "B "
-                    <input
-                        type="text"
-                        inputmode="numeric"
-                        size="8"
-                        aria-label="batch B"
-                        value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
-                        on:input=move |ev| set("b", event_target_value(&ev))
-                    />
-                </label>
-                <label>
-                    "F "
-                    <input
-                        type="text"
-                        inputmode="numeric"
-                        size="8"
-                        aria-label="output features F"
-                        value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f))
-                        on:input=move |ev| set("f", event_target_value(&ev))
-                    />
-                </label>
+                {super::controls::chip_picker("Chip ", |c| link_of(c).is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
+                {NumberField::new("b", "batch B", 8).label("B ").view(move || format!("{}", params.with(|p| p.b)), set)}
+                {NumberField::new("f", "output features F", 8).label("F ").view(move || format!("{}", params.with(|p| p.f)), set)}
                 {compare_picker(vs_options, vs_id, set)}
                 <span class="link-note">
                     {move || params.with(|p| link_of(p.chip).map(|(name, w)| format!("link: {name}, {} B/s", sci(w, 3))))}
@@ -294,23 +265,7 @@ pub fn Overlap(
                     aria-label=move || params.with(|p| format!("compute and communication time against D; the marker is at D = {}", grouped(p.d)))
                 ></div>
             </div>
-            <div class="slider-row">
-                <label for="overlap-d">"Contracting dimension D"</label>
-                <input
-                    id="overlap-d"
-                    type="range"
-                    min="0"
-                    max=STEPS
-                    step="1"
-                    aria-valuetext=move || format!("D = {}", grouped(params.with(|p| p.d)))
-                    value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.d), STEPS, D_RANGE.0, D_RANGE.1)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("d", format!("{}", slider_to_value(pos, STEPS, D_RANGE.0, D_RANGE.1).round()));
-                    }
-                />
-                <output>{move || format!("D = {}", grouped(params.with(|p| p.d)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("overlap-d").valuetext(move || format!("D = {}", grouped(params.with(|p| p.d)))).log_row("Contracting dimension D", LogScale::new(STEPS, move || (D_RANGE.0, D_RANGE.1), rounded), move || params.with(|p| p.d), "d", set, view! { <output>{move || format!("D = {}", grouped(params.with(|p| p.d)))}</output> })}
             <div class="timeline" aria-label="timeline of one step">
                 <div class="lane"><span class="lane-label">"compute"</span><span class="bar compute" style=move || bar(t(0), t(3))>{move || seconds(t(0))}</span></div>
                 <div class="lane"><span class="lane-label">"comms"</span><span class="bar comms" style=move || bar(t(1), t(3))>{move || seconds(t(1))}</span></div>
@@ -341,7 +296,7 @@ pub fn Overlap(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::svg_colour;
+    use crate::charts::svg_colour;
 
     #[test]
     fn marker_turns_from_communication_to_compute_colour_at_the_crossover() {
@@ -379,7 +334,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_crosses_at_its_own_d() {
-        use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+        use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
         use ridgeline_core::roofline::SplitContraction;
         use ridgeline_core::units::{BytesPerSec, FlopsPerSec};
         let p: OverlapParams = assert_round_trip(&[("vs", "v5p"), ("d", "4096")]);

@@ -7,7 +7,8 @@
 //! first: where each of its versions ends is marked on the same time axis,
 //! and a table spells out the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::comms::overlap_timeline::{
     overlap_timeline_on, OverlapParams, OverlapReport, Work, BOOK_TIMES,
@@ -16,10 +17,9 @@ use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::Chip;
 
-use super::common::{
-    compare_picker, compare_table, ici_chip, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::{ici_chip, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::overlap_timeline::draw;
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
@@ -54,7 +54,7 @@ impl Default for TimelineParams {
 /// The chip an example's `chip` names: a registry chip or the reader's own
 /// (`my:NAME`, or its compact text from a link).
 fn chip_named(id: &str) -> Result<&'static Chip, String> {
-    crate::library::resolve_chip(id).ok_or_else(|| format!("unknown chip “{}”", short(id)))
+    super::controls::chip(id)
 }
 
 /// Whether the example runs on a chip at its default sizes (ICI, and a rate
@@ -161,11 +161,8 @@ impl TimelineParams {
             "b" => next.b = count("B")?,
             "d" => next.d = count("D")?,
             "f" => next.f = count("F")?,
-            "dtype" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            other => return Err(super::common::unknown_setting(other)),
+            "dtype" => next.dtype = super::controls::dtype(value)?,
+            other => return Err(super::params::unknown_setting(other)),
         }
         overlap_timeline_on(&next, chip_named(&next.chip)?).map_err(|e| {
             if key == "chip" {
@@ -198,8 +195,6 @@ pub fn OverlapTimeline(
     let shown = move |f: fn(&OverlapReport) -> String| {
         move || report.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
-    let chip_options =
-        super::common::chip_options(runs_on, move || params.with(|p| p.p.chip.clone()));
     let y_options = Y_CHOICES
         .iter()
         .map(|&y| {
@@ -234,24 +229,19 @@ pub fn OverlapTimeline(
             let text = move || format!("{}", params.with(|p| get(&p.p)));
             view! {
                 <label>{label}
-                    <input type="text" inputmode="numeric" size="7" aria-label=aria
-                        value=text prop:value=text
-                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                    {NumberField::new(key, aria, 7).view(text, set)}
                 </label>
             }
         })
         .collect_view();
     let book = |i: usize| format!("{} µs", grouped(BOOK_TIMES[i].micros));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
 
     view! {
         <figure class="widget overlap-timeline" data-widget="overlap-timeline">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.p.chip.clone())
-                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", runs_on, move || params.with(|p| p.p.chip.clone()).to_string(), set)}
                 <label>"Y "
                     <select prop:value=move || params.with(|p| format!("{}", p.p.y))
                         on:change=move |ev| set("y", event_target_value(&ev))>{y_options}</select>
@@ -303,7 +293,7 @@ pub fn OverlapTimeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
     use ridgeline_core::hardware::chip;
@@ -363,7 +353,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_marks_its_ends_on_the_same_axis() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = TimelineParams::default();
         p.apply("vs", "v5p").unwrap();
         assert_pairs_restore(&p);

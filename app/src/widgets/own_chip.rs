@@ -12,7 +12,8 @@ use ridgeline_core::format::si;
 use ridgeline_core::hardware::{chip, Chip, Link, Vendor, CHIPS};
 use ridgeline_core::reader::chip::{parse_chip, ChipSpec};
 
-use super::common::{option, Notice, WidgetParams, WidgetState};
+use super::controls::{option, Notice};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// The form's fields, in order: bf16 and int8 peaks, HBM capacity and
@@ -271,7 +272,7 @@ pub fn OwnChip(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     fn v5e() -> OwnChipParams {
         let mut p = OwnChipParams::default();

@@ -8,7 +8,7 @@
 //! when the reader changed the model, the reader's text without insignificant
 //! whitespace (so a link reproduces the mapping, the ignored fields included).
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
@@ -20,7 +20,8 @@ use ridgeline_core::reader::hf_config::{
     compact, export, export_pretty, import, Imported, MAX_CONFIG_BYTES,
 };
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// The reader's choices: the preset the text started from, the text, and the
@@ -133,7 +134,7 @@ impl WidgetParams for OwnModelParams {
                     imported,
                 }
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         };
         *self = next;
         Ok(())
@@ -256,7 +257,7 @@ pub fn OwnModel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_default_is_a_preset_with_the_books_numbers() {

@@ -8,7 +8,9 @@
 //! first: the same block and mesh on it, its pass times and verdict, and a
 //! table of the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -16,11 +18,12 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::layout::{layout, Layout, LayoutParams, PassStep, Strategy};
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
-    Diff, WidgetParams, WidgetState, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, ici_row, parse_vs, Comparison, Diff, VS,
 };
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use super::controls::{ici_chip, option};
+use super::params::{WidgetParams, WidgetState};
+use crate::input::parse_count;
 
 /// Range of the batch slider, in tokens.
 pub const BATCH_RANGE: (f64, f64) = (1024.0, 67_108_864.0);
@@ -171,14 +174,8 @@ impl WidgetParams for ParallelismParams {
         let mut next = *self;
         match key {
             "scheme" => next.strategy = Strategy::parse(value)?,
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
-            }
-            "chip" => {
-                next.chip = ici_chip(value)
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
+            "chip" => next.chip = super::controls::tpu_with_ici(value)?,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round() as u32,
             "tp" => {
@@ -188,7 +185,7 @@ impl WidgetParams for ParallelismParams {
                 next.batch =
                     parse_count(value, "batch (tokens)", BATCH_RANGE.0, BATCH_RANGE.1)?.round()
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.layout()?;
         if let Some(Err(e)) = next.vs_layout() {
@@ -319,12 +316,8 @@ pub fn ParallelismLayout(
             })
         })
         .collect_view();
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let (other, l) = (p.vs?, p.vs_layout()?.ok()?);
@@ -435,14 +428,6 @@ pub fn ParallelismLayout(
             step.set(s.clamp(0, n as isize - 1) as usize);
         }
     };
-    let batch_pos = move || {
-        value_to_slider(
-            params.with(|p| p.batch),
-            STEPS,
-            BATCH_RANGE.0,
-            BATCH_RANGE.1,
-        )
-    };
 
     view! {
         <figure class="widget parallelism-layout" data-widget="parallelism-layout">
@@ -450,38 +435,15 @@ pub fn ParallelismLayout(
                 <label>"Strategy "
                     <select prop:value=move || params.with(|p| p.strategy.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{strategy_options}</select>
                 </label>
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls">
-                <label>"Chips "
-                    <input type="text" inputmode="numeric" size="6" class="in-chips" aria-label="number of chips"
-                        value=move || params.with(|p| p.chips.to_string()) prop:value=move || params.with(|p| p.chips.to_string())
-                        on:change=move |ev| set("chips", event_target_value(&ev)) />
-                </label>
-                <label>"Tensor degree Y (FSDP + tensor) "
-                    <input type="text" inputmode="numeric" size="4" class="in-tp" aria-label="tensor-parallel degree"
-                        value=move || params.with(|p| p.tensor.to_string()) prop:value=move || params.with(|p| p.tensor.to_string())
-                        disabled=move || params.with(|p| p.strategy != Strategy::FsdpTp)
-                        on:change=move |ev| set("tp", event_target_value(&ev)) />
-                </label>
+                {NumberField::new("chips", "number of chips", 6).class("in-chips").on_change().label("Chips ").view(move || params.with(|p| p.chips.to_string()), set)}
+                {NumberField::new("tp", "tensor-parallel degree", 4).class("in-tp").on_change().disabled(move || params.with(|p| p.strategy != Strategy::FsdpTp)).label("Tensor degree Y (FSDP + tensor) ").view(move || params.with(|p| p.tensor.to_string()), set)}
             </div>
-            <div class="slider-row">
-                <label for="parallelism-layout-b">"Global batch B (tokens)"</label>
-                <input id="parallelism-layout-b" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    value=batch_pos prop:value=batch_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("b", format!("{}", slider_to_value(pos, STEPS, BATCH_RANGE.0, BATCH_RANGE.1).round()));
-                    } />
-                <output>{move || format!("B = {}", grouped(params.with(|p| p.batch)))}</output>
-            </div>
+            {Slider::positions(STEPS).id("parallelism-layout-b").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))).log_row("Global batch B (tokens)", LogScale::new(STEPS, move || BATCH_RANGE, rounded), move || params.with(|p| p.batch), "b", set, view! { <output>{move || format!("B = {}", grouped(params.with(|p| p.batch)))}</output> })}
             <Notice notice=notice />
             <p class="mesh-line" data-mesh="">
                 {move || params.with(|p| {
@@ -498,11 +460,7 @@ pub fn ParallelismLayout(
             <div class="step-controls">
                 <button type="button" aria-label="previous step" on:click=move |_| go(-1)>"◀"</button>
                 <label for="parallelism-layout-step">"Step"</label>
-                <input id="parallelism-layout-step" type="range" min="0" step="1"
-                    max=move || total_steps().saturating_sub(1)
-                    value=clamp_step prop:value=clamp_step
-                    aria-valuetext=detail
-                    on:input=move |ev| step.set(event_target_value(&ev).parse::<usize>().unwrap_or(0)) />
+                {Slider::new("0", move || (total_steps().saturating_sub(1)).to_string(), "1").id("parallelism-layout-step").valuetext(move || detail().to_string()).view(move || clamp_step().to_string(), move |v: String| step.set(v.parse::<usize>().unwrap_or(0)))}
                 <button type="button" aria-label="next step" on:click=move |_| go(1)>"▶"</button>
             </div>
             <p class="step-detail" data-step-detail="" aria-live="polite">{detail}</p>
@@ -534,8 +492,8 @@ pub fn ParallelismLayout(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
     use ridgeline_core::comms::collectives::Collective;

@@ -4,13 +4,14 @@
 //! microbatch, and the bubble fraction, step time and activations in flight,
 //! all from [`ridgeline_core::training::pipeline::simulate`].
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::training::pipeline::{simulate, PipelineParams, PipelineRun, Schedule};
 use ridgeline_core::training::pipeline_bubble;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, MAX_W};
 use crate::charts::size::Frame;
 use crate::input::parse_count;
@@ -90,7 +91,7 @@ impl WidgetParams for PipelineChoice {
             "chunks" => {
                 next.chunks = parse_count(value, "chunks", 1.0, MAX_CHUNKS as f64)?.round() as u32
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.timeline()?;
         *self = next;
@@ -196,8 +197,8 @@ pub fn Pipeline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_books_bubbles_for_four_stages_and_eight_microbatches() {

@@ -5,6 +5,7 @@
 //! Play advances one step per tick. A reader who asks for reduced motion gets
 //! no animation: play jumps to the last step at once.
 
+use super::controls::Slider;
 use leptos::prelude::*;
 
 /// A step counter with a timer that can advance it.
@@ -111,9 +112,7 @@ impl Player {
                     {move || if self.playing.get() { "⏸ pause" } else { "▶ play" }}
                 </button>
                 <button type="button" on:click=move |_| self.go(self.step.get_untracked() + 1) aria-label="next step">"▶"</button>
-                <input type="range" min="0" max=move || total.get() step="1" aria-label=format!("scrub through the {what}")
-                    value=move || self.step.get() prop:value=move || self.step.get()
-                    on:input=move |ev| self.go(event_target_value(&ev).parse::<usize>().unwrap_or(0)) />
+                {Slider::new("0", move || (total.get()).to_string(), "1").aria(format!("scrub through the {what}")).view(move || (self.step.get()).to_string(), move |v: String| self.go(v.parse::<usize>().unwrap_or(0)))}
                 <output data-position="">{move || label(self.step.get(), total.get())}</output>
             </div>
         }

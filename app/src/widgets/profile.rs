@@ -5,7 +5,9 @@
 //! that take the most time; and a "find the bottleneck" question whose answer
 //! (the verdict) is shown only once the reader has picked one.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, tokens};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -16,13 +18,12 @@ use ridgeline_core::profiling::trace::{
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism, RunAssumptions};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
-use crate::input::{
-    mesh_text, parse_count, parse_mesh, short, slider_to_value, value_to_slider, GLOBAL_BATCH_MAX,
-};
+use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
 
 /// The presets the profile offers (the reader's own models too: see [`profiled`]).
 pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
@@ -332,9 +333,7 @@ impl WidgetParams for ProfileParams {
                     })?
             }
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .filter(|c| super::common::has_ici(c))
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                let c = super::controls::tpu_with_ici(value)?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
                     next.mesh = c.topology.largest_mesh();
                 }
@@ -357,7 +356,7 @@ impl WidgetParams for ProfileParams {
                 let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
                 next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.analyse()?;
         *self = next;
@@ -429,9 +428,8 @@ pub fn ProfileViewer(
                 .unwrap_or("communication-bound")
         })
     };
-    let model_options = super::common::model_options(profiled, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
+    let model_id = move || params.with(|p| p.model.id);
+    let chip_id = move || params.with(|p| p.chip.id);
     let scheme_options = [ProfileScheme::Fsdp, ProfileScheme::FsdpTp]
         .map(|s| {
             option(s.name(), s.label(), move || {
@@ -508,12 +506,8 @@ pub fn ProfileViewer(
     view! {
         <figure class="widget profile" data-widget="profile">
             <div class="controls">
-                <label>"Model "
-                    <select class="model-select" prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select class="chip-select" prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::picker("Model ", "model", Some("model-select"), move || model_id().to_string(), super::controls::model_options(profiled, model_id), set)}
+                {super::controls::picker("Chip ", "chip", Some("chip-select"), move || chip_id().to_string(), super::controls::chip_options(super::controls::has_ici, chip_id), set)}
                 <label>"Slice "
                     <input type="text" size="10" class="slice-text" aria-label="slice mesh axis sizes, like 16x16x16"
                         value=move || params.with(|p| p.mesh_text()) prop:value=move || params.with(|p| p.mesh_text())
@@ -534,21 +528,8 @@ pub fn ProfileViewer(
                     " overlap communication with compute"
                 </label>
             </div>
-            <div class="slider-row">
-                <label for="profile-batch">"Global batch B"</label>
-                <input id="profile-batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) } prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let (lo, hi) = range();
-                        set("batch", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:change=move |ev| set("batch", event_target_value(&ev)) />
-                <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span>
-            </div>
+            {Slider::positions(STEPS).id("profile-batch").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))).log_row("Global batch B", LogScale::new(STEPS, range, rounded), move || params.with(|p| p.batch), "batch", set, view! { {NumberField::new("batch", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set)}
+                <span class="per-chip">{move || format!("{} tokens per chip", grouped(params.with(|p| p.batch / p.chips())))}</span> })}
             <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=trace role="img"
@@ -586,8 +567,8 @@ pub fn ProfileViewer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     /// Issue #19: the profile takes the reader's own model and profiles it
     /// as the preset of the same shape.

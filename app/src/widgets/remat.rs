@@ -9,18 +9,21 @@
 //! sequence and chips: its four policies as rings joined by a dashed line, its
 //! verdict and the difference spelled out.
 
-use super::common::{compare_picker, compare_table, parse_vs, Comparison, Diff, Notice, VS};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::model::remat::{compare, Policy, PolicyCost, RematParams};
 
-use super::common::{fit_class, fit_word, option, WidgetParams, WidgetState};
+use super::controls::{fit_class, fit_word, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::remat::{draw, label};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 /// The chart's drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 380, 300);
@@ -165,22 +168,16 @@ impl WidgetParams for RematChoice {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
-            }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
+            "chip" => next.chip = super::controls::chip(value)?,
             "batch" => {
                 next.batch = parse_count(value, "batch (sequences)", 1.0, MAX_BATCH)?.round()
             }
             "seq" => next.seq = parse_count(value, "sequence length", 1.0, MAX_SEQ)?.round(),
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "policy" => next.policy = Policy::parse(value)?,
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
-            other => return Err(super::common::unknown_setting(other)),
+            VS => next.vs = super::compare::vs_model(value)?,
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {
@@ -227,13 +224,8 @@ pub fn Remat(
     let chart = move || params.with(|p| p.chart_svg(frame.get()));
     let rows = Memo::new(move |_| params.with(|p| p.rows().unwrap_or_default()));
     let chosen = move || params.with(|p| p.chosen());
-
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(super::common::any, vs_id);
+    let vs_options = super::controls::model_options(super::controls::any, vs_id);
     let vs_line = move || {
         params.with(|p| {
             let rows = p.vs_rows()?.ok()?;
@@ -256,9 +248,7 @@ pub fn Remat(
         view! {
             <label>
                 {caption}
-                <input type="text" inputmode="numeric" size="8" class=format!("remat-{key}") aria-label=aria
-                    value=move || format!("{}", params.with(get)) prop:value=move || format!("{}", params.with(get))
-                    on:change=move |ev| set(key, event_target_value(&ev)) />
+                {NumberField::new(key, aria, 8).class(format!("remat-{key}")).on_change().view(move || format!("{}", params.with(get)), set)}
             </label>
         }
     };
@@ -287,12 +277,8 @@ pub fn Remat(
     view! {
         <figure class="widget remat" data-widget="remat">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Policy "
                     <select class="remat-policy" prop:value=move || params.with(|p| p.policy.name()) on:change=move |ev| set("policy", event_target_value(&ev))>{policy_options}</select>
                 </label>
@@ -334,7 +320,7 @@ pub fn Remat(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn the_books_numbers_for_one_llama_sequence() {

@@ -4,7 +4,9 @@
 //! same axes, with the same operation's verdict on it and the difference
 //! between the chips spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::html::Div;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -13,14 +15,14 @@ use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
 use ridgeline_core::roofline::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, plot_x, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
+use super::pointer::plot_x;
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// Smallest batch the slider reaches.
 pub const B_MIN: f64 = 1.0;
@@ -163,19 +165,10 @@ impl WidgetParams for RooflineParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            "dtype" | "act" => {
-                next.act = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            "weight" => {
-                next.weight = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
+            "dtype" | "act" => next.act = super::controls::dtype(value)?,
+            "weight" => next.weight = super::controls::dtype(value)?,
             "op" => {
                 next.kind = OpKind::parse(value)
                     .ok_or_else(|| format!("unknown operation “{}”", short(value)))?
@@ -183,7 +176,7 @@ impl WidgetParams for RooflineParams {
             "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
             "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
             "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         let dtype = next.op().compute_dtype();
         if next.chip.peak_or_wider(dtype).is_none() {
@@ -304,16 +297,13 @@ pub fn Roofline(
             .clamp(B_MIN, B_MAX);
         set("b", format!("{b}"));
     };
-
-    let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let kind_options = OpKind::ALL
         .into_iter()
         .map(|k| option(k.name(), k.label(), move || params.with(|p| p.kind.name())))
         .collect_view();
     let dtype_list = Memo::new(move |_| params.with(|p| dtype_options(p.chip, p.vs)));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::any, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::any, vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let (vs, v) = (p.vs?, p.vs_verdict()?);
@@ -330,15 +320,7 @@ pub fn Roofline(
     view! {
         <figure class="widget roofline" data-widget="roofline">
             <div class="controls">
-                <label>
-                    "Chip "
-                    <select
-                        prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))
-                    >
-                        {chip_options}
-                    </select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>
                     "Operation "
                     <select
@@ -377,28 +359,8 @@ pub fn Roofline(
                             }}
                         </select>
                     </label>
-                    <label>
-                        "D "
-                        <input
-                            type="text"
-                            inputmode="numeric"
-                            size="8"
-                            aria-label="contracting dimension D"
-                            value=move || format!("{}", params.with(|p| p.d)) prop:value=move || format!("{}", params.with(|p| p.d))
-                            on:input=move |ev| set("d", event_target_value(&ev))
-                        />
-                    </label>
-                    <label>
-                        "F "
-                        <input
-                            type="text"
-                            inputmode="numeric"
-                            size="8"
-                            aria-label="output features F"
-                            value=move || format!("{}", params.with(|p| p.f)) prop:value=move || format!("{}", params.with(|p| p.f))
-                            on:input=move |ev| set("f", event_target_value(&ev))
-                        />
-                    </label>
+                    {NumberField::new("d", "contracting dimension D", 8).label("D ").view(move || format!("{}", params.with(|p| p.d)), set)}
+                    {NumberField::new("f", "output features F", 8).label("F ").view(move || format!("{}", params.with(|p| p.f)), set)}
                 </Show>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
@@ -433,32 +395,7 @@ pub fn Roofline(
                     on:pointercancel=move |_| dragging.set(false)
                 ></div>
             </div>
-            <div class="slider-row">
-                <label for="roofline-b">"Batch B"</label>
-                <input
-                    id="roofline-b"
-                    type="range"
-                    min="0"
-                    max=STEPS
-                    step="1"
-                    aria-valuetext=move || format!("B = {}", grouped(params.with(|p| p.b)))
-                    value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX) prop:value=move || value_to_slider(params.with(|p| p.b), STEPS, B_MIN, B_MAX)
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let b = slider_to_value(pos, STEPS, B_MIN, B_MAX).round();
-                        set("b", format!("{b}"));
-                    }
-                />
-                <input
-                    type="text"
-                    inputmode="numeric"
-                    size="9"
-                    aria-label="batch B"
-                    class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.b)) prop:value=move || format!("{}", params.with(|p| p.b))
-                    on:input=move |ev| set("b", event_target_value(&ev))
-                />
-            </div>
+            {Slider::positions(STEPS).id("roofline-b").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch B", LogScale::new(STEPS, move || (B_MIN, B_MAX), rounded), move || params.with(|p| p.b), "b", set, NumberField::new("b", "batch B", 9).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set))}
             <p class="verdict-line">
                 "At B = "
                 {move || grouped(params.with(|p| p.b))}
@@ -500,8 +437,8 @@ pub fn Roofline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn defaults_are_a_memory_bound_v5e_matmul() {

@@ -8,9 +8,10 @@
 //! A second chip (`vs`) may be drawn on the same axes: its HBM roof under its
 //! own peak, both algorithms on it, and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, number_field, parse_vs, Comparison, Diff, Notice, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::NumberField;
+use super::controls::{number_field, Notice};
+use super::controls::{LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::sci;
@@ -18,11 +19,11 @@ use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::roofline::ops::{rooflines, tiled_intensity, RooflinePoint, TiledIntensity};
 use ridgeline_core::units::{BytesPerSec, FlopsPerSec, Intensity};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::rooflines::{draw, RooflinesModel, VsRoof};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 /// The chart's drawing size (SVG user units) and least height.
 const SHAPE: Shape = Shape::new(760, 460, 420);
@@ -197,17 +198,14 @@ impl WidgetParams for RooflinesParams {
         let mut next = *self;
         let side = |what: &str| parse_count(value, what, 8.0, 65536.0).map(|v| v.round() as u64);
         match key {
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "faster" => next.faster = parse_count(value, "the speed-up of memory 2", 1.0, 100.0)?,
             "i" => next.intensity = parse_count(value, "the intensity", I_RANGE.0, I_RANGE.1)?,
             "bm" => next.tile[0] = side("bm")?,
             "bk" => next.tile[1] = side("bk")?,
             "bn" => next.tile[2] = side("bn")?,
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            other => return Err(super::common::unknown_setting(other)),
+            VS => next.vs = super::compare::vs_chip(value)?,
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -272,12 +270,8 @@ pub fn Rooflines(
             </td>
         }
     };
-    let chip_options = super::common::chip_options(
-        |c| c.peak(Dtype::Bf16).is_some(),
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(|c| c.peak(Dtype::Bf16).is_some(), vs_id);
+    let vs_options = super::controls::chip_options(|c| c.peak(Dtype::Bf16).is_some(), vs_id);
     let vs_verdict = move || {
         params.with(|p| {
             let (c, (_, _, points)) = p.vs.zip(p.vs_run().and_then(Result::ok))?;
@@ -296,7 +290,6 @@ pub fn Rooflines(
         number_field(label, format!("tile side {key}"), 6, get, key, set)
     };
     let faster = move || params.with(|p| format!("{}", p.faster));
-    let i_pos = move || value_to_slider(params.with(|p| p.intensity), STEPS, I_RANGE.0, I_RANGE.1);
     let ridge = move |m: usize| {
         view_of.with(|v| {
             v.as_ref()
@@ -306,12 +299,9 @@ pub fn Rooflines(
     };
     let controls = view! {
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.peak(Dtype::Bf16).is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Memory 2 is "
-                    <input type="text" inputmode="decimal" size="4" aria-label="memory 2 bandwidth as a multiple of HBM"
-                        value=faster prop:value=faster on:input=move |ev| set("faster", event_target_value(&ev)) />
+                    {NumberField::new("faster", "memory 2 bandwidth as a multiple of HBM", 4).decimal().view(faster, set)}
                     "× HBM"
                 </label>
                 <span class="tile-fields">"Tiled matmul: "
@@ -321,17 +311,7 @@ pub fn Rooflines(
                 </span>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="rooflines-i">"Algorithm 1's intensity"</label>
-                <input id="rooflines-i" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} FLOPs per byte", sci(params.with(|p| p.intensity), 3))
-                    value=i_pos prop:value=i_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("i", sci(slider_to_value(pos, STEPS, I_RANGE.0, I_RANGE.1), 3));
-                    } />
-                <output data-intensity="">{move || format!("I₁ = {}", sci(params.with(|p| p.intensity), 3))}</output>
-            </div>
+            {Slider::positions(STEPS).id("rooflines-i").valuetext(move || format!("{} FLOPs per byte", sci(params.with(|p| p.intensity), 3))).log_row("Algorithm 1's intensity", LogScale::new(STEPS, move || I_RANGE, |x| sci(x, 3)), move || params.with(|p| p.intensity), "i", set, view! { <output data-intensity="">{move || format!("I₁ = {}", sci(params.with(|p| p.intensity), 3))}</output> })}
     }
     .into_any();
     let numbers = view! {
@@ -372,7 +352,7 @@ pub fn Rooflines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
     use ridgeline_core::roofline::Verdict;
 
     fn at(v: &RooflinesView, a: usize, m: usize) -> RooflinePoint {
@@ -438,7 +418,7 @@ mod tests {
     #[test]
     fn a_second_chip_is_drawn_and_compared() {
         let p: RooflinesParams =
-            crate::widgets::common::testing::assert_round_trip(&[("chip", "v5e"), ("vs", "v5p")]);
+            crate::widgets::params::testing::assert_round_trip(&[("chip", "v5e"), ("vs", "v5p")]);
         let c = p.comparison().unwrap();
         assert_eq!(c.b, "TPU v5p");
         // Algorithm 1 (I = 100) on the v5p's HBM attains I · W, memory-bound.

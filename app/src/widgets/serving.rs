@@ -7,7 +7,9 @@
 //! serve the same model on as many chips beside it: its frontier on the same
 //! axes and the difference spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -19,14 +21,13 @@ use ridgeline_core::inference::{
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::parse_count;
 
 const STEPS: f64 = 240.0;
 /// Points on the Pareto curve.
@@ -218,14 +219,10 @@ impl WidgetParams for ServingParams {
         let mut next = *self;
         match key {
             "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+                next.model = super::controls::model(value)?;
                 next.seq = next.seq.min(next.model.config.max_seq as f64);
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "chips" => {
                 let n = parse_count(value, "chips", 1.0, 4096.0)?.round() as u64;
                 if next.tp == next.chips || !n.is_multiple_of(next.tp) {
@@ -236,14 +233,11 @@ impl WidgetParams for ServingParams {
             "tp" => {
                 next.tp = parse_count(value, "tensor-parallel degree", 1.0, 4096.0)?.round() as u64
             }
-            "dtype" | "weight" => {
-                next.dtype = Dtype::parse(value)
-                    .ok_or_else(|| format!("unknown format “{}”", short(value)))?
-            }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
+            "dtype" | "weight" => next.dtype = super::controls::dtype(value)?,
+            VS => next.vs = super::compare::vs_chip(value)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;
         if let Some(Err(e)) = next.versus() {
@@ -323,11 +317,6 @@ pub fn Serving(
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
     let batch_max =
         move || view_data.with(|v| v.as_ref().map(|v| v.max_batch.max(2) as f64).unwrap_or(2.0));
-
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let count_options = CHIP_COUNTS.map(|n| {
         option(n.to_string(), n.to_string(), move || {
             params.with(|p| p.chips.to_string())
@@ -350,12 +339,8 @@ pub fn Serving(
     view! {
         <figure class="widget serving" data-widget="serving">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Chips "
                     <select class="chips" prop:value=move || params.with(|p| p.chips.to_string()) on:change=move |ev| set("chips", event_target_value(&ev))>{count_options}</select>
                 </label>
@@ -365,34 +350,10 @@ pub fn Serving(
                 <label>"Weights and KV "
                     <select class="dtype" prop:value=move || params.with(|p| p.dtype.name()) on:change=move |ev| set("dtype", event_target_value(&ev))>{dtype_options}</select>
                 </label>
-                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="serving-seq">"Sequence length"</label>
-                <input id="serving-seq" class="seq" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} tokens", grouped(params.with(|p| p.seq)))
-                    value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max()) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, SEQ_MIN, seq_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("seq", format!("{}", slider_to_value(pos, STEPS, SEQ_MIN, seq_max()).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="7" aria-label="sequence length" class="seq-text"
-                    value=move || format!("{}", params.with(|p| p.seq)) prop:value=move || format!("{}", params.with(|p| p.seq))
-                    on:input=move |ev| set("seq", event_target_value(&ev)) />
-            </div>
-            <div class="slider-row">
-                <label for="serving-batch">"Batch"</label>
-                <input id="serving-batch" class="batch" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("{} sequences", grouped(params.with(|p| p.batch)))
-                    value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max()) prop:value=move || value_to_slider(params.with(|p| p.batch), STEPS, 1.0, batch_max())
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        set("batch", format!("{}", slider_to_value(pos, STEPS, 1.0, batch_max()).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="7" aria-label="batch" class="batch-text"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:input=move |ev| set("batch", event_target_value(&ev)) />
-            </div>
+            {Slider::positions(STEPS).id("serving-seq").class("seq").valuetext(move || format!("{} tokens", grouped(params.with(|p| p.seq)))).log_row("Sequence length", LogScale::new(STEPS, move || (SEQ_MIN, seq_max()), rounded), move || params.with(|p| p.seq), "seq", set, NumberField::new("seq", "sequence length", 7).class("seq-text").view(move || format!("{}", params.with(|p| p.seq)), set))}
+            {Slider::positions(STEPS).id("serving-batch").class("batch").valuetext(move || format!("{} sequences", grouped(params.with(|p| p.batch)))).log_row("Batch", LogScale::new(STEPS, move || (1.0, batch_max()), rounded), move || params.with(|p| p.batch), "batch", set, NumberField::new("batch", "batch", 7).class("batch-text").view(move || format!("{}", params.with(|p| p.batch)), set))}
             <Notice notice=notice />
             <div class="plot" node_ref=pareto_frame.node style=pareto_frame.style()>
                 <div class="layer pareto" inner_html=move || pareto_chart().unwrap_or_default() role="img"
@@ -437,8 +398,8 @@ pub fn Serving(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::assert_pairs_restore;
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::assert_pairs_restore;
 
     #[test]
     fn both_charts_are_svg_and_only_the_pareto_marks_the_batch() {
@@ -495,8 +456,7 @@ mod tests {
         // The second frontier is drawn in its own colour and named.
         let svg = a.pareto_svg(Some((v5p.name, &b)), PARETO.design());
         assert!(svg.contains("on TPU v5p"), "{svg}");
-        let vermillion =
-            crate::widgets::common::svg_colour(crate::charts::palette(false).series[5]);
+        let vermillion = crate::charts::svg_colour(crate::charts::palette(false).series[5]);
         assert!(svg.contains(&vermillion));
         assert!(!a.pareto_svg(None, PARETO.design()).contains(&vermillion));
         // A slice the second chip cannot serve on is refused with its name:
@@ -511,7 +471,7 @@ mod tests {
         );
         p.apply("vs", "h100").unwrap();
         assert_pairs_restore(&p);
-        let messages = crate::widgets::common::testing::assert_refused_keeps(
+        let messages = crate::widgets::params::testing::assert_refused_keeps(
             &p,
             &[("vs", "h900"), ("vs", "v5e")],
         );

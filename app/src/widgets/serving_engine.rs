@@ -7,17 +7,20 @@
 //! steps whose height is the batch they carried) and reports time to first
 //! token, the gaps between tokens and the throughput per chip.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::inference::serving_engine::{
     simulate, Batching, PrefillPlacement as Placement, SimParams, SimReport,
 };
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving_engine::timeline_svg;
 use crate::charts::size::Frame;
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short};
 
 /// The arrival-rate slider's range, requests per second.
 pub const RATE_RANGE: (f64, f64) = (0.5, 200.0);
@@ -97,7 +100,7 @@ impl WidgetParams for EngineParams {
                     parse_count(value, "prefix cache", 0.0, 1e7)?.round() as u64
             }
             "seed" => next.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.resolve().map_err(|e| friendly(&e))?;
         self.sim = next;
@@ -175,14 +178,6 @@ pub fn ServingEngine(
             })
         })
         .collect_view();
-    let rate_pos = move || {
-        value_to_slider(
-            params.with(|p| p.sim.arrival_rate),
-            STEPS,
-            RATE_RANGE.0,
-            RATE_RANGE.1,
-        )
-    };
     let rate_text = move || format!("{} requests/s", sci(params.with(|p| p.sim.arrival_rate), 3));
     let text = move |f: fn(&SimParams) -> String| move || params.with(|p| f(&p.sim));
 
@@ -197,34 +192,11 @@ pub fn ServingEngine(
                     <select prop:value=move || params.with(|p| p.sim.batching.name())
                         on:change=move |ev| set("batching", event_target_value(&ev))>{batching_options}</select>
                 </label>
-                <label>"Requests "
-                    <input type="text" inputmode="numeric" size="6" aria-label="requests simulated"
-                        value=text(|s| format!("{}", s.requests)) prop:value=text(|s| format!("{}", s.requests))
-                        on:input=move |ev| set("requests", event_target_value(&ev)) />
-                </label>
-                <label>"Longest answer "
-                    <input type="text" inputmode="numeric" size="6" aria-label="longest answer in tokens"
-                        value=text(|s| format!("{}", s.output_max)) prop:value=text(|s| format!("{}", s.output_max))
-                        on:input=move |ev| set("output", event_target_value(&ev)) />
-                </label>
-                <label>"Prefix cache (tokens) "
-                    <input type="text" inputmode="numeric" size="8" aria-label="prefix cache in tokens, 0 for none"
-                        value=text(|s| format!("{}", s.prefix_cache_tokens)) prop:value=text(|s| format!("{}", s.prefix_cache_tokens))
-                        on:input=move |ev| set("cache", event_target_value(&ev)) />
-                </label>
+                {NumberField::new("requests", "requests simulated", 6).label("Requests ").view(text(|s| format!("{}", s.requests)), set)}
+                {NumberField::new("output", "longest answer in tokens", 6).label("Longest answer ").view(text(|s| format!("{}", s.output_max)), set)}
+                {NumberField::new("cache", "prefix cache in tokens, 0 for none", 8).label("Prefix cache (tokens) ").view(text(|s| format!("{}", s.prefix_cache_tokens)), set)}
             </div>
-            <div class="slider-row">
-                <label for="serving-engine-rate">"Arrival rate"</label>
-                <input id="serving-engine-rate" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=rate_text
-                    value=rate_pos prop:value=rate_pos
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let r = slider_to_value(pos, STEPS, RATE_RANGE.0, RATE_RANGE.1);
-                        set("rate", sci(r, 3));
-                    } />
-                <output data-rate="">{rate_text}</output>
-            </div>
+            {Slider::positions(STEPS).id("serving-engine-rate").valuetext(move || rate_text().to_string()).log_row("Arrival rate", LogScale::new(STEPS, move || RATE_RANGE, |x| sci(x, 3)), move || params.with(|p| p.sim.arrival_rate), "rate", set, view! { <output data-rate="">{rate_text}</output> })}
             <div class="plot" node_ref=frame.node>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("what each replica did from {}: prefills in orange, decode steps in blue as tall as their batch is full", window())></div>
@@ -260,7 +232,7 @@ pub fn ServingEngine(
 mod tests {
     use super::*;
     use crate::charts::serving_engine::lane_labels;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn default_run_completes_and_draws_every_lane() {

@@ -3,14 +3,12 @@
 //! sharding visualizer (`sharding`) draws it; `jax-code` writes it as a
 //! program.
 
-use super::common::{chip_rows, diff_rows, ici_row, parse_vs_chip, Comparison, Diff, VS};
+use super::compare::{chip_rows, diff_rows, ici_row, parse_vs_chip, Comparison, Diff, VS};
 use ridgeline_core::comms::collectives::Network;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::seconds;
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::sharding::plan::{MatmulPlan, StepKind};
-
-use crate::input::short;
 
 /// The book's examples, one per case (and ReduceScatter for case 3).
 pub const PRESETS: &[(&str, &str)] = &[
@@ -141,16 +139,13 @@ impl ShardingParams {
             "spec" => next.spec = value.chars().take(400).collect(),
             "mesh" => next.mesh = value.chars().take(100).collect(),
             "dims" => next.dims = value.chars().take(200).collect(),
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             VS => {
                 next.vs = parse_vs_chip(value, |c| {
                     Network::ici(c).map(|_| ()).map_err(|e| e.to_string())
                 })?
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.plan()?;
         if let Some(Err(e)) = next.vs_plan() {

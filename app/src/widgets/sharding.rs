@@ -5,7 +5,9 @@
 //! on its own ICI and peak: its time under each step, its verdict and the
 //! difference spelled out.
 
-use super::common::{compare_picker, compare_table, Notice, WidgetParams, WidgetState, VS};
+use super::compare::{compare_picker, compare_table, VS};
+use super::controls::Notice;
+use super::params::{WidgetParams, WidgetState};
 pub use super::sharded_matmul::{collectives_text, ShardingParams, PRESETS};
 use leptos::prelude::*;
 use ridgeline_core::format::{seconds, si};
@@ -78,7 +80,7 @@ pub fn Sharding(
     let vs_plan = Memo::new(move |_| params.with(|p| p.vs_plan().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     // The compared chip's time under each step of the plan, the same steps.
     let steps = move || {
         plan.with(|p| {
@@ -118,9 +120,6 @@ pub fn Sharding(
             })
         })
     };
-
-    let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let preset_options = PRESETS
         .iter()
         .map(|(label, spec)| view! { <option value=*spec>{*label}</option> })
@@ -171,12 +170,7 @@ pub fn Sharding(
                         {preset_options}
                     </select>
                 </label>
-                <label>
-                    "Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>
-                        {chip_options}
-                    </select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
             <div class="controls stacked">
@@ -351,7 +345,7 @@ mod tests {
     fn the_static_figure_has_the_picker_and_no_comparison() {
         let owner = Owner::new();
         let html = owner.with(|| {
-            view! { <Sharding args=crate::widgets::common::pairs(&[("chip", "v5e")]) /> }.to_html()
+            view! { <Sharding args=crate::widgets::params::pairs(&[("chip", "v5e")]) /> }.to_html()
         });
         assert!(html.contains("data-vs"), "{html}");
         assert!(!html.contains("data-compare") && !html.contains("data-vs-step"));

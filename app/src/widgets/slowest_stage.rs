@@ -9,10 +9,11 @@
 //! same job on the same slice shape (or its smallest 2D slice when it cannot
 //! form it): its bar beside each stage, its verdict and the difference spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, number_field, parse_vs_chip, Comparison,
-    Diff, Notice, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Slider;
+use super::controls::{number_field, Notice};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{decimal_bytes, seconds};
@@ -21,7 +22,8 @@ use ridgeline_core::hardware::tpu::Slice;
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::roofline::Verdict;
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// Weight formats the reader may pick.
@@ -241,8 +243,7 @@ impl WidgetParams for SlowestStageParams {
         let mut next = *self;
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 torus(c)?;
                 // Keep the shape if the new chip can form it, else take its smallest 2D slice.
                 next.slice = Slice::parse(c, &self.shape_text())
@@ -267,7 +268,7 @@ impl WidgetParams for SlowestStageParams {
                 next.pieces =
                     parse_count(value, "the number of pieces", 1.0, 4096.0)?.round() as u64
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -377,11 +378,8 @@ pub fn SlowestStageWidget(
                 .into_any()
         })
     };
-    let chip_options = super::common::chip_options(super::common::is_tpu, move || {
-        params.with(|p| p.slice.chip.id)
-    });
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::is_tpu, vs_id);
     let dtype_text = move || {
         let chosen = params.with(|p| p.dtype);
         DTYPES
@@ -400,9 +398,7 @@ pub fn SlowestStageWidget(
     let pieces = move || params.with(|p| p.pieces.to_string());
     let controls = view! {
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.slice.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::is_tpu, move || params.with(|p| p.slice.chip.id).to_string(), set)}
                 {text("slice", "Slice ", |p| p.shape_text())}
                 {text("side", "Matrix side ", |p| p.side.to_string())}
                 <label>"Weights "
@@ -411,13 +407,7 @@ pub fn SlowestStageWidget(
                 {text("batch", "Batch ", |p| p.batch.to_string())}
                 {compare_picker(vs_options, vs_id, set)}
             </div>
-            <div class="slider-row">
-                <label for="slowest-stage-pieces">"Pieces streamed"</label>
-                <input id="slowest-stage-pieces" type="range" min="1" max="64" step="1"
-                    value=pieces prop:value=pieces
-                    on:input=move |ev| set("pieces", event_target_value(&ev)) />
-                <output data-pieces="">{pieces}</output>
-            </div>
+            {Slider::new("1", || "64".to_string(), "1").id("slowest-stage-pieces").row("Pieces streamed", move || pieces().to_string(), move |v: String| set("pieces", v), view! { <output data-pieces="">{pieces}</output> })}
     }
     .into_any();
     let numbers = view! {
@@ -452,8 +442,8 @@ pub fn SlowestStageWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_book_problem_is_paced_by_the_gather_onto_one_chip() {
@@ -514,7 +504,7 @@ mod tests {
     #[test]
     fn a_second_tpu_runs_the_same_job_on_the_same_slice() {
         let p: SlowestStageParams =
-            crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+            crate::widgets::params::testing::assert_round_trip(&[("vs", "v5p")]);
         let c = p.comparison().unwrap();
         let v5p = chip("v5p").unwrap();
         let q = SlowestStageParams {

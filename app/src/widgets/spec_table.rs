@@ -1,7 +1,7 @@
 //! The registry as a table (`data-widget="spec-table"`): every chip's numbers,
 //! each cell citing the book's table it comes from.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
@@ -108,7 +108,7 @@ pub fn SpecTable(
     #[prop(into)]
     args: Vec<(String, String)>,
 ) -> impl IntoView {
-    let (args, url_notice) = super::common::initial_args("spec-table", &args);
+    let (args, url_notice) = super::params::initial_args("spec-table", &args);
     let (family, notice) = parse_family(&args);
     let notice = notice.or(url_notice);
     let mut sources = Sources::default();

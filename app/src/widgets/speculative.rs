@@ -6,13 +6,14 @@
 //! draft length, both against `k` in a chart, and a seeded run of many rounds
 //! that checks the expectation.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::inference::serving::{
     best_draft, simulate_speculative, speculative, SpeculativeParams,
 };
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::speculative::{draw, SpecView};
 use crate::charts::svg;
@@ -89,7 +90,7 @@ impl WidgetParams for SpecParams {
             }
             "accept" => next.accept = parse_count(value, "acceptance", 0.0, 1.0)?,
             "cost" => next.draft_cost = parse_count(value, "draft cost", 0.0, 1.0)?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.validate()?;
         self.spec = next;
@@ -131,30 +132,9 @@ pub fn SpeculativeWidget(
 
     view! {
         <figure class="widget speculative" data-widget="speculative">
-            <div class="slider-row">
-                <label for="speculative-draft">"Tokens drafted per round k"</label>
-                <input id="speculative-draft" type="range" min="0" max=MAX_DRAFT step="1"
-                    aria-valuetext=move || format!("k = {}", draft())
-                    value=draft prop:value=draft
-                    on:input=move |ev| set("draft", event_target_value(&ev)) />
-                <output data-draft="">{move || format!("k = {}", draft())}</output>
-            </div>
-            <div class="slider-row">
-                <label for="speculative-accept">"Chance a drafted token is accepted"</label>
-                <input id="speculative-accept" type="range" min="0" max="1" step="0.01"
-                    aria-valuetext=move || pct(params.with(|p| p.spec.accept))
-                    value=accept prop:value=accept
-                    on:input=move |ev| set("accept", event_target_value(&ev)) />
-                <output data-accept="">{move || pct(params.with(|p| p.spec.accept))}</output>
-            </div>
-            <div class="slider-row">
-                <label for="speculative-cost">"Draft step cost, in target steps"</label>
-                <input id="speculative-cost" type="range" min="0" max="0.5" step="0.01"
-                    aria-valuetext=cost
-                    value=cost prop:value=cost
-                    on:input=move |ev| set("cost", event_target_value(&ev)) />
-                <output data-cost="">{cost}</output>
-            </div>
+            {Slider::new("0", move || MAX_DRAFT.to_string(), "1").id("speculative-draft").valuetext(move || format!("k = {}", draft())).row("Tokens drafted per round k", move || draft().to_string(), move |v: String| set("draft", v), view! { <output data-draft="">{move || format!("k = {}", draft())}</output> })}
+            {Slider::new("0", || "1".to_string(), "0.01").id("speculative-accept").valuetext(move || pct(params.with(|p| p.spec.accept))).row("Chance a drafted token is accepted", move || accept().to_string(), move |v: String| set("accept", v), view! { <output data-accept="">{move || pct(params.with(|p| p.spec.accept))}</output> })}
+            {Slider::new("0", || "0.5".to_string(), "0.01").id("speculative-cost").valuetext(move || cost().to_string()).row("Draft step cost, in target steps", move || cost().to_string(), move |v: String| set("cost", v), view! { <output data-cost="">{cost}</output> })}
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("tokens per target step and speedup against the draft length; the marker is at k = {}", draft())></div>
@@ -179,7 +159,7 @@ pub fn SpeculativeWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn chapter_example_and_the_seeded_check_agree() {

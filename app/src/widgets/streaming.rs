@@ -6,16 +6,19 @@
 //! streams the same operation at its registry rates: its three lanes on the
 //! same time scale, its verdict and the difference spelled out.
 
-use super::common::{
-    compare_picker, compare_table, diff_rows, is_tpu, parse_vs_chip, Comparison, Diff, Notice, VS,
+use super::compare::{
+    compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::NumberField;
+use super::controls::{is_tpu, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::hardware::streaming::{simulate, Stage, StreamOp, StreamParams, StreamRun};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::units::{Bytes, BytesPerSec, FlopsPerSec};
 
-use super::common::{option, WidgetParams, WidgetState};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, parse_flag, short};
 
@@ -177,8 +180,7 @@ impl WidgetParams for StreamingParams {
         };
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 if !is_tpu(c) {
                     return Err(format!("{} is not a TPU", c.name));
                 }
@@ -208,7 +210,7 @@ impl WidgetParams for StreamingParams {
             "hbm" => next.hbm = rate("the HBM bandwidth")?,
             "compute" => next.compute = rate("the compute rate")?,
             "resident" => next.resident = parse_flag(value, "weights in VMEM")?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.run()?;
         if let Some(Err(e)) = next.vs_run() {
@@ -294,7 +296,7 @@ pub fn Streaming(
     let compared = Memo::new(move |_| params.with(|p| p.vs_run().and_then(Result::ok)));
     let vs_name = move || params.with(|p| p.vs.map_or("", |c| c.name));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(is_tpu, vs_id);
     let step = player.step;
     let at = move |f: &dyn Fn(&StreamRun) -> String| {
         result.with(|r| r.as_ref().map(f).unwrap_or_default())
@@ -386,7 +388,6 @@ pub fn Streaming(
                 .into_any()
         })
     };
-    let chip_options = super::common::chip_options(is_tpu, move || params.with(|p| p.chip.id));
     let op_options = [("elementwise", "elementwise product"), ("matmul", "matmul")]
         .into_iter()
         .map(|(v, l)| {
@@ -403,9 +404,7 @@ pub fn Streaming(
         move |key: &'static str, label: &'static str, get: fn(&StreamingParams) -> String| {
             view! {
                 <label>{label}
-                    <input type="text" inputmode="decimal" size="8" aria-label=label
-                        value=move || params.with(get) prop:value=move || params.with(get)
-                        on:input=move |ev| set(key, event_target_value(&ev)) />
+                    {NumberField::new(key, label, 8).decimal().view(move || params.with(get), set)}
                 </label>
             }
         };
@@ -428,9 +427,7 @@ pub fn Streaming(
     view! {
         <figure class="widget streaming" data-widget="streaming">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Operation "
                     <select prop:value=move || if is_matmul() { "matmul" } else { "elementwise" } on:change=move |ev| set("op", event_target_value(&ev))>{op_options}</select>
                 </label>
@@ -481,7 +478,7 @@ pub fn Streaming(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn a_blank_rate_is_refused_and_chip_restores_the_registry() {
@@ -494,7 +491,7 @@ mod tests {
         p.apply("hbm", "Chip").unwrap();
         assert_eq!(p.hbm, None);
     }
-    use crate::widgets::common::pairs;
+    use crate::widgets::params::pairs;
 
     #[test]
     fn an_elementwise_product_waits_on_hbm_and_its_total_is_fill_plus_slowest() {
@@ -557,7 +554,7 @@ mod tests {
 
     #[test]
     fn a_second_tpu_streams_the_same_operation_at_its_own_rates() {
-        use crate::widgets::common::testing::assert_round_trip;
+        use crate::widgets::params::testing::assert_round_trip;
         let p: StreamingParams = assert_round_trip(&[("vs", "v5p"), ("hbm", "4.1e11")]);
         let c = p.comparison().unwrap();
         // Core's run of the same product on the v5p at the registry's rates

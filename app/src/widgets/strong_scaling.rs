@@ -5,20 +5,22 @@
 //! [`ridgeline_core::roofline::strong_scaling`]. A second TPU (`vs`) adds its step
 //! time on the same axes, and the difference at the chosen count spelled out.
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, Notice,
-    VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
 };
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
 use ridgeline_core::roofline::strong_scaling::{strong_scaling, ScalingRow, StrongScalingParams};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::strong_scaling::draw;
 use crate::charts::svg;
-use crate::input::{parse_count, short};
+use crate::input::parse_count;
 
 const SHAPE: Shape = Shape::new(760, 380, 300);
 /// The chip counts drawn: every power of two up to 2^16.
@@ -125,8 +127,7 @@ impl WidgetParams for ScalingParams {
         let mut next = *self;
         match key {
             "chip" => {
-                let c = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                let c = super::controls::chip(value)?;
                 next.chip = tpu(c)?;
             }
             VS => next.vs = parse_vs_chip(value, |c| tpu(c).map(|_| ()))?,
@@ -139,7 +140,7 @@ impl WidgetParams for ScalingParams {
                 }
                 next.chips = n as u32;
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(Err(e)) = next.vs_rows() {
@@ -197,39 +198,25 @@ pub fn StrongScaling(
         })
     };
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::is_tpu, vs_id);
     let row = move || {
         let chosen = params.with(|p| p.chips);
         rows.with(|r| r.iter().find(|r| r.chips == chosen).copied())
     };
     let show = move |f: fn(&ScalingRow) -> String| move || row().map(|r| f(&r)).unwrap_or_default();
     let log2 = move || params.with(|p| p.chips.trailing_zeros()).to_string();
-    let chip_options =
-        super::common::chip_options(super::common::is_tpu, move || params.with(|p| p.chip.id));
     let text = move |get: fn(&ScalingParams) -> f64| move || format!("{}", params.with(get));
     view! {
         <figure class="widget strong-scaling" data-widget="strong-scaling">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
-                <label>"Parameters "
-                    <input type="text" inputmode="decimal" size="7" aria-label="parameters"
-                        value=text(|p| p.params) prop:value=text(|p| p.params)
-                        on:input=move |ev| set("params", event_target_value(&ev)) />
-                </label>
-                <label>"Tokens per step "
-                    <input type="text" inputmode="decimal" size="8" aria-label="tokens per step"
-                        value=text(|p| p.tokens) prop:value=text(|p| p.tokens)
-                        on:input=move |ev| set("tokens", event_target_value(&ev)) />
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::is_tpu, move || params.with(|p| p.chip.id).to_string(), set)}
+                {NumberField::new("params", "parameters", 7).decimal().label("Parameters ").view(text(|p| p.params), set)}
+                {NumberField::new("tokens", "tokens per step", 8).decimal().label("Tokens per step ").view(text(|p| p.tokens), set)}
                 <label>"Chips "
-                    <input type="range" min="0" max=MAX_LOG2.to_string() step="1" aria-label="chips, as a power of two"
-                        value=log2 prop:value=log2
-                        on:input=move |ev| {
-                            let k = event_target_value(&ev).parse::<u32>().unwrap_or(0).min(MAX_LOG2);
-                            set("chips", (1u32 << k).to_string());
-                        } />
+                    {Slider::new(0, || MAX_LOG2.to_string(), "1").aria("chips, as a power of two").view(move || log2().to_string(), move |v: String| {
+                        let k = v.parse::<u32>().unwrap_or(0).min(MAX_LOG2);
+                        set("chips", (1u32 << k).to_string());
+                    })}
                     <output data-chips="">{move || grouped(f64::from(params.with(|p| p.chips)))}</output>
                 </label>
                 {compare_picker(vs_options, vs_id, set)}
@@ -252,8 +239,8 @@ pub fn StrongScaling(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     /// The chosen row, as the widget shows it.
     fn chosen(p: &ScalingParams) -> ScalingRow {
@@ -311,7 +298,7 @@ mod tests {
 
     #[test]
     fn a_second_tpu_runs_the_same_step() {
-        let p: ScalingParams = crate::widgets::common::testing::assert_round_trip(&[("vs", "v5p")]);
+        let p: ScalingParams = crate::widgets::params::testing::assert_round_trip(&[("vs", "v5p")]);
         let c = p.comparison().unwrap();
         let direct = strong_scaling(
             &StrongScalingParams::new(chip("v5p").unwrap(), 8e9, 1_048_576.0),

@@ -4,12 +4,13 @@
 //! and the run's cycles and utilisation, all from
 //! [`ridgeline_core::hardware::systolic::run`].
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::grouped;
 use ridgeline_core::hardware::systolic::{run, Frame, Phase, SystolicParams, SystolicRun};
 
-use super::common::{WidgetParams, WidgetState};
+use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, parse_flag};
 
@@ -80,7 +81,7 @@ impl WidgetParams for SystolicWidgetParams {
             "m" => next.m = whole("the rows per block (M)", MAX_VIEW_M)?,
             "blocks" => next.blocks = whole("the number of blocks", MAX_VIEW_BLOCKS)?,
             "pipelined" => next.pipelined = parse_flag(value, "pipelined")?,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.model().validate()?;
         *self = next;
@@ -228,9 +229,7 @@ pub fn Systolic(
                        get: fn(&SystolicWidgetParams) -> u32| {
         view! {
             <label>{label}
-                <input type="range" min="1" max=max.to_string() step="1"
-                    value=move || params.with(get).to_string() prop:value=move || params.with(get).to_string()
-                    on:input=move |ev| set(key, event_target_value(&ev)) />
+                {Slider::new("1", move || max.to_string().to_string(), "1").view(move || (params.with(get).to_string()).to_string(), move |v: String| set(key, v))}
                 <output>{move || params.with(get).to_string()}</output>
             </label>
         }
@@ -272,8 +271,8 @@ pub fn Systolic(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
 
     #[test]
     fn the_chapters_8x8_example_takes_46_cycles_pipelined_and_88_serial() {

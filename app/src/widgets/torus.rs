@@ -4,15 +4,14 @@
 //! same shape, compared figure by figure (which axes wrap, the farthest chip,
 //! the picked chip's neighbours, hosts and link bandwidth).
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::hardware::tpu::{Coord, Slice};
 use ridgeline_core::hardware::{chip, Chip, Topology, Vendor, CHIPS};
 
-use super::common::{
-    compare_picker, compare_table, ici_row, is_tpu, parse_vs_chip, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{compare_picker, compare_table, ici_row, parse_vs_chip, Comparison, Diff, VS};
+use super::controls::is_tpu;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// Most chips drawn.
@@ -137,8 +136,7 @@ impl WidgetParams for TorusParams {
         let mut next = *self;
         match key {
             "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?;
+                next.chip = super::controls::chip(value)?;
                 if let Topology::Torus { dims, .. } = next.chip.topology {
                     if dims == 3 && next.shape[2] == 1 {
                         next.shape = [4, 4, 4];
@@ -158,7 +156,7 @@ impl WidgetParams for TorusParams {
                     }
                 })?
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.selected = [0, 1, 2].map(|i| next.selected[i].min(next.shape[i].saturating_sub(1)));
         next.slice()?;
@@ -212,12 +210,8 @@ pub fn Torus(
         }
     };
     let slice = Memo::new(move |_| params.with(|p| p.slice().ok()));
-    let chip_options = super::common::chip_options(
-        |c| c.vendor == Vendor::Google,
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(is_tpu, vs_id);
+    let vs_options = super::controls::chip_options(is_tpu, vs_id);
 
     let grid = move || {
         let p = params.get();
@@ -291,9 +285,7 @@ pub fn Torus(
     view! {
         <figure class="widget torus" data-widget="torus">
             <div class="controls">
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.vendor == Vendor::Google, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Slice "
                     <input type="text" size="9" aria-label="slice shape" value=move || shape_text.get() prop:value=move || shape_text.get()
                         on:change=move |ev| set("shape", event_target_value(&ev)) />
@@ -336,7 +328,7 @@ mod tests {
     /// a 4×4×4 cube has no counterpart on a 2D torus.
     #[test]
     fn a_second_tpu_takes_the_same_shape() {
-        use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+        use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
         let mut p = TorusParams::default();
         p.apply("vs", "v5p").unwrap();
         assert_pairs_restore(&p);

@@ -5,7 +5,8 @@
 //! A second model (`vs`) may be planned the same way beside it, its key
 //! numbers side by side with the ratio.
 
-use super::common::{fit_word, Notice};
+use super::controls::NumberField;
+use super::controls::{fit_word, Notice};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si, tokens};
 use ridgeline_core::hardware::{chip, Chip, Topology, CHIPS};
@@ -17,10 +18,9 @@ use ridgeline_core::training::{
 };
 use ridgeline_core::units::Seconds;
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 use ridgeline_core::reader::compact::MODEL_TAG;
 
@@ -289,11 +289,7 @@ impl WidgetParams for PlannerParams {
                 })?
             }
             VS => next.vs = parse_vs(value, "planner model", planner_model)?,
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .filter(|c| super::common::has_ici(c))
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?
-            }
+            "chip" => next.chip = super::controls::tpu_with_ici(value)?,
             "slice" => {
                 next.slice = if value.trim() == "pod" {
                     None
@@ -316,7 +312,7 @@ impl WidgetParams for PlannerParams {
             "batch" => next.batch = parse_count(value, "batch (tokens)", 1.0, 1e12)?.round(),
             "tokens" => next.tokens = parse_count(value, "training tokens", 1.0, 1e18)?,
             "mfu" => next.mfu = parse_count(value, "MFU (%)", 0.1, 100.0)? / 100.0,
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.outcome()?;
         *self = next;
@@ -376,12 +372,6 @@ pub fn TrainingPlanner(
             })
         }
     };
-    let model_options = super::common::model_options(
-        |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
-        move || params.with(|p| p.model.id),
-    );
-    let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = [PlanChoice::FsdpTp, PlanChoice::Fsdp, PlanChoice::Best]
         .map(|c| {
             option(c.name(), c.label(), move || {
@@ -391,17 +381,15 @@ pub fn TrainingPlanner(
         .collect_view();
     let text_input = move |key: &'static str,
                            aria: &'static str,
-                           size: &'static str,
+                           size: u32,
                            get: fn(&PlannerParams) -> String| {
         view! {
-            <input type="text" inputmode="decimal" size=size class=format!("in-{key}") aria-label=aria
-                value=move || params.with(get) prop:value=move || params.with(get)
-                on:change=move |ev| set(key, event_target_value(&ev)) />
+            {NumberField::new(key, aria, size).class(format!("in-{key}")).decimal().on_change().view(move || params.with(get), set)}
         }
     };
     let verdict = move || outcome.with(|o| o.as_ref().map(|o| o.eval.verdict.text()).unwrap_or(""));
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(
+    let vs_options = super::controls::model_options(
         |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG),
         vs_id,
     );
@@ -409,27 +397,23 @@ pub fn TrainingPlanner(
     view! {
         <figure class="widget training-planner" data-widget="training-planner">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", |m| PLANNER_MODELS.contains(&m.id) || m.id.starts_with(MODEL_TAG), move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Chips per slice ("<code>"pod"</code>" = full pod) "
-                    {text_input("slice", "chips per slice, or pod", "6", |p| p.slice.map_or("pod".into(), |n| n.to_string()))}
+                    {text_input("slice", "chips per slice, or pod", 6, |p| p.slice.map_or("pod".into(), |n| n.to_string()))}
                 </label>
-                <label>"Pods " {text_input("pods", "number of pods", "4", |p| p.pods.to_string())}</label>
+                <label>"Pods " {text_input("pods", "number of pods", 4, |p| p.pods.to_string())}</label>
             </div>
             <div class="controls">
                 <label>"Plan "
                     <select prop:value=move || params.with(|p| p.choice.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
                 </label>
                 <Show when=move || params.with(|p| p.choice == PlanChoice::FsdpTp)>
-                    <label>"tensor degree " {text_input("tp", "tensor-parallel degree", "4", |p| p.tensor.to_string())}</label>
+                    <label>"tensor degree " {text_input("tp", "tensor-parallel degree", 4, |p| p.tensor.to_string())}</label>
                 </Show>
-                <label>"Batch (tokens) " {text_input("batch", "global batch in tokens", "10", |p| format!("{}", p.batch))}</label>
-                <label>"Tokens to train " {text_input("tokens", "training tokens", "8", |p| sci(p.tokens, 4))}</label>
-                <label>"MFU % " {text_input("mfu", "assumed MFU in percent", "4", |p| sci(p.mfu * 100.0, 4))}</label>
+                <label>"Batch (tokens) " {text_input("batch", "global batch in tokens", 10, |p| format!("{}", p.batch))}</label>
+                <label>"Tokens to train " {text_input("tokens", "training tokens", 8, |p| sci(p.tokens, 4))}</label>
+                <label>"MFU % " {text_input("mfu", "assumed MFU in percent", 4, |p| sci(p.mfu * 100.0, 4))}</label>
             </div>
             <div class="controls">{compare_picker(vs_options, vs_id, set)}</div>
             <Notice notice=notice />
@@ -471,8 +455,8 @@ pub fn TrainingPlanner(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::assert_refused_keeps;
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::assert_refused_keeps;
     use ridgeline_core::roofline::Verdict;
 
     #[test]

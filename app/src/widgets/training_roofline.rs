@@ -7,7 +7,9 @@
 //! same axes (its compute line, the selected strategy's communication line and
 //! their crossover), with the difference between the chips spelled out.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si, tokens};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -18,18 +20,17 @@ use ridgeline_core::training::{
     Parallelism, RunAssumptions, Scheme,
 };
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, ici_chip, ici_row, option, parse_vs, Comparison,
-    Diff, WidgetParams, WidgetState, VS,
+use super::compare::{
+    chip_rows, compare_picker, compare_table, ici_row, parse_vs, Comparison, Diff, VS,
 };
+use super::controls::{ici_chip, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::training::{
     draw_memory, draw_operating_point, draw_roofline, CommsLine, SecondChip, TrainingModel,
 };
-use crate::input::{
-    mesh_text, parse_count, parse_mesh, short, slider_to_value, value_to_slider, GLOBAL_BATCH_MAX,
-};
+use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
 use ridgeline_core::dtype::Dtype;
 
 /// Slider positions for the batch.
@@ -402,14 +403,10 @@ impl WidgetParams for TrainingRooflineParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.clone();
         match key {
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             "chip" => {
-                let c = ici_chip(value)
-                    .ok_or_else(|| format!("“{}” is not a TPU with ICI", short(value)))?;
+                let c = super::controls::tpu_with_ici(value)?;
                 if Cluster::new(c, &next.mesh, 1).is_err() {
                     next.mesh = c.topology.largest_mesh();
                 }
@@ -428,7 +425,7 @@ impl WidgetParams for TrainingRooflineParams {
                 next.batch =
                     parse_count(value, "batch (tokens)", 1.0, GLOBAL_BATCH_MAX * 1000.0)?.round()
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         if key != "scheme" && key != "b" && key != "batch" && next.choice != Choice::Fsdp {
             // A mesh or model that rules out the selected strategy falls back to FSDP.
@@ -529,10 +526,6 @@ pub fn TrainingRoofline(
                 .unwrap_or("communication-bound")
         })
     };
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::has_ici, move || params.with(|p| p.chip.id));
     let scheme_options = Choice::ALL
         .map(|c| {
             option(c.name(), c.scheme().label(), move || {
@@ -542,7 +535,7 @@ pub fn TrainingRoofline(
         .collect_view();
     let range = move || params.with(|p| p.batch_range());
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
-    let vs_options = super::common::chip_options(super::common::has_ici, vs_id);
+    let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
     // The selected strategy's verdict on the second chip, beside the first's.
     let vs_verdict = move || {
         vs_analysis.with(|v| {
@@ -594,12 +587,8 @@ pub fn TrainingRoofline(
     view! {
         <figure class="widget training-roofline" data-widget="training-roofline">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Mesh "
                     <input type="text" size="10" class="mesh-text" aria-label="mesh axis sizes, like 16x16x16"
                         value=move || params.with(|p| mesh_text(&p.mesh)) prop:value=move || params.with(|p| mesh_text(&p.mesh))
@@ -615,20 +604,7 @@ pub fn TrainingRoofline(
                 <div class="layer overlay" inner_html=point role="img"
                     aria-label=move || format!("training roofline; at this batch the selected strategy is {}", verdict())></div>
             </div>
-            <div class="slider-row">
-                <label for="training-roofline-b">"Global batch B"</label>
-                <input id="training-roofline-b" type="range" min="0" max=STEPS step="1"
-                    aria-valuetext=move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))
-                    value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) } prop:value=move || { let (lo, hi) = range(); value_to_slider(params.with(|p| p.batch), STEPS, lo, hi) }
-                    on:input=move |ev| {
-                        let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                        let (lo, hi) = range();
-                        set("b", format!("{}", slider_to_value(pos, STEPS, lo, hi).round()));
-                    } />
-                <input type="text" inputmode="numeric" size="11" class="batch-text" aria-label="global batch in tokens"
-                    value=move || format!("{}", params.with(|p| p.batch)) prop:value=move || format!("{}", params.with(|p| p.batch))
-                    on:change=move |ev| set("b", event_target_value(&ev)) />
-            </div>
+            {Slider::positions(STEPS).id("training-roofline-b").valuetext(move || format!("B = {} tokens", grouped(params.with(|p| p.batch)))).log_row("Global batch B", LogScale::new(STEPS, range, rounded), move || params.with(|p| p.batch), "b", set, NumberField::new("b", "global batch in tokens", 11).class("batch-text").on_change().view(move || format!("{}", params.with(|p| p.batch)), set))}
             <p class="verdict-line">
                 "At B = " {move || grouped(params.with(|p| p.batch))} " tokens ("
                 {move || analysis.with(|a| a.as_ref().map(|a| grouped(a.selected.tokens_per_chip)).unwrap_or_default())}
@@ -658,8 +634,8 @@ pub fn TrainingRoofline(
 mod tests {
     use super::*;
     use crate::charts::palette;
-    use crate::widgets::common::svg_colour;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::charts::svg_colour;
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
     use ridgeline_core::hardware::Link;
 
     #[test]
@@ -744,7 +720,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_draws_its_crossover_and_compares_cores_numbers() {
-        use crate::widgets::common::pairs;
+        use crate::widgets::params::pairs;
         use ridgeline_core::training::{dp_critical_tokens_per_chip, ici_intensity};
         let (mut p, n) = TrainingRooflineParams::from_pairs(&pairs(&[("vs", "v5e")]));
         assert!(n.is_empty(), "{n:?}");

@@ -4,7 +4,9 @@
 //! its KV cache is. A second model (`vs`) may be shown beside it: parameter,
 //! FLOP and KV-cache counts side by side with their ratio.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
@@ -17,16 +19,15 @@ use ridgeline_core::model::config::{
     MAX_LAYERS, MAX_VOCAB, MODELS,
 };
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::transformer::{
     billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
 };
-use crate::input::{parse_count, short, slider_to_value, value_to_slider};
+use crate::input::{parse_count, short, slider_to_value};
 
 /// Slider positions for the sequence length.
 pub const STEPS: f64 = 300.0;
@@ -268,8 +269,7 @@ impl WidgetParams for TransformerParams {
         }
         match key {
             "model" => {
-                let m = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("no model preset is called “{}”", short(value)))?;
+                let m = super::controls::model(value)?;
                 next.preset = Some(m.id);
                 next.base = m.id;
                 next.cfg = m.config;
@@ -277,7 +277,7 @@ impl WidgetParams for TransformerParams {
             "seq" => {
                 next.seq = parse_count(value, "sequence length", T_RANGE.0, T_RANGE.1)?.round()
             }
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
+            VS => next.vs = super::compare::vs_model(value)?,
             "dtype" => {
                 let d = Dtype::parse(value)
                     .filter(|d| KV_DTYPES.contains(d))
@@ -286,7 +286,7 @@ impl WidgetParams for TransformerParams {
                     })?;
                 next.kv_dtype = d;
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         *self = next;
         Ok(())
@@ -406,11 +406,11 @@ pub fn Transformer(
     });
     let marker = move || params.with(|p| p.marker_svg(fraction_frame.get()));
 
-    let model_options = super::common::model_options(super::common::any, move || {
+    let model_options = super::controls::model_options(super::controls::any, move || {
         params.with(|p| p.preset.unwrap_or(""))
     });
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
-    let vs_options = super::common::model_options(super::common::any, vs_id);
+    let vs_options = super::controls::model_options(super::controls::any, vs_id);
     let dtype_options = KV_DTYPES
         .map(|d| {
             option(d.name(), d.name(), move || {
@@ -425,9 +425,7 @@ pub fn Transformer(
         view! {
             <label>
                 {label}
-                <input type="text" inputmode="numeric" size="7" class=format!("dim-{key}") aria-label=aria
-                    value=move || cfg.with(|c| get(c).to_string()) prop:value=move || cfg.with(|c| get(c).to_string())
-                    on:change=move |ev| set(key, event_target_value(&ev)) />
+                {NumberField::new(key, aria, 7).class(format!("dim-{key}")).on_change().view(move || cfg.with(|c| get(c).to_string()), set)}
             </label>
         }
     };
@@ -464,17 +462,7 @@ pub fn Transformer(
             <div class="layer overlay" inner_html=marker role="img"
                 aria-label=move || params.with(|p| format!("attention share {} at T = {}", pct(p.split().2), grouped(p.seq)))></div>
         </div>
-        <div class="slider-row">
-            <label for="transformer-seq">"Sequence length T"</label>
-            <input id="transformer-seq" type="range" min="0" max=STEPS step="1"
-                aria-valuetext=move || format!("T = {}", grouped(params.with(|p| p.seq)))
-                value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1) prop:value=move || value_to_slider(params.with(|p| p.seq), STEPS, T_RANGE.0, T_RANGE.1)
-                on:input=move |ev| {
-                    let pos = event_target_value(&ev).parse::<f64>().unwrap_or(0.0);
-                    set("seq", format!("{}", slider_to_value(pos, STEPS, T_RANGE.0, T_RANGE.1).round()));
-                } />
-            <output>{move || format!("T = {}", grouped(params.with(|p| p.seq)))}</output>
-        </div>
+        {Slider::positions(STEPS).id("transformer-seq").valuetext(move || format!("T = {}", grouped(params.with(|p| p.seq)))).log_row("Sequence length T", LogScale::new(STEPS, move || (T_RANGE.0, T_RANGE.1), rounded), move || params.with(|p| p.seq), "seq", set, view! { <output>{move || format!("T = {}", grouped(params.with(|p| p.seq)))}</output> })}
         <p class="split" data-split="">
             {move || params.with(|p| {
                 let (mlp, proj, att) = p.split();
@@ -532,8 +520,8 @@ pub fn Transformer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::pairs;
-    use crate::widgets::common::testing::{
+    use crate::widgets::params::pairs;
+    use crate::widgets::params::testing::{
         assert_pairs_restore, assert_refused_keeps, assert_round_trip,
     };
 

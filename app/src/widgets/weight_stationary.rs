@@ -10,17 +10,18 @@
 //! dense model or the book's case) may be drawn on the same axes, dashed, with
 //! its verdict at the same chip count and a table of the differences.
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
+use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::inference::serving::{weight_stationary, WeightStationaryParams};
 use ridgeline_core::model::config::ModelPreset;
 
-use super::common::{
-    compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams, WidgetState,
-    VS,
-};
+use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::weight_stationary::{draw, WeightStationaryView};
@@ -66,8 +67,7 @@ impl Mlp {
         if value.trim() == BOOK {
             return Ok(Mlp::Book);
         }
-        let m = crate::library::resolve_model(value)
-            .ok_or_else(|| format!("unknown model “{}”", short(value)))?;
+        let m = super::controls::model(value)?;
         if !dense(m) {
             return Err(format!(
                 "{} is a Mixture-of-Experts model; pick a dense one",
@@ -214,10 +214,7 @@ impl WidgetParams for WeightStationaryWidgetParams {
                     .map(Mlp::Preset),
                 }
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "b" => next.batch = parse_count(value, "batch B", 1.0, 1e6)?.round(),
             "n" => {
                 let n = parse_count(value, "chips N", 2.0, (1u64 << MAX_LOG2) as f64)?;
@@ -230,7 +227,7 @@ impl WidgetParams for WeightStationaryWidgetParams {
                 }
                 next.log2 = log2 as u32;
             }
-            other => return Err(super::common::unknown_setting(other)),
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.view()?;
         if let Some(Err(e)) = next.vs_view() {
@@ -281,16 +278,12 @@ pub fn WeightStationaryWidget(
     let mlp_id = move || params.with(|p| p.mlp.id());
     let model_options = view! {
         {option(BOOK, "The book's F = 4D (D = 8192)", mlp_id)}
-        {super::common::model_options(dense, mlp_id)}
+        {super::controls::model_options(dense, mlp_id)}
     };
-    let chip_options = super::common::chip_options(
-        |c| c.interconnect().is_some(),
-        move || params.with(|p| p.chip.id),
-    );
     let vs_id = move || params.with(|p| p.vs.map_or("", Mlp::id));
     let vs_options = view! {
         {option(BOOK, "The book's F = 4D (D = 8192)", vs_id)}
-        {super::common::model_options(dense, vs_id)}
+        {super::controls::model_options(dense, vs_id)}
     }
     .into_any();
     let vs_verdict = move || {
@@ -324,45 +317,14 @@ pub fn WeightStationaryWidget(
                         {model_options}
                     </select>
                 </label>
-                <label>
-                    "Chip "
-                    <select
-                        prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))
-                    >
-                        {chip_options}
-                    </select>
-                </label>
+                {super::controls::chip_picker("Chip ", |c| c.interconnect().is_some(), move || params.with(|p| p.chip.id).to_string(), set)}
                 {compare_picker(vs_options, vs_id, set)}
-                <label>
-                    "B "
-                    <input
-                        type="text"
-                        inputmode="numeric"
-                        size="7"
-                        aria-label="batch B (tokens)"
-                        value=batch prop:value=batch
-                        on:input=move |ev| set("b", event_target_value(&ev))
-                    />
-                </label>
+                {NumberField::new("b", "batch B (tokens)", 7).label("B ").view(batch, set)}
             </div>
-            <div class="slider-row">
-                <label for="weight-stationary-n">"Chips N"</label>
-                <input
-                    id="weight-stationary-n"
-                    type="range"
-                    min="1"
-                    max=MAX_LOG2
-                    step="1"
-                    aria-valuetext=move || format!("N = {}", chips())
-                    value=log2 prop:value=log2
-                    on:input=move |ev| {
-                        let k = event_target_value(&ev).parse::<u32>().unwrap_or(1).clamp(1, MAX_LOG2);
-                        set("n", format!("{}", 1u64 << k));
-                    }
-                />
-                <output data-chips="">{move || format!("N = {}", chips())}</output>
-            </div>
+            {Slider::new(1, || MAX_LOG2.to_string(), "1").id("weight-stationary-n").valuetext(move || format!("N = {}", chips())).row("Chips N", move || log2().to_string(), move |v: String| {
+                    let k = v.parse::<u32>().unwrap_or(1).clamp(1, MAX_LOG2);
+                    set("n", format!("{}", 1u64 << k));
+                }, view! { <output data-chips="">{move || format!("N = {}", chips())}</output> })}
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
                     aria-label=move || format!("communication per layer against chips for 1D and 2D weight-stationary sharding; the marker is at N = {}", chips())></div>
@@ -392,7 +354,7 @@ pub fn WeightStationaryWidget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn book_case_crosses_at_72_chips_and_matches_its_formulas() {
@@ -439,7 +401,7 @@ mod tests {
 
     #[test]
     fn a_second_mlp_is_drawn_dashed_on_the_same_axes() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = WeightStationaryWidgetParams::default();
         p.apply("vs", "llama3-70b").unwrap();
         assert_pairs_restore(&p);

@@ -7,7 +7,7 @@
 //! differences). Text that does not parse is refused with a message that points at
 //! the character where reading stopped, and the last valid op stays shown.
 
-use super::common::Notice;
+use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
@@ -16,10 +16,9 @@ use ridgeline_core::profiling::xla_op::{
     op_cost, parse_op, HloOp, HloShape, OpCost, ParseError, MAX_LINE,
 };
 
-use super::common::{
-    chip_rows, compare_picker, compare_table, option, parse_vs, Comparison, Diff, WidgetParams,
-    WidgetState, VS,
-};
+use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::option;
+use super::params::{WidgetParams, WidgetState};
 use crate::input::short;
 
 /// Op lines to pick from: `(label, line)`.
@@ -160,10 +159,7 @@ impl WidgetParams for XlaOpParams {
                 }
                 next.op = value.trim().to_string();
             }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "chip" => next.chip = super::controls::chip(value)?,
             "compute" => {
                 next.compute = Dtype::parse(value)
                     .filter(|d| COMPUTE.contains(d))
@@ -171,8 +167,8 @@ impl WidgetParams for XlaOpParams {
                         format!("compute: “{}” is not bf16, int8 or f32", short(value))
                     })?
             }
-            VS => next.vs = parse_vs(value, "chip", crate::library::resolve_chip)?,
-            other => return Err(super::common::unknown_setting(other)),
+            VS => next.vs = super::compare::vs_chip(value)?,
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.view()?;
         if let Some(Err(e)) = next.vs_cost() {
@@ -256,8 +252,6 @@ pub fn XlaOp(
         .map(|(label, line)| option(*line, *label, chosen))
         .chain(std::iter::once(option("custom", "your own line", chosen)))
         .collect_view();
-    let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let compute_options = COMPUTE
         .iter()
         .map(|d| {
@@ -312,15 +306,12 @@ pub fn XlaOp(
                         if v != "custom" { set("op", v) }
                     }>{example_options}</select>
                 </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id)
-                        on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"FLOPs in "
                     <select prop:value=move || params.with(|p| p.compute.name())
                         on:change=move |ev| set("compute", event_target_value(&ev))>{compute_options}</select>
                 </label>
-                {compare_picker(super::common::chip_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::chip_options(super::controls::any, vs_id), vs_id, set)}
             </div>
             <label class="op-line">"HLO op line"
                 <textarea rows="3" spellcheck="false" aria-label="one HLO op line"
@@ -356,7 +347,7 @@ pub fn XlaOp(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::assert_round_trip;
+    use crate::widgets::params::testing::assert_round_trip;
 
     #[test]
     fn the_books_fusion_line_reads_as_the_book_says() {
@@ -411,7 +402,7 @@ mod tests {
 
     #[test]
     fn a_second_chip_costs_the_same_op() {
-        use crate::widgets::common::testing::{assert_pairs_restore, assert_refused_keeps};
+        use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
         let mut p = XlaOpParams::default();
         p.apply("op", EXAMPLES[1].1).unwrap();
         p.apply("vs", "v5p").unwrap();

@@ -7,7 +7,8 @@
 //! its verdict at the chosen stage and a table of the differences. Every number
 //! comes from [`ridgeline_core::training::zero_stages`].
 
-use super::common::Notice;
+use super::controls::Notice;
+use super::controls::NumberField;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, si};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -15,10 +16,9 @@ use ridgeline_core::model::accounting::{self, Optimizer};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::training::{zero_stages, ZeroCost, ZeroStage};
 
-use super::common::{
-    compare_picker, compare_table, fit_class, fit_word, option, parse_vs, Comparison, Diff,
-    WidgetParams, WidgetState, VS,
-};
+use super::compare::{compare_picker, compare_table, Comparison, Diff, VS};
+use super::controls::{fit_class, fit_word, option};
+use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, short};
 
 /// The most data-parallel chips the field accepts.
@@ -156,14 +156,8 @@ impl WidgetParams for ZeroChoice {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
         match key {
-            "model" => {
-                next.model = crate::library::resolve_model(value)
-                    .ok_or_else(|| format!("unknown model “{}”", short(value)))?
-            }
-            "chip" => {
-                next.chip = crate::library::resolve_chip(value)
-                    .ok_or_else(|| format!("unknown chip “{}”", short(value)))?
-            }
+            "model" => next.model = super::controls::model(value)?,
+            "chip" => next.chip = super::controls::chip(value)?,
             "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round(),
             "optimizer" => {
                 next.optimizer = OPTIMIZERS
@@ -174,8 +168,8 @@ impl WidgetParams for ZeroChoice {
                     })?
             }
             "stage" => next.stage = ZeroStage::parse(value)?,
-            VS => next.vs = parse_vs(value, "model", crate::library::resolve_model)?,
-            other => return Err(super::common::unknown_setting(other)),
+            VS => next.vs = super::compare::vs_model(value)?,
+            other => return Err(super::params::unknown_setting(other)),
         }
         next.rows()?;
         if let Some(other) = next.vs_choice() {
@@ -233,11 +227,6 @@ pub fn Zero(
     });
     let vs_id = move || params.with(|p| p.vs.map_or("", |m| m.id));
     let chosen = move || params.with(|p| p.chosen());
-
-    let model_options =
-        super::common::model_options(super::common::any, move || params.with(|p| p.model.id));
-    let chip_options =
-        super::common::chip_options(super::common::any, move || params.with(|p| p.chip.id));
     let optimizer_options = OPTIMIZERS
         .map(|(id, name, _)| option(id, name, move || params.with(|p| OPTIMIZERS[p.optimizer].0)))
         .collect_view();
@@ -327,26 +316,18 @@ pub fn Zero(
     view! {
         <figure class="widget zero" data-widget="zero">
             <div class="controls">
-                <label>"Model "
-                    <select prop:value=move || params.with(|p| p.model.id) on:change=move |ev| set("model", event_target_value(&ev))>{model_options}</select>
-                </label>
-                <label>"Chip "
-                    <select prop:value=move || params.with(|p| p.chip.id) on:change=move |ev| set("chip", event_target_value(&ev))>{chip_options}</select>
-                </label>
+                {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
+                {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>"Optimizer "
                     <select prop:value=move || params.with(|p| OPTIMIZERS[p.optimizer].0) on:change=move |ev| set("optimizer", event_target_value(&ev))>{optimizer_options}</select>
                 </label>
-                {compare_picker(super::common::model_options(super::common::any, vs_id), vs_id, set)}
+                {compare_picker(super::controls::model_options(super::controls::any, vs_id), vs_id, set)}
             </div>
             <div class="controls">
                 <label>"Stage "
                     <select class="zero-stage" prop:value=move || params.with(|p| p.stage.number().to_string()) on:change=move |ev| set("stage", event_target_value(&ev))>{stage_options}</select>
                 </label>
-                <label>"Data-parallel chips "
-                    <input type="text" inputmode="numeric" size="8" class="zero-chips" aria-label="data-parallel chips"
-                        value=move || format!("{}", params.with(|p| p.chips)) prop:value=move || format!("{}", params.with(|p| p.chips))
-                        on:change=move |ev| set("chips", event_target_value(&ev)) />
-                </label>
+                {NumberField::new("chips", "data-parallel chips", 8).class("zero-chips").on_change().label("Data-parallel chips ").view(move || format!("{}", params.with(|p| p.chips)), set)}
             </div>
             <p class="verdict-line">
                 {move || params.with(|p| format!("{} has {} parameters. Under {} over {} chips each chip holds ", p.model.name, grouped(p.params()), p.stage.label(), grouped(p.chips)))}
@@ -384,7 +365,7 @@ pub fn Zero(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::widgets::common::testing::{assert_refused_keeps, assert_round_trip};
+    use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
 
     #[test]
     fn sixteen_bytes_per_parameter_split_stage_by_stage() {
@@ -442,7 +423,7 @@ mod tests {
 
     #[test]
     fn a_second_model_is_drawn_beside_and_compared() {
-        use crate::widgets::common::testing::assert_pairs_restore;
+        use crate::widgets::params::testing::assert_pairs_restore;
         let mut p = ZeroChoice::default();
         p.apply("vs", "llama3-8b").unwrap();
         assert_pairs_restore(&p);

@@ -4,7 +4,7 @@
 
 use ridgeline_app::input::parse_count;
 use ridgeline_app::progress::{Progress, SCHEMA, VERSION};
-use ridgeline_app::widgets::common::WidgetParams;
+use ridgeline_app::widgets::params::WidgetParams;
 use ridgeline_core::rng::Rng;
 
 /// Inputs per parser.

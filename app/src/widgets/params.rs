@@ -1,0 +1,419 @@
+//! A widget's parameters and their URL state: [`WidgetParams`] (what a
+//! chapter's directive and the page URL may set, each value validated),
+//! [`WidgetState`] (the mounted widget's last valid parameters and its
+//! notice), the reading and writing of `?widget.key=value`, and the checks
+//! every widget's tests share (`testing`, compiled for tests only).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Longest query string the widgets read; anything longer is ignored with a notice.
+const MAX_QUERY: usize = 2000;
+
+/// What a widget says when its state no longer fits in a link.
+pub const TOO_LONG: &str = "This state is too long for a link (over 2000 characters), so the page's address keeps the last one that fit; to share it, export your library file (“Export library” under your own model) and import it on the other machine.";
+
+/// The length of `pairs` in a page URL's query (`widget.key=value&`) as
+/// `URLSearchParams` writes it: a space as `+`, each byte other than letters,
+/// digits and `*-._` as `%XX`.
+pub fn link_length(widget: &str, pairs: &[(String, String)]) -> usize {
+    let escaped = |s: &str| {
+        s.bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b"*-._ ".contains(&b) {
+                    1
+                } else {
+                    3
+                }
+            })
+            .sum::<usize>()
+    };
+    pairs
+        .iter()
+        .map(|(k, v)| widget.len() + 1 + escaped(k) + 1 + escaped(v) + 1)
+        .sum()
+}
+
+/// A widget's starting arguments: the chapter's, overridden by `?widget.key=value`
+/// parameters in the page URL. Returns the pairs and a notice if the URL was unusable.
+pub fn initial_args(
+    widget: &str,
+    chapter: &[(String, String)],
+) -> (Vec<(String, String)>, Option<String>) {
+    let mut args = chapter.to_vec();
+    // A static page is written natively at build time, where there is no URL:
+    // it shows the chapter's arguments, and the live widget reads the URL.
+    if cfg!(not(target_arch = "wasm32")) {
+        return (args, None);
+    }
+    let search = window().location().search().unwrap_or_default();
+    if search.len() > MAX_QUERY {
+        return (
+            args,
+            Some("The link's parameters are too long; showing the defaults.".into()),
+        );
+    }
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return (args, None);
+    };
+    let prefix = format!("{widget}.");
+    let mut entries = Vec::new();
+    if let Ok(iter) = js_sys::try_iter(&params) {
+        for pair in iter.into_iter().flatten().flatten() {
+            let pair: js_sys::Array = pair.unchecked_into();
+            let (k, v) = (pair.get(0).as_string(), pair.get(1).as_string());
+            if let (Some(k), Some(v)) = (k, v) {
+                entries.push((k, v));
+            }
+        }
+    }
+    for (k, v) in entries {
+        if let Some(key) = k.strip_prefix(&prefix) {
+            args.retain(|(ak, _)| ak != key);
+            args.push((key.to_string(), v));
+        }
+    }
+    (args, None)
+}
+
+/// Why a widget refuses `key`: it is not one of its settings.
+pub fn unknown_setting(key: &str) -> String {
+    format!("unknown setting “{}”", crate::input::short(key))
+}
+
+/// Where `P` and the widget table disagree about its keys: a key the table
+/// lists that [`WidgetParams::apply`] refuses as unknown; a key of `known`
+/// (every key the table lists for any widget) that the table does not list
+/// for `P` but `apply` does not refuse as unknown; and a key that
+/// [`WidgetParams::to_pairs`] writes or [`WidgetParams::ORDER`] names but the
+/// table does not list. Each key is applied to the defaults with the value
+/// the defaults write for it (or an empty one).
+#[cfg(test)]
+pub(crate) fn key_mismatches<P: WidgetParams>(known: &[&str]) -> Vec<String> {
+    let defaults = P::default().to_pairs();
+    let mut written = defaults.clone();
+    let mut out = Vec::new();
+    for key in P::KEYS {
+        let value = defaults
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or("", |(_, v)| v.as_str());
+        let mut p = P::default();
+        match p.apply(key, value) {
+            Err(e) if e == unknown_setting(key) => {
+                out.push(format!(
+                    "{}: the table lists `{key}`, which apply refuses",
+                    P::NAME
+                ));
+            }
+            Err(_) => {}
+            Ok(()) => written.extend(p.to_pairs()),
+        }
+    }
+    for key in known.iter().filter(|k| !P::KEYS.contains(k)) {
+        if P::default().apply(key, "") != Err(unknown_setting(key)) {
+            out.push(format!(
+                "{}: apply accepts `{key}`, which the table does not list",
+                P::NAME
+            ));
+        }
+    }
+    let named = P::ORDER.iter().flat_map(|group| group.iter().copied());
+    for key in written.iter().map(|(k, _)| k.as_str()).chain(named) {
+        let line = format!("{}: `{key}` is not in the table", P::NAME);
+        if !P::KEYS.contains(&key) && !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// What the widget table (`ridgeline_content::widgets`) declares about
+/// a widget's parameters; implemented for each parameter type by
+/// `widgets::register!`, never by hand.
+pub trait Declared {
+    /// The widget's directive name, which prefixes its URL parameters.
+    const NAME: &'static str;
+    /// The keys a chapter's directive and the page URL may set.
+    const KEYS: &'static [&'static str];
+}
+
+/// A widget's parameters: what its directive and the page URL may set, each
+/// value validated by [`WidgetParams::apply`].
+pub trait WidgetParams: Declared + Default + Clone + PartialEq + Send + Sync + 'static {
+    /// Groups of keys applied before all others, in this order (a chip before
+    /// the number format it must support, a model before overrides of its shape).
+    const ORDER: &'static [&'static [&'static str]] = &[];
+
+    /// Sets `key` from the reader's text, or says why not (leaving `self` as it was).
+    fn apply(&mut self, key: &str, value: &str) -> Result<(), String>;
+
+    /// The `key=value` pairs that reproduce these parameters (for the URL).
+    fn to_pairs(&self) -> Vec<(String, String)>;
+
+    /// Sets `key` as [`Self::apply`] does if the widget table lists it, and
+    /// refuses it as an unknown setting if not: a key reaches a widget's
+    /// parameters, from a chapter or from a link, only through here.
+    fn apply_declared(&mut self, key: &str, value: &str) -> Result<(), String> {
+        if Self::KEYS.contains(&key) {
+            self.apply(key, value)
+        } else {
+            Err(unknown_setting(key))
+        }
+    }
+
+    /// Parameters from pairs (the last of each key) in [`Self::ORDER`]. A
+    /// pair refused is tried again after the others, as long as another is
+    /// accepted (a link's values may only be valid together: a larger batch
+    /// before more pods); each pair still refused is skipped and its reason
+    /// returned.
+    fn from_pairs(pairs: &[(String, String)]) -> (Self, Vec<String>) {
+        let mut pending = ordered_pairs(pairs, Self::ORDER);
+        let mut p = Self::default();
+        loop {
+            let before = pending.len();
+            let mut notices = Vec::new();
+            pending.retain(|(k, v)| match p.apply_declared(k, v) {
+                Ok(()) => false,
+                Err(e) => {
+                    notices.push(e);
+                    true
+                }
+            });
+            if pending.is_empty() || pending.len() == before {
+                return (p, notices);
+            }
+        }
+    }
+}
+
+/// The last pair of each key, those of `order`'s groups first (group by
+/// group), the others after them in their order.
+///
+/// Not a part of [`WidgetParams::from_pairs`]: there the sort was compiled
+/// once per widget type, a copy of the standard library's sort (about 3 KB
+/// of WebAssembly) for every widget of a bundle.
+fn ordered_pairs<'a>(
+    pairs: &'a [(String, String)],
+    order: &[&[&str]],
+) -> Vec<&'a (String, String)> {
+    let rank = |k: &str| {
+        order
+            .iter()
+            .position(|group| group.contains(&k))
+            .unwrap_or(order.len())
+    };
+    let mut pending: Vec<&(String, String)> = Vec::new();
+    for pair in pairs.iter().rev() {
+        if !pending.iter().any(|(k, _)| *k == pair.0) {
+            pending.push(pair);
+        }
+    }
+    pending.reverse();
+    pending.sort_by_key(|(k, _)| rank(k));
+    pending
+}
+
+/// A mounted widget's parameters and the notice shown under it.
+#[derive(Debug)]
+pub struct WidgetState<P: WidgetParams> {
+    /// The last valid parameters.
+    pub params: RwSignal<P>,
+    /// Why the last input (or the page URL) was refused, if it was.
+    pub notice: RwSignal<Option<String>>,
+}
+
+impl<P: WidgetParams> Clone for WidgetState<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: WidgetParams> Copy for WidgetState<P> {}
+
+impl<P: WidgetParams> WidgetState<P> {
+    /// Starts from the chapter's arguments overridden by the page URL's
+    /// (`?name.key=value`); refused pairs are named in the notice.
+    pub fn new(chapter: &[(String, String)]) -> Self {
+        let (pairs, url_notice) = initial_args(P::NAME, chapter);
+        let (initial, refused) = P::from_pairs(&pairs);
+        let notice = url_notice
+            .or_else(|| (!refused.is_empty()).then(|| format!("Ignored: {}.", refused.join("; "))));
+        WidgetState {
+            params: RwSignal::new(initial),
+            notice: RwSignal::new(notice),
+        }
+    }
+
+    /// Applies the reader's `key=value`. Accepted: the notice clears and, if
+    /// anything changed, the parameters and the URL update. Refused: the notice
+    /// says why and the last valid parameters stay. Returns whether it was accepted.
+    pub fn set(self, key: &str, value: &str) -> bool {
+        let mut p = self.params.get_untracked();
+        match p.apply_declared(key, value) {
+            Ok(()) => {
+                self.notice.set(None);
+                if p != self.params.get_untracked() {
+                    let pairs = p.to_pairs();
+                    // A link the widgets would not read back is not written.
+                    if link_length(P::NAME, &pairs) > MAX_QUERY {
+                        self.notice.set(Some(TOO_LONG.into()));
+                    } else {
+                        write_url_state(P::NAME, pairs);
+                    }
+                    self.params.set(p);
+                }
+                true
+            }
+            Err(e) => {
+                self.notice.set(Some(e));
+                false
+            }
+        }
+    }
+
+    /// Applies the reader's `key=value` as [`WidgetState::set`] does; when it
+    /// is refused and `put_back` holds, re-announces the last valid
+    /// parameters ([`WidgetState::refresh`]) so that the control shows them
+    /// again. Returns whether it was accepted.
+    pub fn set_or_refresh(self, key: &str, value: &str, put_back: bool) -> bool {
+        let accepted = self.set(key, value);
+        if !accepted && put_back {
+            self.refresh();
+        }
+        accepted
+    }
+
+    /// Re-announces the current parameters unchanged, so that controls bound to
+    /// them (a `<select>` whose choice was refused) show the valid value again.
+    pub fn refresh(self) {
+        self.params.set(self.params.get_untracked());
+    }
+}
+
+thread_local! {
+    static PENDING: std::cell::RefCell<Option<TimeoutHandle>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Writes a widget's state into the URL (`?widget.key=value`), replacing the
+/// history entry, at most once per quarter second while the reader drags.
+pub fn write_url_state(widget: &'static str, pairs: Vec<(String, String)>) {
+    PENDING.with(|p| {
+        if let Some(h) = p.borrow_mut().take() {
+            h.clear();
+        }
+    });
+    let handle = set_timeout_with_handle(
+        move || {
+            let location = window().location();
+            let search = location.search().unwrap_or_default();
+            let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+                return;
+            };
+            let prefix = format!("{widget}.");
+            let mut stale = Vec::new();
+            if let Ok(iter) = js_sys::try_iter(&params.keys()) {
+                for key in iter.into_iter().flatten().flatten() {
+                    if let Some(k) = key.as_string().filter(|k| k.starts_with(&prefix)) {
+                        stale.push(k);
+                    }
+                }
+            }
+            for k in stale {
+                params.delete(&k);
+            }
+            for (k, v) in &pairs {
+                params.append(&format!("{prefix}{k}"), v);
+            }
+            let query = params.to_string().as_string().unwrap_or_default();
+            let path = location.pathname().unwrap_or_default();
+            let hash = location.hash().unwrap_or_default();
+            let url = if query.is_empty() {
+                format!("{path}{hash}")
+            } else {
+                format!("{path}?{query}{hash}")
+            };
+            if let Ok(history) = window().history() {
+                let _ =
+                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+        },
+        std::time::Duration::from_millis(250),
+    );
+    if let Ok(h) = handle {
+        PENDING.with(|p| *p.borrow_mut() = Some(h));
+    }
+}
+
+/// `key=value` pairs from string literals, for tests.
+#[cfg(test)]
+pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Shared checks of a widget's parameters, for its tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{pairs, WidgetParams};
+
+    /// Applies each of the `bad` pairs to a copy of `p`: every one must be
+    /// refused with a message and leave the parameters (and so `p.to_pairs()`)
+    /// unchanged. Returns the messages, in order, for further checks.
+    pub(crate) fn assert_refused_keeps<P: WidgetParams>(
+        p: &P,
+        bad: &[(&str, &str)],
+    ) -> Vec<String> {
+        let mut q = p.clone();
+        let before = p.to_pairs();
+        bad.iter()
+            .map(|(k, v)| {
+                let message = match q.apply(k, v) {
+                    Ok(()) => panic!("{k}={v} was accepted"),
+                    Err(e) => e,
+                };
+                assert!(!message.is_empty(), "{k}={v} was refused without a message");
+                assert!(q == *p, "{k}={v} changed the parameters");
+                assert_eq!(q.to_pairs(), before, "{k}={v}");
+                message
+            })
+            .collect()
+    }
+
+    /// Parameters from `list`, every pair accepted, checked to survive the
+    /// round trip through their own pairs ([`assert_pairs_restore`]).
+    pub(crate) fn assert_round_trip<P: WidgetParams>(list: &[(&str, &str)]) -> P {
+        let (p, refused) = P::from_pairs(&pairs(list));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_pairs_restore(&p);
+        p
+    }
+
+    /// `p.to_pairs()`, applied to the defaults, accepts every pair and gives
+    /// back `p` and the same pairs.
+    pub(crate) fn assert_pairs_restore<P: WidgetParams>(p: &P) {
+        let (q, refused) = P::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert!(q == *p, "{:?} did not restore the parameters", p.to_pairs());
+        assert_eq!(q.to_pairs(), p.to_pairs());
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn a_link_counts_escaped_bytes_and_a_compact_chip_fits() {
+        let p = pairs(&[("chip", "v5e"), ("b", "1 2")]);
+        // `roofline.chip=v5e&` is 18, `roofline.b=1+2&` is 15.
+        assert_eq!(link_length("roofline", &p), 33);
+        assert_eq!(link_length("w", &pairs(&[("k", "a~b")])), 10);
+        let (_, chip) = crate::library::tests::sample_codes();
+        let one = pairs(&[("chip", chip.as_str())]);
+        assert!(link_length("roofline", &one) < 400, "{chip}");
+        let long = "x".repeat(MAX_QUERY);
+        assert!(link_length("own-model", &pairs(&[("config", long.as_str())])) > MAX_QUERY);
+    }
+}
