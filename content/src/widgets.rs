@@ -197,7 +197,7 @@ widget_specs! {
     "streaming" => streaming::Streaming(StreamingParams), Page, ["chip", "op", "elements", "b", "d", "f", "chunk", "hbm", "compute", "resident", "vs"],
         "an elementwise product or a matmul streamed chunk by chunk through HBM, VMEM, registers and the VPU or MXU, with the stage that sets the pace";
     "strong-scaling" => strong_scaling::StrongScaling(ScalingParams), Page, ["chip", "params", "tokens", "chips", "vs"],
-        "a fixed training step over 1 to 65,536 chips: compute, gradient AllReduce, step time and the efficiency at the chosen count";
+        "a fixed data-parallel training step over 1 to 65,536 chips (a full copy per chip, ICI inside the largest ICI domain, DCN beyond, the AllReduce hidden behind the backward pass): compute, gradient AllReduce, step time and the efficiency at the chosen count";
     "collective-matmul" => collective_matmul::CollectiveMatmulWidget(CollectiveMatmulWidgetParams), Page, ["chip", "case", "n", "i", "j", "k", "bidi", "vs"],
         "a collective matmul as a ring of ppermutes overlapped with blocks of the matmul (case=allgather: A[I_X, J] gathered; case=reducescatter: A[I, J_X]·B[J_X, K] with partial sums of C reduce-scattered), stepped: who holds, multiplies and sends what, with each step's times and the total against the blocking collective";
     "slowest-stage" => slowest_stage::SlowestStageWidget(SlowestStageParams), Page, ["chip", "slice", "side", "dtype", "batch", "pieces", "vs"],

@@ -42,8 +42,16 @@ test('Part 0: strong scaling loses efficiency as chips are added', async () => {
   assert.notEqual(await w.locator('[data-compute]').textContent(), compute16);
   assert.ok(parseFloat(await eff.textContent()) < parseFloat(at16), `${at16} -> ${await eff.textContent()}`);
   assert.ok(!before.equals(await chart.screenshot()), 'the chart did not change');
+  // 4,096 v5e chips are 16 slices of the 256-chip ICI domain, joined by DCN.
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowLeft');
+  assert.equal(await w.locator('[data-chips]').textContent(), '4,096');
+  assert.equal(await w.locator('[data-slices]').textContent(), '16 of 256 chips, over DCN');
   await w.locator('input[aria-label="parameters"]').fill('-5');
   assert.match(await w.locator('[data-notice]').textContent(), /parameter count/);
+  // An 8B model's Adam state does not fit in a v5e's HBM: refused, 4,096 kept.
+  await w.locator('input[aria-label="parameters"]').fill('8e9');
+  assert.match(await w.locator('[data-notice]').textContent(), /HBM/);
+  assert.equal(await w.locator('[data-chips]').textContent(), '4,096');
   assert.deepEqual(problems, []);
   await context.close();
 });

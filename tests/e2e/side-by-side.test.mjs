@@ -433,15 +433,20 @@ test('Part 4: a second model in the MoE widget and on the remat chart', async ()
 test('Part 0: a second TPU on the strong-scaling chart', async () => {
   const { page, context, problems, widget } = await widgetOn('introduction', 'strong-scaling');
   await widget.locator('select[data-vs]').selectOption('v5p');
-  assert.deepEqual(await row(widget, 'step'), [await widget.locator('[data-step]').textContent(), '6.85 s']);
-  assert.deepEqual(await row(widget, 'comms'), ['356 ms', '178 ms']);
+  // A 1e9-parameter model on 16 chips: 6·P·T / (16 · 4.59e14) = 857 ms on v5p.
+  // The AllReduce of its 2 GB of gradients, hidden behind the backward pass,
+  // runs over a ring of 16 with wraparound on v5e (2 · 2 GB / 9e10 B/s = 44.4 ms)
+  // but over a line on v5p, whose slices wrap only in whole 4×4×4 cubes
+  // (15 hops each way: 41.7 ms).
+  assert.deepEqual(await row(widget, 'step'), [await widget.locator('[data-step]').textContent(), '857 ms']);
+  assert.deepEqual(await row(widget, 'comms'), ['44.4 ms', '41.7 ms']);
   assert.match(await widget.locator('.plot .layer').innerHTML(), /TPU v5p: step/);
   await page.waitForFunction(() => location.search.includes('strong-scaling.vs=v5p'));
   // A link carries the comparison: reloading it shows the same table.
   await page.reload();
   await ready(page);
   assert.equal(await widget.locator('select[data-vs]').inputValue(), 'v5p');
-  assert.deepEqual(await row(widget, 'step'), ['16 s', '6.85 s']);
+  assert.deepEqual(await row(widget, 'step'), ['2 s', '857 ms']);
   await chooseNothing(page, widget, 'strong-scaling', /TPU v5p/);
   assert.deepEqual(problems, []);
   await context.close();

@@ -1,6 +1,8 @@
 //! Step time against chip count for a fixed training step (Part 0, "Why
 //! should you care?"): compute falls as one over the chips, the gradient
-//! AllReduce does not, and the step is the larger of the two.
+//! AllReduce does not, and the step is the forward pass plus the larger of the
+//! backward pass and the AllReduce. A dashed vertical line marks where the
+//! chip's largest ICI domain ends and DCN joins the slices.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -8,19 +10,21 @@ use ridgeline_core::format::{grouped, seconds};
 use ridgeline_core::roofline::strong_scaling::ScalingRow;
 
 use super::palette;
-use super::place::placer_for;
-use super::style::{legend_on, Entry, Mark, Styled};
+use super::place::{draw_label, placer_for};
+use super::style::{fit_text, legend_on, Entry, Mark, Styled, NOTE};
 
 /// One line of the chart: its legend, the time it draws for a row, its colour.
 type Line = (&'static str, fn(&ScalingRow) -> f64, RGBColor);
 
-/// Compute, communication and step time of each row, and the chosen row
-/// marked; a compared chip's rows (`vs`: its name and rows) add its step time,
-/// dashed, on the same axes.
+/// Compute, backward pass, communication and step time of each row, and the
+/// chosen row marked; `domain`, the chips of the largest ICI domain, drawn as
+/// a vertical line when it falls inside the rows; a compared chip's rows (`vs`:
+/// its name and rows) add its step time, dashed, on the same axes.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     rows: &[ScalingRow],
     chosen: u32,
+    domain: Option<u32>,
     vs: Option<(&str, &[ScalingRow])>,
     dark: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -52,10 +56,11 @@ pub fn draw<DB: DrawingBackend>(
         .y_label_formatter(&|y| seconds(*y))
         .styled(&pal)
         .draw()?;
-    let lines: [Line; 3] = [
+    let lines: [Line; 4] = [
         ("compute per chip", |r| r.compute.0, pal.series[0]),
+        ("backward pass", |r| r.backward.0, pal.series[2]),
         ("gradient AllReduce", |r| r.comms.0, pal.series[1]),
-        ("step = the larger", |r| r.step.0, pal.text),
+        ("step", |r| r.step.0, pal.text),
     ];
     let mut legend = Vec::new();
     let mut drawn = Vec::new();
@@ -107,7 +112,21 @@ pub fn draw<DB: DrawingBackend>(
     // The legend goes to the corner the lines (and so the marked point on
     // the step line) leave free: on a phone the upper right is crossed by them.
     let lines: Vec<&[(f64, f64)]> = drawn.iter().map(Vec::as_slice).collect();
-    let at = placer_for(&chart, &lines).legend_for(&legend);
+    let mut placer = placer_for(&chart, &lines);
+    if let Some(d) = domain.map(f64::from).filter(|&d| d > 1.0 && d < x_max) {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(d, y_min), (d, y_max)],
+            5,
+            4,
+            pal.text.stroke_width(1),
+        ))?;
+        let edge = [(d, y_min), (d, y_max)].map(|p| chart.backend_coord(&p));
+        placer.avoid_line(&edge);
+        let text = fit_text(root, "ICI domain ends: DCN beyond", "ICI domain ends");
+        let at = chart.backend_coord(&(d, y_max / 3.0));
+        draw_label(root, &mut placer, at, text, NOTE, &pal.text, 6)?;
+    }
+    let at = placer.legend_for(&legend);
     legend_on(&chart, &legend, at, &pal)?;
     Ok(())
 }

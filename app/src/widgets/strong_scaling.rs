@@ -1,9 +1,13 @@
 //! Strong scaling (`data-widget="strong-scaling"`, Part 0, "Why should you
-//! care?"): a fixed training step spread over 1 to 65,536 chips, with compute,
-//! the gradient AllReduce and the step time drawn against the chip count and
-//! the efficiency at the chosen count, all from
-//! [`ridgeline_core::roofline::strong_scaling`]. A second TPU (`vs`) adds its step
-//! time on the same axes, and the difference at the chosen count spelled out.
+//! care?"): a fixed data-parallel training step spread over 1 to 65,536 chips,
+//! with compute, the backward pass, the gradient AllReduce (over ICI inside a
+//! slice, over DCN across slices) and the step time drawn against the chip
+//! count, and the efficiency at the chosen count, all from
+//! [`ridgeline_core::roofline::strong_scaling`]. Counts the chip and the batch
+//! cannot physically take (a model whose state does not fit in HBM, fewer
+//! tokens than chips) are left off the chart and refused with the reason. A
+//! second TPU (`vs`) adds its step time on the same axes, and the difference at
+//! the chosen count spelled out.
 
 use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
@@ -23,7 +27,8 @@ use crate::charts::svg;
 use crate::input::parse_count;
 
 const SHAPE: Shape = Shape::new(760, 380, 300);
-/// The chip counts drawn: every power of two up to 2^16.
+/// The chip counts offered: every power of two up to 2^16 that the chip and
+/// the batch physically allow.
 const MAX_LOG2: u32 = 16;
 
 /// The reader's choices.
@@ -45,7 +50,7 @@ impl Default for ScalingParams {
     fn default() -> Self {
         ScalingParams {
             chip: chip("v5e").unwrap_or(&CHIPS[0]),
-            params: 8e9,
+            params: 1e9,
             tokens: 1_048_576.0,
             chips: 16,
             vs: None,
@@ -54,7 +59,8 @@ impl Default for ScalingParams {
 }
 
 impl ScalingParams {
-    /// One row per power of two, 1 to 2^16 chips.
+    /// One row per power of two from 1 to 2^16 chips that the chip and the
+    /// batch allow ([`StrongScalingParams::layout`]).
     pub fn rows(&self) -> Result<Vec<ScalingRow>, String> {
         self.rows_on(self.chip)
     }
@@ -64,16 +70,29 @@ impl ScalingParams {
         self.vs.map(|c| self.rows_on(c))
     }
 
+    /// The core model of the step on `chip`.
+    fn model(&self, chip: &'static Chip) -> StrongScalingParams {
+        StrongScalingParams::new(chip, self.params, self.tokens)
+    }
+
     fn rows_on(&self, chip: &'static Chip) -> Result<Vec<ScalingRow>, String> {
-        let counts: Vec<u32> = (0..=MAX_LOG2).map(|i| 1u32 << i).collect();
-        strong_scaling(
-            &StrongScalingParams::new(chip, self.params, self.tokens),
-            &counts,
-        )
+        let p = self.model(chip);
+        p.validate()?;
+        let counts: Vec<u32> = (0..=MAX_LOG2)
+            .map(|i| 1u32 << i)
+            .filter(|&n| p.layout(n).is_ok())
+            .collect();
+        strong_scaling(&p, &counts)
+    }
+
+    /// Chips in the chip's largest ICI domain, where DCN takes over.
+    pub fn domain(&self) -> Option<u32> {
+        self.model(self.chip).layout(1).ok().map(|l| l.domain)
     }
 
     /// The step at the chosen count beside the same step on the compared
-    /// TPU: core's chip numbers, compute, AllReduce, step, chips busy, speed-up.
+    /// TPU: core's chip numbers, compute, the backward pass, the AllReduce over
+    /// ICI and DCN, step, slices, chips busy, speed-up.
     pub fn comparison(&self) -> Option<Comparison> {
         let vs = self.vs?;
         let at = |rows: Vec<ScalingRow>| rows.into_iter().find(|r| r.chips == self.chips);
@@ -85,11 +104,15 @@ impl ScalingParams {
             seconds,
             &[
                 ("compute", "compute per chip", |r| r.compute.0),
+                ("backward", "backward pass", |r| r.backward.0),
+                ("ici", "AllReduce over ICI", |r| r.ici.0),
+                ("dcn", "AllReduce over DCN", |r| r.dcn.0),
                 ("comms", "gradient AllReduce", |r| r.comms.0),
                 ("step", "step", |r| r.step.0),
             ],
         ));
         rows.extend([
+            Diff::words("slices", "slices", slices_text(&a), slices_text(&b)),
             Diff::number(
                 "efficiency",
                 "chips busy",
@@ -110,6 +133,19 @@ impl ScalingParams {
             b: vs.name.into(),
             rows,
         })
+    }
+}
+
+/// How the chosen count is laid out: one ICI slice, or slices over DCN.
+fn slices_text(r: &ScalingRow) -> String {
+    if r.slices == 1 {
+        "one ICI slice".into()
+    } else {
+        format!(
+            "{} of {} chips, over DCN",
+            grouped(f64::from(r.slices)),
+            grouped(f64::from(r.chips / r.slices))
+        )
     }
 }
 
@@ -142,10 +178,15 @@ impl WidgetParams for ScalingParams {
             }
             other => return Err(super::params::unknown_setting(other)),
         }
-        next.rows()?;
-        if let Some(Err(e)) = next.vs_rows() {
-            return Err(format!("compared chip: {e}"));
+        // The chosen count must be physical on both chips; the chart leaves
+        // out the counts that are not.
+        next.model(next.chip).row(next.chips)?;
+        if let Some(vs) = next.vs {
+            next.model(vs)
+                .row(next.chips)
+                .map_err(|e| format!("compared chip: {e}"))?;
         }
+        next.rows()?;
         *self = next;
         Ok(())
     }
@@ -185,13 +226,13 @@ pub fn StrongScaling(
     });
     let frame = Frame::new(SHAPE);
     let chart = move || {
-        let chosen = params.with(|p| p.chips);
+        let (chosen, domain) = params.with(|p| (p.chips, p.domain()));
         let size = frame.get();
         vs_rows.with(|vs| {
             let vs = vs.as_ref().map(|(n, r)| (*n, r.as_slice()));
             rows.with(|r| {
                 svg(size.width, size.height, |root| {
-                    draw(root, r, chosen, vs, false)
+                    draw(root, r, chosen, domain, vs, false)
                 })
                 .0
             })
@@ -225,6 +266,10 @@ pub fn StrongScaling(
                 aria-label="step time, compute and gradient AllReduce against the number of chips, both axes logarithmic"></div></div>
             <dl class="times">
                 <div><dt>"compute per chip"</dt><dd data-compute="">{show(|r| seconds(r.compute.0))}</dd></div>
+                <div><dt>"backward pass (hides the AllReduce)"</dt><dd data-backward="">{show(|r| seconds(r.backward.0))}</dd></div>
+                <div><dt>"slices"</dt><dd data-slices="">{show(slices_text)}</dd></div>
+                <div><dt>"AllReduce over ICI"</dt><dd data-ici="">{show(|r| seconds(r.ici.0))}</dd></div>
+                <div><dt>"AllReduce over DCN"</dt><dd data-dcn="">{show(|r| seconds(r.dcn.0))}</dd></div>
                 <div><dt>"gradient AllReduce"</dt><dd data-comms="">{show(|r| seconds(r.comms.0))}</dd></div>
                 <div><dt>"step"</dt><dd data-step="">{show(|r| seconds(r.step.0))}</dd></div>
                 <div><dt>"chips busy"</dt><dd data-efficiency="">{show(|r| format!("{:.0}%", 100.0 * r.efficiency))}</dd></div>
@@ -250,12 +295,13 @@ mod tests {
 
     #[test]
     fn the_introductions_example_matches_the_core_model() {
-        // Part 0: 8e9 parameters, 2^20 tokens per step on v5e; efficiency falls
-        // from 16 chips to 4096.
+        // Part 0: 1e9 parameters (their Adam state fits in a v5e's HBM), 2^20
+        // tokens per step on v5e; efficiency falls from 16 chips to 4096, where
+        // 16 slices of 256 are joined over DCN.
         let p = ScalingParams::default();
         let at16 = chosen(&p);
         let direct = strong_scaling(
-            &StrongScalingParams::new(chip("v5e").unwrap(), 8e9, 1_048_576.0),
+            &StrongScalingParams::new(chip("v5e").unwrap(), 1e9, 1_048_576.0),
             &[16, 4096],
         )
         .unwrap();
@@ -271,11 +317,33 @@ mod tests {
         let at4096 = chosen(&q);
         assert_eq!(at4096.efficiency, direct[1].efficiency);
         assert!(at4096.efficiency < at16.efficiency);
+        assert_eq!(slices_text(&at4096), "16 of 256 chips, over DCN");
+        assert_eq!(q.domain(), Some(256));
         let html = svg(SHAPE.width, SHAPE.height, |root| {
-            draw(root, &q.rows().unwrap(), 4096, None, false)
+            draw(root, &q.rows().unwrap(), 4096, q.domain(), None, false)
         })
         .0;
         assert!(html.contains("gradient AllReduce"));
+        assert!(html.contains("ICI domain"));
+    }
+
+    #[test]
+    fn counts_the_chip_or_the_batch_cannot_take_are_refused_with_the_reason() {
+        let p = ScalingParams::default();
+        // An 8B model's Adam state (80 GB) is five times a v5e's HBM.
+        let m = assert_refused_keeps(&p, &[("params", "8e9")]);
+        assert!(m[0].contains("HBM"), "{m:?}");
+        // A step of 1,024 tokens cannot feed 2,048 chips, nor can a smaller
+        // batch feed the chips already chosen.
+        let mut q = p;
+        q.apply("tokens", "1024").unwrap();
+        let m = assert_refused_keeps(&q, &[("chips", "2048")]);
+        assert!(m[0].contains("without a token"), "{m:?}");
+        q.apply("chips", "1024").unwrap();
+        let m = assert_refused_keeps(&q, &[("tokens", "512")]);
+        assert!(m[0].contains("without a token"), "{m:?}");
+        // The chart leaves out the counts that are not physical.
+        assert_eq!(q.rows().unwrap().last().unwrap().chips, 1024);
     }
 
     #[test]
@@ -301,7 +369,7 @@ mod tests {
         let p: ScalingParams = crate::widgets::params::testing::assert_round_trip(&[("vs", "v5p")]);
         let c = p.comparison().unwrap();
         let direct = strong_scaling(
-            &StrongScalingParams::new(chip("v5p").unwrap(), 8e9, 1_048_576.0),
+            &StrongScalingParams::new(chip("v5p").unwrap(), 1e9, 1_048_576.0),
             &[16],
         )
         .unwrap();

@@ -87,10 +87,12 @@ pub const VALUES: &[ValueDirective] = &[
     ValueDirective {
         name: "strong-scaling",
         args: &["chip", "params", "tokens", "chips", "show"],
-        doc: "a fixed step over more chips, gradients all-reduced on one ring: show=efficiency \
-              (default), step, compute, comms",
-        example: "strong-scaling chip=v5e params=8e9 tokens=1048576 chips=4096 show=efficiency",
-        shows: "18%",
+        doc: "a fixed data-parallel step over more chips, gradients all-reduced over ICI inside \
+              a slice and over DCN across slices, hidden behind the backward pass: \
+              show=efficiency (default), step, compute, backward, comms, ici, dcn, slices, \
+              domain (chips of the largest ICI domain)",
+        example: "strong-scaling chip=v5e params=1e9 tokens=1048576 chips=4096 show=efficiency",
+        shows: "31%",
         eval: strong_scaling_value,
     },
 ];
@@ -203,7 +205,16 @@ fn strong_scaling_value(d: &Directive) -> Result<String, String> {
         "efficiency" => Ok(format!("{:.0}%", row.efficiency * 100.0)),
         "step" => Ok(seconds(row.step.0)),
         "compute" => Ok(seconds(row.compute.0)),
+        "backward" => Ok(seconds(row.backward.0)),
         "comms" => Ok(seconds(row.comms.0)),
-        o => Err(unknown_show(d, o, "efficiency, step, compute, comms")),
+        "ici" => Ok(seconds(row.ici.0)),
+        "dcn" => Ok(seconds(row.dcn.0)),
+        "slices" => Ok(grouped(f64::from(row.slices))),
+        "domain" => Ok(grouped(f64::from(p.layout(n)?.domain))),
+        o => Err(unknown_show(
+            d,
+            o,
+            "efficiency, step, compute, backward, comms, ici, dcn, slices, domain",
+        )),
     }
 }

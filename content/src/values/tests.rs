@@ -234,7 +234,7 @@ fn values_come_from_core() {
         "1.49 ms"
     );
     assert!(eval("collective-matmul chip=v5e case=case3").is_err());
-    assert!(eval("strong-scaling chip=v5e params=8e9 tokens=1e6 chips=0").is_err());
+    assert!(eval("strong-scaling chip=v5e params=1e9 tokens=1e6 chips=0").is_err());
     assert!(eval("link-step chip=v5p link=nvlink over=ici").is_err());
     assert!(eval("tile-intensity bm=0").is_err());
 }
@@ -310,4 +310,36 @@ fn the_books_numbers_come_out() {
     }
     let bad = eval("serve-sim show=nope");
     assert!(bad.unwrap_err().contains("unknown show"));
+}
+
+#[test]
+fn strong_scaling_keeps_to_memory_the_ici_domain_and_the_backward_pass() {
+    let at = |rest: &str| {
+        value(&format!(
+            "strong-scaling chip=v5e params=1e9 tokens=1048576 {rest}"
+        ))
+    };
+    // Part 5: pure data parallelism holds HBM / 10 parameters per chip, so an
+    // 8B model's 80 GB of Adam state does not fit in a v5e's 16 GB.
+    let e = eval("strong-scaling chip=v5e params=8e9 tokens=1048576 chips=16").unwrap_err();
+    assert!(e.contains("80 GB") && e.contains("16 GB"), "{e}");
+    // The v5e's ICI domain is 16×16 = 256 chips; 4,096 chips are 16 of them
+    // joined by DCN, where each chip all-reduces 1/256 of the 2 GB of
+    // gradients: 2 · 2e9 / (256 · 3.125e9) = 5 ms.
+    assert_eq!(at("chips=1 show=domain"), "256");
+    assert_eq!(at("chips=256 show=slices"), "1");
+    assert_eq!(at("chips=256 show=dcn"), "0 s");
+    assert_eq!(at("chips=4096 show=slices"), "16");
+    assert_eq!(at("chips=4096 show=dcn"), "5 ms");
+    // Inside a slice, over both axes of the 16×16 torus: 2 · 2e9 / (2 · 9e10).
+    assert_eq!(at("chips=4096 show=ici"), "22.2 ms");
+    // Only the backward pass, two thirds of the compute, hides the AllReduce:
+    // step = 7.8 ms / 3 + 22.2 ms = 24.8 ms, 31% busy.
+    assert_eq!(at("chips=4096 show=compute"), "7.8 ms");
+    assert_eq!(at("chips=4096 show=backward"), "5.2 ms");
+    assert_eq!(at("chips=4096 show=step"), "24.8 ms");
+    assert_eq!(at("chips=4096"), "31%");
+    // A step of 1,000 tokens cannot spread over 1,024 chips.
+    let e = eval("strong-scaling chip=v5e params=1e9 tokens=1000 chips=1024").unwrap_err();
+    assert!(e.contains("without a token"), "{e}");
 }

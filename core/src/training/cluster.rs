@@ -2,7 +2,7 @@
 
 use super::{missing, TrainingError};
 use crate::hardware::{Chip, Link, Topology};
-use crate::units::BytesPerSec;
+use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// The most pods (ICI slices) a cluster may join over the data-centre network.
 pub const MAX_SLICES: u32 = 100_000;
@@ -13,6 +13,16 @@ pub(super) fn cross_slice_link(chip: &Chip) -> Result<(Link, BytesPerSec), Train
         .map(|w| (Link::Dcn, w))
         .or_else(|| chip.bandwidth(Link::ScaleOut).map(|w| (Link::ScaleOut, w)))
         .ok_or_else(|| missing(chip, "data-centre or scale-out network bandwidth"))
+}
+
+/// The book's gradient AllReduce across slices (Part 5, pure data parallelism
+/// over DCN): each of the `ways` chips a slice splits the gradients over
+/// all-reduces its `1 / ways` share with its peers in the other slices, on a
+/// ring over the slices: `2 · V / (ways · W_dcn)` seconds for `V` bytes of
+/// gradients and `W_dcn` per chip. Returns the bytes each chip moves and the time.
+pub fn dcn_all_reduce(grads: Bytes, ways: f64, w_dcn: BytesPerSec) -> (Bytes, Seconds) {
+    let bytes = grads * 2.0 / ways;
+    (bytes, bytes / w_dcn)
 }
 
 /// Chips joined by ICI into slices, and slices joined by the data-centre network.

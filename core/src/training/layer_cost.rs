@@ -221,8 +221,8 @@ impl Ctx {
         }
         if let Some((link, w)) = self.dcn {
             // Each chip all-reduces its share of the gradients across slices.
-            let bytes = weights * 2.0 / (data * fsdp);
-            bwd.push(coll(CommKind::DcnAllReduce, link, bytes, bytes / w));
+            let (bytes, time) = super::dcn_all_reduce(weights, data * fsdp, w);
+            bwd.push(coll(CommKind::DcnAllReduce, link, bytes, time));
         }
         if p.pipeline > 1 {
             // Activations [b, D/Y] cross each stage boundary once per pass,
