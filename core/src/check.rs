@@ -36,11 +36,20 @@ impl NotPositive {
 
 impl fmt::Display for NotPositive {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} must be a finite positive number, not {}",
-            self.what, self.value
-        )
+        let what = self.what;
+        if self.value.is_nan() {
+            // Not a number: a figure missing from its source, or arithmetic
+            // on one; never printed as `NaN`.
+            write!(f, "{what} is unknown; it must be a finite positive number")
+        } else if self.value.is_infinite() {
+            write!(f, "{what} must be finite, not infinite")
+        } else {
+            write!(
+                f,
+                "{what} must be positive, not {}",
+                crate::format::sci(self.value, 3)
+            )
+        }
     }
 }
 
@@ -63,5 +72,31 @@ pub fn positive(what: &'static str, value: f64) -> Result<f64, NotPositive> {
         Ok(value)
     } else {
         Err(NotPositive { what, value })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message says what is wrong in words a reader knows; it never
+    /// prints `NaN` or `inf` (a chip without a VPU figure read "must be a
+    /// finite positive number, not NaN").
+    #[test]
+    fn the_message_names_the_fault_in_words() {
+        let text = |v: f64| positive("the compute rate", v).unwrap_err().to_string();
+        assert_eq!(
+            text(f64::NAN),
+            "the compute rate is unknown; it must be a finite positive number"
+        );
+        assert_eq!(
+            text(f64::INFINITY),
+            "the compute rate must be finite, not infinite"
+        );
+        assert_eq!(
+            text(-2.5e-3),
+            "the compute rate must be positive, not -2.5e-3"
+        );
+        assert_eq!(text(0.0), "the compute rate must be positive, not 0");
     }
 }

@@ -17,7 +17,24 @@ pub fn round_sig(x: f64, sig: u32) -> f64 {
     let sig = sig.clamp(1, 15) as i32;
     let mag = x.abs().log10().floor() as i32;
     let scale = 10f64.powi(sig - 1 - mag);
-    (x * scale).round() / scale
+    let r = (x * scale).round() / scale;
+    if r.is_finite() && r != 0.0 {
+        return r;
+    }
+    // Near the ends of the range the scale over- or underflows (10^312 for
+    // 1e-310): the standard library's exact decimal formatting rounds instead.
+    format!("{:.*e}", (sig - 1) as usize, x)
+        .parse()
+        .unwrap_or(x)
+}
+
+/// `x` rounded to `sig` significant digits as a mantissa's digits and a
+/// power of ten: `(“1.97”, 14)`.
+fn mantissa_exponent(x: f64, sig: u32) -> (String, i32) {
+    let r = round_sig(x, sig);
+    let text = format!("{:.*e}", sig.clamp(1, 15).saturating_sub(1) as usize, r);
+    let (m, e) = text.split_once('e').unwrap_or((&text, "0"));
+    (trim(m.to_string()), e.parse().unwrap_or(0))
 }
 
 /// Scientific notation in the book's style: `1.97e14`, `8.2e11`, `240`.
@@ -34,13 +51,10 @@ pub fn sci(x: f64, sig: u32) -> String {
     if x == 0.0 {
         return "0".into();
     }
-    let r = round_sig(x, sig);
-    let mag = r.abs().log10().floor() as i32;
+    let (m, mag) = mantissa_exponent(x, sig);
     if (-2..5).contains(&mag) {
-        return plain(r, sig, mag);
+        return plain(round_sig(x, sig), sig, mag);
     }
-    let mantissa = r / 10f64.powi(mag);
-    let m = trim(format!("{:.*}", (sig.saturating_sub(1)) as usize, mantissa));
     format!("{m}e{mag}")
 }
 
@@ -80,7 +94,11 @@ pub fn si(x: f64, unit: &str, sig: u32) -> String {
         return format!("0 {unit}");
     }
     let r = round_sig(x, sig);
-    let mag = r.abs().log10().floor() as i32;
+    let (_, mag) = mantissa_exponent(x, sig);
+    if !(-15..21).contains(&mag) {
+        // Beyond the prefixes: `1e-310 s`, not three hundred zeros.
+        return format!("{} {unit}", sci(x, sig));
+    }
     let (exp, prefix) = PREFIXES
         .iter()
         .copied()
@@ -161,6 +179,32 @@ mod tests {
         assert_eq!(sci(1e-4, 2), "1e-4");
         assert_eq!(sci(f64::NAN, 3), "—");
         assert_eq!(sci(-2.5e20, 2), "-2.5e20");
+    }
+
+    /// Below about 1e-307 the rounding scale 10^(sig−1−mag) overflows; the
+    /// old code printed `NaN` there (a reader's chip of 1e-300 FLOP/s had a
+    /// ridge of `NaN`).
+    #[test]
+    fn the_ends_of_the_range_print_numbers() {
+        assert_eq!(sci(1e-310, 3), "1e-310");
+        assert_eq!(sci(1.234e-320, 2), "1.2e-320");
+        assert_eq!(sci(5e-324, 2), "4.9e-324");
+        assert_eq!(sci(-3e-308, 3), "-3e-308");
+        assert_eq!(sci(1.7e308, 2), "1.7e308");
+        assert_eq!(round_sig(1e-310, 3), 1e-310);
+        assert_eq!(si(1e-310, "s", 3), "1e-310 s");
+        assert_eq!(si(2.5e25, "B", 2), "2.5e25 B");
+        assert_eq!(si(1.5e-14, "s", 2), "0.015 ps");
+        for k in -324..=308 {
+            let x = 10f64.powi(k) * 1.5;
+            for text in [sci(x, 3), si(x, "s", 3)] {
+                assert!(
+                    !text.contains("NaN") && !text.contains("inf"),
+                    "{x:e}: {text}"
+                );
+                assert!(text.len() < 40, "{x:e}: {text}");
+            }
+        }
     }
 
     #[test]

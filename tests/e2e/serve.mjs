@@ -33,10 +33,14 @@ const HASHED = /(^|\/)_b\/|-[0-9a-f]{12}(_bg)?\.[a-z0-9]+$|-[0-9a-f]{16}(_bg)?\.
 
 const isFile = (f) => fs.existsSync(f) && fs.statSync(f).isFile();
 
-/// The file that answers `pathname`, and the status.
-function resolve(root, pathname) {
+/// The file that answers `pathname`, and the status. `root` is absolute; a
+/// path that leads out of it (`/..%2Fdist-old/x`, which the URL parser keeps
+/// and decoding turns into `/../dist-old/x`) is refused, sibling folders whose
+/// names merely start with the root's included.
+export function resolve(root, pathname) {
   const file = path.join(root, pathname);
-  if (!file.startsWith(root)) return { status: 403 };
+  const inside = path.relative(root, file);
+  if (inside.startsWith('..') || path.isAbsolute(inside)) return { status: 403 };
   if (isFile(file)) return { file, status: 200 };
   if (pathname.endsWith('/') && isFile(path.join(file, 'index.html'))) {
     return { file: path.join(file, 'index.html'), status: 200 };

@@ -282,8 +282,16 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
     let ticks = |steps: &[f64]| -> Vec<f64> {
         let mut out = Vec::new();
-        let mut decade = 10f64.powf(lo.log10().floor());
-        while decade <= hi {
+        // One pass per decade, counted rather than multiplied: a decade
+        // below about 1e-323 underflows to zero, and `decade *= 10` would
+        // never pass `hi`.
+        let first = lo.log10().floor() as i32;
+        let last = hi.log10().ceil() as i32;
+        for exp in first..=last {
+            let decade = 10f64.powi(exp);
+            if decade == 0.0 || !decade.is_finite() {
+                continue;
+            }
             for s in steps {
                 let v = decade * s;
                 // Step values like 0.3 come out as 0.30000000000000004; rounding
@@ -293,7 +301,6 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
                     out.push(v);
                 }
             }
-            decade *= 10.0;
         }
         out
     };
@@ -404,5 +411,22 @@ mod tests {
             .all(|v| (v.log10() - v.log10().round()).abs() < 1e-9));
         assert_eq!(log_ticks(0.0, 10.0), Vec::<f64>::new());
         assert_eq!(log_ticks(f64::NAN, 10.0), Vec::<f64>::new());
+    }
+
+    /// From the smallest positive double: a decade of 10^-324 is zero, and
+    /// multiplying it by ten never reached the top (the rooflines chart of a
+    /// chip with a 5e-324 FLOP/s peak hung its page).
+    #[test]
+    fn log_ticks_end_from_the_bottom_of_the_range() {
+        for (lo, hi) in [
+            (5e-324, 1e10),
+            (1e-320, 1e-300),
+            (5e-324, f64::MAX),
+            (1e300, f64::MAX),
+        ] {
+            let t = log_ticks(lo, hi);
+            assert!(!t.is_empty() && t.len() <= 9, "{lo:e}..{hi:e}: {t:?}");
+            assert!(t.iter().all(|v| v.is_finite() && *v > 0.0), "{t:?}");
+        }
     }
 }

@@ -11,10 +11,10 @@ use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::count as counted;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{ClusterLayout, CollectiveCost, CollectiveOptions};
-use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::units::Bytes;
@@ -235,33 +235,33 @@ fn facts(v: &GpuView) -> String {
     let l = &v.layout;
     let mut s = format!(
         "{} {} {} of {}",
-        plural(l.gpus, "GPU", "GPUs"),
+        counted(l.gpus, "GPU", "GPUs"),
         if l.gpus == 1 { "fills" } else { "fill" },
-        plural(l.nodes, "node", "nodes"),
+        counted(l.nodes, "node", "nodes"),
         l.gpus_per_node
     );
     if let Some(n) = l.nvswitches {
         s.push_str(&format!(
             " ({} in all)",
-            plural(n, "NVSwitch", "NVSwitches")
+            counted(n, "NVSwitch", "NVSwitches")
         ));
     }
     if let Some(su) = l.sus {
         s.push_str(&format!(
             ", {}",
-            plural(su, "Scalable Unit", "Scalable Units")
+            counted(su, "Scalable Unit", "Scalable Units")
         ));
     }
     if let Some(leaf) = l.leaf_switches {
         s.push_str(&format!(
             ", {}",
-            plural(leaf, "leaf switch", "leaf switches")
+            counted(leaf, "leaf switch", "leaf switches")
         ));
     }
     match l.spine_switches {
         Some(sp) => s.push_str(&format!(
             " and {}",
-            plural(sp, "spine switch", "spine switches")
+            counted(sp, "spine switch", "spine switches")
         )),
         None if l.needs_core_layer => {
             s.push_str("; a two-tier tree of 64-port switches runs out of ports here")
@@ -320,7 +320,7 @@ pub fn Gpu(
                 let more = (nodes > shown).then(|| format!("+{}", nodes - shown));
                 view! {
                     <div class="su" data-su=g.to_string()>
-                        <div class="su-name">{format!("{group_name} {} · {}", g + 1, plural(nodes, "node", "nodes"))}</div>
+                        <div class="su-name">{format!("{group_name} {} · {}", g + 1, counted(nodes, "node", "nodes"))}</div>
                         <div class="nodes">{boxes}{more}</div>
                     </div>
                 }
@@ -333,7 +333,7 @@ pub fn Gpu(
         });
         let top = match (l.spine_switches, l.sus) {
             (Some(s), Some(_)) if s > 0 => {
-                format!("spine: {}", plural(s, "switch", "switches"))
+                format!("spine: {}", counted(s, "switch", "switches"))
             }
             (_, Some(_)) => "one SU: no spine needed".to_string(),
             _ => "scale-out network".to_string(),

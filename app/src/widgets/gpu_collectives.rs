@@ -11,6 +11,7 @@ use super::controls::NumberField;
 use super::controls::{rounded, LogScale, Slider};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
+use ridgeline_core::format::count as counted;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::gpu::collectives::{
     collective_report, cost_curve, sharded_curve, sharp_gain, CollectiveParams, CollectiveReport,
@@ -19,7 +20,6 @@ use ridgeline_core::gpu::collectives::{
 use ridgeline_core::gpu::network::{
     ragged_fraction, ragged_fraction_approx, sharp_all_reduce_traffic, ShardedCost, SwitchTraffic,
 };
-use ridgeline_core::gpu::superpod::plural;
 use ridgeline_core::gpu::{GpuSystem, Scope};
 use ridgeline_core::units::Bytes;
 
@@ -368,7 +368,7 @@ pub fn chart_of(
     let what = format!(
         "model: {} over {} ({})",
         p.kind.name(),
-        plural(p.gpus, "GPU", "GPUs"),
+        counted(p.gpus, "GPU", "GPUs"),
         v.system.name
     );
     CollectivesChart {
@@ -406,7 +406,7 @@ pub fn chart_of(
             label: format!(
                 "model: {} over {} ({})",
                 q.kind.name(),
-                plural(q.gpus, "GPU", "GPUs"),
+                counted(q.gpus, "GPU", "GPUs"),
                 w.system.name
             ),
             short: format!("model, {}", w.system.name),
@@ -504,11 +504,11 @@ pub fn GpuCollectives(
                     if g > per {
                         format!(
                             "{} ({})",
-                            plural(g, "GPU", "GPUs"),
-                            plural(g / per, "node", "nodes")
+                            counted(g, "GPU", "GPUs"),
+                            counted(g / per, "node", "nodes")
                         )
                     } else {
-                        format!("{} of one node", plural(g, "GPU", "GPUs"))
+                        format!("{} of one node", counted(g, "GPU", "GPUs"))
                     }
                 })
                 .unwrap_or_default()
@@ -618,7 +618,7 @@ pub fn GpuCollectives(
             </div>
             <dl class="times gpu-collectives-numbers">
                 <div>
-                    <dt>{move || read(&|v| format!("{} of {} over {}", v.report.cost.kind.name(), si(v.report.cost.bytes.0, "B", 3), plural(v.report.cost.gpus, "GPU", "GPUs")))}</dt>
+                    <dt>{move || read(&|v| format!("{} of {} over {}", v.report.cost.kind.name(), si(v.report.cost.bytes.0, "B", 3), counted(v.report.cost.gpus, "GPU", "GPUs")))}</dt>
                     <dd data-total=move || read(&|v| v.report.total.0.to_string())>{move || read(&|v| seconds(v.report.total.0))}</dd>
                 </div>
                 <div>

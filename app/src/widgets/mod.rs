@@ -127,6 +127,15 @@ macro_rules! register {
         /// Every widget the app can mount.
         pub const NAMES: &[&str] = &[$($name),*];
 
+        /// The parameter keys widget `name` declares (its directive's
+        /// arguments and its URL state), empty for an unknown name.
+        pub fn keys_of(name: &str) -> &'static [&'static str] {
+            match name {
+                $($name => &$keys,)*
+                _ => &[],
+            }
+        }
+
         $($(
             #[cfg(widget_module = $module_name)]
             impl params::Declared for $module::$params {

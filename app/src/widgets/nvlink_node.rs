@@ -7,11 +7,11 @@
 
 use super::controls::Notice;
 use leptos::prelude::*;
+use ridgeline_core::format::count as counted;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::gpu::node::{
     links_to_switches, node_table, nvlink_node, NodeParams, NvlinkNode,
 };
-use ridgeline_core::gpu::superpod::plural;
 
 use super::compare::{compare_picker, compare_table, diff_rows, parse_vs, Comparison, Diff, VS};
 use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
@@ -25,6 +25,11 @@ const DRAW_W: f64 = 400.0;
 const FULL_DRAW: u32 = 8;
 /// GPUs per row in the grid of a large node.
 const GRID_ROW: u32 = 12;
+/// The most GPUs drawn as boxes (twelve rows); a larger domain (a reader's
+/// GPU may have up to 100,000) draws these and says how many more it has.
+const GRID_MAX: u32 = GRID_ROW * 12;
+/// The most switches drawn.
+const SWITCHES_MAX: u32 = 36;
 
 /// The reader's choice; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -173,12 +178,16 @@ pub struct NodeDrawing {
     pub links: Vec<(f64, f64, f64, f64, u32)>,
     /// A bus joining the switches to a large node's GPUs, `(x, y, w)`.
     pub bus: Option<(f64, f64, f64)>,
+    /// GPUs and switches beyond [`GRID_MAX`] and [`SWITCHES_MAX`], not drawn.
+    pub not_drawn: (u32, u32),
 }
 
 /// Lays out the node: a full bipartite drawing for small nodes, a grid under a
 /// bus for a rack.
 pub fn drawing(n: &NvlinkNode) -> NodeDrawing {
-    let switches = n.switches.unwrap_or(0);
+    let all_switches = n.switches.unwrap_or(0);
+    let switches = all_switches.min(SWITCHES_MAX);
+    let not_drawn = (n.gpus.saturating_sub(GRID_MAX), all_switches - switches);
     let row = |count: u32, y: f64, h: f64, gap: f64, label: &dyn Fn(u32) -> String| {
         let count_f = f64::from(count.max(1));
         let w = ((DRAW_W - gap * (count_f - 1.0)) / count_f).min(90.0);
@@ -220,14 +229,16 @@ pub fn drawing(n: &NvlinkNode) -> NodeDrawing {
             gpus,
             links,
             bus: None,
+            not_drawn,
         }
     } else {
-        let rows = n.gpus.div_ceil(GRID_ROW);
+        let drawn = n.gpus.min(GRID_MAX);
+        let rows = drawn.div_ceil(GRID_ROW);
         let size = 26.0;
         let gap = 5.0;
         let left = (DRAW_W - f64::from(GRID_ROW) * (size + gap) + gap) / 2.0;
         let top = 80.0;
-        let gpus = (0..n.gpus)
+        let gpus = (0..drawn)
             .map(|i| Boxed {
                 x: left + f64::from(i % GRID_ROW) * (size + gap),
                 y: top + f64::from(i / GRID_ROW) * (size + gap),
@@ -243,11 +254,15 @@ pub fn drawing(n: &NvlinkNode) -> NodeDrawing {
             .map(|s| (s.x + s.w / 2.0, s.y + s.h, s.x + s.w / 2.0, bus_y, 0))
             .collect();
         NodeDrawing {
-            height: top + f64::from(rows) * (size + gap) + 4.0,
+            height: top
+                + f64::from(rows) * (size + gap)
+                + 4.0
+                + if not_drawn == (0, 0) { 0.0 } else { 22.0 },
             switches: sw,
             gpus,
             links,
             bus,
+            not_drawn,
         }
     }
 }
@@ -324,13 +339,28 @@ pub fn NvlinkNodeView(
         });
         let switches = boxes(&d.switches, "nvswitch");
         let gpus = boxes(&d.gpus, "gpu-box");
+        let more = (d.not_drawn != (0, 0)).then(|| {
+            let (g, s) = d.not_drawn;
+            let mut parts = Vec::new();
+            if g > 0 {
+                parts.push(counted(u64::from(g), "more GPU", "more GPUs"));
+            }
+            if s > 0 {
+                parts.push(counted(u64::from(s), "more switch", "more switches"));
+            }
+            view! {
+                <text class="not-drawn" x=format!("{:.1}", DRAW_W / 2.0) y=format!("{:.1}", d.height - 8.0) text-anchor="middle">
+                    {format!("and {}, not drawn", parts.join(" and "))}
+                </text>
+            }
+        });
         let joined = match n.switches {
-            Some(k) => plural(u64::from(k), "NVSwitch", "NVSwitches"),
+            Some(k) => counted(u64::from(k), "NVSwitch", "NVSwitches"),
             None => "NVLink (no switch count is given for this GPU)".into(),
         };
         let label = format!(
             "{} joined by {joined}; {}",
-            plural(u64::from(n.gpus), "GPU", "GPUs"),
+            counted(u64::from(n.gpus), "GPU", "GPUs"),
             if full {
                 "each GPU's links are split over every switch as numbered on GPU 0's lines"
             } else {
@@ -339,7 +369,7 @@ pub fn NvlinkNodeView(
         );
         view! {
             <svg class="node-diagram" viewBox=format!("0 0 {DRAW_W} {:.0}", d.height) role="img" aria-label=label>
-                {links}{bus}{switches}{gpus}
+                {links}{bus}{switches}{gpus}{more}
             </svg>
         }
         .into_any()
@@ -526,5 +556,28 @@ mod tests {
         assert!(errors.is_empty());
         assert_eq!(p, q);
         assert_eq!(node_table().unwrap().len(), 3);
+    }
+
+    /// A reader's GPU may put 100,000 GPUs in one NVLink domain: the drawing
+    /// keeps to [`GRID_MAX`] boxes and says how many it left out (before, one
+    /// box per GPU: 100,000 rectangles from one link).
+    #[test]
+    fn a_huge_domain_draws_a_summary() {
+        let mut p = NvlinkNodeParams::default();
+        p.apply("gpu", "gb200").unwrap();
+        let mut n = p.compute().unwrap();
+        n.gpus = 100_000;
+        n.switches = Some(1_000);
+        let d = drawing(&n);
+        assert_eq!(d.gpus.len(), GRID_MAX as usize);
+        assert_eq!(d.switches.len(), SWITCHES_MAX as usize);
+        assert_eq!(d.not_drawn, (100_000 - GRID_MAX, 1_000 - SWITCHES_MAX));
+        for b in d.switches.iter().chain(d.gpus.iter()) {
+            assert!(
+                b.x >= 0.0 && b.x + b.w <= DRAW_W && b.y + b.h <= d.height,
+                "{b:?}"
+            );
+        }
+        assert_eq!(drawing(&p.compute().unwrap()).not_drawn, (0, 0));
     }
 }

@@ -7,70 +7,155 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Longest query string the widgets read; anything longer is ignored with a notice.
+/// The page's whole query (every widget's `widget.key=value` together) is
+/// kept within this many characters, so that a link carries every widget's
+/// state to any browser, chat and mail client.
 const MAX_QUERY: usize = 2000;
 
+/// A query longer than this is not read at all (nothing the page writes
+/// comes near it; a hand-made link could be megabytes).
+const MAX_READ: usize = 64 * MAX_QUERY;
+
 /// What a widget says when its state no longer fits in a link.
-pub const TOO_LONG: &str = "This state is too long for a link (over 2000 characters), so the page's address keeps the last one that fit; to share it, export your library file (“Export library” under your own model) and import it on the other machine.";
+pub const TOO_LONG: &str = "This state would make the page's link longer than 2000 characters with the other widgets' settings, so the address keeps the last one that fit; to share it, export your library file (“Export library” under your own model) and import it on the other machine.";
+
+/// What a widget says when a link over the limit reached it too late.
+pub const DROPPED: &str = "This link is longer than 2000 characters; the widgets above this one used all of it, so this one's settings from the link were not loaded and it shows the chapter's. To share long settings, export your library file (“Export library” under your own model).";
 
 /// The length of `pairs` in a page URL's query (`widget.key=value&`) as
 /// `URLSearchParams` writes it: a space as `+`, each byte other than letters,
 /// digits and `*-._` as `%XX`.
 pub fn link_length(widget: &str, pairs: &[(String, String)]) -> usize {
-    let escaped = |s: &str| {
-        s.bytes()
-            .map(|b| {
-                if b.is_ascii_alphanumeric() || b"*-._ ".contains(&b) {
-                    1
-                } else {
-                    3
-                }
-            })
-            .sum::<usize>()
-    };
     pairs
         .iter()
-        .map(|(k, v)| widget.len() + 1 + escaped(k) + 1 + escaped(v) + 1)
+        .map(|(k, v)| widget.len() + 1 + escaped_length(k) + 1 + escaped_length(v) + 1)
         .sum()
 }
 
-/// A widget's starting arguments: the chapter's, overridden by `?widget.key=value`
-/// parameters in the page URL. Returns the pairs and a notice if the URL was unusable.
-pub fn initial_args(
+fn escaped_length(s: &str) -> usize {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"*-._ ".contains(&b) {
+                1
+            } else {
+                3
+            }
+        })
+        .sum()
+}
+
+/// The widget a query key belongs to: `roofline` for `roofline.chip`.
+fn owner_of(key: &str) -> &str {
+    key.split_once('.').map_or("", |(w, _)| w)
+}
+
+/// The widgets of a query whose settings are over the budget: walking the
+/// widgets in the order their first key appears (keys of no widget counted
+/// first), each widget whose settings would take the query past
+/// [`MAX_QUERY`] is dropped; the ones after it may still fit.
+pub fn over_budget(entries: &[(String, String)]) -> Vec<String> {
+    let mut widgets: Vec<(&str, usize)> = Vec::new();
+    let mut used = 0;
+    for (k, v) in entries {
+        let len = escaped_length(k) + 1 + escaped_length(v) + 1;
+        match owner_of(k) {
+            "" => used += len,
+            w => match widgets.iter_mut().find(|(name, _)| *name == w) {
+                Some((_, total)) => *total += len,
+                None => widgets.push((w, len)),
+            },
+        }
+    }
+    let mut dropped = Vec::new();
+    for (w, len) in widgets {
+        if used + len <= MAX_QUERY {
+            used += len;
+        } else {
+            dropped.push(w.to_string());
+        }
+    }
+    dropped
+}
+
+/// The length of the page's query once `widget`'s settings are `pairs`: its
+/// own settings, and the other widgets' that the page loaded.
+pub fn query_length_with(
+    entries: &[(String, String)],
     widget: &str,
-    chapter: &[(String, String)],
-) -> (Vec<(String, String)>, Option<String>) {
-    let mut args = chapter.to_vec();
-    // A static page is written natively at build time, where there is no URL:
-    // it shows the chapter's arguments, and the live widget reads the URL.
+    pairs: &[(String, String)],
+) -> usize {
+    let dropped = over_budget(entries);
+    let others: usize = entries
+        .iter()
+        .filter(|(k, _)| {
+            let w = owner_of(k);
+            w != widget && !dropped.iter().any(|d| d == w)
+        })
+        .map(|(k, v)| escaped_length(k) + 1 + escaped_length(v) + 1)
+        .sum();
+    others + link_length(widget, pairs)
+}
+
+/// The page URL's query as `(key, value)` pairs in order; `None` if it is
+/// longer than [`MAX_READ`] (or not readable). Empty in a native build.
+fn query_entries() -> Option<Vec<(String, String)>> {
     if cfg!(not(target_arch = "wasm32")) {
-        return (args, None);
+        return Some(Vec::new());
     }
-    let search = window().location().search().unwrap_or_default();
-    if search.len() > MAX_QUERY {
-        return (
-            args,
-            Some("The link's parameters are too long; showing the defaults.".into()),
-        );
+    let search = window().location().search().ok()?;
+    if search.len() > MAX_READ {
+        return None;
     }
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
-        return (args, None);
-    };
-    let prefix = format!("{widget}.");
+    let params = web_sys::UrlSearchParams::new_with_str(&search).ok()?;
     let mut entries = Vec::new();
     if let Ok(iter) = js_sys::try_iter(&params) {
         for pair in iter.into_iter().flatten().flatten() {
             let pair: js_sys::Array = pair.unchecked_into();
-            let (k, v) = (pair.get(0).as_string(), pair.get(1).as_string());
-            if let (Some(k), Some(v)) = (k, v) {
+            if let (Some(k), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
                 entries.push((k, v));
             }
         }
     }
+    Some(entries)
+}
+
+/// A widget's starting arguments: the chapter's, overridden by `?widget.key=value`
+/// parameters in the page URL. Returns the pairs and a notice if the URL's
+/// settings for this widget could not be used.
+pub fn initial_args(
+    widget: &str,
+    chapter: &[(String, String)],
+) -> (Vec<(String, String)>, Option<String>) {
+    // A static page is written natively at build time, where there is no URL:
+    // it shows the chapter's arguments, and the live widget reads the URL.
+    match query_entries() {
+        Some(entries) => args_from_query(widget, chapter, &entries),
+        None => (
+            chapter.to_vec(),
+            Some(
+                "The link's parameters are far too long to read; showing the chapter's settings."
+                    .into(),
+            ),
+        ),
+    }
+}
+
+/// [`initial_args`] from the query's `entries`.
+fn args_from_query(
+    widget: &str,
+    chapter: &[(String, String)],
+    entries: &[(String, String)],
+) -> (Vec<(String, String)>, Option<String>) {
+    let mut args = chapter.to_vec();
+    let prefix = format!("{widget}.");
+    let mine = entries.iter().any(|(k, _)| k.starts_with(&prefix));
+    if mine && over_budget(entries).iter().any(|w| w == widget) {
+        return (args, Some(DROPPED.into()));
+    }
     for (k, v) in entries {
         if let Some(key) = k.strip_prefix(&prefix) {
             args.retain(|(ak, _)| ak != key);
-            args.push((key.to_string(), v));
+            args.push((key.to_string(), v.clone()));
         }
     }
     (args, None)
@@ -255,8 +340,10 @@ impl<P: WidgetParams> WidgetState<P> {
                 self.notice.set(None);
                 if p != self.params.get_untracked() {
                     let pairs = p.to_pairs();
-                    // A link the widgets would not read back is not written.
-                    if link_length(P::NAME, &pairs) > MAX_QUERY {
+                    // A link the widgets would not read back is not written:
+                    // the budget is the whole page's query.
+                    let entries = query_entries().unwrap_or_default();
+                    if query_length_with(&entries, P::NAME, &pairs) > MAX_QUERY {
                         self.notice.set(Some(TOO_LONG.into()));
                     } else {
                         write_url_state(P::NAME, pairs);
@@ -311,10 +398,15 @@ pub fn write_url_state(widget: &'static str, pairs: Vec<(String, String)>) {
                 return;
             };
             let prefix = format!("{widget}.");
+            // This widget's old settings go, and those of widgets a link over
+            // the budget could not load (each said so when the page opened).
+            let dropped = over_budget(&query_entries().unwrap_or_default());
             let mut stale = Vec::new();
             if let Ok(iter) = js_sys::try_iter(&params.keys()) {
                 for key in iter.into_iter().flatten().flatten() {
-                    if let Some(k) = key.as_string().filter(|k| k.starts_with(&prefix)) {
+                    if let Some(k) = key.as_string().filter(|k| {
+                        k.starts_with(&prefix) || dropped.iter().any(|d| d == owner_of(k))
+                    }) {
                         stale.push(k);
                     }
                 }
@@ -415,5 +507,46 @@ mod link_tests {
         assert!(link_length("roofline", &one) < 400, "{chip}");
         let long = "x".repeat(MAX_QUERY);
         assert!(link_length("own-model", &pairs(&[("config", long.as_str())])) > MAX_QUERY);
+    }
+
+    /// Three widgets each carrying a reader's chip of about 800 characters:
+    /// before, the whole query was refused above 2000 characters and every
+    /// widget fell back to its defaults without a word. Now the first two
+    /// load, the third says it was dropped, and a fourth that still fits loads.
+    #[test]
+    fn a_long_link_loads_every_widget_it_can_and_names_the_rest() {
+        let chip = format!("c1~{}", "y".repeat(780));
+        let entries = pairs(&[
+            ("utm", "x"),
+            ("roofline.chip", chip.as_str()),
+            ("roofline.b", "512"),
+            ("streaming.chip", chip.as_str()),
+            ("collective-size.chip", chip.as_str()),
+            ("torus.shape", "4x4"),
+        ]);
+        assert_eq!(over_budget(&entries), ["collective-size"]);
+        let (args, notice) = args_from_query("roofline", &pairs(&[("chip", "v5e")]), &entries);
+        assert_eq!(notice, None);
+        assert_eq!(args, pairs(&[("chip", chip.as_str()), ("b", "512")]));
+        let (args, notice) = args_from_query("collective-size", &pairs(&[("n", "16")]), &entries);
+        assert_eq!(notice.as_deref(), Some(DROPPED));
+        assert_eq!(args, pairs(&[("n", "16")]));
+        let (args, notice) = args_from_query("torus", &[], &entries);
+        assert_eq!((args, notice), (pairs(&[("shape", "4x4")]), None));
+        // A widget with nothing in the link is never told it was dropped.
+        assert_eq!(args_from_query("overlap", &[], &entries).1, None);
+        // The budget counts the other widgets' settings: one more chip on the
+        // torus would pass it, and the dropped widget's settings do not count.
+        let with = |w: &str, v: &str| query_length_with(&entries, w, &pairs(&[("chip", v)]));
+        assert!(with("torus", &chip) > MAX_QUERY);
+        assert!(with("torus", "v5e") <= MAX_QUERY);
+        assert!(with("collective-size", "v5e") <= MAX_QUERY);
+        assert_eq!(
+            with("roofline", "v5e"),
+            link_length("roofline", &pairs(&[("chip", "v5e")]))
+                + link_length("streaming", &pairs(&[("chip", chip.as_str())]))
+                + link_length("torus", &pairs(&[("shape", "4x4")]))
+                + "utm=x&".len()
+        );
     }
 }

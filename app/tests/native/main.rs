@@ -9,4 +9,5 @@
 
 mod charts;
 mod fuzz;
+mod render_fuzz;
 mod static_controls;

@@ -127,7 +127,7 @@ impl RooflineParams {
             return Err(format!(
                 "ep: {} has only {} to shard ({}-way asked)",
                 self.model.name,
-                super::superpod::plural(experts, "expert", "experts"),
+                crate::format::count(experts, "expert", "experts"),
                 self.ep
             ));
         }
@@ -393,7 +393,7 @@ fn rules(
             value: format!(
                 "{}-way model parallelism spans {}",
                 m,
-                super::superpod::plural(nodes_spanned, "node", "nodes")
+                crate::format::count(nodes_spanned, "node", "nodes")
             ),
             holds: nodes_spanned > 1 || p.dp == 1,
             advice: "mix PP, EP and TP across nodes to cut the FSDP cost",

@@ -24,13 +24,8 @@ use super::network::{ClusterLayout, FatTree, LevelKind};
 use super::specs::GB200_SUPERPOD_GPUS;
 use super::GpuSystem;
 use crate::dtype::Dtype;
-use crate::format::grouped;
+use crate::format::count;
 use crate::units::BytesPerSec;
-
-/// `"1 node"`, `"2 nodes"`: a count with its noun in the right number.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", grouped(n as f64), if n == 1 { one } else { many })
-}
 
 /// What the SuperPod view is asked for.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,19 +107,19 @@ impl ClusterLayout {
 fn describe(layout: &ClusterLayout) -> String {
     let mut s = format!(
         "{} {} {} of {}",
-        plural(layout.gpus, "GPU", "GPUs"),
+        count(layout.gpus, "GPU", "GPUs"),
         if layout.gpus == 1 { "fills" } else { "fill" },
-        plural(layout.nodes, "node", "nodes"),
+        count(layout.nodes, "node", "nodes"),
         layout.gpus_per_node
     );
     if let Some(su) = layout.sus {
         s.push_str(&format!(
             ", in {}",
-            plural(su, "Scalable Unit", "Scalable Units")
+            count(su, "Scalable Unit", "Scalable Units")
         ));
     }
     if let Some(sw) = layout.switches() {
-        s.push_str(&format!(", with {}", plural(sw, "switch", "switches")));
+        s.push_str(&format!(", with {}", count(sw, "switch", "switches")));
     }
     if layout.needs_core_layer {
         s.push_str(", past what two tiers of 64-port switches can join");
@@ -207,8 +202,8 @@ mod tests {
 
     #[test]
     fn plurals() {
-        assert_eq!(plural(1, "node", "nodes"), "1 node");
-        assert_eq!(plural(2048, "node", "nodes"), "2,048 nodes");
+        assert_eq!(count(1, "node", "nodes"), "1 node");
+        assert_eq!(count(2048, "node", "nodes"), "2,048 nodes");
         assert_eq!(
             view("h100", 8).description,
             "8 GPUs fill 1 node of 8, in 1 Scalable Unit, with 12 switches"

@@ -81,14 +81,25 @@ impl std::error::Error for ImportError {}
 
 /// The largest chip definition accepted, in bytes; longer input is refused before parsing.
 pub const MAX_CHIP_BYTES: usize = 64 << 10;
+/// The lowest peak accepted, FLOPs/s per chip (10^6: a million operations a
+/// second, below any accelerator; smaller rates only make numbers no page can show).
+pub const MIN_PEAK: f64 = 1e6;
 /// The highest peak accepted, FLOPs/s per chip (10^18, about 100 times today's fastest).
 pub const MAX_PEAK: f64 = 1e18;
+/// The smallest HBM capacity accepted, bytes per chip (10^6, 1 MB).
+pub const MIN_HBM: f64 = 1e6;
 /// The largest HBM capacity accepted, bytes per chip (10^13, 10 TB).
 pub const MAX_HBM: f64 = 1e13;
+/// The lowest bandwidth accepted, bytes/s (10^3, 1 kB/s).
+pub const MIN_BANDWIDTH: f64 = 1e3;
 /// The highest bandwidth accepted, bytes/s (10^15, about 100 times today's fastest HBM).
 pub const MAX_BANDWIDTH: f64 = 1e15;
 /// The most chips along one torus axis, and in one NVLink domain.
 pub const MAX_CHIPS: u32 = 100_000;
+/// The most chips in one torus slice (all axes together): 10^6, about a
+/// hundred times the largest pod, so every count fits every integer type a
+/// formula uses and every drawing stays a summary.
+pub const MAX_SLICE_CHIPS: u64 = 1_000_000;
 /// The longest name accepted, in characters.
 pub const MAX_NAME: usize = 60;
 
@@ -242,16 +253,18 @@ fn no<E: Refusal<ImportError>>(
     E::refuse(|| err(field(), message()))
 }
 
+/// Refuses `value` unless it is finite and within `min..=max`: a physical
+/// floor and ceiling ([`MIN_PEAK`] and [`MAX_PEAK`], and the others).
 fn in_range<E: Refusal<ImportError>>(
     field: impl FnOnce() -> String,
     value: f64,
-    max: f64,
+    (min, max): (f64, f64),
     unit: &str,
 ) -> Result<(), E> {
-    if !value.is_finite() || value <= 0.0 || value > max {
+    if !value.is_finite() || value < min || value > max {
         return Err(no(field, || {
             format!(
-                "{value:e} {unit} is outside the accepted range: above 0, at most {max:e} {unit}"
+                "{value:e} {unit} is outside the accepted range: at least {min:e} {unit}, at most {max:e} {unit}"
             )
         }));
     }
@@ -282,11 +295,16 @@ fn check<E: Refusal<ImportError>>(
         in_range(
             || format!("peaks.{}", p.dtype.name()),
             p.rate.0,
-            MAX_PEAK,
+            (MIN_PEAK, MAX_PEAK),
             "FLOPs/s",
         )?;
     }
-    in_range(|| "hbm.capacity".into(), hbm_capacity, MAX_HBM, "bytes")?;
+    in_range(
+        || "hbm.capacity".into(),
+        hbm_capacity,
+        (MIN_HBM, MAX_HBM),
+        "bytes",
+    )?;
     if !links.iter().any(|l| l.link == Link::Hbm) {
         return Err(no(
             || "hbm.bandwidth".into(),
@@ -301,7 +319,12 @@ fn check<E: Refusal<ImportError>>(
                 format!("links.{}", l.link.name())
             }
         };
-        in_range(field, l.bandwidth.0, MAX_BANDWIDTH, "bytes/s")?;
+        in_range(
+            field,
+            l.bandwidth.0,
+            (MIN_BANDWIDTH, MAX_BANDWIDTH),
+            "bytes/s",
+        )?;
     }
     let has = |link| links.iter().any(|l| l.link == link);
     match (vendor, topology) {
@@ -340,6 +363,13 @@ fn check<E: Refusal<ImportError>>(
                         || format!("axis {i} = {h}: expected 1 to the slice's {s}"),
                     ));
                 }
+            }
+            let chips: u64 = max_slice.iter().map(|&s| u64::from(s)).product();
+            if chips > MAX_SLICE_CHIPS {
+                return Err(no(
+                    || "topology.torus.max_slice".into(),
+                    || format!("{chips} chips in one slice: expected at most {MAX_SLICE_CHIPS}"),
+                ));
             }
             if *dims == 2 && max_slice[2] != 1 {
                 return Err(no(
@@ -385,7 +415,7 @@ fn check<E: Refusal<ImportError>>(
                 in_range(
                     || "topology.nvlink_domain.node_egress".into(),
                     e.0,
-                    MAX_BANDWIDTH,
+                    (MIN_BANDWIDTH, MAX_BANDWIDTH),
                     "bytes/s",
                 )?;
             }
@@ -819,7 +849,7 @@ mod tests {
             (
                 r#"{"start_from": "v5e", "peaks": {"bf16": -5}}"#,
                 "peaks.bf16",
-                "above 0",
+                "at least 1e6 FLOPs/s",
             ),
             (
                 r#"{"start_from": "v5e", "hbm": {"bandwidth": "5 GB"}}"#,
@@ -829,7 +859,22 @@ mod tests {
             (
                 r#"{"start_from": "v5e", "hbm": {"capacity": "0 GB"}}"#,
                 "hbm.capacity",
-                "above 0",
+                "at least 1e6 bytes",
+            ),
+            (
+                r#"{"start_from": "v5e", "peaks": {"bf16": 5e-324}}"#,
+                "peaks.bf16",
+                "at least 1e6 FLOPs/s",
+            ),
+            (
+                r#"{"start_from": "v5e", "hbm": {"bandwidth": "1 B/s"}}"#,
+                "hbm.bandwidth",
+                "at least 1e3 bytes/s",
+            ),
+            (
+                r#"{"start_from": "v5e", "topology": {"torus": {"dims": 2, "max_slice": [100000, 100000, 1], "host": [1, 1, 1], "wrap": "full-cube", "cores": 1}}}"#,
+                "topology.torus.max_slice",
+                "at most 1000000",
             ),
             (
                 r#"{"start_from": "v5e", "links": {"hbm": "1 TB/s"}}"#,

@@ -135,9 +135,16 @@ impl Cluster {
         }
         chip.interconnect()
             .ok_or_else(|| missing(chip, "chip-to-chip link"))?;
+        // A reader's chip may allow more chips in a slice than a `u32`
+        // counts: refused, never wrapped.
+        let chips_per_slice = u32::try_from(chips).map_err(|_| TrainingError::MeshTooLarge {
+            chip: chip.id,
+            chips: chips as f64,
+            max: f64::from(u32::MAX),
+        })?;
         Ok(Cluster {
             chip,
-            chips_per_slice: chips as u32,
+            chips_per_slice,
             axes,
             slices,
         })
@@ -146,5 +153,43 @@ impl Cluster {
     /// Every chip in the cluster.
     pub fn chips(&self) -> f64 {
         self.chips_per_slice as f64 * self.slices as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::chip;
+
+    /// A chip built around the reader's checks (they refuse more than
+    /// 10^6 chips a slice) whose largest slice holds 10^10 chips: a slice of
+    /// all of them is refused, not counted modulo 2^32 (1,410,065,408).
+    #[test]
+    fn a_slice_too_large_to_count_is_refused_not_wrapped() {
+        let v5e = chip("v5e").unwrap();
+        let Topology::Torus {
+            host, wrap, source, ..
+        } = v5e.topology
+        else {
+            panic!("v5e is a torus")
+        };
+        let huge: &'static Chip = Box::leak(Box::new(Chip {
+            topology: Topology::Torus {
+                dims: 2,
+                max_slice: [100_000, 100_000, 1],
+                host,
+                wrap,
+                cores: 1,
+                source,
+            },
+            ..*v5e
+        }));
+        let err = Cluster::new(huge, &[100_000, 100_000], 1).unwrap_err();
+        assert!(
+            matches!(err, TrainingError::MeshTooLarge { chips, .. } if chips == 1e10),
+            "{err:?}"
+        );
+        let fits = Cluster::new(huge, &[1_000, 1_000], 1).unwrap();
+        assert_eq!(fits.chips_per_slice, 1_000_000);
     }
 }

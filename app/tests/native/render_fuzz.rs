@@ -1,0 +1,195 @@
+//! Every widget drawn from random arguments, as a page draws it from a link:
+//! each widget's own keys with values a reader could type or a link could
+//! carry, among them reader chips and models in compact form with extreme
+//! numbers. Each render must end within a time bound, stay small, and never
+//! show `NaN` (a number that is not one is refused with a message or shown as
+//! `—`). A hang in a chart's tick loop, an unbounded drawing or a stray `NaN`
+//! fails here with the widget and arguments that caused it.
+//!
+//! `RIDGELINE_RENDER_CASES` sets the renders per widget (default 150, about
+//! seven thousand renders in all; a long run sets more).
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use ridgeline_app::widgets::{keys_of, widget_view, NAMES};
+use ridgeline_core::rng::Rng;
+
+use crate::fuzz::VALUES;
+
+/// Renders per widget unless `RIDGELINE_RENDER_CASES` says otherwise.
+const CASES: usize = 150;
+
+/// The longest one render may take before the test calls it a hang.
+const TIME_BOUND: Duration = Duration::from_secs(20);
+
+/// The largest render accepted, bytes of HTML (the largest widget at its
+/// defaults is a few hundred kilobytes).
+const MAX_HTML: usize = 4 << 20;
+
+/// Values for any key: those of the parameter fuzzer, and more extremes.
+const MORE_VALUES: &[&str] = &["v6e", "65536", "1e308", "5e-324", "2^62", "100000x100000"];
+
+/// Reader chips in compact form: sound ones, ones at the accepted floors and
+/// ceilings, and ones below and above them (which must be refused).
+fn chip_codes(rng: &mut Rng) -> String {
+    let peak = rng.pick(&[
+        "1e6", "1.5e6", "1.97e14", "1e18", "5e-324", "1e-300", "1e30",
+    ]);
+    let hbm = rng.pick(&["1e6", "1.6e10", "1e13", "1", "1e20"]);
+    let bw = rng.pick(&["1e3", "8.2e11", "1e15", "1e-300", "1e20"]);
+    let link = rng.pick(&["1e3", "4.5e10", "1e15", "5e-324"]);
+    if rng.below(2) == 0 {
+        let slice = rng.pick(&[
+            "4x4x1",
+            "16x16x1",
+            "1000x1000x1",
+            "100000x100000x1",
+            "100x100x100",
+        ]);
+        format!("c1~r~g~bf16:{peak}~{hbm}~hbm:{bw}_ici:{link}~t:2:{slice}:1x1x1:axis16:1")
+    } else {
+        let gpus = rng.pick(&["1", "8", "72", "100000"]);
+        format!("c1~r~n~bf16:{peak}~{hbm}~hbm:{bw}_nvlink:{link}_scaleout:{link}~n:{gpus}:132:-")
+    }
+}
+
+/// Reader models in compact form, from tiny to enormous.
+fn model_code(rng: &mut Rng) -> String {
+    let d = rng.pick(&["1", "64", "4096", "1000000"]);
+    let f = rng.pick(&["1", "14336", "10000000"]);
+    let l = rng.pick(&["1", "32", "10000"]);
+    let v = rng.pick(&["2", "128256", "100000000"]);
+    format!("m1~r~{d}~{f}~{l}~32~8~128~{v}~8192~g~-~-")
+}
+
+fn value(rng: &mut Rng, key: &str) -> String {
+    match rng.below(6) {
+        0 if matches!(key, "chip" | "vs" | "gpu") => chip_codes(rng),
+        0 if key == "model" => model_code(rng),
+        1 => {
+            // A number near a typical value, scaled by up to 10^±300.
+            let x = rng.open_unit() * 10f64.powi(rng.below(601) as i32 - 300);
+            format!("{x:e}")
+        }
+        2 => rng.pick(MORE_VALUES).to_string(),
+        _ => rng.pick(VALUES).to_string(),
+    }
+}
+
+/// `html` without what echoes the reader's own text: the notices that quote
+/// refused input (`Ignored: unknown chip “NaN”`) and the `value` of a form
+/// field.
+fn without_echoes(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    loop {
+        const NOTICE: &str = "class=\"notice\">";
+        const FIELD: &str = "value=\"";
+        let notice = rest.find(NOTICE).map(|at| (at, NOTICE, "</p>"));
+        let field = rest.find(FIELD).map(|at| (at, FIELD, "\""));
+        let Some((at, open, close)) = [notice, field].into_iter().flatten().min() else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        let after = &rest[at + open.len()..];
+        rest = after
+            .find(close)
+            .map_or("", |end| &after[end + close.len()..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A widget from `args`, rendered natively in its own owner.
+fn render(name: &str, args: &[(String, String)]) -> String {
+    let owner = Owner::new();
+    let pairs: Vec<(&str, &str)> = args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    owner.with(|| {
+        widget_view(name, &pairs)
+            .map(|v| v.to_html())
+            .unwrap_or_default()
+    })
+}
+
+#[test]
+fn every_widget_renders_any_link_in_bounded_time_without_nan() {
+    let cases = std::env::var("RIDGELINE_RENDER_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CASES);
+    let (tx, rx) = mpsc::channel::<(String, Vec<(String, String)>, Option<String>)>();
+    // The renders run on a worker, so that a hang is reported (and the worker
+    // abandoned) instead of stopping the test run.
+    let worker = std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let mut rng = Rng::new(0x00fa_11ed_11c5);
+            for name in NAMES {
+                let keys = keys_of(name);
+                for case in 0..cases {
+                    let mut args = Vec::new();
+                    if !keys.is_empty() {
+                        for _ in 0..1 + rng.below(3) {
+                            let key = rng.pick(keys);
+                            args.push((key.to_string(), value(&mut rng, key)));
+                        }
+                    }
+                    // Announce the case before drawing it: if it hangs, the
+                    // main thread names it.
+                    if tx.send((name.to_string(), args.clone(), None)).is_err() {
+                        return;
+                    }
+                    let html = render(name, &args);
+                    let shown = without_echoes(&html);
+                    let fault = if shown.contains("NaN") {
+                        let at = shown.find("NaN").unwrap_or(0);
+                        let from = shown.floor_char_boundary(at.saturating_sub(80));
+                        Some(format!(
+                            "shows NaN: …{}…",
+                            &shown[from..shown.ceil_char_boundary(at + 20)]
+                        ))
+                    } else if html.len() > MAX_HTML {
+                        Some(format!("{} bytes of HTML", html.len()))
+                    } else if case == 0 && html.is_empty() {
+                        Some("renders nothing".into())
+                    } else {
+                        None
+                    };
+                    if tx
+                        .send((name.to_string(), args, Some(fault.unwrap_or_default())))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        })
+        .expect("a worker thread");
+    let mut renders = 0;
+    let mut faults = Vec::new();
+    let mut last = (String::new(), Vec::new());
+    loop {
+        match rx.recv_timeout(TIME_BOUND) {
+            Ok((name, args, None)) => last = (name, args),
+            Ok((name, args, Some(fault))) => {
+                renders += 1;
+                if !fault.is_empty() {
+                    faults.push(format!("{name} {args:?}: {fault}"));
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                panic!(
+                    "{} {:?}: the render took longer than {TIME_BOUND:?}",
+                    last.0, last.1
+                )
+            }
+        }
+    }
+    worker.join().expect("the worker ends without panicking");
+    eprintln!("{renders} renders of {} widgets", NAMES.len());
+    assert_eq!(renders, NAMES.len() * cases);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
