@@ -3,16 +3,18 @@
 //! pod, the steps down its memory hierarchy and the systolic array's cycles.
 
 use super::args::{
-    bandwidth_arg, chip_arg, fmt_value, peak_arg, required_link_arg, show_arg, unknown_show,
-    whole_arg,
+    bandwidth_arg, chip_arg, fmt_value, num_arg, peak_arg, required_link_arg, show_arg,
+    unknown_show, whole_arg,
 };
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
-use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::chip_map::{chip_map, Part};
 use ridgeline_core::hardware::systolic::{run, SystolicParams};
-use ridgeline_core::hardware::tpu::Slice;
+use ridgeline_core::hardware::tpu::{
+    core_mxu_rate, cores_per_chip, mxu_rate, vmem_bandwidth, vpu_rate, vreg_bytes, Slice,
+};
 use ridgeline_core::hardware::{Link, Topology};
 use ridgeline_core::units::Intensity;
 
@@ -86,10 +88,33 @@ pub const VALUES: &[ValueDirective] = &[
     ValueDirective {
         name: "pod-chips",
         args: &["chip", "what"],
-        doc: "chips (or hosts, what=hosts) in a TPU's largest ICI domain",
+        doc: "a TPU's largest ICI domain: what=chips (default), hosts, cores (TensorCores), \
+              flops (bf16 peak of the whole pod), shape (16×20×28) or host (the chips one host drives, as a shape: 2×2×1)",
         example: "pod-chips chip=v5p what=chips",
         shows: "8,960",
         eval: pod_chips,
+    },
+    ValueDirective {
+        name: "tensorcore",
+        args: &["chip", "show", "fmt"],
+        doc: "inside one TPU TensorCore, from core's TensorCore table: show=mxus (per core), \
+              mxu-rate (one MXU's bf16 FLOPs/s), core-peak (the chip's bf16 peak per core), \
+              cores (per chip), clock, vregs, vreg-bytes, vpu-alus (per lane and sublane), \
+              vpu-total (ALUs of the whole VPU), vpu-rate, vpu-ridge (VPU FLOPs/s over HBM \
+              bandwidth), vmem-ridge (bf16 peak over VMEM bandwidth), mxu-over-vpu, mxu-cells, \
+              vmem (capacity); fmt=sci, si or int for rates",
+        example: "tensorcore chip=v5p show=vpu-rate fmt=sci",
+        shows: "7.17e12",
+        eval: tensorcore,
+    },
+    ValueDirective {
+        name: "link-time",
+        args: &["chip", "link", "bytes", "links", "dir"],
+        doc: "time to move bytes over `links` of a chip's links in parallel (1 by default; \
+              dir=one-way for ICI's one-way figure)",
+        example: "link-time chip=v5e link=pcie bytes=1.6e10 links=1 dir=bidi",
+        shows: "1 s",
+        eval: link_time,
     },
     ValueDirective {
         name: "ratio",
@@ -184,11 +209,124 @@ fn vmem_ratio(_: &Directive) -> Result<String, String> {
 fn pod_chips(d: &Directive) -> Result<String, String> {
     let c = chip_arg(d)?;
     let pod = Slice::full_pod(c).map_err(|e| e.to_string())?;
+    let shape = |axes: &[u32]| {
+        axes.iter()
+            .map(|&n| grouped(f64::from(n)))
+            .collect::<Vec<_>>()
+            .join("×")
+    };
     match d.arg("what").unwrap_or("chips") {
         "chips" => Ok(grouped(pod.chips() as f64)),
         "hosts" => Ok(grouped(pod.hosts() as f64)),
-        o => Err(format!("unknown what=`{o}` (chips, hosts)")),
+        "cores" => Ok(grouped(pod.cores() as f64)),
+        "flops" => pod
+            .peak(Dtype::Bf16)
+            .map(|p| sci(p.0, 3))
+            .ok_or_else(|| format!("{} has no bf16 peak", c.name)),
+        "shape" => Ok(shape(&c.topology.largest_mesh())),
+        "host" => match c.topology {
+            Topology::Torus { dims, host, .. } => {
+                // A 2D torus's host is a 4×2 block; a 3D one's keeps its third axis.
+                Ok(shape(&host[..usize::from(dims)]))
+            }
+            _ => Err(format!("{} has no hosts of chips", c.name)),
+        },
+        o => Err(format!(
+            "unknown what=`{o}` (chips, hosts, cores, flops, shape, host)"
+        )),
     }
+}
+
+/// One number about a TPU TensorCore, computed by core from its TensorCore table.
+fn tensorcore(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let core = ridgeline_core::hardware::tensor_core(c.id)
+        .ok_or_else(|| format!("{} has no TensorCore in the registry", c.name))?;
+    let missing = |what: &str| format!("the registry has no {what} for {}", c.name);
+    let cores = cores_per_chip(c).ok_or_else(|| missing("core count"))?;
+    let [sub, lanes] = ridgeline_core::hardware::VPU_SHAPE.value;
+    let alus = core.vpu_alus.map(|a| a.value);
+    let show = show_arg(d, "mxus");
+    match show {
+        "mxus" => core
+            .mxus_per_core
+            .map(|m| grouped(f64::from(m.value)))
+            .ok_or_else(|| missing("MXU count")),
+        "cores" => Ok(grouped(f64::from(cores))),
+        "mxu-cells" => Ok(grouped(f64::from(core.mxu_side.value).powi(2))),
+        "vregs" => core
+            .vregs
+            .map(|v| grouped(f64::from(v.value)))
+            .ok_or_else(|| missing("VREG count")),
+        "vreg-bytes" => vreg_bytes(core)
+            .map(|b| binary(b.0))
+            .ok_or_else(|| missing("VREG count")),
+        "vpu-alus" => alus
+            .map(|a| grouped(f64::from(a)))
+            .ok_or_else(|| missing("VPU ALU count")),
+        "vpu-total" => alus
+            .map(|a| grouped(f64::from(sub * lanes * a)))
+            .ok_or_else(|| missing("VPU ALU count")),
+        "clock" => core
+            .clock_hz
+            .map(|h| si(h.value, "Hz", 3))
+            .ok_or_else(|| missing("clock")),
+        "vmem" => Ok(binary(ridgeline_core::hardware::VMEM_CAPACITY.value.0)),
+        "mxu-rate" => fmt_value(
+            d,
+            mxu_rate(core).ok_or_else(|| missing("clock"))?.0,
+            "FLOPs/s",
+        ),
+        "core-peak" => fmt_value(d, peak_arg(d, c)?.0 / f64::from(cores), "FLOPs/s"),
+        "vpu-rate" => fmt_value(
+            d,
+            vpu_rate(core).ok_or_else(|| missing("VPU data"))?.0,
+            "FLOPs/s",
+        ),
+        // The ridge of an MXU matmul whose operands come from VMEM, and of VPU
+        // work streamed from HBM: each compute rate over the bandwidth feeding it.
+        "vmem-ridge" => Ok(sci(peak_arg(d, c)?.0 / vmem_bandwidth(c).0, 3)),
+        "vpu-ridge" => Ok(sci(
+            vpu_rate(core).ok_or_else(|| missing("VPU data"))?.0 / c.hbm_bw().0,
+            2,
+        )),
+        "mxu-over-vpu" => {
+            let mxu = core_mxu_rate(core).ok_or_else(|| missing("MXU rate"))?;
+            let vpu = vpu_rate(core).ok_or_else(|| missing("VPU data"))?;
+            Ok(sci(mxu.0 / vpu.0, 2))
+        }
+        o => Err(unknown_show(
+            d,
+            o,
+            "mxus, mxu-rate, core-peak, cores, clock, vregs, vreg-bytes, vpu-alus, vpu-total, \
+             vpu-rate, vpu-ridge, vmem-ridge, mxu-over-vpu, mxu-cells, vmem",
+        )),
+    }
+}
+
+/// A byte count in the largest binary unit it fills (`256 KiB`, `128 MiB`), as
+/// the book gives on-chip memories.
+fn binary(bytes: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = bytes;
+    let mut i = 0;
+    while x >= 1024.0 && i + 1 < units.len() {
+        x /= 1024.0;
+        i += 1;
+    }
+    format!("{} {}", sci(x, 3), units[i])
+}
+
+/// Bytes over `links=` parallel links of one kind, at the link's bandwidth.
+fn link_time(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let w = bandwidth_arg(c, d)?;
+    let bytes = num_arg(d, "bytes", None)?;
+    let links = whole_arg(d, "links", 1.0, 1e6)?;
+    if links == 0 {
+        return Err("links= must be at least 1".into());
+    }
+    Ok(seconds(bytes / (w * links as f64)))
 }
 
 /// HBM bandwidth over another link's, or the peak in `dtype=` over the peak in

@@ -191,6 +191,64 @@ fn scenario_inputs_and_tpu_shapes() {
     assert!(eval("wrap chip=h100").is_err());
 }
 
+/// Part 2's chip internals, pods and transfers, as the book gives them.
+#[test]
+fn part2_tensorcore_pods_and_transfers() {
+    let cases = [
+        // One v5e MXU: 2·128²·1.5 GHz ≈ 5e13; four per core; one core per v5e
+        // chip, two per v5p chip, whose bf16 peak 4.59e14 halves per core.
+        ("tensorcore chip=v5e show=mxu-rate", "4.92e13"),
+        ("tensorcore chip=v5e show=mxus", "4"),
+        ("tensorcore chip=v5e show=cores", "1"),
+        ("tensorcore chip=v5p show=cores", "2"),
+        ("tensorcore chip=v5p show=core-peak", "2.3e14"),
+        // The VPU: 8·128·4 = 4,096 ALUs, ≈7e12 FLOPs/s at 1.75 GHz, ~30× below the MXUs.
+        ("tensorcore chip=v5p show=vpu-total", "4,096"),
+        ("tensorcore chip=v5p show=vpu-rate", "7.17e12"),
+        ("tensorcore chip=v5p show=mxu-over-vpu", "32"),
+        // 64 VREGs of 8×128 32-bit values: 256 KiB per core (32 VREGs on v4).
+        ("tensorcore chip=v5p show=vregs", "64"),
+        ("tensorcore chip=v4p show=vregs", "32"),
+        ("tensorcore chip=v5p show=vreg-bytes", "256 KiB"),
+        ("tensorcore chip=v5e show=vmem", "128 MiB"),
+        ("tensorcore chip=v5e show=mxu-cells", "16,384"),
+        // From VMEM (22× HBM) the v5e's ridge of 240 falls to about 11; the
+        // VPU, fed from HBM, needs only ~7.5 FLOPs per byte.
+        ("tensorcore chip=v5e show=vmem-ridge", "10.9"),
+        ("tensorcore chip=v5e show=vpu-ridge", "7.5"),
+        // Pods: v5p 16×20×28 of 2×2×1 hosts, 17,920 cores, ≈4e18 FLOPs/s;
+        // v5e 16×16 of 4×2 hosts.
+        ("pod-chips chip=v5p what=shape", "16×20×28"),
+        ("pod-chips chip=v4p what=shape", "16×16×16"),
+        ("pod-chips chip=v5p what=host", "2×2×1"),
+        ("pod-chips chip=v5e what=host", "4×2"),
+        ("pod-chips chip=v5p what=cores", "17,920"),
+        ("pod-chips chip=v5p what=flops", "4.11e18"),
+        // Q6's stages: 16 GB over 16 PCIe links or over one; 15 GB over the
+        // corner's two one-way ICI links.
+        (
+            "link-time chip=v5e link=pcie bytes=1.6e10 links=16",
+            "62.5 ms",
+        ),
+        ("link-time chip=v5e link=pcie bytes=1.6e10", "1 s"),
+        (
+            "link-time chip=v5e link=ici dir=one-way bytes=1.5e10 links=2",
+            "167 ms",
+        ),
+    ];
+    for (directive, shows) in cases {
+        assert_eq!(value(directive), shows, "{directive}");
+    }
+    for bad in [
+        "tensorcore chip=v6e show=mxus",
+        "tensorcore chip=h100",
+        "pod-chips chip=h100 what=host",
+        "link-time chip=v5e link=pcie bytes=1e9 links=0",
+    ] {
+        assert!(eval(bad).is_err(), "{bad}");
+    }
+}
+
 #[test]
 fn clear_errors() {
     assert!(eval("ridge chip=v9").unwrap_err().contains("unknown chip"));
