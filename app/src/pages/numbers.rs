@@ -132,6 +132,21 @@ pub fn NumbersPage() -> impl IntoView {
         format!("{}×", vmem.value),
         cite(&vmem.source),
     ));
+    let share = ridgeline_core::hardware::ACHIEVABLE_PEAK;
+    for (who, c) in [("all TPUs", share.tpu), ("NVIDIA GPUs", share.gpu)] {
+        let (lo, hi) = c.value;
+        let pct = |x: f64| format!("{:.0}", x * 100.0);
+        rows.push((
+            who,
+            "share of peak reached in normal use".into(),
+            if lo == hi {
+                format!("{}%", pct(lo))
+            } else {
+                format!("{}–{}%", pct(lo), pct(hi))
+            },
+            cite(&c.source),
+        ));
+    }
     for p in PRICES {
         let name = ridgeline_core::hardware::chip(p.chip)
             .map(|c| c.name)

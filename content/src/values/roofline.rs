@@ -9,9 +9,9 @@ use super::args::{
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
-use ridgeline_core::format::{grouped, sci, seconds, si};
+use ridgeline_core::format::{grouped, sci, seconds, si, tokens};
 use ridgeline_core::hardware::{chip, Link};
-use ridgeline_core::roofline::ops::{tiled_intensity, Op, OpKind};
+use ridgeline_core::roofline::ops::{tiled_intensity, tokens_per_device, Op, OpKind};
 use ridgeline_core::roofline::strong_scaling::{strong_scaling, StrongScalingParams};
 use ridgeline_core::roofline::SplitContraction;
 use ridgeline_core::units::{BytesPerSec, Flops};
@@ -42,6 +42,41 @@ pub const VALUES: &[ValueDirective] = &[
         example: "critical-batch chip=v5e act=bf16 weight=int8 d=8192 f=28672",
         shows: "125",
         eval: critical_batch,
+    },
+    ValueDirective {
+        name: "attainable",
+        args: &["chip", "op", "b", "d", "f", "act", "weight"],
+        doc: "FLOPs/s an op reaches on a chip reading HBM: its FLOPs over the larger of its \
+              compute and HBM times (exact bytes)",
+        example: "attainable chip=v5e op=matmul b=64 d=1024 f=1024 act=bf16 weight=int8",
+        shows: "8.4e13",
+        eval: attainable_value,
+    },
+    ValueDirective {
+        name: "peak-share",
+        args: &["chip", "show"],
+        doc: "the share of its advertised peak a chip reaches in normal use (show=share, the \
+              default) or the bf16 FLOPs/s that leaves (show=rate)",
+        example: "peak-share chip=h100 show=share",
+        shows: "80–85%",
+        eval: peak_share,
+    },
+    ValueDirective {
+        name: "vpu",
+        args: &["chip", "show"],
+        doc: "one TensorCore's vector unit: show=rate (FLOPs/s, the default) or ridge (over \
+              the chip's HBM bandwidth)",
+        example: "vpu chip=v5p show=ridge",
+        shows: "2.6",
+        eval: vpu,
+    },
+    ValueDirective {
+        name: "token-batch",
+        args: &["seqs", "len", "devices", "show"],
+        doc: "a batch of sequences counted in tokens: show=total (default) or per-device",
+        example: "token-batch seqs=512 len=4096 devices=2048 show=per-device",
+        shows: "1,024",
+        eval: token_batch,
     },
     ValueDirective {
         name: "time",
@@ -143,6 +178,60 @@ fn critical_batch(d: &Directive) -> Result<String, String> {
         .critical_batch(ridge)
         .ok_or_else(|| "this matmul never becomes compute-bound".to_string())?;
     Ok(sci(b, 3))
+}
+
+fn attainable_value(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let op = op_arg(d)?;
+    let a = op
+        .analyse(c)
+        .ok_or_else(|| format!("{} has no peak for {}", c.name, op.compute_dtype()))?;
+    Ok(sci(op.flops().0 / a.lower.0, 3))
+}
+
+fn peak_share(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let (lo, hi) = c.achievable_share().value;
+    let range = |f: &dyn Fn(f64) -> String| {
+        if lo == hi {
+            f(lo)
+        } else {
+            format!("{}–{}", f(lo), f(hi))
+        }
+    };
+    match show_arg(d, "share") {
+        "share" => Ok(format!("{}%", range(&|x| grouped(x * 100.0)))),
+        "rate" => {
+            let p = c
+                .peak(Dtype::Bf16)
+                .ok_or_else(|| format!("{} has no bf16 peak", c.name))?;
+            Ok(range(&|x| sci(x * p.0, 2)))
+        }
+        o => Err(unknown_show(d, o, "share, rate")),
+    }
+}
+
+fn vpu(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let rate = ridgeline_core::hardware::tensor_core(c.id)
+        .and_then(ridgeline_core::hardware::tpu::vpu_rate)
+        .ok_or_else(|| format!("the registry has no VPU rate for {}", c.name))?;
+    match show_arg(d, "rate") {
+        "rate" => Ok(sci(rate.0, 2)),
+        "ridge" => Ok(sci(rate.0 / c.hbm_bw().0, 2)),
+        o => Err(unknown_show(d, o, "rate, ridge")),
+    }
+}
+
+fn token_batch(d: &Directive) -> Result<String, String> {
+    let seqs = num_arg(d, "seqs", None)?;
+    let len = num_arg(d, "len", None)?;
+    let devices = num_arg(d, "devices", Some(1.0))?;
+    match show_arg(d, "total") {
+        "total" => Ok(tokens(seqs * len)),
+        "per-device" => Ok(tokens(tokens_per_device(seqs, len, devices))),
+        o => Err(unknown_show(d, o, "total, per-device")),
+    }
 }
 
 fn time(d: &Directive) -> Result<String, String> {

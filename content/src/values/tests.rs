@@ -401,3 +401,41 @@ fn strong_scaling_keeps_to_memory_the_ici_domain_and_the_backward_pass() {
     let e = eval("strong-scaling chip=v5e params=1e9 tokens=1000 chips=1024").unwrap_err();
     assert!(e.contains("without a token"), "{e}");
 }
+
+/// Part 1's numbers beyond the ridge: achievable peak, the VPU, the batch in
+/// tokens and Question 3's curves.
+#[test]
+fn part1_numbers() {
+    assert_eq!(value("peak-share chip=h100"), "80–85%");
+    assert_eq!(value("peak-share chip=b200"), "80–85%");
+    assert_eq!(value("peak-share chip=v6e"), "95%");
+    assert_eq!(value("peak-share chip=v5e show=rate"), "1.9e14");
+    assert_eq!(value("peak-share chip=h100 show=rate"), "7.9e14–8.4e14");
+    assert!(eval("peak-share chip=h100 show=nope").is_err());
+    // The book: "roughly 7e12" per v5p core, a critical intensity "around 3".
+    assert_eq!(value("vpu chip=v5p"), "7.2e12");
+    assert_eq!(value("vpu chip=v5p show=ridge"), "2.6");
+    assert!(eval("vpu chip=h100").is_err());
+    // 512 sequences of 4096 tokens on 2048 GPUs: 2M tokens, 1k each.
+    assert_eq!(value("token-batch seqs=512 len=4096"), "2.1M");
+    assert_eq!(
+        value("token-batch seqs=512 len=4096 devices=2048 show=per-device"),
+        "1,024"
+    );
+    // Question 3: int8 weights, bf16 compute; the curves reach the peak.
+    let q3 = "chip=v5e act=bf16 weight=int8";
+    assert_eq!(
+        value(&format!("attainable {q3} b=512 d=4096 f=4096")),
+        "1.97e14"
+    );
+    assert_eq!(value(&format!("critical-batch {q3} d=4096 f=4096")), "136");
+    assert_eq!(value(&format!("critical-batch {q3} d=1024 f=1024")), "226");
+    // Below its critical batch the smaller matmul gets less than the larger.
+    let small: f64 = value(&format!("attainable {q3} b=128 d=1024 f=1024"))
+        .parse()
+        .unwrap();
+    let big: f64 = value(&format!("attainable {q3} b=128 d=4096 f=4096"))
+        .parse()
+        .unwrap();
+    assert!(small < big && big < 1.97e14, "{small} {big}");
+}

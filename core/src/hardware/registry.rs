@@ -278,7 +278,45 @@ impl Chip {
     pub fn interconnect(&self) -> Option<&LinkSpec> {
         self.link(Link::Ici).or_else(|| self.link(Link::NvLink))
     }
+
+    /// The share of its advertised dense peak the chip reaches in normal use, as
+    /// a range (low, high): Part 1's figure for its maker ([`ACHIEVABLE_PEAK`]).
+    pub fn achievable_share(&self) -> Cited<(f64, f64)> {
+        match self.vendor {
+            Vendor::Google => ACHIEVABLE_PEAK.tpu,
+            Vendor::Nvidia => ACHIEVABLE_PEAK.gpu,
+        }
+    }
 }
+
+/// The share of the advertised peak FLOPs/s a chip reaches in normal use, by
+/// maker, as a range (low, high).
+#[derive(Debug, Clone, Copy)]
+pub struct AchievablePeak {
+    /// TPUs.
+    pub tpu: Cited<(f64, f64)>,
+    /// NVIDIA GPUs (the book names the H100 and B200).
+    pub gpu: Cited<(f64, f64)>,
+}
+
+/// Part 1's footnote on achievable peak: H100s and B200s reach about 80–85 % of
+/// the peak they are sold at, TPUs about 95 %.
+pub const ACHIEVABLE_PEAK: AchievablePeak = AchievablePeak {
+    tpu: cited(
+        (0.95, 0.95),
+        src(
+            1,
+            "Where Does the Time Go?: TPUs get closer to 95% of peak in normal use",
+        ),
+    ),
+    gpu: cited(
+        (0.80, 0.85),
+        src(
+            1,
+            "Where Does the Time Go?: H100s and B200s usually reach only 80-85% of claimed peak",
+        ),
+    ),
+};
 
 /// The dense peak for `dtype` among `peaks`.
 fn peak_in(peaks: &[Peak], dtype: Dtype) -> Option<FlopsPerSec> {
@@ -895,6 +933,16 @@ pub fn tensor_core(id: &str) -> Option<&'static TensorCoreSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn achievable_share_follows_the_maker() {
+        let tpu = chip("v5e").unwrap().achievable_share().value;
+        let gpu = chip("h100").unwrap().achievable_share().value;
+        assert_eq!(tpu, (0.95, 0.95));
+        assert_eq!(gpu, (0.80, 0.85));
+        assert_eq!(chip("b200").unwrap().achievable_share().value, gpu);
+        assert_eq!(chip("h100").unwrap().achievable_share().source.part, 1);
+    }
 
     #[test]
     fn largest_meshes() {
