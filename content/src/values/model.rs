@@ -3,12 +3,15 @@
 //! layer, its KV cache per token, Mixture-of-Experts thresholds and the cost of
 //! each checkpointing policy.
 
-use super::args::{billions, chip_arg, dtype_arg, model_arg, num_arg, show_arg, unknown_show};
+use super::args::{
+    billions, chip_arg, dtype_arg, message, model_arg, num_arg, show_arg, unknown_show, whole_arg,
+};
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
-use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::format::{binary_bytes, grouped, sci, si};
 use ridgeline_core::model::accounting as tf;
+use ridgeline_core::model::config::ModelConfig;
 use ridgeline_core::model::layer::{layer_ops, LayerParams};
 use ridgeline_core::model::moe::{self, MoeParams};
 use ridgeline_core::model::remat::{self, Policy, RematParams};
@@ -84,6 +87,20 @@ pub const VALUES: &[ValueDirective] = &[
         example: "remat-cost model=llama3-70b policy=none batch=1 seq=4096 show=flops",
         shows: "6.1",
         eval: remat_cost,
+    },
+    ValueDirective {
+        name: "shape-value",
+        args: &[
+            "d", "f", "l", "n", "k", "h", "v", "tokens", "seq", "arrays", "show",
+        ],
+        doc: "a bare dense shape the book works by hand (f=4d, h=128, n=d/h, k=n, v=32768 \
+              unless given): show=activations (bf16 bytes of `arrays` [tokens, D] arrays per \
+              layer), kv-sequence (int8 KV cache of one seq-token sequence), params, crossover \
+              (T where attention equals the rest, T/8D in the book's shape)",
+        example: "shape-value d=8192 f=32768 l=64 n=64 k=64 h=128 v=32768 tokens=4e6 seq=8192 \
+                  arrays=20 show=activations",
+        shows: "84 TB",
+        eval: shape_value,
     },
 ];
 
@@ -213,5 +230,50 @@ fn remat_cost(d: &Directive) -> Result<String, String> {
         "flops" => sci(row.flops_per_param_token, 2),
         "memory" => si(row.activation_bytes.0, "B", 3),
         o => return Err(unknown_show(d, o, "flops, memory")),
+    })
+}
+
+/// The dense shape `d=`, `l=` and friends name, with the book's defaults
+/// (`F = 4D`, `H = 128`, `N = D/H`, `K = N`).
+fn shape_arg(d: &Directive) -> Result<ModelConfig, String> {
+    let max = 1e9;
+    let dm = whole_arg(d, "d", 8192.0, max)?;
+    let h = whole_arg(d, "h", 128.0, max)?;
+    let n = whole_arg(d, "n", (dm / h).max(1) as f64, max)?;
+    ModelConfig::dense(
+        dm,
+        whole_arg(d, "f", 4.0 * dm as f64, max)?,
+        whole_arg(d, "l", 64.0, max)?,
+        n,
+        whole_arg(d, "k", n as f64, max)?,
+        h,
+        whole_arg(d, "v", 32768.0, max)?,
+    )
+    .map_err(|e| e.to_string())
+}
+
+fn shape_value(d: &Directive) -> Result<String, String> {
+    let cfg = shape_arg(d)?;
+    Ok(match show_arg(d, "activations") {
+        "activations" => {
+            let arrays = whole_arg(d, "arrays", 20.0, 1e3)?;
+            let saved = tf::Remat::PerLayer(arrays as u32);
+            let tokens = num_arg(d, "tokens", Some(4e6))?;
+            si(saved.activation_bytes(&cfg, tokens, Dtype::Bf16).0, "B", 2)
+        }
+        "kv-sequence" => {
+            let seq = num_arg(d, "seq", Some(8192.0))?;
+            let bytes = tf::kv_cache_bytes(&cfg, seq, 1.0, Dtype::Int8).map_err(message)?;
+            binary_bytes(bytes.0)
+        }
+        "params" => billions(tf::params(&cfg).total()),
+        "crossover" => grouped(tf::attention_crossover(&cfg)),
+        o => {
+            return Err(unknown_show(
+                d,
+                o,
+                "activations, kv-sequence, params, crossover",
+            ))
+        }
     })
 }

@@ -118,6 +118,23 @@ fn book_numbers() {
         "1,619"
     );
     assert!(eval("train-days model=gpt-9 chip=v5p tokens=1 mfu=0.4").is_err());
+    // Part 4's hand-worked shape (D = 8192, L = 64, 4M tokens): 84 TB saving
+    // everything, 4.2 TB with block remat, an 8 GiB int8 KV cache at 8k tokens;
+    // Q1a's ≈17.4B at exact dimensions; the book's T = 8D crossover.
+    let shape = "shape-value d=8192 l=64";
+    assert_eq!(value(&format!("{shape} tokens=4e6 arrays=20")), "84 TB");
+    assert_eq!(value(&format!("{shape} tokens=4e6 arrays=1")), "4.2 TB");
+    assert_eq!(
+        value(&format!("{shape} seq=8192 show=kv-sequence")),
+        "8.0 GiB"
+    );
+    assert_eq!(
+        value("shape-value d=4096 l=64 v=32000 show=params"),
+        "17.4B"
+    );
+    assert_eq!(value("shape-value d=4096 show=crossover"), "32,768");
+    assert!(eval("shape-value d=8192 n=64 k=5 show=params").is_err());
+    assert!(eval("shape-value show=volume").is_err());
 }
 
 #[test]
