@@ -12,6 +12,7 @@
 //! - [`comms`]: latency knees, collectives compared, collective matmuls;
 //! - [`model`]: a preset's parameters, dimensions, KV cache, MoE and remat;
 //! - [`training`]: parallelism thresholds, splits, bubbles, Part 6's run;
+//! - [`plan`]: Part 6's splits per pod and run times on any number of chips;
 //! - [`inference`]: serving memory, step times, metrics and simulations;
 //! - [`profiling`]: arrays padded to whole tiles;
 //! - [`gpu`]: Part 12's GPU thresholds and facts.
@@ -36,6 +37,7 @@ pub mod gpu;
 pub mod hardware;
 pub mod inference;
 pub mod model;
+pub mod plan;
 pub mod profiling;
 pub mod roofline;
 pub mod scenario;
@@ -54,6 +56,7 @@ pub const DOMAINS: &[&[ValueDirective]] = &[
     comms::VALUES,
     model::VALUES,
     training::VALUES,
+    plan::VALUES,
     inference::VALUES,
     profiling::VALUES,
     gpu::VALUES,

@@ -456,3 +456,47 @@ fn part1_numbers() {
         .unwrap();
     assert!(small < big && big < 1.97e14, "{small} {big}");
 }
+
+#[test]
+fn part6_plans_and_run_times() {
+    let pod = "pod-plan model=llama3-70b chip=v5p batch=4194304";
+    // The book rounds X_opt ≈ 1618 to 2048-way FSDP × 4-way TP on 8,192 chips,
+    // i.e. 1024 sequences × 2-way sequence sharding, leaving 768 chips idle;
+    // the planner keeps all 8,960 chips as 2,240 × 4.
+    for (show, want) in [
+        ("x-opt", "1,619"),
+        ("fsdp", "2,048"),
+        ("tp-round", "4"),
+        ("used", "8,192"),
+        ("idle", "768"),
+        ("dp", "1,024"),
+        ("seq", "2"),
+        ("planner-fsdp", "2,240"),
+    ] {
+        assert_eq!(value(&format!("{pod} pods=1 show={show}")), want, "{show}");
+    }
+    // Worked problem 1: four pods, a quarter of the batch each, FSDP ≈ 800 × TP ≈ 11.
+    assert_eq!(
+        value(&format!("{pod} pods=4 show=tokens-per-pod")),
+        "1,048,576"
+    );
+    assert_eq!(value(&format!("{pod} pods=4 show=x-opt")), "810");
+    assert_eq!(value(&format!("{pod} pods=4 show=tp")), "11");
+    assert_eq!(value(&format!("{pod} pods=4 show=chips")), "35,840");
+    // ≈1 ms a token on one v5p, ≈435 years for the run; the memory floor's chips
+    // (226 at the book's 4e6 tokens) take ≈1,752 days in the book, 1,771 here.
+    let run = "train-time model=llama3-70b chip=v5p";
+    assert_eq!(value(&format!("{run} tokens=1 chips=1 unit=s")), "922 µs");
+    assert_eq!(
+        value(&format!("{run} tokens=15e12 chips=1 unit=years")),
+        "438"
+    );
+    assert_eq!(
+        value(&format!(
+            "{run} tokens=15e12 mfu=0.4 chips=min batch=4e6 unit=days"
+        )),
+        "1,771"
+    );
+    assert!(eval(&format!("{run} tokens=15e12 chips=some")).is_err());
+    assert!(eval(&format!("{pod} pods=1 show=volume")).is_err());
+}
