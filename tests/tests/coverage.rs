@@ -286,6 +286,10 @@ const FILES: &[TestFile] = &[
                 golden_ch6::q9_mixed_fsdp_and_tensor,
             ),
             ("wp2a_llama3_405b", golden_ch6::wp2a_llama3_405b),
+            (
+                "worked_problems_on_many_pods",
+                golden_ch6::worked_problems_on_many_pods,
+            ),
             ("planner_on_a_full_pod", golden_ch6::planner_on_a_full_pod),
         ],
     ),

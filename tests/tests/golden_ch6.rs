@@ -231,6 +231,38 @@ pub(crate) fn wp2a_llama3_405b() {
 }
 
 #[test]
+pub(crate) fn worked_problems_on_many_pods() {
+    // Worked problems 1 and 2(b): the book gives no answer. Our estimates: 70B
+    // on 4 pods has 117 tokens per chip, just above the mixed threshold of 113;
+    // 405B on 8 pods has 58.5, just below its 61; at 40% MFU they take about 11
+    // and 32 days.
+    let a = ici_intensity(v5p(), Dtype::Bf16).unwrap();
+    for (id, preset, pods, threshold, above) in [
+        ("ch6-wp1b", "llama3-70b", 4, 113.4, true),
+        ("ch6-wp2c", "llama3-405b", 8, 61.1, false),
+    ] {
+        let p = problem(id);
+        let cfg = model(preset).unwrap().config;
+        let cluster = Cluster::full_pod(v5p(), pods).unwrap();
+        assert_eq!(cluster.chips(), p.input("chips"), "{id} chips");
+        let mixed = fsdp_tp_critical_tokens_per_chip(a, cfg.d_ff as f64, 2.0, 1.0);
+        assert_rel(&format!("{id} threshold"), mixed, threshold, 0.01);
+        let per_chip = 4_194_304.0 / cluster.chips();
+        assert_eq!(per_chip > mixed, above, "{id}: {per_chip} against {mixed}");
+        let run = estimate_run(
+            params(&cfg).total(),
+            p.input("tokens"),
+            cluster.chips(),
+            v5p().peak(Dtype::Bf16).unwrap(),
+            p.input("mfu"),
+        )
+        .unwrap();
+        let days = p.computed_answer["days"].as_f64().unwrap();
+        assert_rel(id, run.days(), days, 1e-3);
+    }
+}
+
+#[test]
 pub(crate) fn planner_on_a_full_pod() {
     // The planner's whole picture for the Part 6 case study: compute-bound, ~2.5 GB per
     // chip, and with four checkpoints per layer (the forward pass recomputed, ~8·P·D)

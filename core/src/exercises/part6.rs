@@ -13,8 +13,9 @@ use crate::hardware::{chip, Chip};
 use crate::model::accounting::{params, state_memory, training_flops_rule, Optimizer, Remat};
 use crate::model::config::{model, ModelConfig};
 use crate::training::{
-    estimate_run, evaluate, min_chips_for_memory, scale_time, training_time, Cluster, Job,
-    Parallelism, TrainingError, DAY, YEAR,
+    dcn_intensity, dp_critical_tokens_per_chip, estimate_run, evaluate,
+    fsdp_tp_critical_tokens_per_chip, ici_intensity, min_chips_for_memory, optimal_fsdp,
+    scale_time, training_time, Cluster, Job, Parallelism, TrainingError, DAY, YEAR,
 };
 use crate::units::{Bytes, Seconds};
 
@@ -120,14 +121,16 @@ const P_Q7: &[Param] = &[param(
     16384.0,
     Scale::Pow2,
 )];
-const P_Q8: &[Param] = &[param(
+/// A batch of about four million tokens (Q8 and the worked problems).
+const BATCH_4M: Param = param(
     "B",
     "batch (tokens)",
     4194304.0,
     1048576.0,
     16777216.0,
     Scale::Pow2,
-)];
+);
+const P_Q8: &[Param] = &[BATCH_4M];
 const P_Q9A: &[Param] = &[
     choice("chip", "TPU", V5P_FIRST),
     param("F", "F", 28672.0, 4096.0, 65536.0, Scale::Linear),
@@ -137,10 +140,135 @@ const P_Q9B: &[Param] = &[
     param("F", "F", 28672.0, 4096.0, 65536.0, Scale::Linear),
     param("N", "chips", 8960.0, 256.0, 16384.0, Scale::Pow2),
 ];
+// The worked problems' inputs: a model, its pods, and a batch or an MFU.
+const WP_MFU: Param = param("mfu", "MFU", 0.4, 0.2, 0.7, Scale::Linear);
+const WP_70: Param = choice("model", "model", LLAMA70_FIRST);
+const WP_405: Param = choice("model", "model", LLAMA405_FIRST);
+const WP_4_PODS: Param = param("pods", "TPU v5p pods", 4.0, 1.0, 16.0, Scale::Int);
+const WP_8_PODS: Param = param("pods", "TPU v5p pods", 8.0, 1.0, 16.0, Scale::Int);
+const P_WP1: &[Param] = &[WP_70, WP_4_PODS, BATCH_4M];
+const P_WP2B: &[Param] = &[WP_405, WP_8_PODS, BATCH_4M];
+const P_WP1_DAYS: &[Param] = &[WP_70, WP_4_PODS, WP_MFU];
+const P_WP2C: &[Param] = &[WP_405, WP_8_PODS, WP_MFU];
 const P_WP2: &[Param] = &[
     choice("model", "model", LLAMA405_FIRST),
     param("tokens", "training tokens", 15e12, 1e11, 1e14, Scale::Log),
 ];
+
+/// The worked problems' scenario: `pods` full v5p pods sharing a batch of `B`
+/// tokens, for the chosen model.
+fn pods_prompt(p: &[Param], ask: &str) -> String {
+    let m = model_param(p, "model").map_or("the model", |m| m.name);
+    format!(
+        "{m} trains on {} full TPU v5p pods sharing a batch of {} tokens (sequences of 4,096). {ask}",
+        n(value(p, "pods")),
+        n(value(p, "B"))
+    )
+}
+
+/// Which plan keeps the pods compute-bound: FSDP alone needs α/3 tokens per
+/// chip, FSDP × tensor parallelism within a pod α²/(2F), and data parallelism
+/// across pods C/W_dcn tokens per pod (Parts 5 and 6).
+fn pods_plan(p: &[Param]) -> Result<Solution, String> {
+    let m = model_param(p, "model")?;
+    let c = v5p()?;
+    let pods = value(p, "pods");
+    let cl = Cluster::full_pod(c, pods as u32).map_err(s)?;
+    let b = value(p, "B");
+    let per_chip = b / cl.chips();
+    let per_pod = b / pods;
+    let a = ici_intensity(c, Dtype::Bf16).map_err(s)?;
+    let f = m.config.d_ff as f64;
+    let fsdp = dp_critical_tokens_per_chip(a, 3.0);
+    let mixed = fsdp_tp_critical_tokens_per_chip(a, f, 2.0, 1.0);
+    let dcn = dcn_intensity(c, Dtype::Bf16).map_err(s)?.0;
+    let across = pods <= 1.0 || per_pod > dcn;
+    let correct = if per_chip > fsdp && across {
+        "a"
+    } else if per_chip > mixed && across {
+        "b"
+    } else {
+        "c"
+    };
+    let options = vec![
+        ("a", "FSDP alone over every chip, compute-bound".to_string()),
+        (
+            "b",
+            "FSDP × tensor parallelism within each pod (data parallelism across pods), compute-bound"
+                .to_string(),
+        ),
+        ("c", "communication-bound whatever the split".to_string()),
+    ];
+    let x = optimal_fsdp(per_pod, f, cl.chips_per_slice as f64, 2.0, 1.0);
+    Ok(Solution::new(Answer::Choice { options, correct })
+        .step(format!(
+            "{} tokens / {} chips = {} tokens per chip",
+            n(b),
+            n(cl.chips()),
+            sci(per_chip, 3)
+        ))
+        .step(format!(
+            "FSDP alone needs α/3 = {}; FSDP × TP needs α²/(2F) = {}² / (2 × {}) = {}",
+            sci(fsdp, 3),
+            sci(a.0, 4),
+            n(f),
+            sci(mixed, 3)
+        ))
+        .step(format!(
+            "across pods: {} tokens per pod against C/W_dcn = {} over the DCN",
+            sci(per_pod, 3),
+            sci(dcn, 3)
+        ))
+        .step(format!(
+            "within a pod X_opt = sqrt(2·B_pod·N/F) = {}, so about {}-way tensor parallelism",
+            sci(x, 3),
+            sci(cl.chips_per_slice as f64 / x, 2)
+        )))
+}
+
+/// Days for 15T tokens on `pods` full v5p pods at an MFU.
+fn pods_days(p: &[Param]) -> Result<Solution, String> {
+    let m = model_param(p, "model")?;
+    let c = v5p()?;
+    let cl = Cluster::full_pod(c, value(p, "pods") as u32).map_err(s)?;
+    let peak = c.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
+    let total = params(&m.config).total();
+    let run = estimate_run(total, 15e12, cl.chips(), peak, value(p, "mfu")).map_err(s)?;
+    Ok(Solution::numeric(run.time.0, "days")
+        .step(format!(
+            "6 × {} parameters × 15e12 tokens = {} FLOPs",
+            sci(total, 3),
+            sci(run.flops.0, 3)
+        ))
+        .step(format!(
+            "/ ({} chips × {} FLOPs/s × {:.0}%) = {} s = {:.1} days",
+            n(cl.chips()),
+            sci(peak.0, 3),
+            value(p, "mfu") * 100.0,
+            sci(run.time.0, 3),
+            run.days()
+        ))
+        .count("chips", cl.chips()))
+}
+
+/// The worked problems' question of which plan keeps the pods compute-bound.
+fn plan_prompt(p: &[Param]) -> String {
+    pods_prompt(
+        p,
+        "Which plan keeps training compute-bound?\n(a) FSDP alone over every chip\n(b) FSDP × tensor parallelism within each pod, data parallelism across pods\n(c) none: it is communication-bound whatever the split",
+    )
+}
+
+const DAYS_HINT: &[&str] = &["Time = 6 · params · tokens / (chips × peak × MFU)."];
+
+fn days_prompt(p: &[Param]) -> String {
+    let m = model_param(p, "model").map_or("the model", |m| m.name);
+    format!(
+        "Assuming the plan stays compute-bound at {:.0}% MFU, how many days does training {m} on 15T tokens take on {} full TPU v5p pods?",
+        value(p, "mfu") * 100.0,
+        n(value(p, "pods"))
+    )
+}
 
 fn question(
     id: &'static str,
@@ -352,6 +480,14 @@ pub(super) fn defs() -> Vec<Def> {
         ),
         question("ch6-q9a", P_Q9A, mixed_prompt, mixed, &["The mixed threshold is α² / (M_X·M_Y·F)."]),
         question("ch6-q9b", P_Q9B, x_opt_prompt, x_opt, &["X_opt = sqrt((B / F)·(M_X / M_Y)·N)."]),
+        ours(question(
+            "ch6-wp1a",
+            P_WP1,
+            plan_prompt,
+            pods_plan,
+            &["Tokens per chip against α/3 (FSDP alone) and α²/(2F) (FSDP × TP); tokens per pod against C/W_dcn."],
+        )),
+        ours(question("ch6-wp1b", P_WP1_DAYS, days_prompt, pods_days, DAYS_HINT)),
         Def {
             id: "ch6-wp2a",
             chapter: 6,
@@ -379,7 +515,23 @@ pub(super) fn defs() -> Vec<Def> {
             correction: None,
             book_gave_answer: false,
         },
+        ours(question(
+            "ch6-wp2b",
+            P_WP2B,
+            plan_prompt,
+            pods_plan,
+            &["F is larger, so α²/(2F) is smaller than for 70B; compare it with the tokens per chip."],
+        )),
+        ours(question("ch6-wp2c", P_WP2C, days_prompt, pods_days, DAYS_HINT)),
     ]
+}
+
+/// A worked problem the book leaves unanswered: graded against core's answer.
+fn ours(d: Def) -> Def {
+    Def {
+        book_gave_answer: false,
+        ..d
+    }
 }
 
 #[cfg(test)]
