@@ -392,6 +392,11 @@ fn part5_numbers() {
         "8.7e5"
     );
     assert!(eval("split-critical chip=v5p f=32768 chips=4096 tp=16 mx=3 my=1").is_err());
+    // The text's 256 × 16, which needs TP on two axes and leaves FSDP one.
+    assert_eq!(
+        value("split-critical chip=v5p f=32768 chips=4096 tp=16 mx=1 my=2"),
+        "6.53e5"
+    );
     // DCN: 25 GB/s per host, 6.25 GB/s per chip.
     assert_eq!(value("dcn-egress chip=v5p show=chip"), "6.25 GB/s");
     assert_eq!(value("dcn-egress chip=v5p show=host"), "25 GB/s");
