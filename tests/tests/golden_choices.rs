@@ -24,6 +24,7 @@ const BOOK_LETTERS: &[(&str, &str)] = &[
     ("ch3-q9a", "a"),
     ("ch3-q9b", "a"),
     ("ch5-q3a", "b"),
+    ("ch5-q3b-comms", "b"),
     ("ch6-q7", "b"),
     ("ch8-q4", "a"),
     ("ch9-q1", "b"),
