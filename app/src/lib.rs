@@ -12,6 +12,7 @@
 //! [`charts`] draws without knowing about signals; [`input`] validates
 //! everything a reader types.
 
+pub mod backups;
 /// Benchmark entry points, in the bundles that carry the emulator or the
 /// serving simulator.
 #[cfg(any(widget = "sharding", widget = "serving-engine"))]

@@ -9,8 +9,10 @@
 //! ```
 //!
 //! Anything that does not parse as this schema — corrupted text, another
-//! program's data, an older or newer version — is never silently dropped: the
-//! caller keeps it as a backup and tells the reader.
+//! program's data, an older or newer version — is never silently dropped: it
+//! is kept as a dated copy ([`crate::backups`]) and the reader is told. A
+//! solved exercise this version does not know (a newer version's, or one
+//! renamed) is set aside the same way, and the rest of the progress is kept.
 
 use std::collections::BTreeMap;
 
@@ -20,8 +22,6 @@ pub const SCHEMA: &str = "ridgeline-progress";
 pub const VERSION: u32 = 1;
 /// The localStorage key of the current progress.
 pub const KEY: &str = "ridgeline.progress.v1";
-/// Prefix of backup keys for entries that could not be read.
-pub const BACKUP_PREFIX: &str = "ridgeline.progress.backup.";
 /// Largest file accepted on import.
 pub const MAX_BYTES: usize = 1 << 20;
 
@@ -272,17 +272,27 @@ pub enum Unreadable {
     OtherVersion(u32),
 }
 
-impl std::fmt::Display for Unreadable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Unreadable {
+    /// Why `what` ("the file", "the saved progress") is not usable progress.
+    pub fn describe(&self, what: &str) -> String {
         match self {
-            Unreadable::Corrupted(e) => write!(f, "the saved progress is damaged ({e})"),
-            Unreadable::Foreign => f.write_str("the file is not ridgeline progress"),
-            Unreadable::OtherVersion(v) => write!(
-                f,
-                "the progress is in format version {v}; this version reads {VERSION}"
-            ),
+            Unreadable::Corrupted(e) => format!("{what} is damaged ({e})"),
+            Unreadable::Foreign => format!("{what} is not ridgeline progress"),
+            Unreadable::OtherVersion(v) => {
+                format!("{what} is in format version {v}; this version reads {VERSION}")
+            }
         }
     }
+}
+
+/// Progress read from text: what this version knows, and the solved
+/// exercises it does not (set aside, never dropped).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Read {
+    /// The exercises this version knows.
+    pub progress: Progress,
+    /// Ids of solved exercises this version does not know.
+    pub set_aside: Vec<String>,
 }
 
 impl Progress {
@@ -306,9 +316,10 @@ impl Progress {
         )
     }
 
-    /// Parses the versioned JSON format; `known` says which ids exist (unknown ids
-    /// are an error, so another program's data is not mistaken for ours).
-    pub fn from_json(text: &str, known: &dyn Fn(&str) -> bool) -> Result<Progress, Unreadable> {
+    /// Parses the versioned JSON format; `known` says which ids exist. An
+    /// unknown id is set aside ([`Read::set_aside`]), the rest still read; an
+    /// entry that is not a whole-number record refuses the whole text.
+    pub fn from_json(text: &str, known: &dyn Fn(&str) -> bool) -> Result<Read, Unreadable> {
         if text.len() > MAX_BYTES {
             return Err(Unreadable::Corrupted("larger than 1 MiB".into()));
         }
@@ -327,28 +338,28 @@ impl Progress {
             return Err(Unreadable::Foreign);
         };
         let mut solved = BTreeMap::new();
+        let mut set_aside = Vec::new();
         for (id, entry) in fields {
-            if !known(id) {
-                return Err(Unreadable::Corrupted(format!(
-                    "unknown exercise “{}”",
-                    crate::input::short(id)
-                )));
-            }
             let num = |k: &str| match entry.get(k) {
                 Some(Json::Num(n)) if n.fract() == 0.0 && *n >= 0.0 && *n <= 1e15 => Ok(*n),
                 _ => Err(Unreadable::Corrupted(format!(
                     "entry “{id}” lacks a whole-number {k}"
                 ))),
             };
-            solved.insert(
-                id.clone(),
-                Solved {
-                    attempts: num("attempts")?.min(u32::MAX as f64) as u32,
-                    seed: num("seed")? as u64,
-                },
-            );
+            let record = Solved {
+                attempts: num("attempts")?.min(u32::MAX as f64) as u32,
+                seed: num("seed")? as u64,
+            };
+            if known(id) {
+                solved.insert(id.clone(), record);
+            } else {
+                set_aside.push(id.clone());
+            }
         }
-        Ok(Progress { solved })
+        Ok(Read {
+            progress: Progress { solved },
+            set_aside,
+        })
     }
 
     /// Adds everything in `other`, keeping the fewer attempts where both have an entry.
@@ -366,26 +377,118 @@ impl Progress {
     }
 }
 
-/// Reads the stored progress. Unreadable data is moved to a backup key and
-/// the returned message says so; the reader starts afresh without losing it.
-pub fn load() -> (Progress, Option<String>) {
+/// The stored progress as this visit reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// What could be read.
+    pub progress: Progress,
+    /// What the reader must be told: data set aside or left in place.
+    pub notice: Option<String>,
+    /// False when stored data could not be read and the browser would not
+    /// keep a copy of it: saving would overwrite it, so nothing is saved.
+    pub can_save: bool,
+    /// True when what was stored has been kept as a copy and should now be
+    /// replaced by [`Loaded::progress`] (the part this version reads).
+    pub replace: bool,
+}
+
+/// Reads the stored progress. Text that is not usable progress, and solved
+/// exercises this version does not know, are kept as a dated copy
+/// ([`crate::backups`]) before anything can overwrite them, and the notice
+/// says so; if the browser will not keep the copy, the data stays where it
+/// is and nothing is saved over it.
+pub fn load() -> Loaded {
+    let fresh = Loaded {
+        can_save: true,
+        ..Loaded::default()
+    };
     // A static page is written natively at build time: nobody's progress.
     if cfg!(not(target_arch = "wasm32")) {
-        return (Progress::default(), None);
+        return fresh;
     }
     let Some(storage) = leptos::prelude::window().local_storage().ok().flatten() else {
-        return (Progress::default(), None);
+        return fresh;
     };
     let Ok(Some(text)) = storage.get_item(KEY) else {
-        return (Progress::default(), None);
+        return fresh;
     };
-    match Progress::from_json(&text, &crate::content::is_exercise) {
-        Ok(p) => (p, None),
+    let loaded = loaded_from(&text, &crate::content::is_exercise, &mut |why| {
+        crate::backups::keep(crate::backups::Kind::Progress, &text, why)
+    });
+    if loaded.replace {
+        // The copy is kept: the stored text becomes what this version reads,
+        // so the next visit does not report it again.
+        let _ = if loaded.progress.solved.is_empty() {
+            storage.remove_item(KEY)
+        } else {
+            storage.set_item(KEY, &loaded.progress.to_json())
+        };
+    }
+    loaded
+}
+
+/// [`load`] of the stored `text`, keeping copies with `keep(why)`.
+fn loaded_from(
+    text: &str,
+    known: &dyn Fn(&str) -> bool,
+    keep: &mut dyn FnMut(&str) -> Result<String, String>,
+) -> Loaded {
+    let listed = "a dated copy is kept in this browser, listed below on the progress page";
+    match Progress::from_json(text, known) {
+        Ok(Read {
+            progress,
+            set_aside,
+        }) if set_aside.is_empty() => Loaded {
+            progress,
+            notice: None,
+            can_save: true,
+            replace: false,
+        },
+        Ok(Read {
+            progress,
+            set_aside,
+        }) => {
+            let ids: Vec<String> = set_aside
+                .iter()
+                .map(|id| format!("“{}”", crate::input::short(id)))
+                .collect();
+            let why = format!(
+                "solved exercises this version does not know: {}",
+                ids.join(", ")
+            );
+            let (notice, can_save) = match keep(&why) {
+                Ok(_) => (
+                    format!("Your progress was read, but {} solved exercise(s) this version does not know were set aside ({}); {listed}.", ids.len(), ids.join(", ")),
+                    true,
+                ),
+                Err(e) => (
+                    format!("Your progress was read, but {} solved exercise(s) this version does not know ({}) could not be set aside: {e}. Your stored progress is left as it was and nothing new is saved over it; export it to keep it.", ids.len(), ids.join(", ")),
+                    false,
+                ),
+            };
+            Loaded {
+                progress,
+                notice: Some(notice),
+                can_save,
+                replace: can_save,
+            }
+        }
         Err(e) => {
-            let backup = format!("{BACKUP_PREFIX}{}", js_sys::Date::now() as u64);
-            let _ = storage.set_item(&backup, &text);
-            let _ = storage.remove_item(KEY);
-            (Progress::default(), Some(format!("Your saved progress could not be read: {e}. It was kept under “{backup}” in this browser's storage.")))
+            let why = e.describe("the saved progress");
+            match keep(&why) {
+                Ok(_) => Loaded {
+                    progress: Progress::default(),
+                    notice: Some(format!("Your saved progress could not be read: {why}. Nothing of it is lost: {listed}, where you can download or restore it.")),
+                    can_save: true,
+                    replace: true,
+                },
+                Err(err) => Loaded {
+                    progress: Progress::default(),
+                    notice: Some(format!("Your saved progress could not be read: {why}; and {err}, so it is left where it is and nothing is saved over it.")),
+                    can_save: false,
+                    replace: false,
+                },
+            }
         }
     }
 }
@@ -399,13 +502,20 @@ pub fn save(p: &Progress) -> Option<String> {
         .map(|_| "This browser did not let us save your progress.".to_string())
 }
 
-/// Records a solved exercise and saves.
+/// Records a solved exercise and saves (unless stored data that could not
+/// be kept aside would be overwritten).
 pub fn record(id: &str, attempts: u32, seed: u64) {
-    let (mut p, _) = load();
+    let Loaded {
+        progress: mut p,
+        can_save,
+        ..
+    } = load();
     p.merge(&Progress {
         solved: BTreeMap::from([(id.to_string(), Solved { attempts, seed })]),
     });
-    let _ = save(&p);
+    if can_save {
+        let _ = save(&p);
+    }
 }
 
 #[cfg(test)]
@@ -434,7 +544,13 @@ mod tests {
             },
         );
         let text = p.to_json();
-        assert_eq!(Progress::from_json(&text, &known), Ok(p));
+        assert_eq!(
+            Progress::from_json(&text, &known),
+            Ok(Read {
+                progress: p,
+                set_aside: vec![]
+            })
+        );
     }
 
     #[test]
@@ -454,10 +570,10 @@ mod tests {
             ),
             Err(Unreadable::OtherVersion(0))
         );
-        assert!(matches!(
-            Progress::from_json("{\"schema\":\"ridgeline-progress\",\"version\":1,\"solved\":{\"x\":{\"attempts\":1,\"seed\":0}}}", &known),
-            Err(Unreadable::Corrupted(_))
-        ));
+        // An unknown exercise is set aside; the rest is read.
+        let read = Progress::from_json("{\"schema\":\"ridgeline-progress\",\"version\":1,\"solved\":{\"x\":{\"attempts\":1,\"seed\":0},\"ch1-q2\":{\"attempts\":2,\"seed\":0}}}", &known).unwrap();
+        assert_eq!(read.set_aside, ["x"]);
+        assert_eq!(read.progress.solved.keys().collect::<Vec<_>>(), ["ch1-q2"]);
         assert!(matches!(
             Progress::from_json("{\"schema\":\"ridgeline-progress\",\"version\":1,\"solved\":{\"ch1\":{\"attempts\":-1,\"seed\":0}}}", &known),
             Err(Unreadable::Corrupted(_))
@@ -478,10 +594,53 @@ mod tests {
             }
             let text = String::from_utf8_lossy(&s);
             let _ = parse_json(&text);
-            let _ = Progress::from_json(&text, &known);
+            // What is read writes back as the same progress.
+            if let Ok(read) = Progress::from_json(&text, &known) {
+                let again = Progress::from_json(&read.progress.to_json(), &known).unwrap();
+                assert_eq!(again.progress, read.progress, "{text}");
+                assert!(again.set_aside.is_empty());
+            }
         }
         let deep = "[".repeat(10_000);
         assert!(parse_json(&deep).is_err());
+    }
+
+    /// The findings of issue 41: one unknown exercise id marked all stored
+    /// progress "damaged" and hid it under a key no page showed, and an
+    /// imported file was refused as "the saved progress". Now the rest is
+    /// kept, the copy is made before anything is replaced, a refused copy
+    /// stops every save, and each message names its real source.
+    #[test]
+    fn unknown_ids_are_set_aside_and_a_refused_copy_stops_saving() {
+        let text = "{\"schema\":\"ridgeline-progress\",\"version\":1,\"solved\":{\"ch1-q2\":{\"attempts\":1,\"seed\":0},\"zz-new\":{\"attempts\":4,\"seed\":0}}}";
+        let mut kept = Vec::new();
+        let l = loaded_from(text, &known, &mut |why| {
+            kept.push(why.to_string());
+            Ok("ridgeline.backup.progress.1".into())
+        });
+        assert_eq!(l.progress.solved.len(), 1);
+        assert!((l.can_save, l.replace) == (true, true));
+        assert_eq!(
+            kept,
+            ["solved exercises this version does not know: “zz-new”"]
+        );
+        assert!(l.notice.unwrap().contains("set aside (“zz-new”)"));
+        let refused = loaded_from(text, &known, &mut |_| Err("the storage is full".into()));
+        assert!((refused.can_save, refused.replace) == (false, false));
+        assert!(refused.notice.unwrap().contains("the storage is full"));
+        let broken = loaded_from("{\"schema\":", &known, &mut |_| Ok("k".into()));
+        assert!(broken
+            .notice
+            .unwrap()
+            .starts_with("Your saved progress could not be read: the saved progress is damaged"));
+        assert!(broken.progress.solved.is_empty() && broken.replace);
+        assert_eq!(
+            Unreadable::Foreign.describe("the file"),
+            "the file is not ridgeline progress"
+        );
+        assert!(Unreadable::Corrupted("x".into())
+            .describe("the file")
+            .starts_with("the file is damaged"));
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub const SYMBOLS: &[Symbol] = &[
     // Batches and degrees.
     sym("B_crit", r"B_\text{crit}", "the critical batch above which a matmul is compute-bound", "tokens", Some("B"), 1),
     sym("X_opt", r"X_\text{opt}", "the best FSDP degree of an FSDP + tensor-parallel split", "chips", Some("X"), 5),
+    sym("T_FSDP", r"T_\text{FSDP}", "the FSDP (weight) collectives' time in an FSDP + tensor-parallel split", "s", Some("T"), 5),
+    sym("T_TP", r"T_\text{TP}", "the tensor-parallel (activation) collectives' time in an FSDP + tensor-parallel split", "s", Some("T"), 5),
     sym("M_X", "M_X", "mesh axes the FSDP dimension is sharded over", "", None, 5),
     sym("M_Y", "M_Y", "mesh axes the tensor-parallel dimension is sharded over", "", None, 5),
     // Counts and sizes in Parts 7 and 12.

@@ -109,14 +109,14 @@ test('hints unlock after failed attempts, and a variant changes the numbers', as
   await context.close();
 });
 
-test('progress is remembered, exported, imported; damaged data is kept aside with a notice', async () => {
+test('progress is remembered, exported, imported; damaged data and unknown exercises are kept as dated copies, listed and restorable', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base, { acceptDownloads: true });
   await page.goto(env.base + 'rooflines');
   await ready(page);
   await check(page.locator('[data-exercise="ch1-q5"]'), '295');
   await page.goto(env.base + 'progress');
   await ready(page);
-  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 318$/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 319$/);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export to a file' }).click()]);
   const exported = fs.readFileSync(await download.path(), 'utf8');
   assert.match(exported, /"schema":"ridgeline-progress","version":1/);
@@ -125,18 +125,43 @@ test('progress is remembered, exported, imported; damaged data is kept aside wit
   await page.locator('input[type="file"]').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
   await page.locator('[data-notice]:not([hidden])').waitFor();
   assert.match(await page.locator('[data-notice]').textContent(), /not ridgeline progress/);
-  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 318$/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 319$/);
   // Importing a valid file merges.
   const other = exported.replace('"ch1-q5"', '"ch2-q1"');
   await page.locator('input[type="file"]').setInputFiles({ name: 'y.json', mimeType: 'application/json', buffer: Buffer.from(other) });
   await page.waitForFunction(() => document.querySelector('[data-progress-total]').textContent.startsWith('2 of'));
-  // Damaged storage: kept as a backup, the reader is told.
+  // A solved exercise this version does not know is set aside; the rest stays.
+  const stored = await page.evaluate(() => localStorage.getItem('ridgeline.progress.v1'));
+  const withNew = stored.replace('"solved":{', '"solved":{"ch99-new":{"attempts":1,"seed":0},');
+  await page.evaluate((t) => localStorage.setItem('ridgeline.progress.v1', t), withNew);
+  await page.reload();
+  await ready(page);
+  assert.match(await page.locator('[data-notice]').textContent(), /set aside \(“ch99-new”\)/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^2 of/);
+  const copies = page.locator('[data-kept-copies] li');
+  assert.equal(await copies.count(), 1);
+  assert.match(await copies.first().textContent(), /^\d{4}-\d\d-\d\d \d\d:\d\d UTC · progress: solved exercises this version does not know: “ch99-new”/);
+  // Damaged storage: kept as a dated copy, listed, restorable; the reader is told.
   await page.evaluate(() => localStorage.setItem('ridgeline.progress.v1', '{"schema":"ridgeline-progress","version":1,"solved":{"ch1-q5":{'));
   await page.reload();
   await ready(page);
-  assert.match(await page.locator('[data-notice]').textContent(), /could not be read.*kept under/);
-  const keys = await page.evaluate(() => Object.keys(localStorage));
-  assert.ok(keys.some((k) => k.startsWith('ridgeline.progress.backup.')), 'no backup kept');
+  assert.match(await page.locator('[data-notice]').textContent(), /could not be read: the saved progress is damaged.*Nothing of it is lost/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^0 of/);
+  assert.equal(await copies.count(), 2);
+  const keys = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('ridgeline.backup.progress.') && !k.endsWith('.why')));
+  assert.equal(keys.length, 2, 'a dated copy of each');
+  // The older copy (the one with ch99-new beside two known exercises) restores those two.
+  await copies.nth(1).locator('[data-restore]').click();
+  await page.waitForFunction(() => document.querySelector('[data-progress-total]').textContent.startsWith('2 of'));
+  assert.match(await page.locator('[data-notice]').textContent(), /Restored 2 solved exercises/);
+  // The damaged copy cannot be restored and says so; removing it leaves one.
+  await copies.first().locator('[data-restore]').click();
+  await page.waitForFunction(() => /cannot be restored/.test(document.querySelector('[data-notice]').textContent));
+  await copies.first().getByRole('button', { name: 'Remove' }).click();
+  assert.equal(await copies.count(), 1);
+  // An imported file is named as a file, not as stored progress.
+  await page.locator('input[type="file"]').setInputFiles({ name: 'z.json', mimeType: 'application/json', buffer: Buffer.from('{"schema":"ridgeline-progress","version":1,"solved":{') });
+  await page.waitForFunction(() => /the file is damaged/.test(document.querySelector('[data-notice]').textContent));
   assert.deepEqual(problems, []);
   await context.close();
 });

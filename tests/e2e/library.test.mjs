@@ -148,8 +148,20 @@ test('Part 6: a corrupt library file and corrupt storage are reported inline and
   await readyLibrary(page);
   const kept = own.locator('[data-backup]');
   assert.equal(await kept.isHidden(), false);
-  assert.match(await kept.textContent(), /version 7 is newer/);
-  assert.equal(await page.evaluate(() => localStorage.getItem('ridgeline.library.backup')), '{"ridgeline_library": 7}');
+  assert.match(await kept.textContent(), /version 7 is newer.*a dated copy is kept in this browser/);
+  const copies = await page.evaluate(() => Object.keys(localStorage)
+    .filter((k) => k.startsWith('ridgeline.backup.library.') && !k.endsWith('.why'))
+    .map((k) => localStorage.getItem(k)));
+  assert.deepEqual(copies, ['{"ridgeline_library": 7}']);
+  // Another visit keeps no second copy of the same text, and the progress page lists it.
+  await page.reload();
+  await ready(page);
+  await page.goto(env.base + 'progress');
+  await ready(page);
+  const listed = page.locator('[data-kept-copies] li');
+  assert.equal(await listed.count(), 1);
+  assert.match(await listed.textContent(), /· library: .*version 7 is newer/);
+  assert.equal(await listed.locator('[data-restore]').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
 });

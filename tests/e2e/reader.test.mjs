@@ -82,6 +82,31 @@ test('a widget state survives a reload of its URL', async () => {
   await context.close();
 });
 
+test('a link over 2000 characters loads every widget it can and names the one it dropped', async () => {
+  // Three widgets each carrying a reader's chip whose sixty-letter name is
+  // twelve characters a letter in a URL: about 800 characters each. Before,
+  // the whole query was refused and every widget silently showed its defaults.
+  const name = '\u{1D6FC}'.repeat(60);
+  const code = `c1~${name}~g~bf16:1.97e14_int8:3.94e14~1.6e10~hbm:8.2e11_ici:9e10:4.5e10~t:2:16x16x1:4x2x1:axis16:1`;
+  const query = new URLSearchParams([
+    ['chip-map.chip', code], ['torus.chip', code], ['streaming.chip', code],
+  ]).toString();
+  assert.ok(query.length > 2000 && query.length < 3000, `${query.length}`);
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(`${env.base}tpus?${query}`);
+  await ready(page);
+  for (const w of ['chip-map', 'torus']) {
+    const picked = page.locator(`[data-widget="${w}"] select`).first().locator('option:checked');
+    assert.equal(await picked.textContent(), name, `${w} did not load the chip from the link`);
+    assert.equal(await page.locator(`[data-widget="${w}"] [data-notice]:not([hidden])`).count(), 0, w);
+  }
+  const dropped = page.locator('[data-widget="streaming"]');
+  assert.match(await dropped.locator('[data-notice]').textContent(), /longer than 2000 characters; the widgets above this one used all of it/);
+  assert.equal(await dropped.locator('select').first().inputValue(), 'v5e');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('after one visit the site works offline', async () => {
   const server = await serve(DIST, 0);
   const base = `http://127.0.0.1:${server.address().port}/`;

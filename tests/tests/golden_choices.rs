@@ -24,6 +24,7 @@ const BOOK_LETTERS: &[(&str, &str)] = &[
     ("ch3-q9a", "a"),
     ("ch3-q9b", "a"),
     ("ch5-q3a", "b"),
+    ("ch5-q3b-comms", "b"),
     ("ch6-q7", "b"),
     // Worked problems 1 and 2(b): no book answer; the letters are ours (core's thresholds).
     ("ch6-wp1a", "b"),

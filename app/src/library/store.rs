@@ -5,8 +5,10 @@
 //!
 //! In the browser it is loaded once, when first read. Natively (the static
 //! pages) it starts empty, so the build writes the same pages as without it.
-//! Storage that cannot be read whole is copied to [`BACKUP_KEY`] before
-//! anything is written, and stays there until the reader discards it. Every
+//! Storage that cannot be read whole is kept as a dated copy
+//! ([`crate::backups`]) before anything is written, and stays there until the
+//! reader removes it (here or on the progress page); if the browser will not
+//! keep the copy, the panel says so and offers it as a download. Every
 //! change rewrites the compact index the pages read ([`super::INDEX_KEY`]) and
 //! dispatches [`super::EVENT`], so the pickers of the page update at once.
 
@@ -15,15 +17,22 @@ use ridgeline_core::reader::library::Library;
 
 /// The `localStorage` key of the library.
 pub const STORAGE_KEY: &str = "ridgeline.library";
-/// The `localStorage` key of a library text that could not be read whole.
-pub const BACKUP_KEY: &str = "ridgeline.library.backup";
+/// A stored library text that could not be read whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unread {
+    /// The text, as it was stored.
+    pub text: String,
+    /// Why it could not be read.
+    pub why: String,
+    /// The key of its kept copy, or why the browser would not keep one.
+    pub kept: Result<String, String>,
+}
 
-/// The library and, if the stored text could not be read whole, that text
-/// and why.
+/// The library and, if the stored text could not be read whole, that text.
 #[derive(Clone)]
 struct Store {
     library: ArcRwSignal<Library>,
-    backup: ArcRwSignal<Option<(String, String)>>,
+    backup: ArcRwSignal<Option<Unread>>,
 }
 
 thread_local! {
@@ -43,32 +52,27 @@ fn start() -> Store {
             .as_ref()
             .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
             .unwrap_or_default();
-        let mut loaded = ridgeline_core::reader::library::load(&text);
-        match (&loaded.backup, s) {
-            // Keep the unread text before anything overwrites it.
-            (Some((raw, _)), Some(s)) => {
-                let _ = s.set_item(BACKUP_KEY, raw);
-            }
-            (None, Some(s)) => {
-                if let Ok(Some(raw)) = s.get_item(BACKUP_KEY) {
-                    loaded.backup = Some((raw, "kept from an earlier visit".into()));
-                }
-            }
-            _ => {}
-        }
-        loaded
+        let loaded = ridgeline_core::reader::library::load(&text);
+        // Keep the unread text before anything overwrites it.
+        let unread = loaded.backup.map(|(text, why)| Unread {
+            kept: crate::backups::keep(crate::backups::Kind::Library, &text, &why),
+            text,
+            why,
+        });
+        (loaded.library, unread)
     };
     #[cfg(not(target_arch = "wasm32"))]
-    let loaded = ridgeline_core::reader::library::Loaded::default();
+    let loaded = (Library::default(), None::<Unread>);
+    let (library, unread) = loaded;
     // An index written by another version (or none) is rewritten from the
     // library, so that the pickers offer what is saved; a library not read
     // whole leaves the index as it was until the reader changes something.
-    if loaded.backup.is_none() {
-        publish(&loaded.library);
+    if unread.is_none() {
+        publish(&library);
     }
     Store {
-        library: ArcRwSignal::new(loaded.library),
-        backup: ArcRwSignal::new(loaded.backup),
+        library: ArcRwSignal::new(library),
+        backup: ArcRwSignal::new(unread),
     }
 }
 
@@ -77,8 +81,8 @@ pub fn library() -> ArcRwSignal<Library> {
     STORE.with(|s| s.library.clone())
 }
 
-/// The stored text that could not be read whole, and why (reactive).
-pub fn backup() -> ArcRwSignal<Option<(String, String)>> {
+/// The stored text that could not be read whole on this visit (reactive).
+pub fn backup() -> ArcRwSignal<Option<Unread>> {
     STORE.with(|s| s.backup.clone())
 }
 
@@ -106,6 +110,13 @@ pub fn update<R>(f: impl FnOnce(&mut Library) -> R) -> (R, Option<String>) {
     lib.with_untracked(publish);
     #[cfg(target_arch = "wasm32")]
     {
+        // Unread stored text whose copy the browser refused is not overwritten.
+        if backup().with_untracked(|b| b.as_ref().is_some_and(|u| u.kept.is_err())) {
+            return (
+                r,
+                Some("This browser would not keep a copy of the library data it could not read, so that data was left in place and this change was not stored; download the data below, then export the library to keep your change.".into()),
+            );
+        }
         let text = lib.with_untracked(Library::to_json);
         let stored = storage().and_then(|s| s.set_item(STORAGE_KEY, &text).ok());
         if stored.is_none() {
@@ -152,11 +163,11 @@ pub fn save_controls(
     }
 }
 
-/// Forgets the unread stored text (after the reader has downloaded it).
+/// Removes the kept copy of the unread stored text (after the reader has
+/// downloaded it, or has no use for it).
 pub fn discard_backup() {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(s) = storage() {
-        let _ = s.remove_item(BACKUP_KEY);
+    if let Some(Ok(key)) = backup().with_untracked(|b| b.as_ref().map(|u| u.kept.clone())) {
+        crate::backups::remove(&key);
     }
     backup().set(None);
 }
@@ -170,7 +181,7 @@ const MAX_IMPORT: f64 = ridgeline_core::reader::library::MAX_LIBRARY_BYTES as f6
 #[component]
 pub fn LibraryPanel() -> impl IntoView {
     let lib: RwSignal<Library> = library().into();
-    let kept: RwSignal<Option<(String, String)>> = backup().into();
+    let kept: RwSignal<Option<Unread>> = backup().into();
     let notice = RwSignal::new(None::<String>);
     let entries = move || {
         lib.with(|l| {
@@ -230,9 +241,12 @@ pub fn LibraryPanel() -> impl IntoView {
             </div>
             <p class="notice" role="status" data-library-notice="" hidden=move || notice.with(|n| n.is_none())>{move || notice.get().unwrap_or_default()}</p>
             <p class="notice" role="status" data-backup="" hidden=move || kept.with(|b| b.is_none())>
-                {move || kept.with(|b| b.as_ref().map(|(_, why)| format!("Stored library data could not be read ({why}); it is kept unchanged. ")).unwrap_or_default())}
+                {move || kept.with(|b| b.as_ref().map(|u| match &u.kept {
+                    Ok(_) => format!("Stored library data could not be read ({}); a dated copy is kept in this browser, listed on the progress page. ", u.why),
+                    Err(e) => format!("Stored library data could not be read ({}), and {e}: it was left where it was, and nothing is stored until you download it. ", u.why),
+                }).unwrap_or_default())}
                 <button type="button" on:click=move |_| {
-                    let text = kept.with_untracked(|b| b.as_ref().map(|(raw, _)| raw.clone()).unwrap_or_default());
+                    let text = kept.with_untracked(|b| b.as_ref().map(|u| u.text.clone()).unwrap_or_default());
                     notice.set(crate::pages::progress::download("ridgeline-library-backup.json", &text).err());
                 }>"Download it"</button>
                 " "

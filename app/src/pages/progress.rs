@@ -1,6 +1,8 @@
 //! The progress page: exercises solved per part and overall, with export to and
-//! import from a JSON file.
+//! import from a JSON file, and every kept copy of stored data the page could
+//! not use ([`crate::backups`]), each to download, restore or remove.
 
+use crate::backups::{self, Backup, Kind};
 use crate::content::{EXERCISE_IDS, PARTS};
 use crate::progress::{self, Progress};
 use crate::widgets::controls::Notice;
@@ -80,9 +82,23 @@ pub(crate) fn read_picked_file(
 /// The progress page.
 #[component]
 pub fn ProgressPage() -> impl IntoView {
-    let (loaded, load_notice) = progress::load();
-    let state = RwSignal::new(loaded);
-    let notice = RwSignal::new(load_notice);
+    let loaded = progress::load();
+    let can_save = loaded.can_save;
+    let state = RwSignal::new(loaded.progress);
+    let notice = RwSignal::new(loaded.notice);
+    // Listed after loading, which may have kept a copy just now.
+    let kept = RwSignal::new(backups::list());
+    // Stores `p` as the reader's progress unless stored data that could not
+    // be kept aside would be overwritten; returns why not, if not.
+    let store = move |p: Progress| -> Option<String> {
+        let refused = if can_save {
+            progress::save(&p)
+        } else {
+            Some("It is not saved: the stored progress this page could not read is left in place until it can be kept (export your progress to keep it).".into())
+        };
+        state.set(p);
+        refused
+    };
     let parts = parts_with_exercises();
     let total: usize = parts.iter().map(|p| p.3.len()).sum();
 
@@ -119,16 +135,27 @@ pub fn ProgressPage() -> impl IntoView {
             move |text| {
                 let known = crate::content::is_exercise;
                 match Progress::from_json(&text, &known) {
-                    Ok(imported) => {
-                        let count = imported.solved.len();
+                    Ok(read) => {
+                        let count = read.progress.solved.len();
                         let mut merged = state.get_untracked();
-                        merged.merge(&imported);
-                        let saved = progress::save(&merged);
-                        state.set(merged);
-                        notice.set(Some(saved.unwrap_or_else(|| format!("Imported {count} solved exercises; your own progress was kept and merged."))));
+                        merged.merge(&read.progress);
+                        let mut said = format!("Imported {count} solved exercises; your own progress was kept and merged.");
+                        if !read.set_aside.is_empty() {
+                            let ids: Vec<String> = read
+                                .set_aside
+                                .iter()
+                                .map(|id| format!("“{}”", crate::input::short(id)))
+                                .collect();
+                            said.push_str(&format!(" Not imported, as this version does not know them (the file keeps them): {}.", ids.join(", ")));
+                        }
+                        if let Some(e) = store(merged) {
+                            said.push_str(&format!(" {e}"));
+                        }
+                        notice.set(Some(said));
                     }
                     Err(e) => notice.set(Some(format!(
-                        "Nothing was imported: {e}. Your progress is unchanged."
+                        "Nothing was imported: {}. Your progress is unchanged.",
+                        e.describe("the file")
                     ))),
                 }
             },
@@ -156,6 +183,76 @@ pub fn ProgressPage() -> impl IntoView {
                 <label class="import">"Import a file " <input type="file" accept="application/json,.json" on:change=on_import /></label>
             </div>
             <Notice notice=notice />
+            <KeptCopies kept=kept notice=notice state=state store=store />
+        </section>
+    }
+}
+
+/// The kept copies of stored data, newest first, each with its date, kind
+/// and reason, to download, restore (progress: merged into the reader's) or
+/// remove. Hidden while there are none.
+#[component]
+fn KeptCopies(
+    kept: RwSignal<Vec<Backup>>,
+    notice: RwSignal<Option<String>>,
+    state: RwSignal<Progress>,
+    store: impl Fn(Progress) -> Option<String> + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let row = move |b: Backup| {
+        let Backup {
+            key,
+            kind,
+            when,
+            why,
+            text,
+        } = b;
+        let size = ridgeline_core::format::count(text.len() as u64, "byte", "bytes");
+        let label = format!("{} · {}: {why} ({size})", backups::date(when), kind.name());
+        let file = format!("ridgeline-{}-copy-{when}.json", kind.name());
+        let text = StoredValue::new(text);
+        let gone = key.clone();
+        let restore = (kind == Kind::Progress).then(|| {
+            view! {
+                <button type="button" data-restore="" on:click=move |_| {
+                    let read = text.with_value(|t| Progress::from_json(t, &crate::content::is_exercise));
+                    notice.set(Some(match read {
+                        Ok(read) => {
+                            let mut merged = state.get_untracked();
+                            merged.merge(&read.progress);
+                            let n = read.progress.solved.len();
+                            let said = format!("Restored {n} solved exercises from the copy, merged with your progress.");
+                            store(merged).map_or(said.clone(), |e| format!("{said} {e}"))
+                        }
+                        Err(e) => format!("This copy cannot be restored: {}. Download it to keep it.", e.describe("the copy")),
+                    }));
+                }>"Restore"</button>
+            }
+        });
+        let library_note = (kind == Kind::Library).then_some(
+            " To restore it, download it and import the file in the library (under “Your own model”, Part 6). ",
+        );
+        view! {
+            <li data-kept=key>
+                {label}" "
+                <button type="button" on:click=move |_| {
+                    if let Err(e) = text.with_value(|t| download(&file, t)) {
+                        notice.set(Some(e));
+                    }
+                }>"Download"</button>
+                " "{restore}" "
+                <button type="button" on:click=move |_| {
+                    backups::remove(&gone);
+                    kept.set(backups::list());
+                }>"Remove"</button>
+                {library_note}
+            </li>
+        }
+    };
+    view! {
+        <section class="kept-copies" data-kept-copies="" hidden=move || kept.with(Vec::is_empty)>
+            <h2 id="kept-copies">"Kept copies"</h2>
+            <p>{format!("Stored data this page could not use is kept here before anything replaces it: the newest {} of each kind, the oldest dropped first.", backups::SLOTS)}</p>
+            <ul>{move || kept.get().into_iter().map(row).collect_view()}</ul>
         </section>
     }
 }

@@ -75,7 +75,7 @@ pub fn ExerciseCard(
     // The note on the book's answer from the last check (none before one).
     let note = RwSignal::new(None::<String>);
     let notice = RwSignal::new(notice_text);
-    let solved = RwSignal::new(progress::load().0.solved.contains_key(sid));
+    let solved = RwSignal::new(progress::load().progress.solved.contains_key(sid));
 
     let check = move || {
         let fb = current.with(|ex| ex.check(&text.get_untracked()));

@@ -56,6 +56,23 @@ fn label(key: &str, vendor: Vendor) -> &'static str {
     }
 }
 
+/// The accepted range of every field, as the form states it (the checks are
+/// [`ridgeline_core::reader::chip`]'s, the same for a file and a link).
+fn limits() -> String {
+    use ridgeline_core::reader::chip::{
+        MAX_BANDWIDTH, MAX_HBM, MAX_PEAK, MIN_BANDWIDTH, MIN_HBM, MIN_PEAK,
+    };
+    format!(
+        "Accepted: peaks from {} to {}; HBM from {} to {}; every bandwidth from {} to {}.",
+        si(MIN_PEAK, "FLOP/s", 3),
+        si(MAX_PEAK, "FLOP/s", 3),
+        si(MIN_HBM, "B", 3),
+        si(MAX_HBM, "B", 3),
+        si(MIN_BANDWIDTH, "B/s", 3),
+        si(MAX_BANDWIDTH, "B/s", 3),
+    )
+}
+
 /// The field's value in `spec`, in FLOPs/s, bytes or bytes/s.
 fn value_of(spec: &ChipSpec, key: &str) -> Option<f64> {
     if key == "hbm" {
@@ -259,6 +276,7 @@ pub fn OwnChip(
                 </label>
             </div>
             <div class="controls own-chip-fields">{fields}</div>
+            <p class="hint" data-limits="">{limits()}</p>
             <Notice notice=notice />
             <dl class="own-model-numbers">
                 <dt>"Ridge point, bf16 over HBM (FLOPs per byte)"</dt><dd data-ridge="">{move || ridge(0)}</dd>
@@ -351,5 +369,26 @@ mod tests {
         assert!(messages[4].contains("v99"), "{}", messages[4]);
         assert!(messages[6].contains("100 characters"), "{}", messages[6]);
         assert!(messages[7].contains("394 TFLOP/s"), "{}", messages[7]);
+    }
+
+    /// The form states the floors and ceilings, and refuses a value below a
+    /// floor with it (a 5e-324 FLOP/s peak once hung the rooflines chart).
+    #[test]
+    fn the_form_states_its_limits_and_refuses_below_the_floor() {
+        assert_eq!(
+            limits(),
+            "Accepted: peaks from 1 MFLOP/s to 1 EFLOP/s; HBM from 1 MB to 10 TB; every bandwidth from 1 kB/s to 1 PB/s."
+        );
+        let mut p = OwnChipParams::default();
+        let e = p.apply("bf16", "5e-324 FLOP/s").unwrap_err();
+        assert!(
+            e.contains("peaks.bf16") && e.contains("at least 1e6 FLOPs/s"),
+            "{e}"
+        );
+        let e = p.apply("hbm_bw", "10 B/s").unwrap_err();
+        assert!(
+            e.contains("hbm.bandwidth") && e.contains("at least 1e3 bytes/s"),
+            "{e}"
+        );
     }
 }

@@ -184,7 +184,10 @@ fn progress_from_json_never_panics() {
                 text.push_str(&doc[cut..]);
                 if i % 7 == 0 {
                     // An untouched round trip must read back.
-                    assert_eq!(Progress::from_json(&doc, &known).ok(), Some(p));
+                    assert_eq!(
+                        Progress::from_json(&doc, &known).ok().map(|r| r.progress),
+                        Some(p)
+                    );
                 }
             }
             // Token soup, sometimes with the right header.

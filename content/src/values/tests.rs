@@ -500,3 +500,62 @@ fn part6_plans_and_run_times() {
     assert!(eval(&format!("{run} tokens=15e12 chips=some")).is_err());
     assert!(eval(&format!("{pod} pods=1 show=volume")).is_err());
 }
+
+/// Part 5's numbers, each from the book's text or figures.
+#[test]
+fn part5_numbers() {
+    // Pure DP over a pod's three axes: 850 per chip, about 7.6M per pod.
+    assert_eq!(
+        value("min-batch chip=v5p chips=8960 scheme=dp axes=3"),
+        "7.62e6"
+    );
+    // Q3: pure FSDP on 4,096 chips needs about 3.48M tokens.
+    assert_eq!(
+        value("min-batch chip=v5p chips=4096 scheme=dp axes=3"),
+        "3.48e6"
+    );
+    // DeepSeek-V2's 40M tokens spread over about 47,000 chips.
+    assert_eq!(
+        value("max-chips chip=v5p batch=40e6 axes=3 scheme=fsdp"),
+        "47,059"
+    );
+    assert_eq!(
+        value("max-chips chip=v5p batch=16e6 axes=3 scheme=fsdp"),
+        "18,824"
+    );
+    assert_eq!(
+        value("max-chips chip=v5p batch=2e6 axes=3 scheme=fsdp"),
+        "2,353"
+    );
+    // F = 32,768: 99 tokens per chip, about eight times below FSDP's 850.
+    assert_eq!(value("mixed-critical chip=v5p f=32768"), "99");
+    assert_eq!(value("mixed-critical chip=v5p f=13824"), "235");
+    assert_eq!(value("mixed-gain chip=v5p f=32768"), "8.6");
+    assert_eq!(value("x-opt-for batch=3e6 f=13824 chips=4096"), "1,333");
+    // TP: LLaMA 3-70B's 8-way needs F of about 20k; Gemma 7B stops near 19-way.
+    assert_eq!(value("tp-min-ff chip=v5p degree=8 axes=1"), "20,400");
+    assert_eq!(value("tp-limit chip=v5p f=32768 axes=1"), "12.9");
+    // The book's training roofline: fixed splits of 4,096 chips, TP on one axis.
+    assert_eq!(
+        value("split-critical chip=v5p f=32768 chips=4096 tp=1 mx=3 my=1"),
+        "3.48e6"
+    );
+    assert_eq!(
+        value("split-critical chip=v5p f=32768 chips=4096 tp=2 mx=3 my=1"),
+        "1.74e6"
+    );
+    assert_eq!(
+        value("split-critical chip=v5p f=32768 chips=4096 tp=4 mx=3 my=1"),
+        "8.7e5"
+    );
+    assert!(eval("split-critical chip=v5p f=32768 chips=4096 tp=16 mx=3 my=1").is_err());
+    // The text's 256 × 16, which needs TP on two axes and leaves FSDP one.
+    assert_eq!(
+        value("split-critical chip=v5p f=32768 chips=4096 tp=16 mx=1 my=2"),
+        "6.53e5"
+    );
+    // DCN: 25 GB/s per host, 6.25 GB/s per chip.
+    assert_eq!(value("dcn-egress chip=v5p show=chip"), "6.25 GB/s");
+    assert_eq!(value("dcn-egress chip=v5p show=host"), "25 GB/s");
+    assert!(eval("min-batch chip=v5p chips=64 scheme=mixed axes=3").is_err());
+}

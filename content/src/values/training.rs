@@ -8,7 +8,8 @@ use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::hardware::Chip;
+use ridgeline_core::hardware::tpu::Slice;
+use ridgeline_core::hardware::{Chip, Link};
 use ridgeline_core::model::accounting::{self as tf, Optimizer, Remat};
 use ridgeline_core::model::config::try_model;
 use ridgeline_core::training::pipeline::{self, PipelineParams, Schedule};
@@ -74,6 +75,93 @@ pub const VALUES: &[ValueDirective] = &[
         example: "seq-shards chip=v5p tp=4",
         shows: "4",
         eval: seq_shards,
+    },
+    ValueDirective {
+        name: "min-batch",
+        args: &["chip", "chips", "scheme", "axes", "f"],
+        doc: "the smallest global batch that keeps `chips` chips compute-bound: scheme=dp \
+              (DP or FSDP over `axes` axes, α/axes per chip) or mixed (FSDP × TP, α²/(2F))",
+        example: "min-batch chip=v5p chips=4096 scheme=mixed axes=3 f=32768",
+        shows: "4.06e5",
+        eval: min_batch,
+    },
+    ValueDirective {
+        name: "max-chips",
+        args: &["chip", "batch", "axes", "model", "scheme"],
+        doc: "how many chips a batch spreads over before it turns communication-bound: \
+              scheme=fsdp (α/axes per chip) or mixed (α²/(2F) with the model's F)",
+        example: "max-chips chip=v5p batch=2e6 axes=3 model=llama3-70b scheme=mixed",
+        shows: "17,638",
+        eval: max_chips_value,
+    },
+    ValueDirective {
+        name: "mixed-critical",
+        args: &["chip", "f"],
+        doc: "tokens per chip above which FSDP (2 axes) × TP (1 axis) is compute-bound for a \
+              given F, α²/(2F)",
+        example: "mixed-critical chip=v5p f=32768",
+        shows: "99",
+        eval: mixed_critical,
+    },
+    ValueDirective {
+        name: "mixed-gain",
+        args: &["chip", "f"],
+        doc: "how many times fewer tokens per chip FSDP × TP needs than FSDP over three axes, \
+              (α/3) / (α²/(2F))",
+        example: "mixed-gain chip=v5p f=32768",
+        shows: "8.6",
+        eval: mixed_gain,
+    },
+    ValueDirective {
+        name: "x-opt-for",
+        args: &["batch", "f", "chips"],
+        doc: "the FSDP degree minimising FSDP+TP communication for a batch, F and chip count, \
+              sqrt(2BN/F)",
+        example: "x-opt-for batch=48000 f=32768 chips=64",
+        shows: "13.7",
+        eval: x_opt_for,
+    },
+    ValueDirective {
+        name: "tp-limit",
+        args: &["chip", "f", "axes"],
+        doc: "the widest compute-bound tensor parallelism for a given F, axes·F/α",
+        example: "tp-limit chip=v5p f=49152 axes=1",
+        shows: "19.3",
+        eval: tp_limit,
+    },
+    ValueDirective {
+        name: "tp-min-ff",
+        args: &["chip", "degree", "axes"],
+        doc: "the smallest F for which degree-way tensor parallelism is compute-bound, Y·α/axes",
+        example: "tp-min-ff chip=v5p degree=8 axes=1",
+        shows: "20,400",
+        eval: tp_min_ff,
+    },
+    ValueDirective {
+        name: "split-critical",
+        args: &["chip", "f", "chips", "tp", "mx", "my"],
+        doc: "global batch above which one fixed split (chips/tp FSDP over mx axes × tp TP over \
+              my axes) is compute-bound, chips·α/(mx·tp); an error if the split never is",
+        example: "split-critical chip=v5p f=32768 chips=4096 tp=8 mx=3 my=1",
+        shows: "4.35e5",
+        eval: split_critical,
+    },
+    ValueDirective {
+        name: "dcn-egress",
+        args: &["chip", "show"],
+        doc: "data-centre network bandwidth of a full pod's hosts: show=chip (per chip), host \
+              (chips per host × per chip) or pod (every chip of the pod)",
+        example: "dcn-egress chip=v5p show=host",
+        shows: "25 GB/s",
+        eval: dcn_egress,
+    },
+    ValueDirective {
+        name: "train-days-on",
+        args: &["model", "chip", "tokens", "mfu", "chips"],
+        doc: "days to train on a number of chips (not whole pods) at an MFU (a fraction)",
+        example: "train-days-on model=llama3-70b chip=v5p tokens=15e12 mfu=0.5 chips=18823",
+        shows: "17",
+        eval: train_days_on,
     },
     ValueDirective {
         name: "pipeline-bubble",
@@ -272,16 +360,21 @@ fn train_flops(d: &Directive) -> Result<String, String> {
 }
 
 fn train_days(d: &Directive) -> Result<String, String> {
+    let cl = full_pods(chip_arg(d)?, num_arg(d, "pods", Some(1.0))?)?;
+    days_on(d, cl.chips())
+}
+
+/// Days to train the `model=` on `tokens=` over `chips` chips of `chip=` at `mfu=`.
+fn days_on(d: &Directive, chips: f64) -> Result<String, String> {
     let cfg = model_arg(d)?;
     let c = chip_arg(d)?;
-    let cl = full_pods(c, num_arg(d, "pods", Some(1.0))?)?;
     let peak = c
         .peak(Dtype::Bf16)
         .ok_or_else(|| format!("{} has no bf16 peak", c.name))?;
     let run = tr::estimate_run(
         tf::params(&cfg).total(),
         num_arg(d, "tokens", None)?,
-        cl.chips(),
+        chips,
         peak,
         num_arg(d, "mfu", None)?,
     )
@@ -355,4 +448,115 @@ fn train_memory(d: &Directive) -> Result<String, String> {
             ))
         }
     })
+}
+
+/// `scheme=` of [`min_batch`] and [`max_chips_value`]: DP/FSDP or the mixed scheme.
+fn per_chip_threshold(d: &Directive, a: Intensity, f: Option<f64>) -> Result<f64, String> {
+    match d.arg("scheme").unwrap_or("dp") {
+        "dp" | "fsdp" => Ok(tr::dp_critical_tokens_per_chip(
+            a,
+            num_arg(d, "axes", Some(1.0))?,
+        )),
+        "mixed" => {
+            let f = f.ok_or_else(|| format!("`{}` scheme=mixed needs F", d.name))?;
+            Ok(tr::fsdp_tp_critical_tokens_per_chip(a, f, 2.0, 1.0))
+        }
+        o => Err(format!(
+            "`{}`: unknown scheme=`{o}` (dp, fsdp, mixed)",
+            d.name
+        )),
+    }
+}
+
+fn min_batch(d: &Directive) -> Result<String, String> {
+    let a = alpha(chip_arg(d)?)?;
+    let f = d.arg("f").map(|_| num_arg(d, "f", None)).transpose()?;
+    let chips = num_arg(d, "chips", None)?;
+    Ok(sci(per_chip_threshold(d, a, f)? * chips, 3))
+}
+
+fn max_chips_value(d: &Directive) -> Result<String, String> {
+    let a = alpha(chip_arg(d)?)?;
+    let f = model_arg(d)?.d_ff as f64;
+    let t = per_chip_threshold(d, a, Some(f))?;
+    Ok(grouped(tr::max_chips(num_arg(d, "batch", None)?, t)))
+}
+
+fn mixed_critical(d: &Directive) -> Result<String, String> {
+    let a = alpha(chip_arg(d)?)?;
+    Ok(grouped(tr::fsdp_tp_critical_tokens_per_chip(
+        a,
+        num_arg(d, "f", None)?,
+        2.0,
+        1.0,
+    )))
+}
+
+fn mixed_gain(d: &Directive) -> Result<String, String> {
+    let a = alpha(chip_arg(d)?)?;
+    let fsdp = tr::dp_critical_tokens_per_chip(a, 3.0);
+    let mixed = tr::fsdp_tp_critical_tokens_per_chip(a, num_arg(d, "f", None)?, 2.0, 1.0);
+    Ok(sci(fsdp / mixed, 2))
+}
+
+/// Three significant figures below a hundred (`13.7`), whole and grouped above.
+fn x_opt_for(d: &Directive) -> Result<String, String> {
+    let x = tr::optimal_fsdp(
+        num_arg(d, "batch", None)?,
+        num_arg(d, "f", None)?,
+        num_arg(d, "chips", None)?,
+        2.0,
+        1.0,
+    );
+    Ok(if x < 100.0 { sci(x, 3) } else { grouped(x) })
+}
+
+fn tp_limit(d: &Directive) -> Result<String, String> {
+    let a = alpha(chip_arg(d)?)?;
+    let axes = num_arg(d, "axes", Some(1.0))?;
+    Ok(sci(tr::tp_max_degree(num_arg(d, "f", None)?, a, axes), 3))
+}
+
+fn tp_min_ff(d: &Directive) -> Result<String, String> {
+    let a = alpha(chip_arg(d)?)?;
+    let axes = num_arg(d, "axes", Some(1.0))?;
+    Ok(grouped(tr::tp_min_d_ff(
+        num_arg(d, "degree", None)?,
+        a,
+        axes,
+    )))
+}
+
+fn split_critical(d: &Directive) -> Result<String, String> {
+    let a = alpha(chip_arg(d)?)?;
+    let chips = num_arg(d, "chips", None)?;
+    let tp = num_arg(d, "tp", None)?;
+    let per_chip = tr::fsdp_tp_split_critical_tokens_per_chip(
+        a,
+        tp,
+        num_arg(d, "f", None)?,
+        num_arg(d, "mx", None)?,
+        num_arg(d, "my", None)?,
+    )
+    .ok_or_else(|| format!("{d}: {tp}-way tensor parallelism is never compute-bound"))?;
+    Ok(sci(per_chip * chips, 3))
+}
+
+fn dcn_egress(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let pod = Slice::full_pod(c).map_err(|e| e.to_string())?;
+    let per_chip = c
+        .bandwidth(Link::Dcn)
+        .ok_or_else(|| format!("{} has no DCN link", c.name))?;
+    let chips = match show_arg(d, "chip") {
+        "chip" => 1.0,
+        "host" => pod.chips_per_host() as f64,
+        "pod" => pod.chips() as f64,
+        o => return Err(unknown_show(d, o, "chip, host, pod")),
+    };
+    Ok(si(per_chip.0 * chips, "B/s", 3))
+}
+
+fn train_days_on(d: &Directive) -> Result<String, String> {
+    days_on(d, num_arg(d, "chips", None)?)
 }

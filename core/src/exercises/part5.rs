@@ -695,10 +695,7 @@ pub(super) fn defs() -> Vec<Def> {
                 "LLaMA-2 13B trains on a TPU v5p 16×16×16 slice with Adam and a batch of 3M tokens (sequences of 32,768). Can it use pure data parallelism?\n(a) yes\n(b) no: every chip would have to hold all the parameters and optimizer state, which exceed its HBM\n(c) no: it fits, but the gradient AllReduce makes it communication-bound".into()
             },
             solve: |_| {
-                let v = v5p()?;
-                let job = Job { remat: Remat::MlpOutputs, ..Job::new(llama2_13b()?, 3e6, 32768.0).map_err(s)? };
-                let slice = Cluster::new(v, &[16, 16, 16], 1).map_err(s)?;
-                let e = evaluate(&job, &slice, &Parallelism::data_parallel(4096, 3)).map_err(s)?;
+                let e = q3_evaluate(&Parallelism::data_parallel(4096, 3))?;
                 let correct = if !e.fits {
                     "b"
                 } else if e.verdict == crate::roofline::Verdict::CommunicationBound {
@@ -739,6 +736,35 @@ pub(super) fn defs() -> Vec<Def> {
                     .step(format!("total = {}; over 4096 chips, {} each", si(m.total().0, "B", 3), si(m.total().0 / 4096.0, "B", 3))))
             },
             hints: &["Add the activation checkpoints to the 10 bytes per parameter."],
+            correction: None,
+            book_gave_answer: true,
+        },
+        Def {
+            id: "ch5-q3b-comms",
+            chapter: 5,
+            kind: Kind::Question,
+            params: &[],
+            prompt: |_| {
+                "LLaMA-2 13B trains on a TPU v5p 16×16×16 slice with Adam and a batch of 3M tokens (sequences of 32,768). With pure FSDP over all three axes the state and checkpoints fit in HBM. Is the step compute-bound?\n(a) yes: FSDP moves no more than data parallelism, which a batch this size hides\n(b) no: FSDP over three axes needs about α/3 tokens per chip, more than the batch gives each chip\n(c) no: FSDP's weight gathers grow with the batch, so it is never compute-bound".into()
+            },
+            solve: |_| {
+                let e = q3_evaluate(&Parallelism::fsdp(4096, 3))?;
+                let need = e.critical_tokens_per_chip.ok_or("FSDP has no threshold here")?;
+                let correct = match e.verdict {
+                    crate::roofline::Verdict::CommunicationBound => "b",
+                    _ => "a",
+                };
+                let options = vec![
+                    ("a", "yes".to_string()),
+                    ("b", "no: the batch per chip is below α/3".to_string()),
+                    ("c", "no: never compute-bound".to_string()),
+                ];
+                Ok(Solution::new(Answer::Choice { options, correct })
+                    .step(format!("tokens per chip: 3e6 / 4,096 = {}", sci(e.tokens_per_chip, 3)))
+                    .step(format!("FSDP over three axes needs α/3 = {} tokens per chip", sci(need, 3)))
+                    .step(format!("so the smallest compute-bound batch is {} tokens, more than 3e6", sci(need * e.chips, 3))))
+            },
+            hints: &["FSDP's threshold is the same as data parallelism's: α / M_X tokens per chip."],
             correction: None,
             book_gave_answer: true,
         },
@@ -793,6 +819,17 @@ pub(super) fn defs() -> Vec<Def> {
             book_gave_answer: true,
         },
     ]
+}
+
+/// Question 3's run (LLaMA-2 13B, 3M tokens in sequences of 32,768, Adam, the
+/// three MLP outputs saved) on a v5p 16×16×16 slice, divided as `par`.
+fn q3_evaluate(par: &Parallelism) -> Result<crate::training::Evaluation, String> {
+    let job = Job {
+        remat: Remat::MlpOutputs,
+        ..Job::new(llama2_13b()?, 3e6, 32768.0).map_err(s)?
+    };
+    let slice = Cluster::new(v5p()?, &[16, 16, 16], 1).map_err(s)?;
+    evaluate(&job, &slice, par).map_err(s)
 }
 
 fn tp_limit(p: &[Param]) -> Result<Solution, String> {
