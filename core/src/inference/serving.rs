@@ -682,8 +682,16 @@ mod tests {
             assert!(t.max_batch > base.max_batch, "{:?}", t.trick);
             assert!(t.tokens_per_sec_per_chip > base.tokens_per_sec_per_chip);
         }
-        assert!(trick_effects(&m, &s, 4096.0, &[Trick::Gqa { kv_heads: 3 }]).is_err());
-        assert!(trick_effects(&m, &s, 4096.0, &[Trick::Paged { mean_fill: 0.0 }]).is_err());
+        assert_eq!(
+            trick_effects(&m, &s, 4096.0, &[Trick::Gqa { kv_heads: 3 }]).unwrap_err().to_string(),
+            "the 3 key/value heads must divide the 40 query heads (grouped-query attention shares each KV head among N/K query heads)",
+        );
+        assert_eq!(
+            trick_effects(&m, &s, 4096.0, &[Trick::Paged { mean_fill: 0.0 }])
+                .unwrap_err()
+                .to_string(),
+            "mean fill must be a number in (0, 1], not 0"
+        );
     }
 
     #[test]
