@@ -471,8 +471,14 @@ mod tests {
         let on = cost_curve(&sharp, (10, 10), 1).unwrap()[0];
         assert!(on.bus_bandwidth > at_10gb.bus_bandwidth);
         assert!(cost_curve(&p, (5, 4), 1).is_err());
-        assert!(cost_curve(&p, (3, 11), 0).is_err());
-        assert!(cost_curve(&p, (-1, 11), 1).is_err());
+        assert_eq!(
+            cost_curve(&p, (3, 11), 0).unwrap_err().to_string(),
+            "sizes: 1 to 64 points per decade (got 0)",
+        );
+        assert_eq!(
+            cost_curve(&p, (-1, 11), 1).unwrap_err().to_string(),
+            "sizes: decades must satisfy 0 <= from <= to <= 15 (got -1 to 11)",
+        );
     }
 
     #[test]
