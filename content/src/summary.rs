@@ -158,7 +158,10 @@ mod tests {
             "# Summary\n0. [Intro]() {slug=intro book=}\n2. [TPUs]() {slug=tpus book=tpus}\n",
         );
         // `book=` with no value is a directive error: the intro must say book=index or omit it.
-        assert!(parts.is_err());
+        assert_eq!(
+            parts.unwrap_err().to_string(),
+            "SUMMARY.md line 2: argument `book=` has no value"
+        );
         let parts = parse_summary("0. [Intro]() {slug=intro}\n2. [TPUs]() {slug=tpus book=tpus}\n")
             .unwrap();
         assert_eq!(parts.len(), 2);

@@ -782,15 +782,24 @@ mod tests {
         assert_eq!(nvl.crosses(144).unwrap(), Some(LevelKind::ScaleOut));
         assert_eq!(nvl.layout(576).unwrap().nodes, 8);
         let opts = CollectiveOptions::default();
-        assert!(t
-            .collective(Collective::AllGather, Bytes(-1.0), 8, opts)
-            .is_err());
-        assert!(t
-            .collective(Collective::AllGather, Bytes(1.0), 8, opts.with_inner(3))
-            .is_err());
-        assert!(t
-            .collective(Collective::AllToAll, Bytes(1.0), 8, opts.with_inner(2))
-            .is_err());
+        assert_eq!(
+            (t.collective(Collective::AllGather, Bytes(-1.0), 8, opts))
+                .unwrap_err()
+                .to_string(),
+            "bytes must be a positive number (got -1)"
+        );
+        assert_eq!(
+            (t.collective(Collective::AllGather, Bytes(1.0), 8, opts.with_inner(3)))
+                .unwrap_err()
+                .to_string(),
+            "GPU count (8) must be a multiple of 3"
+        );
+        assert_eq!(
+            (t.collective(Collective::AllToAll, Bytes(1.0), 8, opts.with_inner(2)))
+                .unwrap_err()
+                .to_string(),
+            "inner axis of an AllToAll is 2, more than its maximum of 1"
+        );
         assert_eq!(Collective::parse(" AllToAll"), Some(Collective::AllToAll));
         let e = t.layout(u64::MAX).unwrap_err().to_string();
         assert!(e.starts_with("GPU count is "), "{e}");

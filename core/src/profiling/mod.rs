@@ -456,13 +456,12 @@ mod tests {
         )
         .unwrap();
         assert!((rs.0 - 134217728.0 / 1.2e11).abs() < 1e-12);
-        assert!(predicted_collective_time(
-            Collective::AllGather,
-            Bytes(-1.0),
-            2,
-            &tpu_v2_network()
-        )
-        .is_err());
+        assert_eq!(
+            (predicted_collective_time(Collective::AllGather, Bytes(-1.0), 2, &tpu_v2_network()))
+                .unwrap_err()
+                .to_string(),
+            "collective cost: the byte count must be a finite number ≥ 0, not -1"
+        );
     }
 
     #[test]

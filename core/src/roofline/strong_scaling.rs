@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn a_model_whose_adam_state_exceeds_hbm_is_refused() {
         // Part 5: pure data parallelism holds HBM / 10 parameters, 1.6e9 on a v5e.
-        assert!(v5e(1.6e9).validate().is_ok());
+        assert_eq!(v5e(1.6e9).validate(), Ok(()));
         let e = v5e(1.7e9).validate().unwrap_err();
         assert!(
             e.contains("17 GB") && e.contains("16 GB") && e.contains("1.6e9"),

@@ -487,15 +487,19 @@ mod tests {
         .unwrap();
         assert_eq!(m.collectives[0], (Collective::AllGather, "Y".to_string()));
         assert_eq!(m.local_lhs, [512, 2048]);
-        assert!(jit_matmul(
-            &p("P('X', 'Y', None)"),
-            &p("P()"),
-            &p("P()"),
-            &mesh,
-            [8, 8, 8],
-            v5e
-        )
-        .is_err());
+        assert_eq!(
+            (jit_matmul(
+                &p("P('X', 'Y', None)"),
+                &p("P()"),
+                &p("P()"),
+                &mesh,
+                [8, 8, 8],
+                v5e
+            ))
+            .unwrap_err()
+            .to_string(),
+            "P('X', 'Y', None) has 3 entries but the array has only 2 dimensions"
+        );
     }
 
     #[test]
