@@ -395,8 +395,14 @@ mod tests {
         let f = Features::parse("part5,part6 exercises").unwrap();
         assert_eq!(f.parts, BTreeSet::from([5, 6]));
         assert!(f.exercises && !f.library);
-        assert!(Features::parse("part13").is_err());
-        assert!(Features::parse("parts").is_err());
+        assert_eq!(
+            Features::parse("part13").unwrap_err().to_string(),
+            "unknown app feature \"part13\"",
+        );
+        assert_eq!(
+            Features::parse("parts").unwrap_err().to_string(),
+            "unknown app feature \"parts\"",
+        );
         assert_eq!(Features::parse("").unwrap(), Features::default());
     }
 
@@ -460,8 +466,16 @@ mod tests {
         assert!(!g.chapters.contains("PARTS"));
         let modules: BTreeSet<&str> = WIDGETS.iter().map(|w| w.module).collect();
         assert_eq!(g.cfgs.len(), 2 + WIDGETS.len() + modules.len());
-        assert!(generate(missing, &all, true).is_err());
-        assert!(generate(missing, &Features::parse("part1").unwrap(), false).is_err());
+        assert_eq!(
+            generate(missing, &all, true).unwrap_err().to_string(),
+            "/no/such/chapters/SUMMARY.md: No such file or directory (os error 2)",
+        );
+        assert_eq!(
+            generate(missing, &Features::parse("part1").unwrap(), false)
+                .unwrap_err()
+                .to_string(),
+            "/no/such/chapters/SUMMARY.md: No such file or directory (os error 2)",
+        );
     }
 
     #[test]

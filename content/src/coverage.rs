@@ -138,11 +138,32 @@ mod tests {
     #[test]
     fn rows_without_a_place_must_say_not_taught() {
         let head = format!("{HEADER}\n|---|---|---|\n");
-        assert!(parse_map(&format!("{head}| K1.1 | — | not taught: no room |\n")).is_ok());
-        assert!(parse_map(&format!("{head}| K1.1 | — | somewhere |\n")).is_err());
-        assert!(parse_map(&format!("{head}| K1.1 | page top | x |\n")).is_err());
-        assert!(parse_map(&format!("{head}| K1.1 | #a |  |\n")).is_err());
-        assert!(parse_map("| book | kind | covered by |\n|---|---|---|\n").is_err());
+        let rows = parse_map(&format!("{head}| K1.1 | — | not taught: no room |\n")).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].id.as_str(), rows[0].places.len()), ("K1.1", 0));
+        assert_eq!(rows[0].how, "not taught: no room");
+        assert_eq!(
+            parse_map(&format!("{head}| K1.1 | — | somewhere |\n"))
+                .unwrap_err()
+                .to_string(),
+            "K1.1: no place, yet not marked `not taught`",
+        );
+        assert_eq!(
+            parse_map(&format!("{head}| K1.1 | page top | x |\n"))
+                .unwrap_err()
+                .to_string(),
+            "K1.1: unreadable place `page top`",
+        );
+        assert_eq!(
+            parse_map(&format!("{head}| K1.1 | #a |  |\n"))
+                .unwrap_err()
+                .to_string(),
+            "K1.1: says nothing about how",
+        );
+        assert_eq!(
+            parse_map("| book | kind | covered by |\n|---|---|---|\n").unwrap_err().to_string(),
+            "the first row is not `| key point | where | how the page teaches it |`: Some(\"| book | kind | covered by |\")",
+        );
     }
 
     #[test]

@@ -182,12 +182,26 @@ mod tests {
 
     #[test]
     fn rejects_bad_directives() {
-        assert!(Directive::parse("").is_err());
-        assert!(Directive::parse("a k=").is_err());
-        assert!(Directive::parse("a k=1 k=2").is_err());
-        assert!(Directive::parse("<b>").is_err());
-        assert!(find_directives("x {{ridge").is_err());
-        assert!(find_directives("x {{ridge\n}}").is_err());
+        for (text, why) in [
+            ("", "at byte 0: empty directive `{{}}`"),
+            ("a k=", "at byte 0: argument `k=` has no value"),
+            ("a k=1 k=2", "at byte 0: argument `k` given twice"),
+            (
+                "<b>",
+                "at byte 0: directive name `<b>` must be letters, digits and `-`",
+            ),
+        ] {
+            assert_eq!(Directive::parse(text).unwrap_err().to_string(), why);
+        }
+        for (text, why) in [
+            ("x {{ridge", "at byte 2: `{{` is never closed"),
+            (
+                "x {{ridge\n}}",
+                "at byte 2: `{{` is not closed on the same line",
+            ),
+        ] {
+            assert_eq!(find_directives(text).unwrap_err().to_string(), why);
+        }
     }
 
     #[test]

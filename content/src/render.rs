@@ -308,8 +308,16 @@ mod tests {
         assert!(render_chapter("# T\n\n{{widget nope}}\n")
             .unwrap_err()
             .contains("unknown widget"));
-        assert!(render_chapter("# T\n\ntext {{widget roofline}} more\n").is_err());
-        assert!(render_chapter("# T\n\n{{ridge chip=v5e colour=red}}\n").is_err());
+        assert_eq!(
+            render_chapter("# T\n\ntext {{widget roofline}} more\n")
+                .unwrap_err()
+                .to_string(),
+            "widget directive {{widget roofline}} must stand alone in its own paragraph",
+        );
+        assert_eq!(
+            render_chapter("# T\n\n{{ridge chip=v5e colour=red}}\n").unwrap_err().to_string(),
+            "line 3: {{ridge chip=v5e colour=red}}: `ridge` takes no argument `colour` (it takes: chip, dtype, link, dir, fmt)",
+        );
     }
 
     /// A directive's error names the line it is on (the live loop shows it
@@ -358,9 +366,17 @@ mod tests {
         assert!(e.contains("TeX delimiter"), "{e}");
         let e = render_chapter("# T\n\nWidth {{ ridge chip=v5e.\n").unwrap_err();
         assert!(e.contains("`{{`") || e.contains("line"), "{e}");
-        assert!(render_chapter("# T\n\nWidth $D$ = {{ridge chip=v5e}}.\n").is_ok());
-        // Code may hold either.
-        assert!(render_chapter("# T\n\n```\n$ echo x\n```\n\nand `$x` too.\n").is_ok());
+        let ok = render_chapter("# T\n\nWidth $D$ = {{ridge chip=v5e}}.\n").unwrap();
+        // The v5e's ridge is 1.97e14 / 8.2e11 = 240 FLOPs per byte.
+        assert!(
+            ok.html.contains("<math") && ok.html.contains("240"),
+            "{}",
+            ok.html
+        );
+        // Code may hold either, and keeps it as typed.
+        let code = render_chapter("# T\n\n```\n$ echo x\n```\n\nand `$x` too.\n").unwrap();
+        assert!(code.html.contains("$ echo x"), "{}", code.html);
+        assert!(code.html.contains("<code>$x</code>"), "{}", code.html);
     }
 
     #[test]

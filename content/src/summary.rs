@@ -158,7 +158,10 @@ mod tests {
             "# Summary\n0. [Intro]() {slug=intro book=}\n2. [TPUs]() {slug=tpus book=tpus}\n",
         );
         // `book=` with no value is a directive error: the intro must say book=index or omit it.
-        assert!(parts.is_err());
+        assert_eq!(
+            parts.unwrap_err().to_string(),
+            "SUMMARY.md line 2: argument `book=` has no value"
+        );
         let parts = parse_summary("0. [Intro]() {slug=intro}\n2. [TPUs]() {slug=tpus book=tpus}\n")
             .unwrap();
         assert_eq!(parts.len(), 2);
@@ -175,13 +178,44 @@ mod tests {
 
     #[test]
     fn rejects_malformed_and_duplicates() {
-        assert!(parse_summary("").is_err());
-        assert!(parse_summary("- [A](a.md)").is_err());
-        assert!(parse_summary("1. [A](a.md) {slug=a}\n1. [B](b.md) {slug=b}").is_err());
-        assert!(parse_summary("1. [A](a.md) {slug=a color=red}").is_err());
-        assert!(parse_summary("1. [A](a.md) {slug=a bundle=Big}").is_err());
-        assert!(parse_summary("1. [A](a.md) {slug=a bundle=../x}").is_err());
-        assert!(parse_summary("1. [A](a.md) {slug=a bundle=exercises}").is_err());
+        assert_eq!(
+            parse_summary("").unwrap_err().to_string(),
+            "SUMMARY.md lists no parts"
+        );
+        assert_eq!(
+            parse_summary("- [A](a.md)").unwrap_err().to_string(),
+            "SUMMARY.md line 1: expected `N. [Title](file.md) {slug=… book=…}`",
+        );
+        assert_eq!(
+            parse_summary("1. [A](a.md) {slug=a}\n1. [B](b.md) {slug=b}")
+                .unwrap_err()
+                .to_string(),
+            "SUMMARY.md line 2: part 1 or slug `b` appears twice",
+        );
+        assert_eq!(
+            parse_summary("1. [A](a.md) {slug=a color=red}")
+                .unwrap_err()
+                .to_string(),
+            "SUMMARY.md line 1: `part` takes no argument `color` (it takes: slug, book, bundle)",
+        );
+        assert_eq!(
+            parse_summary("1. [A](a.md) {slug=a bundle=Big}")
+                .unwrap_err()
+                .to_string(),
+            "SUMMARY.md line 1: bundle `Big` must be 1–32 lowercase letters, digits or `-`",
+        );
+        assert_eq!(
+            parse_summary("1. [A](a.md) {slug=a bundle=../x}")
+                .unwrap_err()
+                .to_string(),
+            "SUMMARY.md line 1: bundle `../x` must be 1–32 lowercase letters, digits or `-`",
+        );
+        assert_eq!(
+            parse_summary("1. [A](a.md) {slug=a bundle=exercises}")
+                .unwrap_err()
+                .to_string(),
+            "SUMMARY.md line 1: bundle `exercises` is a lazily loaded bundle's own: name another",
+        );
     }
 
     #[test]

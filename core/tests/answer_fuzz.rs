@@ -9,7 +9,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use ridgeline_core::exercises::expr::parse_expr;
+use ridgeline_core::exercises::expr::{parse_expr, MAX_EXPR_LEN};
 use ridgeline_core::exercises::grade::{grade_numeric, Context, Verdict};
 use ridgeline_core::exercises::quantity::{
     format_quantity, parse, parse_unit, Dimension, InvalidKind, Quantity,
@@ -277,14 +277,29 @@ fn feed(text: &str, ctx: &Context) {
     let vars = ["B", "D", "F", "N", "W_ici"];
     match parse_expr(text, &vars) {
         Ok(e) => {
-            // Evaluation is deterministic, and a formula that reads back from its
-            // own evaluation at another point is not constant by accident.
-            let at = [1.0, 2.0, 3.0, 4.0];
-            let (x, y) = (e.eval(&at), e.eval(&at));
-            assert!(
-                x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan(),
-                "{text:?}"
-            );
+            // A formula evaluates inside a larger one to what it evaluates to
+            // alone: doubled, to exactly twice its value (doubling is exact in
+            // floating point). Only what belongs to a whole answer (a leading
+            // "~", a left side "T =", a trailing unit, the length limit) keeps
+            // a formula from nesting.
+            let at = [1.0, 2.0, 3.0, 4.0, 5.0];
+            let x = e.eval(&at);
+            match parse_expr(&format!("2*({text})"), &vars) {
+                Ok(twice) => {
+                    let y = twice.eval(&at);
+                    assert!(
+                        y == 2.0 * x || y.is_nan() && x.is_nan(),
+                        "{text:?}: {x} doubled is {y}"
+                    );
+                }
+                Err(e) => {
+                    let t = text.trim();
+                    let whole = t.contains(['~', '≈', '≃', '=', '<', '>', '≤', '≥'])
+                        || t.ends_with(char::is_alphabetic)
+                        || text.len() + 4 > MAX_EXPR_LEN;
+                    assert!(whole, "{text:?} parses alone but not doubled: {e}");
+                }
+            }
         }
         Err(e) => {
             assert!(!e.reason.trim().is_empty(), "{text:?}: {e:?}");
@@ -367,11 +382,18 @@ proptest! {
 
 #[test]
 fn the_token_generator_reaches_valid_answers() {
-    for text in [
-        ["1", ".", "5", "e", "3", " ", "tokens", "/s"].concat(),
-        ["1", ",024", " ", "Gi", "B"].concat(),
-        ["2", "^20"].concat(),
+    for (text, value) in [
+        (
+            ["1", ".", "5", "e", "3", " ", "tokens", "/s"].concat(),
+            1500.0,
+        ),
+        (
+            ["1", ",024", " ", "Gi", "B"].concat(),
+            1024.0 * 1024.0 * 1024.0 * 1024.0,
+        ),
+        (["2", "^20"].concat(), 1_048_576.0),
     ] {
-        assert!(parse(&text).is_ok(), "{text}");
+        let got = parse(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(got.quantity.value, value, "{text}");
     }
 }

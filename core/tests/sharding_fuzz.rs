@@ -385,5 +385,10 @@ fn the_token_generator_reaches_valid_plans() {
         "I=8, J=16, K=4",
         chip("v5e").expect("v5e"),
     );
-    assert!(plan.is_ok(), "{plan:?}");
+    // A[I_X, J] · B[J, K_Y]: J is unsharded, so this is the book's case 1,
+    // a local matmul that needs no communication and leaves C[I_X, K_Y].
+    let plan = plan.unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(plan.dims, [8, 16, 4]);
+    assert!(!plan.reshard, "{plan:?}");
+    assert_eq!(plan.output, plan.natural);
 }

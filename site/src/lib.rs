@@ -354,7 +354,11 @@ await init({ module_or_path: '/_b/x/app-1_bg.wasm' });
         let boot = read(&dir.join(&b.boot)).expect("boot written");
         assert!(boot.starts_with("import init"));
         assert!(!dir.join("_b/x/index.html").exists());
-        assert!(adopt_bundle(&dir, "x", "/").is_err(), "index.html is gone");
+        let e = adopt_bundle(&dir, "x", "/").unwrap_err().to_string();
+        assert!(
+            e.contains("_b/x/index.html: No such file"),
+            "index.html is gone: {e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -248,7 +248,20 @@ fn twice_the_answer_is_diagnosed() {
         };
         let v = ex.grade(&text);
         assert!(is_factor_two(&ex, &v), "{}: {text:?} gave {v:?}", ex.id);
-        assert!(!v.message().unwrap().is_empty());
+        // The reader is told the answer is twice the expected one (or, for an
+        // exercise's own perturbation, that perturbation's message).
+        let message = v.message().unwrap();
+        match &v {
+            Verdict::Incorrect {
+                diagnosis: Some(d), ..
+            } if d.mistake == Mistake::FactorTwo(1) => {
+                assert!(
+                    message.contains(" is twice the expected one: "),
+                    "{message}"
+                );
+            }
+            _ => assert!(message.len() > 10, "{}: {message}", ex.id),
+        }
         checked += 1;
     }
     assert!(checked >= 60, "{checked}");
@@ -502,8 +515,14 @@ fn hints_and_derivations() {
     let mine = ex.with_params(&[("devices", 256.0)]).unwrap();
     assert_eq!(mine.expected_value(), Some(8192.0));
     assert!(mine.derivation().iter().any(|l| l.contains("256")));
-    assert!(ex.with_params(&[("devices", 1e9)]).is_err());
-    assert!(ex.with_params(&[("nope", 1.0)]).is_err());
+    assert_eq!(
+        ex.with_params(&[("devices", 1e9)]).unwrap_err().to_string(),
+        "devices = 1000000000 is outside 8 to 8192",
+    );
+    assert_eq!(
+        ex.with_params(&[("nope", 1.0)]).unwrap_err().to_string(),
+        "this exercise has no parameter nope",
+    );
 }
 
 /// Every problem of the book is registered, part by part, and every registered id exists.

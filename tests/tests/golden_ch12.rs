@@ -370,7 +370,12 @@ pub(crate) fn c_pq2_all_to_all_in_a_node() {
         let half = in_node(Collective::AllToAll, bytes, 8, w, EXACT.with_active(4)).unwrap();
         assert_rel("c-pq2 ragged", half.0, dense.0 / 2.0, 1e-12);
     }
-    assert!(in_node(Collective::AllToAll, Bytes(1.0), 8, w, EXACT.with_active(0)).is_err());
+    assert_eq!(
+        in_node(Collective::AllToAll, Bytes(1.0), 8, w, EXACT.with_active(0))
+            .unwrap_err()
+            .to_string(),
+        "active destinations k must be at least 1",
+    );
 }
 
 #[test]

@@ -221,5 +221,10 @@ pub(crate) fn pq1_vpu_throughput() {
 
 #[test]
 pub(crate) fn transfer_rejects_nonsense() {
-    assert!(transfer(Bytes(f64::NAN), 1, chip("v5e").unwrap().hbm_bw(), 0).is_err());
+    assert_eq!(
+        transfer(Bytes(f64::NAN), 1, chip("v5e").unwrap().hbm_bw(), 0)
+            .unwrap_err()
+            .to_string(),
+        "the byte count must be a finite positive number",
+    );
 }

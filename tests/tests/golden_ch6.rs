@@ -149,7 +149,9 @@ pub(crate) fn q7_fsdp_without_sequence_sharding() {
     }
     // 1024-way FSDP, one sequence per chip, is allowed.
     let slice = Cluster::new(v5p(), &[8, 8, 16], 1).unwrap();
-    assert!(evaluate(&strict, &slice, &Parallelism::fsdp(1024, 3)).is_ok());
+    let fits = evaluate(&strict, &slice, &Parallelism::fsdp(1024, 3)).unwrap();
+    assert_eq!(fits.chips, 1024.0);
+    assert_eq!(fits.tokens_per_chip, strict.seq_len);
 }
 
 #[test]

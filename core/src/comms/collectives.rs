@@ -536,7 +536,10 @@ mod tests {
             all_gather(Bytes(1.0), &[RingAxis::ring(2), RingAxis::ring(0)], &net),
             Err(CollectiveError::ZeroAxis { index: 1 })
         );
-        assert!(Network::ici(chip("h100").unwrap()).is_err());
+        assert_eq!(
+            Network::ici(chip("h100").unwrap()).unwrap_err().to_string(),
+            "h100 has no ICI links in the registry",
+        );
         let b = bus_bandwidth(Collective::AllReduce, BytesPerSec(100.0), 8).unwrap();
         assert!((b.0 - 175.0).abs() < 1e-9);
         let a = alg_bandwidth(Collective::AllGather, BytesPerSec(175.0), 8).unwrap();

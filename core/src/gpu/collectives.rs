@@ -470,9 +470,18 @@ mod tests {
         let sharp = CollectiveParams { sharp: true, ..p };
         let on = cost_curve(&sharp, (10, 10), 1).unwrap()[0];
         assert!(on.bus_bandwidth > at_10gb.bus_bandwidth);
-        assert!(cost_curve(&p, (5, 4), 1).is_err());
-        assert!(cost_curve(&p, (3, 11), 0).is_err());
-        assert!(cost_curve(&p, (-1, 11), 1).is_err());
+        assert_eq!(
+            (cost_curve(&p, (5, 4), 1)).unwrap_err().to_string(),
+            "sizes: decades must satisfy 0 <= from <= to <= 15 (got 5 to 4)"
+        );
+        assert_eq!(
+            cost_curve(&p, (3, 11), 0).unwrap_err().to_string(),
+            "sizes: 1 to 64 points per decade (got 0)",
+        );
+        assert_eq!(
+            cost_curve(&p, (-1, 11), 1).unwrap_err().to_string(),
+            "sizes: decades must satisfy 0 <= from <= to <= 15 (got -1 to 11)",
+        );
     }
 
     #[test]
@@ -488,7 +497,12 @@ mod tests {
         for w in curve.windows(2) {
             assert!(w[1].1.total <= w[0].1.total);
         }
-        assert!(sharded_curve(&sys, Bytes(1.0), 0).is_err());
+        assert_eq!(
+            (sharded_curve(&sys, Bytes(1.0), 0))
+                .unwrap_err()
+                .to_string(),
+            "max_y: must be 1 to 1048576 (got 0)"
+        );
         let a100 = GpuSystem::from_id("a100", Dtype::Bf16).unwrap();
         assert!(sharded_curve(&a100, Bytes(1.0), 8)
             .unwrap_err()

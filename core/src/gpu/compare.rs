@@ -334,8 +334,14 @@ mod tests {
         assert_eq!(rows[3].domain_ridge.0.round(), 2550.0);
         assert_eq!(rows[3].domain_size, 8960);
         assert!(rows[4].dp_tokens_across.is_some());
-        assert!(roofline_row("zz", Dtype::Bf16).is_err());
-        assert!(roofline_row("v5e", Dtype::Fp4).is_err());
+        assert_eq!(
+            roofline_row("zz", Dtype::Bf16).unwrap_err().to_string(),
+            "no GPU called “zz” in the registry",
+        );
+        assert_eq!(
+            roofline_row("v5e", Dtype::Fp4).unwrap_err().to_string(),
+            "the book gives v5e no peak in that format",
+        );
         assert_eq!(
             roofline_row("h800", Dtype::Bf16)
                 .unwrap()

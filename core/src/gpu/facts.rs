@@ -487,10 +487,18 @@ mod tests {
     fn every_fact_evaluates() {
         for s in FACTS {
             let chip = s.needs_chip.then_some("h100");
-            let v = fact(s.name, chip);
-            assert!(v.is_ok(), "{}: {v:?}", s.name);
-            assert!(!v.unwrap().is_empty());
+            let v = fact(s.name, chip).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+            // Every fact is a number (with its unit), never a NaN or infinity.
+            assert!(
+                v.starts_with(|c: char| c.is_ascii_digit()),
+                "{}: {v}",
+                s.name
+            );
+            assert!(!v.contains("NaN") && !v.contains("inf"), "{}: {v}", s.name);
         }
+        // The H100 (SXM) has 132 SMs (NVIDIA's whitepaper); a warp is 32 threads.
+        assert_eq!(fact("sms", Some("h100")).unwrap(), "132");
+        assert_eq!(fact("warp-size", None).unwrap(), "32");
     }
 
     #[test]
@@ -520,7 +528,10 @@ mod tests {
         assert_eq!(fact("ag-bw-node", Some("h100")).unwrap(), "514 GB/s");
         assert_eq!(fact("ag-bw-leaf", Some("h100")).unwrap(), "413 GB/s");
         assert_eq!(fact("ag-bw-spine", Some("h100")).unwrap(), "17.1 TB/s");
-        assert!(fact("ag-bw-leaf", Some("gb200")).is_err());
+        assert_eq!(
+            fact("ag-bw-leaf", Some("gb200")).unwrap_err().to_string(),
+            "the book gives gb200 no ag-bw-leaf",
+        );
         assert_eq!(fact("dp-two-nodes", Some("h100")).unwrap(), "1,237");
         assert_eq!(fact("spine-switch-bw-b", None).unwrap(), "25.6 TB/s");
         assert_eq!(fact("spine-per-gpu-b", None).unwrap(), "25 GB/s");
@@ -532,6 +543,9 @@ mod tests {
         assert!(fact("tensor-clock", Some("a100"))
             .unwrap_err()
             .contains("no tensor-clock"));
-        assert!(fact("node-egress", Some("a100")).is_err());
+        assert_eq!(
+            fact("node-egress", Some("a100")).unwrap_err().to_string(),
+            "the book gives a100 no node-egress",
+        );
     }
 }

@@ -396,8 +396,16 @@ mod tests {
             Err(GpuError::UnknownChip(_))
         ));
         let a100 = GpuSystem::from_id("a100", Dtype::Bf16).unwrap();
-        assert!(a100.alpha(Scope::Network).is_err());
-        assert!(GpuSystem::from_id("a100", Dtype::Fp4).is_err());
+        assert_eq!(
+            a100.alpha(Scope::Network).unwrap_err().to_string(),
+            "the book gives a100 no scale-out (node egress) bandwidth"
+        );
+        assert_eq!(
+            GpuSystem::from_id("a100", Dtype::Fp4)
+                .unwrap_err()
+                .to_string(),
+            "the book gives a100 no peak in that format"
+        );
         assert_eq!(h100.generation().unwrap().name, "H100");
     }
 
@@ -406,12 +414,33 @@ mod tests {
         assert_eq!(cuda_cores(132), 16_896);
         assert_eq!(resident_warps(256), Ok(8));
         assert_eq!(resident_warps(32), Ok(64));
-        assert!(resident_warps(0).is_err());
-        assert!(resident_warps(300).is_err());
-        assert!(tensor_core_flops_per_cycle(FlopsPerSec(1e15), 0, Hertz(1e9)).is_err());
-        assert!(vector_rate(10, Hertz(f64::NAN), 1.0).is_err());
+        assert_eq!(
+            resident_warps(0).unwrap_err().to_string(),
+            "registers per thread must be at least 1"
+        );
+        assert_eq!(
+            resident_warps(300).unwrap_err().to_string(),
+            "registers per thread is 300, more than its maximum of 256"
+        );
+        assert_eq!(
+            tensor_core_flops_per_cycle(FlopsPerSec(1e15), 0, Hertz(1e9))
+                .unwrap_err()
+                .to_string(),
+            "SM count must be at least 1"
+        );
+        assert_eq!(
+            vector_rate(10, Hertz(f64::NAN), 1.0)
+                .unwrap_err()
+                .to_string(),
+            "clock must be a positive number (got NaN)"
+        );
         assert_eq!(gpus_to_hold(Bytes(700e9), Bytes(80e9)), Ok(9));
-        assert!(gpus_to_hold(Bytes(-1.0), Bytes(80e9)).is_err());
+        assert_eq!(
+            gpus_to_hold(Bytes(-1.0), Bytes(80e9))
+                .unwrap_err()
+                .to_string(),
+            "bytes to hold must be a positive number (got -1)"
+        );
         let e = GpuError::NotPositive {
             what: "bytes",
             value: -1.0,

@@ -765,27 +765,49 @@ mod tests {
         assert_eq!(t.crosses(256).unwrap(), Some(LevelKind::Leaf));
         assert_eq!(t.crosses(264).unwrap(), Some(LevelKind::Spine));
         assert_eq!(t.span(4096).unwrap().last().unwrap().1, 16);
-        assert!(t.span(12).is_err());
-        assert!(t.span(0).is_err());
-        assert!(tree("a100").span(16).is_err());
+        assert_eq!(
+            t.span(12).unwrap_err().to_string(),
+            "GPUs in a collective that leaves one node (12) must be a multiple of 8"
+        );
+        assert_eq!(
+            t.span(0).unwrap_err().to_string(),
+            "GPU count must be at least 1"
+        );
+        assert_eq!(
+            tree("a100").span(16).unwrap_err().to_string(),
+            "the book gives this GPU no scale-out (node egress) bandwidth, so nothing beyond one node",
+        );
         let nvl = tree("gb200");
         assert_eq!(nvl.crosses(72).unwrap(), Some(LevelKind::Node));
         assert_eq!(nvl.crosses(144).unwrap(), Some(LevelKind::ScaleOut));
         assert_eq!(nvl.layout(576).unwrap().nodes, 8);
         let opts = CollectiveOptions::default();
-        assert!(t
-            .collective(Collective::AllGather, Bytes(-1.0), 8, opts)
-            .is_err());
-        assert!(t
-            .collective(Collective::AllGather, Bytes(1.0), 8, opts.with_inner(3))
-            .is_err());
-        assert!(t
-            .collective(Collective::AllToAll, Bytes(1.0), 8, opts.with_inner(2))
-            .is_err());
+        assert_eq!(
+            (t.collective(Collective::AllGather, Bytes(-1.0), 8, opts))
+                .unwrap_err()
+                .to_string(),
+            "bytes must be a positive number (got -1)"
+        );
+        assert_eq!(
+            (t.collective(Collective::AllGather, Bytes(1.0), 8, opts.with_inner(3)))
+                .unwrap_err()
+                .to_string(),
+            "GPU count (8) must be a multiple of 3"
+        );
+        assert_eq!(
+            (t.collective(Collective::AllToAll, Bytes(1.0), 8, opts.with_inner(2)))
+                .unwrap_err()
+                .to_string(),
+            "inner axis of an AllToAll is 2, more than its maximum of 1"
+        );
         assert_eq!(Collective::parse(" AllToAll"), Some(Collective::AllToAll));
-        assert!(t.layout(u64::MAX).is_err());
+        let e = t.layout(u64::MAX).unwrap_err().to_string();
+        assert!(e.starts_with("GPU count is "), "{e}");
         assert!(t.layout(1 << 40).unwrap().needs_core_layer);
-        assert!(t.layout(0).is_err());
+        assert_eq!(
+            t.layout(0).unwrap_err().to_string(),
+            "GPU count must be at least 1"
+        );
     }
 
     #[test]
@@ -796,7 +818,10 @@ mod tests {
             ragged_fraction_approx(64, 8).unwrap(),
         );
         assert!(e < a && (a - e) / a < 0.1);
-        assert!(ragged_fraction(0, 1).is_err());
+        assert_eq!(
+            ragged_fraction(0, 1).unwrap_err().to_string(),
+            "shards Z must be at least 1"
+        );
     }
 
     proptest! {

@@ -276,11 +276,28 @@ mod tests {
 
     #[test]
     fn factors_validate() {
-        assert!(moe_factor(4, 8).is_err());
-        assert!(moe_factor(0, 0).is_err());
+        assert_eq!(
+            moe_factor(4, 8).unwrap_err().to_string(),
+            "active experts k is 8, more than its maximum of 4"
+        );
+        assert_eq!(
+            moe_factor(0, 0).unwrap_err().to_string(),
+            "experts E must be at least 1"
+        );
         assert_eq!(small_axis_factor(1), Ok(0.0));
-        assert!(pp_comms(1.0, 1.0, BytesPerSec(0.0), 1, 1).is_err());
-        assert!(h100().training_time(Flops(1.0), 1, 1.5).is_err());
+        assert_eq!(
+            pp_comms(1.0, 1.0, BytesPerSec(0.0), 1, 1)
+                .unwrap_err()
+                .to_string(),
+            "bandwidth must be a positive number (got 0)"
+        );
+        assert_eq!(
+            h100()
+                .training_time(Flops(1.0), 1, 1.5)
+                .unwrap_err()
+                .to_string(),
+            "MFU is 1.5, more than its maximum of 1"
+        );
     }
 
     proptest! {

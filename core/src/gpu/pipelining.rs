@@ -354,7 +354,10 @@ mod tests {
         let z = zero_bubble(&p, r.forward).unwrap();
         assert!(z.timeline.bubble < 0.7 * z.one_f_one_b);
         assert!(z.timeline.peak_in_flight <= 8.0 && z.gpipe_in_flight == 16.0);
-        assert!(zero_bubble(&p, Seconds(0.0)).is_err());
+        assert_eq!(
+            zero_bubble(&p, Seconds(0.0)).unwrap_err().to_string(),
+            "forward: a positive time",
+        );
     }
     use proptest::prelude::*;
 

@@ -458,8 +458,18 @@ mod tests {
             .time()
             .unwrap();
         assert!(many.total.0 < t.serial.0 && many.total.0 > t.per_item.0);
-        assert!(StagePipeline::challenge(&slice, [0, 0, 0], side, Dtype::Int8, 0, 1).is_err());
-        assert!(StagePipeline::challenge(&slice, [9, 0, 0], side, Dtype::Int8, 8, 1).is_err());
+        assert_eq!(
+            StagePipeline::challenge(&slice, [0, 0, 0], side, Dtype::Int8, 0, 1)
+                .unwrap_err()
+                .to_string(),
+            "the matrix side, the batch and the pieces must be at least 1",
+        );
+        assert_eq!(
+            StagePipeline::challenge(&slice, [9, 0, 0], side, Dtype::Int8, 8, 1)
+                .unwrap_err()
+                .to_string(),
+            "chip {9,0,0} lies outside the 4x4x1 slice",
+        );
     }
 
     proptest! {

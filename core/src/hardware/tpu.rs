@@ -615,8 +615,16 @@ mod tests {
         let small = Slice::new(v5p, &[2, 2, 4]).unwrap();
         assert_eq!(small.wrap(), [false, false, false]);
         assert_eq!(Slice::new(v5p, &[28, 16, 20]).unwrap().hosts(), 2240);
-        assert!(Slice::new(chip("h100").unwrap(), &[8]).is_err());
-        assert!(s.neighbours([8, 0, 0]).is_err());
+        assert_eq!(
+            Slice::new(chip("h100").unwrap(), &[8])
+                .unwrap_err()
+                .to_string(),
+            "h100 is not a TPU; it has no ICI torus"
+        );
+        assert_eq!(
+            s.neighbours([8, 0, 0]).unwrap_err().to_string(),
+            "chip {8,0,0} lies outside the 8x16x1 slice"
+        );
         let pair = Slice::new(v5e, &[2, 1]).unwrap();
         assert_eq!(pair.neighbours([0, 0, 0]).unwrap(), vec![[1, 0, 0]]);
     }
@@ -626,10 +634,19 @@ mod tests {
         let v5e = chip("v5e").unwrap();
         let e = Slice::parse(v5e, "4x4x4").unwrap_err();
         assert!(e.contains("2D torus") && e.contains("4x4x4"), "{e}");
-        assert!(Slice::from_coord(v5e, [4, 4, 4]).is_err());
+        assert_eq!(
+            Slice::from_coord(v5e, [4, 4, 4]).unwrap_err().to_string(),
+            "v5e is a 2D torus, so a slice needs at most 2 axes, not 3"
+        );
         assert_eq!(Slice::from_coord(v5e, [4, 4, 1]).unwrap().chips(), 16);
-        assert!(Slice::parse(v5e, "4xa").is_err());
-        assert!(Slice::parse(v5e, "0x4").is_err());
+        assert_eq!(
+            Slice::parse(v5e, "4xa").unwrap_err().to_string(),
+            "“4xa” is not a slice shape like 8x16 or 4x4x4"
+        );
+        assert_eq!(
+            Slice::parse(v5e, "0x4").unwrap_err().to_string(),
+            "slice axis #1 has length 0"
+        );
         let odd = Slice::parse(v5e, "3x5").unwrap();
         assert_eq!(odd.hosts(), 3);
         assert_eq!(odd.hosts_text(), "3 hosts");
@@ -658,7 +675,12 @@ mod tests {
         let t = transfer(Bytes(9e10), 2, BytesPerSec(4.5e10), 6).unwrap();
         assert_eq!(t.streaming, Seconds(1.0));
         assert!((t.total.0 - 1.000006).abs() < 1e-12);
-        assert!(transfer(Bytes(1.0), 0, BytesPerSec(1.0), 0).is_err());
+        assert_eq!(
+            transfer(Bytes(1.0), 0, BytesPerSec(1.0), 0)
+                .unwrap_err()
+                .to_string(),
+            "the number of links must be a finite positive number"
+        );
         let v5e = chip("v5e").unwrap();
         let a = which_link_binds(
             v5e,
@@ -671,6 +693,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.binding, Some(Link::Pcie));
-        assert!(weight_load_time(Bytes(1.0), 0, v5e).is_err());
+        assert_eq!(
+            weight_load_time(Bytes(1.0), 0, v5e)
+                .unwrap_err()
+                .to_string(),
+            "the chip count must be a finite positive number"
+        );
     }
 }

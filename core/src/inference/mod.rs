@@ -111,15 +111,59 @@ mod tests {
         let one = ServingSlice::new(v5e(), 1).unwrap();
         let e = max_batch(&m, Precision::BF16, &one, 1024.0).unwrap_err();
         assert!(e.to_string().contains("weights alone"), "{e}");
-        assert!(pareto_series(&m, Precision::BF16, &one, 1024.0, 10).is_err());
-        assert!(m.workload(Precision::BF16, 0.0, 10.0).is_err());
-        assert!(m.workload(Precision::BF16, f64::NAN, 10.0).is_err());
-        assert!(m.workload(Precision::BF16, 1.0, -3.0).is_err());
-        assert!(ServingSlice::new(v5e(), 0).is_err());
-        assert!(ServingSlice::new(v5e(), 16).unwrap().with_tp(3).is_err());
-        assert!(flops_per_dollar(chip("b200").unwrap(), Dtype::Bf16).is_err());
-        assert!(prefill_time(&m, 10.0, &one, Dtype::Bf16, 1.5).is_err());
-        assert!(speculative_tokens_per_step(f64::NAN, 3).is_err());
+        assert_eq!(
+            pareto_series(&m, Precision::BF16, &one, 1024.0, 10).unwrap_err().to_string(),
+            "the weights alone take 141.1 GB but 1 chip hold only 16.0 GB of HBM (GB = 10^9 bytes); use more chips or a smaller weight format",
+        );
+        assert_eq!(
+            m.workload(Precision::BF16, 0.0, 10.0)
+                .unwrap_err()
+                .to_string(),
+            "batch must be positive, got 0"
+        );
+        assert_eq!(
+            m.workload(Precision::BF16, f64::NAN, 10.0)
+                .unwrap_err()
+                .to_string(),
+            "batch must be a finite number"
+        );
+        assert_eq!(
+            m.workload(Precision::BF16, 1.0, -3.0)
+                .unwrap_err()
+                .to_string(),
+            "sequence length must be positive, got -3"
+        );
+        assert_eq!(
+            ServingSlice::new(v5e(), 0).unwrap_err().to_string(),
+            "a slice needs between 1 and 1048576 chips, not 0"
+        );
+        assert_eq!(
+            ServingSlice::new(v5e(), 16)
+                .unwrap()
+                .with_tp(3)
+                .unwrap_err()
+                .to_string(),
+            "the tensor-parallel degree (3) must be at least 1 and divide the 16 chips"
+        );
+        assert_eq!(
+            flops_per_dollar(chip("b200").unwrap(), Dtype::Bf16)
+                .unwrap_err()
+                .to_string(),
+            "the book quotes no price for b200"
+        );
+        assert_eq!(
+            prefill_time(&m, 10.0, &one, Dtype::Bf16, 1.5)
+                .unwrap_err()
+                .to_string(),
+            "MFU must be a number in (0, 1], not 1.5"
+        );
+        let e = speculative_tokens_per_step(f64::NAN, 3)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("acceptance rate ") && e.ends_with("NaN"),
+            "{e}"
+        );
     }
 
     /// A rejection explains itself; an answer comes back for the caller to check.
@@ -351,14 +395,25 @@ mod degenerate_tests {
         assert!(e.to_string().contains("communication time"));
         let e = decode_tp_limit(1e300, 1.0, 1e-300).unwrap_err();
         assert!(matches!(e, InferenceError::OutOfRange { .. }), "{e:?}");
-        assert!(decode_tp_limit(1e-300, 1e6, 1e300).is_err());
-        assert!(decode_tp_limit(0.0, 8.0, 9.0).is_err());
+        assert_eq!(
+            decode_tp_limit(1e-300, 1e6, 1e300).unwrap_err().to_string(),
+            "the tensor-parallel limit F/(B·β) comes out as 0, not a finite positive number: the inputs are too extreme to compute with",
+        );
+        assert_eq!(
+            decode_tp_limit(0.0, 8.0, 9.0).unwrap_err().to_string(),
+            "d_ff (F) must be positive, got 0"
+        );
         assert_eq!(decode_tp_limit(28672.0, 64.0, 8.0).unwrap(), 56.0);
         let m = ServingModel::preset("llama3-70b").unwrap();
         let s = ServingSlice::new(v5e(), 16).unwrap();
         let e = prefill_time(&m, 8192.0, &s, Dtype::Bf16, 1e-320).unwrap_err();
         assert!(e.to_string().contains("prefill time"), "{e}");
-        assert!(prefill_time(&m, 0.0, &s, Dtype::Bf16, 0.4).is_err());
+        assert_eq!(
+            prefill_time(&m, 0.0, &s, Dtype::Bf16, 0.4)
+                .unwrap_err()
+                .to_string(),
+            "tokens must be positive, got 0"
+        );
         // The book's 0.91 s for 8k tokens of LLaMA 3-70B on 16 v5e at 40 % MFU.
         let t = prefill_time(&m, 8192.0, &s, Dtype::Bf16, 0.4).unwrap();
         assert!((t.0 - 0.91).abs() < 0.01, "{t:?}");

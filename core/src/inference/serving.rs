@@ -682,8 +682,16 @@ mod tests {
             assert!(t.max_batch > base.max_batch, "{:?}", t.trick);
             assert!(t.tokens_per_sec_per_chip > base.tokens_per_sec_per_chip);
         }
-        assert!(trick_effects(&m, &s, 4096.0, &[Trick::Gqa { kv_heads: 3 }]).is_err());
-        assert!(trick_effects(&m, &s, 4096.0, &[Trick::Paged { mean_fill: 0.0 }]).is_err());
+        assert_eq!(
+            trick_effects(&m, &s, 4096.0, &[Trick::Gqa { kv_heads: 3 }]).unwrap_err().to_string(),
+            "the 3 key/value heads must divide the 40 query heads (grouped-query attention shares each KV head among N/K query heads)",
+        );
+        assert_eq!(
+            trick_effects(&m, &s, 4096.0, &[Trick::Paged { mean_fill: 0.0 }])
+                .unwrap_err()
+                .to_string(),
+            "mean fill must be a number in (0, 1], not 0"
+        );
     }
 
     #[test]
@@ -702,13 +710,29 @@ mod tests {
         .unwrap();
         // Part 8: about 0.91 s to prefill 8k tokens on 16 v5e at 40 %, so half for 4k.
         assert!((x.ttft.0 - 0.455).abs() < 0.01, "{:?}", x.ttft);
+        // Over the 512-token answer a sequence holds 4096 + 512/2 = 4352 tokens
+        // on average. KV per token: K and V of 80 layers, 8 heads of 128, one
+        // byte: 163,840 B. A decode step loads 32 · 4352 · 163,840 bytes of
+        // caches and the P int8 weights over 16 · 8.2e11 B/s (its FLOPs,
+        // 2 · 32 · P / (16 · 1.97e14), take a quarter of the weight load, so the
+        // step is memory-bound).
+        let p = crate::model::accounting::params(&m.config).total();
+        let itl = (32.0 * 4352.0 * 163_840.0 + p) / (16.0 * 8.2e11);
+        assert!(near(x.itl.0, itl, 1e-12), "{:?}", x.itl);
+        // The first token comes from the prefill, the other 511 from decode steps.
+        assert!(near(x.request.0, x.ttft.0 + 511.0 * itl, 1e-12));
         let usd = x.usd_per_million.unwrap();
         assert!(near(
             usd,
             1.2 / 3600.0 / x.tokens_per_sec_per_chip * 1e6,
             1e-12
         ));
-        assert!(usd_per_million_tokens(chip("b200").unwrap(), 100.0).is_err());
+        assert_eq!(
+            usd_per_million_tokens(chip("b200").unwrap(), 100.0)
+                .unwrap_err()
+                .to_string(),
+            "the book quotes no price for b200"
+        );
     }
 
     #[test]

@@ -674,8 +674,18 @@ mod tests {
         assert_eq!(causal.attention_scores.0 * 2.0, f.attention_scores.0);
         let fwd = flops(&c, 3.0, 100.0, Pass::Forward, false).unwrap();
         assert_eq!(fwd.total().0 * 3.0, f.total().0);
-        assert!(flops(&c, 0.0, 100.0, Pass::Forward, false).is_err());
-        assert!(flops(&c, 1.0, f64::NAN, Pass::Forward, false).is_err());
+        assert_eq!(
+            flops(&c, 0.0, 100.0, Pass::Forward, false)
+                .unwrap_err()
+                .to_string(),
+            "batch (sequences) must be positive, got 0"
+        );
+        assert_eq!(
+            flops(&c, 1.0, f64::NAN, Pass::Forward, false)
+                .unwrap_err()
+                .to_string(),
+            "sequence length must be a finite number"
+        );
     }
 
     #[test]
@@ -719,7 +729,12 @@ mod tests {
         assert_eq!(m.activations.0, 2.0 * 4e6 * 8192.0 * 80.0);
         let pc = m.per_chip(8.0, 16.0);
         assert_eq!(pc.activations.0 * 16.0, m.activations.0);
-        assert!(kv_cache_bytes(&c, -1.0, 1.0, Dtype::Int8).is_err());
+        assert_eq!(
+            kv_cache_bytes(&c, -1.0, 1.0, Dtype::Int8)
+                .unwrap_err()
+                .to_string(),
+            "sequence length must be positive, got -1"
+        );
         let ds = cfg("deepseek-v3");
         assert_eq!(kv_bytes_per_token(&ds, Dtype::Bf16).0, 61.0 * 576.0 * 2.0);
     }

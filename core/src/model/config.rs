@@ -605,8 +605,13 @@ mod tests {
 
     #[test]
     fn constructor_rejects_bad_shapes() {
-        let ok = ModelConfig::dense(4096, 16384, 32, 32, 8, 128, 32000);
-        assert!(ok.is_ok());
+        // Each argument lands in its own field (a swapped pair would not).
+        let ok = ModelConfig::dense(4096, 16384, 32, 32, 8, 128, 32000).unwrap();
+        assert_eq!(
+            (ok.d_model, ok.d_ff, ok.layers, ok.heads),
+            (4096, 16384, 32, 32)
+        );
+        assert_eq!((ok.kv_heads, ok.head_dim, ok.vocab), (8, 128, 32000));
         let e = ModelConfig::dense(0, 16384, 32, 32, 8, 128, 32000).unwrap_err();
         assert!(e.to_string().contains("d_model"), "{e}");
         let e = ModelConfig::dense(4096, 16384, 32, 32, 12, 128, 32000).unwrap_err();
@@ -628,7 +633,7 @@ mod tests {
             expert_ff: 100,
             dense_layers: 0,
         };
-        let e = ok.unwrap().with_moe(moe).unwrap_err();
+        let e = ok.with_moe(moe).unwrap_err();
         assert!(e.to_string().contains("activates 9"), "{e}");
     }
 

@@ -380,7 +380,10 @@ mod tests {
             .sizes_from("B=4 Q=3")
             .unwrap_err()
             .contains("not a dimension"));
-        assert!(c.sizes_from("B=0 D=3 F=2").is_err());
+        assert_eq!(
+            c.sizes_from("B=0 D=3 F=2").unwrap_err().to_string(),
+            "at byte 2: B must be a whole number from 1 to 1e12"
+        );
         assert!(c
             .sizes_from("B=4 B=4 D=3 F=2")
             .unwrap_err()

@@ -436,8 +436,18 @@ mod tests {
     fn roofline_predictions() {
         let t = predicted_matmul_time(32768.0, 8192.0, 32768.0, 8, TPU_V2_CORE_PEAK.value).unwrap();
         assert!((t.0 - 0.0956097).abs() < 1e-6);
-        assert!(predicted_matmul_time(1.0, 1.0, 1.0, 0, TPU_V2_CORE_PEAK.value).is_err());
-        assert!(predicted_time(Flops(f64::NAN), 1, TPU_V2_CORE_PEAK.value).is_err());
+        assert_eq!(
+            predicted_matmul_time(1.0, 1.0, 1.0, 0, TPU_V2_CORE_PEAK.value)
+                .unwrap_err()
+                .to_string(),
+            "at least one core is needed",
+        );
+        assert_eq!(
+            predicted_time(Flops(f64::NAN), 1, TPU_V2_CORE_PEAK.value)
+                .unwrap_err()
+                .to_string(),
+            "the FLOP count is unknown; it must be a finite positive number",
+        );
         let rs = predicted_collective_time(
             Collective::ReduceScatter,
             Bytes(2.0 * 8.0 * 1024.0 * 8192.0),
@@ -446,13 +456,12 @@ mod tests {
         )
         .unwrap();
         assert!((rs.0 - 134217728.0 / 1.2e11).abs() < 1e-12);
-        assert!(predicted_collective_time(
-            Collective::AllGather,
-            Bytes(-1.0),
-            2,
-            &tpu_v2_network()
-        )
-        .is_err());
+        assert_eq!(
+            (predicted_collective_time(Collective::AllGather, Bytes(-1.0), 2, &tpu_v2_network()))
+                .unwrap_err()
+                .to_string(),
+            "collective cost: the byte count must be a finite number ≥ 0, not -1"
+        );
     }
 
     #[test]
@@ -460,10 +469,25 @@ mod tests {
         let g = replica_group_size("replica_groups={{0,16,32,48,64,80,96,112},{1,17}}").unwrap();
         assert_eq!(g, 8);
         assert_eq!(true_shape(&[4096, 8192], 0, g).unwrap(), vec![32768, 8192]);
-        assert!(true_shape(&[4096], 1, 8).is_err());
-        assert!(true_shape(&[4096], 0, 0).is_err());
-        assert!(true_shape(&[1 << 40], 0, 2).is_err());
-        assert!(replica_group_size("{}").is_err());
-        assert!(replica_group_size("{a,b}").is_err());
+        assert_eq!(
+            true_shape(&[4096], 1, 8).unwrap_err().to_string(),
+            "dimension 1 does not exist in a shape of rank 1",
+        );
+        assert_eq!(
+            true_shape(&[4096], 0, 0).unwrap_err().to_string(),
+            "a replica group of 0 devices",
+        );
+        assert_eq!(
+            true_shape(&[1 << 40], 0, 2).unwrap_err().to_string(),
+            "the unsharded dimension exceeds 2^40",
+        );
+        assert_eq!(
+            replica_group_size("{}").unwrap_err().to_string(),
+            "no device ids in the replica group \"{}\"",
+        );
+        assert_eq!(
+            replica_group_size("{a,b}").unwrap_err().to_string(),
+            "device id \"a\" is not a whole number",
+        );
     }
 }

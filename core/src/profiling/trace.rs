@@ -854,13 +854,17 @@ mod tests {
             assert!(!e.unwrap_err().to_string().is_empty());
         }
         // A batch too small to split is the training model's error, not a panic.
-        assert!(profile(
-            &Job::new(model("llama3-8b").unwrap().config, 2048.0, 1024.0).unwrap(),
-            &slice(),
-            &par,
-            2,
-            Seconds(0.0)
-        )
-        .is_err());
+        assert_eq!(
+            (profile(
+                &Job::new(model("llama3-8b").unwrap().config, 2048.0, 1024.0).unwrap(),
+                &slice(),
+                &par,
+                2,
+                Seconds(0.0)
+            ))
+            .unwrap_err()
+            .to_string(),
+            "2048 tokens cannot be split over 4096 data shards (less than one token each)"
+        );
     }
 }

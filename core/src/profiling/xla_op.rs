@@ -785,18 +785,25 @@ mod tests {
         let c = op_cost(&op, v5e, Dtype::Bf16).unwrap();
         assert_eq!(c.flops.0, 2.0 * 8192.0 * 16384.0 * 8192.0);
         assert!((c.analysis.lower.0 - c.flops.0 / 1.97e14).abs() < 1e-12);
-        assert!(op_cost(
-            &parse_op("%d = f32[2,2] dot(f32[2,2] %a, f32[2,2] %b)").unwrap(),
-            v5e,
-            Dtype::Bf16
-        )
-        .is_err());
+        assert_eq!(
+            (op_cost(
+                &parse_op("%d = f32[2,2] dot(f32[2,2] %a, f32[2,2] %b)").unwrap(),
+                v5e,
+                Dtype::Bf16
+            ))
+            .unwrap_err()
+            .to_string(),
+            "a dot needs lhs_contracting_dims={..} to count FLOPs"
+        );
         let add =
             parse_op("%a = f32[1024,1024] add(f32[1024,1024] %x, f32[1024,1024] %y)").unwrap();
         let c = op_cost(&add, v5e, Dtype::Bf16).unwrap();
         assert_eq!(c.flops.0, 1024.0 * 1024.0);
         assert_eq!(c.bytes.0, 3.0 * 4.0 * 1024.0 * 1024.0);
-        assert!(op_time(line, v5e).is_ok());
+        // The dot is compute-bound (about 3277 FLOPs per byte against the v5e's
+        // 240), so its time is 2·8192·16384·8192 / 1.97e14 = 11.2 ms.
+        let t = op_time(line, v5e).unwrap().0;
+        assert!((t / (2.0 * 8192.0 * 16384.0 * 8192.0 / 1.97e14) - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -481,15 +481,35 @@ mod tests {
     fn names_are_checked() {
         let mut lib = Library::default();
         let chip_text = r#"{"start_from": "h100"}"#;
-        for bad in ["", " x", "h100", &"n".repeat(MAX_NAME + 1), "a\u{7}b"] {
-            assert!(lib.save_chip(bad, chip_text).is_err(), "{bad:?}");
+        let length = "A name has 1 to 40 characters, without spaces at either end.";
+        let long = "n".repeat(MAX_NAME + 1);
+        for (bad, why) in [
+            ("", length),
+            (" x", length),
+            ("h100", "“h100” is a preset's id; choose another name."),
+            (long.as_str(), length),
+            ("a\u{7}b", "A name may not hold control characters or “~”."),
+        ] {
+            let e = lib.save_chip(bad, chip_text).unwrap_err().to_string();
+            assert_eq!(e, why, "{bad:?}");
         }
-        assert!(lib.save_chip("v5e", chip_text).is_err());
-        assert!(lib.save_model("llama3-70b", "{}").is_err());
-        assert!(lib.save_chip("my h100", chip_text).is_ok());
-        assert!(lib.save_chip("my h100", chip_text).unwrap(), "replaced");
+        assert_eq!(
+            lib.save_chip("v5e", chip_text).unwrap_err().to_string(),
+            "“v5e” is a preset's id; choose another name."
+        );
+        assert_eq!(
+            lib.save_model("llama3-70b", "{}").unwrap_err().to_string(),
+            "“llama3-70b” is a preset's id; choose another name."
+        );
+        assert_eq!(lib.save_chip("my h100", chip_text), Ok(false), "new");
+        assert_eq!(lib.save_chip("my h100", chip_text), Ok(true), "replaced");
         assert_eq!(lib.chips.len(), 1);
-        assert!(lib.save_chip("bad", "{\"start_from\": 5}").is_err());
+        assert_eq!(
+            lib.save_chip("bad", "{\"start_from\": 5}")
+                .unwrap_err()
+                .to_string(),
+            "Not a chip: start_from: expected a registry chip's id as text, such as \"v5e\"."
+        );
         assert!(lib.remove("my:my h100"));
         assert!(!lib.remove("my h100"));
         assert!(lib.is_empty());
@@ -521,7 +541,8 @@ mod tests {
             .merge("{\"ridgeline_library\": 3}")
             .unwrap_err()
             .contains("newer"));
-        assert!(lib.merge("not json").is_err());
+        let e = lib.merge("not json").unwrap_err().to_string();
+        assert!(e.starts_with("not valid JSON ("), "{e}");
         assert_eq!(lib, before);
         let long = "n".repeat(MAX_NAME);
         assert_eq!(free_name(&long, |_| false).chars().count(), MAX_NAME);

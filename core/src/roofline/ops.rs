@@ -434,7 +434,12 @@ mod tests {
         assert!(pts[2].attained.0 > pts[0].attained.0);
         assert_eq!(pts[1].attained, pts[3].attained);
         assert_eq!(pts[1].verdict, Verdict::ComputeBound);
-        assert!(rooflines(peak, &[BytesPerSec(0.0)], &[Intensity(1.0)]).is_err());
+        assert_eq!(
+            rooflines(peak, &[BytesPerSec(0.0)], &[Intensity(1.0)])
+                .unwrap_err()
+                .to_string(),
+            "bandwidth #1 must be a finite positive number",
+        );
     }
     use crate::hardware::chip;
 

@@ -321,13 +321,16 @@ mod tests {
     #[test]
     fn a_model_whose_adam_state_exceeds_hbm_is_refused() {
         // Part 5: pure data parallelism holds HBM / 10 parameters, 1.6e9 on a v5e.
-        assert!(v5e(1.6e9).validate().is_ok());
+        assert_eq!(v5e(1.6e9).validate(), Ok(()));
         let e = v5e(1.7e9).validate().unwrap_err();
         assert!(
             e.contains("17 GB") && e.contains("16 GB") && e.contains("1.6e9"),
             "{e}"
         );
-        assert!(v5e(8e9).row(16).is_err());
+        assert_eq!(
+            v5e(8e9).row(16).unwrap_err().to_string(),
+            "a 8e9-parameter model needs 80 GB of weights and optimizer state on every chip (10 bytes per parameter), more than the TPU v5e's 16 GB of HBM: pure data parallelism fits at most 1.6e9 parameters",
+        );
     }
 
     #[test]
@@ -371,7 +374,9 @@ mod tests {
     #[test]
     fn chip_counts_are_bounded_by_the_batch_and_the_network() {
         let p = StrongScalingParams::new(chip("v5e").unwrap(), 1e9, 1024.0);
-        assert!(p.row(1024).is_ok());
+        // 1024 tokens over 1024 chips: one token each, on 4 slices of 256 v5e.
+        let row = p.row(1024).unwrap();
+        assert_eq!((row.chips, row.slices), (1024, 4));
         let e = p.row(2048).unwrap_err();
         assert!(e.contains("without a token"), "{e}");
         let e = p.layout(256 * (MAX_SLICES + 1)).unwrap_err();
@@ -382,7 +387,8 @@ mod tests {
         // A chip without a DCN figure stops at its ICI domain.
         let v4 = StrongScalingParams::new(chip("v4p").unwrap(), 1e9, 1e9);
         let domain = v4.layout(1).unwrap().domain;
-        assert!(v4.layout(domain).is_ok());
+        let whole = v4.layout(domain).unwrap();
+        assert_eq!((whole.slices, whole.domain), (1, domain));
         let e = v4.layout(2 * domain).unwrap_err();
         assert!(e.contains("DCN"), "{e}");
     }

@@ -419,9 +419,24 @@ mod tests {
             local_shape(&[8, 2], &p("P('X')"), &mesh).unwrap(),
             vec![2, 2]
         );
-        assert!(local_shape(&[6, 2], &p("P('X')"), &mesh).is_err());
-        assert!(local_shape(&[8], &p("P('X', 'Y')"), &mesh).is_err());
-        assert!(local_shape(&[8], &p("P('Z')"), &mesh).is_err());
+        assert_eq!(
+            local_shape(&[6, 2], &p("P('X')"), &mesh)
+                .unwrap_err()
+                .to_string(),
+            "at byte 0: dimension d0 = 6 of x is not divisible by X = 4",
+        );
+        assert_eq!(
+            local_shape(&[8], &p("P('X', 'Y')"), &mesh)
+                .unwrap_err()
+                .to_string(),
+            "P('X', 'Y') has 2 entries but the array has only 1 dimensions",
+        );
+        assert_eq!(
+            local_shape(&[8], &p("P('Z')"), &mesh)
+                .unwrap_err()
+                .to_string(),
+            "at byte 0: x uses mesh axis Z, but the mesh has only X=4, Y=2",
+        );
         let m2 = Mesh::new(&[('X', 2), ('Y', 2)]).unwrap();
         assert_eq!(
             type_text(Dtype::Bf16, &[8, 2], &p("P('X', 'Y')"), &m2).unwrap(),
@@ -472,15 +487,19 @@ mod tests {
         .unwrap();
         assert_eq!(m.collectives[0], (Collective::AllGather, "Y".to_string()));
         assert_eq!(m.local_lhs, [512, 2048]);
-        assert!(jit_matmul(
-            &p("P('X', 'Y', None)"),
-            &p("P()"),
-            &p("P()"),
-            &mesh,
-            [8, 8, 8],
-            v5e
-        )
-        .is_err());
+        assert_eq!(
+            (jit_matmul(
+                &p("P('X', 'Y', None)"),
+                &p("P()"),
+                &p("P()"),
+                &mesh,
+                [8, 8, 8],
+                v5e
+            ))
+            .unwrap_err()
+            .to_string(),
+            "P('X', 'Y', None) has 3 entries but the array has only 2 dimensions"
+        );
     }
 
     #[test]
@@ -491,9 +510,18 @@ mod tests {
             let mean = (0..8).map(|i| (64 * i + k) as f64).sum::<f64>() / 8.0;
             assert_eq!(*v, mean);
         }
-        assert!(pmean_of_slices(500, 8, 4).is_err());
-        assert!(pmean_of_slices(512, 8, 65).is_err());
-        assert!(pmean_of_slices(512, 0, 4).is_err());
+        assert_eq!(
+            pmean_of_slices(500, 8, 4).unwrap_err().to_string(),
+            "arange(500) cannot be split evenly over 8 devices",
+        );
+        assert_eq!(
+            pmean_of_slices(512, 8, 65).unwrap_err().to_string(),
+            "each shard has 64 elements; take 1 to 64 of them, not 65",
+        );
+        assert_eq!(
+            pmean_of_slices(512, 0, 4).unwrap_err().to_string(),
+            "0 devices; use 1 to 65536",
+        );
 
         let mesh = Mesh::new(&[('X', 4), ('Y', 2)]).unwrap();
         let m = shard_means(512, 8, &mesh).unwrap();
@@ -510,7 +538,15 @@ mod tests {
                 assert_eq!(*v, s / 512.0);
             }
         }
-        assert!(shard_means(510, 8, &mesh).is_err());
-        assert!(shard_means(512, 8, &Mesh::new(&[('X', 8)]).unwrap()).is_err());
+        assert_eq!(
+            shard_means(510, 8, &mesh).unwrap_err().to_string(),
+            "at byte 0: dimension d0 = 510 of x is not divisible by X = 4",
+        );
+        assert_eq!(
+            shard_means(512, 8, &Mesh::new(&[('X', 8)]).unwrap())
+                .unwrap_err()
+                .to_string(),
+            "a two-axis mesh is needed, not one with 1 axes",
+        );
     }
 }

@@ -579,8 +579,16 @@ mod tests {
             assert_eq!(m.device(&m.coord(d)), d);
         }
         assert_eq!(m.coord(5), [0, 1, 2, 0]);
-        assert!(Mesh::new(&[('X', 0)]).is_err());
-        assert!(Mesh::new(&[('X', 300), ('Y', 300)]).is_err());
+        assert_eq!(
+            Mesh::new(&[('X', 0)]).unwrap_err().to_string(),
+            "mesh axis X has size 0; sizes run from 1 to 65536",
+        );
+        assert_eq!(
+            Mesh::new(&[('X', 300), ('Y', 300)])
+                .unwrap_err()
+                .to_string(),
+            "the mesh has more than 65536 devices",
+        );
     }
 
     #[test]

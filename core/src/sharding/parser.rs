@@ -561,7 +561,10 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Unsupported);
         let e = parse_array("A[I_X1, J]").unwrap_err();
         assert!(e.message.contains("single letters"));
-        assert!(parse_array("A[I, I]").is_err());
+        assert_eq!(
+            parse_array("A[I, I]").unwrap_err().to_string(),
+            "at byte 5: A names dimension I twice"
+        );
     }
 
     #[test]
@@ -589,12 +592,32 @@ mod tests {
             ErrorKind::AxisReused
         );
         assert_eq!(parse_mesh("{}").unwrap_err().kind, ErrorKind::Empty);
-        assert!(parse_mesh("XY=4").is_err());
-        assert!(parse_mesh("{'X': 4").is_err());
+        for (text, why) in [
+            (
+                "XY=4",
+                "at byte 0: mesh axis names are single letters such as X",
+            ),
+            (
+                "{'X': 4",
+                "at byte 7: expected '}' but found the end of the text",
+            ),
+        ] {
+            assert_eq!(parse_mesh(text).unwrap_err().to_string(), why);
+        }
         let d = parse_dims("I=1024, J: 4096 K=8").unwrap();
         assert_eq!(d.get("J"), Some(4096));
-        assert!(parse_dims("I=0").is_err());
-        assert!(parse_dims("I=4, I=8").is_err());
-        assert!(parse_dims("I").is_err());
+        for (text, why) in [
+            (
+                "I=0",
+                "at byte 0: dimension I = 0; sizes run from 1 to 2^40",
+            ),
+            ("I=4, I=8", "at byte 5: dimension I is given twice"),
+            (
+                "I",
+                "at byte 1: expected '=' after dimension I but found the end of the text",
+            ),
+        ] {
+            assert_eq!(parse_dims(text).unwrap_err().to_string(), why);
+        }
     }
 }

@@ -363,9 +363,20 @@ mod tests {
             Cluster::new(v5p, &[64, 4, 4], 1),
             Err(TrainingError::AxisTooLong { .. })
         ));
-        assert!(Cluster::new(v5p, &[16, 0, 4], 1).is_err());
-        assert!(Cluster::new(v5p, &[2, 2, 2, 2], 1).is_err());
-        assert!(Cluster::full_pod(chip("v4p").unwrap(), 2).is_err()); // no DCN figure
+        assert_eq!(
+            Cluster::new(v5p, &[16, 0, 4], 1).unwrap_err().to_string(),
+            "mesh axis 2 has no chips"
+        );
+        assert_eq!(
+            Cluster::new(v5p, &[2, 2, 2, 2], 1).unwrap_err().to_string(),
+            "a v5p mesh has 1 to 3 axes, got 4"
+        );
+        assert_eq!(
+            Cluster::full_pod(chip("v4p").unwrap(), 2)
+                .unwrap_err()
+                .to_string(),
+            "v4p has no data-centre or scale-out network bandwidth"
+        ); // no DCN figure
         let job = llama70();
         let pod = v5p_pod();
         let e = evaluate(&job, &pod, &Parallelism::fsdp(4096, 3)).unwrap_err();
@@ -377,11 +388,28 @@ mod tests {
         let tiny = job.with_batch(4096.0).unwrap();
         let e = evaluate(&tiny, &pod, &Parallelism::fsdp(8960, 3)).unwrap_err();
         assert!(matches!(e, TrainingError::BatchTooSmall { .. }), "{e}");
-        assert!(job.with_batch(f64::NAN).is_err());
-        assert!(job.with_batch(-5.0).is_err());
-        assert!(job.with_batch(100.0).is_err()); // shorter than one sequence
-        assert!(training_time(Flops(1e20), 8.0, FlopsPerSec(1e14), 1.5).is_err());
-        assert!(pipeline_bubble(0.0, 4.0).is_err());
+        assert_eq!(
+            job.with_batch(f64::NAN).unwrap_err().to_string(),
+            "batch (tokens) must be a finite number"
+        );
+        assert_eq!(
+            job.with_batch(-5.0).unwrap_err().to_string(),
+            "batch (tokens) must be positive, got -5"
+        );
+        assert_eq!(
+            job.with_batch(100.0).unwrap_err().to_string(),
+            "a 4096-token sequence does not fit in a 100-token batch"
+        ); // shorter than one sequence
+        assert_eq!(
+            training_time(Flops(1e20), 8.0, FlopsPerSec(1e14), 1.5)
+                .unwrap_err()
+                .to_string(),
+            "utilisation must be in (0, 1], got 1.5"
+        );
+        assert_eq!(
+            pipeline_bubble(0.0, 4.0).unwrap_err().to_string(),
+            "pipeline stages must be positive, got 0"
+        );
     }
 
     #[test]
@@ -397,7 +425,10 @@ mod tests {
         let pts = sweep(&job, &cl, &par, &log_batches(1e4, 1e8, 50).unwrap()).unwrap();
         assert_eq!(pts.len(), 50);
         assert!(pts.windows(2).all(|w| w[1].t_math > w[0].t_math));
-        assert!(sweep(&job, &cl, &par, &[0.0]).is_err());
+        assert_eq!(
+            sweep(&job, &cl, &par, &[0.0]).unwrap_err().to_string(),
+            "batch (tokens) must be positive, got 0"
+        );
     }
 
     #[test]
@@ -488,7 +519,7 @@ mod tests {
                         prop_assert!(best.step_lower.0.is_finite() && best.step_lower.0 > 0.0);
                         prop_assert!(best.mfu > 0.0 && best.mfu <= 1.0 + 1e-12);
                         let again = evaluate(&job, &cluster, &best.parallelism);
-                        prop_assert!(again.is_ok(), "{:?}", again);
+                        prop_assert_eq!(again.as_ref().ok(), Some(&best), "{:?}", again);
                     }
                     Err(e) => prop_assert!(!e.to_string().trim().is_empty(), "{:?}", e),
                 }

@@ -80,6 +80,11 @@ mod tests {
         assert!((c.time.0 - 1e9 / (3.0 * 1.8e11)).abs() < 1e-12);
         let small = fsdp_comms(Collective::ReduceScatter, Bytes(1e3), &rings, &net).unwrap();
         assert_eq!(small.time, ICI_HOP_LATENCY.value * 24.0);
-        assert!(fsdp_comms(Collective::AllReduce, big, &rings, &net).is_err());
+        assert_eq!(
+            fsdp_comms(Collective::AllReduce, big, &rings, &net)
+                .unwrap_err()
+                .to_string(),
+            "FSDP gathers weights and reduce-scatters gradients; it has no AllReduce",
+        );
     }
 }
