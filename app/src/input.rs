@@ -27,18 +27,22 @@ pub fn parse_count(text: &str, what: &str, min: f64, max: f64) -> Result<f64, St
         return Err(format!("{what}: “{}” is not a number", short(text)));
     }
     if value < min {
-        return Err(format!(
-            "{what} must be at least {}",
-            ridgeline_core::format::grouped(min)
-        ));
+        return Err(format!("{what} must be at least {}", bound(min)));
     }
     if value > max || value.is_infinite() {
-        return Err(format!(
-            "{what} must be at most {}",
-            ridgeline_core::format::sci(max, 3)
-        ));
+        return Err(format!("{what} must be at most {}", bound(max)));
     }
     Ok(value)
+}
+
+/// A limit as a refusal states it: exact for a whole number a reader would
+/// type in full (`65,536`, not `65500`), in scientific notation beyond.
+fn bound(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e7 {
+        ridgeline_core::format::grouped(x)
+    } else {
+        ridgeline_core::format::sci(x, 3)
+    }
 }
 
 /// Parses an on/off setting (`1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`).
@@ -116,6 +120,28 @@ pub fn mesh_text(mesh: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The limit in a refusal is the one applied: 65,536 GPUs was refused
+    /// as "at most 65500" (three significant figures of 65,536).
+    #[test]
+    fn a_refusal_states_the_exact_limit() {
+        assert_eq!(
+            parse_count("70000", "gpus", 2.0, 65_536.0).unwrap_err(),
+            "gpus must be at most 65,536"
+        );
+        assert_eq!(
+            parse_count("1e13", "batch", 1.0, 1e12).unwrap_err(),
+            "batch must be at most 1e12"
+        );
+        assert_eq!(
+            parse_count("0.5", "MFU (%)", 0.1, 100.0).map_err(|e| e.len()),
+            Ok(0.5)
+        );
+        assert_eq!(
+            parse_count("0.05", "MFU (%)", 0.1, 100.0).unwrap_err(),
+            "MFU (%) must be at least 0.1"
+        );
+    }
 
     #[test]
     fn flags_are_on_off_or_refused() {

@@ -87,7 +87,10 @@ impl WidgetParams for CollectiveParams {
         let mut next = *self;
         next.set_field(key, value)?;
         next.comparison()?;
-        next.playback()?;
+        // The plan decides whether the collective plays: with the player's
+        // fixed sizes, every plan runs (tested below), so the emulator itself
+        // waits for the view.
+        next.plan_on(next.chip)?;
         *self = next;
         Ok(())
     }
@@ -634,5 +637,38 @@ mod tests {
         assert!(p.apply("op", "broadcast").is_err());
         assert!(p.apply("chip", "h100").is_err());
         assert_eq!(p, CollectiveParams::default());
+    }
+
+    /// `apply` checks only the plan, not the emulator's run (tens of
+    /// milliseconds in a debug build): every setting it can accept, every
+    /// collective at every ring size, with and without wraparound, on every
+    /// chip with an ICI ring, must then play.
+    #[test]
+    fn every_accepted_setting_plays() {
+        let mut played = 0;
+        for (op, _, _) in COLLECTIVES {
+            for n in SIZES {
+                for wrap in ["1", "0"] {
+                    for c in ridgeline_core::hardware::CHIPS
+                        .iter()
+                        .filter(|c| super::super::controls::has_ici(c))
+                    {
+                        let mut p = CollectiveParams::default();
+                        let pairs = [
+                            ("op", *op),
+                            ("n", &n.to_string()),
+                            ("wrap", wrap),
+                            ("chip", c.id),
+                        ];
+                        if pairs.iter().all(|(k, v)| p.apply(k, v).is_ok()) {
+                            let pb = p.playback().unwrap_or_else(|e| panic!("{pairs:?}: {e}"));
+                            assert!(!pb.steps.is_empty(), "{pairs:?}");
+                            played += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(played >= COLLECTIVES.len() * SIZES.len() * 2, "{played}");
     }
 }

@@ -134,6 +134,9 @@ impl GpuCollectivesParams {
         } else {
             self.gpus.min(new_per)
         };
+        // A reader's GPU may put up to 100,000 in one domain; the count stays
+        // within what the `gpus` setting (and so the link) accepts.
+        let gpus = gpus.min(GPUS_MAX);
         Ok(GpuCollectivesParams {
             gpu: id,
             gpus,

@@ -144,6 +144,21 @@ macro_rules! register {
             }
         )?)*
 
+        /// Widget `name`'s parameters at their defaults, as
+        /// [`params::AnyParams`] (`None` for a widget without parameters, or
+        /// one this build does not carry). Native builds only: for the tests
+        /// that drive every widget's parameters alike.
+        #[cfg(not(target_arch = "wasm32"))]
+        pub fn params_of(name: &str) -> Option<Box<dyn params::AnyParams>> {
+            match name {
+                $($(
+                    #[cfg(widget_module = $module_name)]
+                    $name => Some(Box::new(<$module::$params>::default())),
+                )?)*
+                _ => None,
+            }
+        }
+
         /// Every disagreement between a widget's parameters and the keys the
         /// table lists for it (see [`params::key_mismatches`]).
         #[cfg(test)]

@@ -233,6 +233,21 @@ pub trait WidgetParams: Declared + Default + Clone + PartialEq + Send + Sync + '
     /// Sets `key` from the reader's text, or says why not (leaving `self` as it was).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String>;
 
+    /// Sets `key` from text checked on its own, without the checks that
+    /// take the other settings into account ([`Self::check`]); `apply` is
+    /// `assign` then `check`. Only a widget whose settings can be valid
+    /// together but not one at a time (a model that fits only on many pods,
+    /// many pods that only a large model can use) overrides the pair, so that
+    /// its links load whole ([`Self::from_pairs`]); the default is `apply`.
+    fn assign(&mut self, key: &str, value: &str) -> Result<(), String> {
+        self.apply(key, value)
+    }
+
+    /// The checks across settings that [`Self::assign`] leaves out.
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The `key=value` pairs that reproduce these parameters (for the URL).
     fn to_pairs(&self) -> Vec<(String, String)>;
 
@@ -252,6 +267,11 @@ pub trait WidgetParams: Declared + Default + Clone + PartialEq + Send + Sync + '
     /// accepted (a link's values may only be valid together: a larger batch
     /// before more pods); each pair still refused is skipped and its reason
     /// returned.
+    ///
+    /// When no pair left can be applied on its own, they are assigned
+    /// together ([`Self::assign`]) and checked once ([`Self::check`]): a
+    /// state the reader reached step by step loads from its link even when
+    /// its settings are valid only together.
     fn from_pairs(pairs: &[(String, String)]) -> (Self, Vec<String>) {
         let mut pending = ordered_pairs(pairs, Self::ORDER);
         let mut p = Self::default();
@@ -265,10 +285,76 @@ pub trait WidgetParams: Declared + Default + Clone + PartialEq + Send + Sync + '
                     true
                 }
             });
-            if pending.is_empty() || pending.len() == before {
+            if pending.is_empty() {
+                return (p, notices);
+            }
+            if pending.len() == before {
+                let mut together = p.clone();
+                let assigned = pending.iter().all(|(k, v)| {
+                    Self::KEYS.contains(&k.as_str()) && together.assign(k, v).is_ok()
+                });
+                if assigned && together.check().is_ok() {
+                    return (together, Vec::new());
+                }
                 return (p, notices);
             }
         }
+    }
+}
+
+/// Any widget's parameters behind one type, so that a test can drive every
+/// widget alike (`widgets::params_of` gives each at its defaults).
+pub trait AnyParams {
+    /// The keys the widget declares.
+    fn keys(&self) -> &'static [&'static str];
+    /// The `key=value` pairs that reproduce these parameters.
+    fn pairs(&self) -> Vec<(String, String)>;
+    /// Applies `key=value` as a link or a control would ([`WidgetParams::apply_declared`])
+    /// and checks what every widget promises: an accepted value leaves
+    /// parameters whose own pairs rebuild exactly them; a refused one says why
+    /// and leaves the parameters as they were. Returns whether it was
+    /// accepted, or the broken promise.
+    fn checked_apply(&mut self, key: &str, value: &str) -> Result<bool, String>;
+    /// Back to the defaults.
+    fn reset(&mut self);
+}
+
+impl<P: WidgetParams> AnyParams for P {
+    fn keys(&self) -> &'static [&'static str] {
+        P::KEYS
+    }
+
+    fn pairs(&self) -> Vec<(String, String)> {
+        self.to_pairs()
+    }
+
+    fn checked_apply(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        let before = self.clone();
+        match self.apply_declared(key, value) {
+            Ok(()) => {
+                let (again, refused) = P::from_pairs(&self.to_pairs());
+                if !refused.is_empty() {
+                    return Err(format!(
+                        "its own pairs {:?} were refused: {refused:?}",
+                        self.to_pairs()
+                    ));
+                }
+                if again != *self {
+                    return Err(format!(
+                        "its pairs {:?} do not rebuild the parameters",
+                        self.to_pairs()
+                    ));
+                }
+                Ok(true)
+            }
+            Err(message) if message.trim().is_empty() => Err("refused without a message".into()),
+            Err(_) if *self != before => Err("refused but changed the parameters".into()),
+            Err(_) => Ok(false),
+        }
+    }
+
+    fn reset(&mut self) {
+        *self = P::default();
     }
 }
 

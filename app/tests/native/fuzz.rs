@@ -1,10 +1,11 @@
 //! What a reader types and what a browser hands back from storage must never
 //! panic: 1,000,000 random inputs (a fixed seed) each through `parse_count`
-//! and `Progress::from_json`, with the accepted ones checked for sense.
+//! and `Progress::from_json`, with the accepted ones checked for sense; and
+//! every widget's parameters driven through random changes, each checked
+//! against what a widget promises (see [`every_widgets_parameters_keep_their_promises`]).
 
 use ridgeline_app::input::parse_count;
 use ridgeline_app::progress::{Progress, SCHEMA, VERSION};
-use ridgeline_app::widgets::params::WidgetParams;
 use ridgeline_core::rng::Rng;
 
 /// Inputs per parser.
@@ -285,154 +286,136 @@ pub const VALUES: &[&str] = &[
     "1048576",
 ];
 
+/// Parameter changes per widget unless `RIDGELINE_FUZZ_CASES` says otherwise:
+/// 5,000 in the test command (about a minute in a debug build: a change that
+/// re-plans a profiled step or a training run takes milliseconds there); the
+/// long run sets 100,000 (`scripts/fuzz-long.sh`).
+const CASES_PER_WIDGET: usize = 5_000;
+
+/// Reader chips in compact form: sound ones, ones at the accepted floors and
+/// ceilings, and ones below and above them (which must be refused).
+pub fn chip_code(rng: &mut Rng) -> String {
+    let peak = rng.pick(&[
+        "1e6", "1.5e6", "1.97e14", "1e18", "5e-324", "1e-300", "1e30",
+    ]);
+    let hbm = rng.pick(&["1e6", "1.6e10", "1e13", "1", "1e20"]);
+    let bw = rng.pick(&["1e3", "8.2e11", "1e15", "1e-300", "1e20"]);
+    let link = rng.pick(&["1e3", "4.5e10", "1e15", "5e-324"]);
+    if rng.below(2) == 0 {
+        let slice = rng.pick(&[
+            "4x4x1",
+            "16x16x1",
+            "1000x1000x1",
+            "100000x100000x1",
+            "100x100x100",
+        ]);
+        format!("c1~r~g~bf16:{peak}~{hbm}~hbm:{bw}_ici:{link}~t:2:{slice}:1x1x1:axis16:1")
+    } else {
+        let gpus = rng.pick(&["1", "8", "72", "100000"]);
+        format!("c1~r~n~bf16:{peak}~{hbm}~hbm:{bw}_nvlink:{link}_scaleout:{link}~n:{gpus}:132:-")
+    }
+}
+
+/// Reader models in compact form, from tiny to enormous.
+pub fn model_code(rng: &mut Rng) -> String {
+    let d = rng.pick(&["1", "64", "4096", "1000000"]);
+    let f = rng.pick(&["1", "14336", "10000000"]);
+    let l = rng.pick(&["1", "32", "10000"]);
+    let v = rng.pick(&["2", "128256", "100000000"]);
+    format!("m1~r~{d}~{f}~{l}~32~8~128~{v}~8192~g~-~-")
+}
+
+/// A value for `key`: a word or number from [`VALUES`], a reader's chip or
+/// model in compact form where the key takes one, a number anywhere in
+/// 10^±300, or random text.
+pub fn value_for(rng: &mut Rng, key: &str) -> String {
+    match rng.below(8) {
+        0 if matches!(key, "chip" | "vs" | "gpu") => chip_code(rng),
+        0 if key == "model" => model_code(rng),
+        1 => {
+            let x = rng.open_unit() * 10f64.powi(rng.below(601) as i32 - 300);
+            format!("{x:e}")
+        }
+        2 => {
+            let mut v = rng.pick(VALUES).to_string();
+            unicode(rng, &mut v, 6);
+            v
+        }
+        3 => {
+            let mut v = String::new();
+            unicode(rng, &mut v, 40);
+            v
+        }
+        _ => rng.pick(VALUES).to_string(),
+    }
+}
+
+/// Every widget's parameters (all of them, through `widgets::params_of`)
+/// keep their promise under random input, each for [`CASES_PER_WIDGET`] changes: an
+/// accepted value leaves parameters whose own URL pairs rebuild exactly
+/// them; a refused one says why and keeps the last valid state. Keys are
+/// the widget's own (one in eight a key it does not have); values include
+/// reader chips and models in compact form and numbers across the whole
+/// range of doubles.
 #[test]
-fn widget_parameters_never_panic() {
-    use ridgeline_app::widgets::*;
-    const KEYS: &[&str] = &[
-        "chip",
-        "dtype",
-        "act",
-        "weight",
-        "op",
-        "b",
-        "d",
-        "f",
-        "n",
-        "wrap",
-        "v",
-        "shape",
-        "at",
-        "spec",
-        "mesh",
-        "dims",
-        "model",
-        "slice",
-        "scheme",
-        "tp",
-        "batch",
-        "overlap",
-        "layers",
-        "seq",
-        "phase",
-        "kv",
-        "chips",
-        "gpus",
-        "size",
-        "collective",
-        "mfu",
-        "tokens",
-        "pods",
-        "mode",
-        "family",
-        "preset",
-        "context",
-        "format",
-        "x",
-        "y",
-        "strategy",
-    ];
-    let mut rng = Rng::new(0x05ee_d0ff_1e1d);
-    let mut value = String::new();
-    let mut next_value = |rng: &mut Rng| -> String {
-        value.clear();
-        match rng.below(4) {
-            0 | 1 => value.push_str(rng.pick(VALUES)),
-            2 => {
-                value.push_str(rng.pick(VALUES));
-                unicode(rng, &mut value, 6);
-            }
-            _ => unicode(rng, &mut value, 40),
+fn every_widgets_parameters_keep_their_promises() {
+    use ridgeline_app::widgets::{params_of, NAMES};
+    let cases = std::env::var("RIDGELINE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CASES_PER_WIDGET);
+    let seed = std::env::var("RIDGELINE_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x05ee_d0ff_1e1d);
+    let mut rng = Rng::new(seed);
+    let mut driven = 0;
+    // `RIDGELINE_FUZZ_ONLY=training-planner` drives one widget (to chase a find).
+    let only = std::env::var("RIDGELINE_FUZZ_ONLY").ok();
+    for name in NAMES {
+        if only.as_deref().is_some_and(|o| o != *name) {
+            continue;
         }
-        value.clone()
-    };
-    // Rebuilds parameters from their URL pairs: in `WidgetParams::ORDER` where
-    // the type has it, else in the pairs' own order.
-    macro_rules! rebuild {
-        (ordered, $ty:ty, $pairs:expr) => {
-            <$ty>::from_pairs($pairs)
+        let Some(mut p) = params_of(name) else {
+            continue;
         };
-        (plain, $ty:ty, $pairs:expr) => {{
-            let mut q = <$ty>::default();
-            let mut refused = Vec::new();
-            for (k, v) in $pairs {
-                if let Err(e) = q.apply(k, v) {
-                    refused.push(e);
-                }
+        let keys = p.keys();
+        // Each key's value at the defaults: a sound value to vary from.
+        let defaults = p.pairs();
+        let mut accepted = 0;
+        let started = std::time::Instant::now();
+        for _ in 0..cases {
+            let key = if keys.is_empty() || rng.below(8) == 0 {
+                "junk-key"
+            } else {
+                rng.pick(keys)
+            };
+            let default = defaults.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+            let v = match default {
+                Some(d) if rng.below(4) == 0 => d.clone(),
+                _ => value_for(&mut rng, key),
+            };
+            match p.checked_apply(key, &v) {
+                Ok(ok) => accepted += usize::from(ok),
+                Err(broken) => panic!("{name}: {key}={v:?}: {broken}"),
             }
-            (q, refused)
-        }};
-    }
-    macro_rules! drive {
-        ($rng:expr, $ty:ty, $n:expr) => {
-            drive!($rng, $ty, $n, ordered)
-        };
-        ($rng:expr, $ty:ty, $n:expr, $how:ident) => {{
-            let mut p = <$ty>::default();
-            for _ in 0..$n {
-                let key = if $rng.below(8) == 0 {
-                    "junk-key"
-                } else {
-                    $rng.pick(KEYS)
-                };
-                let v = next_value(&mut $rng);
-                let before = p.clone();
-                match p.apply(key, &v) {
-                    // An accepted value leaves parameters whose URL pairs
-                    // rebuild exactly them.
-                    Ok(()) => {
-                        let (again, refused) = rebuild!($how, $ty, &p.to_pairs());
-                        assert!(
-                            refused.is_empty(),
-                            "{}: {key}={v:?}: its own pairs refused: {refused:?}",
-                            stringify!($ty)
-                        );
-                        assert!(
-                            again == p,
-                            "{}: {key}={v:?}: the URL pairs do not rebuild the parameters",
-                            stringify!($ty)
-                        );
-                    }
-                    // A refused one says why and keeps the last valid state.
-                    Err(message) => {
-                        assert!(
-                            !message.trim().is_empty(),
-                            "{key}={v:?}: refused without a message"
-                        );
-                        assert!(
-                            p == before,
-                            "{key}={v:?}: refused but changed the parameters"
-                        );
-                    }
-                }
-                if $rng.below(64) == 0 {
-                    p = <$ty>::default();
-                }
+            if rng.below(64) == 0 {
+                p.reset();
             }
-        }};
-    }
-    let per = INPUTS / 17 + 1;
-    drive!(rng, roofline::RooflineParams, per);
-    drive!(rng, overlap::OverlapParams, per);
-    drive!(rng, collective::CollectiveParams, per, plain);
-    drive!(rng, collective_size::SizeParams, per);
-    drive!(rng, torus::TorusParams, per);
-    drive!(rng, link_roofline::LinkParams, per);
-    drive!(rng, transformer::TransformerParams, per);
-    drive!(rng, training_roofline::TrainingRooflineParams, per);
-    drive!(rng, training_planner::PlannerParams, per);
-    drive!(rng, inference_roofline::InferenceParams, per);
-    drive!(rng, kv_cache::KvParams, per);
-    drive!(rng, serving::ServingParams, per);
-    drive!(rng, min_topology::TopologyParams, per);
-    drive!(rng, gpu::GpuParams, per);
-    drive!(rng, profile::ProfileParams, per);
-    // The sharding widget's `with` returns a new value instead of mutating.
-    let mut s = sharding::ShardingParams::default();
-    for _ in 0..2 * per {
-        let key = rng.pick(&["spec", "mesh", "dims", "chip", "junk"]);
-        let v = next_value(&mut rng);
-        if let Ok(next) = s.with(key, &v) {
-            s = next;
+        }
+        // Random input that no widget ever accepts would test only refusals.
+        assert!(
+            keys.is_empty() || accepted > 0,
+            "{name}: none of {cases} values was accepted"
+        );
+        driven += 1;
+        if std::env::var_os("RIDGELINE_FUZZ_TIMES").is_some() {
+            eprintln!("{name}: {:?}", started.elapsed());
         }
     }
+    eprintln!("{driven} widgets' parameters, {cases} changes each");
+    assert!(
+        only.is_some() || driven >= 40,
+        "only {driven} widgets have parameters"
+    );
 }

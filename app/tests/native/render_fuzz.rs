@@ -16,7 +16,7 @@ use leptos::prelude::*;
 use ridgeline_app::widgets::{keys_of, widget_view, NAMES};
 use ridgeline_core::rng::Rng;
 
-use crate::fuzz::VALUES;
+use crate::fuzz::value_for;
 
 /// Renders per widget unless `RIDGELINE_RENDER_CASES` says otherwise.
 const CASES: usize = 150;
@@ -27,56 +27,6 @@ const TIME_BOUND: Duration = Duration::from_secs(20);
 /// The largest render accepted, bytes of HTML (the largest widget at its
 /// defaults is a few hundred kilobytes).
 const MAX_HTML: usize = 4 << 20;
-
-/// Values for any key: those of the parameter fuzzer, and more extremes.
-const MORE_VALUES: &[&str] = &["v6e", "65536", "1e308", "5e-324", "2^62", "100000x100000"];
-
-/// Reader chips in compact form: sound ones, ones at the accepted floors and
-/// ceilings, and ones below and above them (which must be refused).
-fn chip_codes(rng: &mut Rng) -> String {
-    let peak = rng.pick(&[
-        "1e6", "1.5e6", "1.97e14", "1e18", "5e-324", "1e-300", "1e30",
-    ]);
-    let hbm = rng.pick(&["1e6", "1.6e10", "1e13", "1", "1e20"]);
-    let bw = rng.pick(&["1e3", "8.2e11", "1e15", "1e-300", "1e20"]);
-    let link = rng.pick(&["1e3", "4.5e10", "1e15", "5e-324"]);
-    if rng.below(2) == 0 {
-        let slice = rng.pick(&[
-            "4x4x1",
-            "16x16x1",
-            "1000x1000x1",
-            "100000x100000x1",
-            "100x100x100",
-        ]);
-        format!("c1~r~g~bf16:{peak}~{hbm}~hbm:{bw}_ici:{link}~t:2:{slice}:1x1x1:axis16:1")
-    } else {
-        let gpus = rng.pick(&["1", "8", "72", "100000"]);
-        format!("c1~r~n~bf16:{peak}~{hbm}~hbm:{bw}_nvlink:{link}_scaleout:{link}~n:{gpus}:132:-")
-    }
-}
-
-/// Reader models in compact form, from tiny to enormous.
-fn model_code(rng: &mut Rng) -> String {
-    let d = rng.pick(&["1", "64", "4096", "1000000"]);
-    let f = rng.pick(&["1", "14336", "10000000"]);
-    let l = rng.pick(&["1", "32", "10000"]);
-    let v = rng.pick(&["2", "128256", "100000000"]);
-    format!("m1~r~{d}~{f}~{l}~32~8~128~{v}~8192~g~-~-")
-}
-
-fn value(rng: &mut Rng, key: &str) -> String {
-    match rng.below(6) {
-        0 if matches!(key, "chip" | "vs" | "gpu") => chip_codes(rng),
-        0 if key == "model" => model_code(rng),
-        1 => {
-            // A number near a typical value, scaled by up to 10^±300.
-            let x = rng.open_unit() * 10f64.powi(rng.below(601) as i32 - 300);
-            format!("{x:e}")
-        }
-        2 => rng.pick(MORE_VALUES).to_string(),
-        _ => rng.pick(VALUES).to_string(),
-    }
-}
 
 /// `html` without what echoes the reader's own text: the notices that quote
 /// refused input (`Ignored: unknown chip “NaN”`) and the `value` of a form
@@ -133,7 +83,7 @@ fn every_widget_renders_any_link_in_bounded_time_without_nan() {
                     if !keys.is_empty() {
                         for _ in 0..1 + rng.below(3) {
                             let key = rng.pick(keys);
-                            args.push((key.to_string(), value(&mut rng, key)));
+                            args.push((key.to_string(), value_for(&mut rng, key)));
                         }
                     }
                     // Announce the case before drawing it: if it hangs, the
