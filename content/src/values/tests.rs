@@ -55,6 +55,7 @@ fn book_numbers() {
     assert_eq!(eval("critical-batch chip=v5e").unwrap(), "240");
     assert_eq!(eval("critical-batch chip=v5e weight=int8").unwrap(), "120");
     assert_eq!(eval("critical-batch chip=v5e act=int8").unwrap(), "240");
+    assert_eq!(eval("prefill-attention-length chip=v5e").unwrap(), "480");
     assert_eq!(
         eval("split-critical-d chip=v5e dir=one-way").unwrap(),
         "8,756"
