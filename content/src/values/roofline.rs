@@ -44,6 +44,15 @@ pub const VALUES: &[ValueDirective] = &[
         eval: critical_batch,
     },
     ValueDirective {
+        name: "prefill-attention-length",
+        args: &["chip"],
+        doc: "prompt length T above which prefill attention (intensity ST/(S+T) = T/2 with \
+              S = T, bf16) is compute-bound: twice the chip's bf16 HBM ridge",
+        example: "prefill-attention-length chip=v5e",
+        shows: "480",
+        eval: prefill_attention_length,
+    },
+    ValueDirective {
         name: "attainable",
         args: &["chip", "op", "b", "d", "f", "act", "weight"],
         doc: "FLOPs/s an op reaches on a chip reading HBM: its FLOPs over the larger of its \
@@ -178,6 +187,16 @@ fn critical_batch(d: &Directive) -> Result<String, String> {
         .critical_batch(ridge)
         .ok_or_else(|| "this matmul never becomes compute-bound".to_string())?;
     Ok(sci(b, 3))
+}
+
+/// Prefill attention's intensity is T/2 (S = T in ST/(S+T)), so it passes
+/// the bf16 ridge at twice the ridge's tokens.
+fn prefill_attention_length(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let ridge = c
+        .ridge(Dtype::Bf16, Link::Hbm)
+        .ok_or_else(|| format!("{} has no bf16 peak", c.name))?;
+    Ok(sci(2.0 * ridge.0, 3))
 }
 
 fn attainable_value(d: &Directive) -> Result<String, String> {

@@ -55,6 +55,7 @@ fn book_numbers() {
     assert_eq!(eval("critical-batch chip=v5e").unwrap(), "240");
     assert_eq!(eval("critical-batch chip=v5e weight=int8").unwrap(), "120");
     assert_eq!(eval("critical-batch chip=v5e act=int8").unwrap(), "240");
+    assert_eq!(eval("prefill-attention-length chip=v5e").unwrap(), "480");
     assert_eq!(
         eval("split-critical-d chip=v5e dir=one-way").unwrap(),
         "8,756"
@@ -558,4 +559,25 @@ fn part5_numbers() {
     assert_eq!(value("dcn-egress chip=v5p show=chip"), "6.25 GB/s");
     assert_eq!(value("dcn-egress chip=v5p show=host"), "25 GB/s");
     assert!(eval("min-batch chip=v5p chips=64 scheme=mixed axes=3").is_err());
+}
+
+#[test]
+fn llama2_13b_memory_values_match_the_book() {
+    assert_eq!(
+        eval("model-params model=llama2-13b part=mlp").unwrap(),
+        "8.49B"
+    );
+    assert_eq!(
+        eval("model-params model=llama2-13b part=attention").unwrap(),
+        "4.19B"
+    );
+    assert_eq!(
+        eval("model-params model=llama2-13b part=vocab").unwrap(),
+        "0.328B"
+    );
+    assert_eq!(eval("model-params model=llama2-13b").unwrap(), "13B");
+    assert_eq!(
+        eval("param-bytes model=llama2-13b dtype=bf16").unwrap(),
+        "26 GB"
+    );
 }
