@@ -559,3 +559,20 @@ fn part5_numbers() {
     assert_eq!(value("dcn-egress chip=v5p show=host"), "25 GB/s");
     assert!(eval("min-batch chip=v5p chips=64 scheme=mixed axes=3").is_err());
 }
+
+/// `answer` gives a registered exercise's expected answer and refuses an unknown id.
+#[test]
+fn answer_gives_the_book_versions_expected_answer() {
+    for def in ridgeline_core::exercises::registry::defs() {
+        if def.chapter == 8 || def.chapter == 9 {
+            let d = Directive::parse(&format!("answer id={}", def.id)).unwrap();
+            assert!(evaluate(&d).is_ok(), "{}", def.id);
+        }
+    }
+    assert_eq!(value("answer id=ch8-q3a"), "17.22 ms");
+    assert_eq!(value("answer id=ch8-ex1c"), "5.91e17 FLOPs per dollar");
+    let d = Directive::parse("answer id=ch99-none").unwrap();
+    assert!(evaluate(&d)
+        .unwrap_err()
+        .contains("not a registered exercise"));
+}
