@@ -15,7 +15,8 @@
 //! - [`plan`]: Part 6's splits per pod and run times on any number of chips;
 //! - [`inference`]: serving memory, step times, metrics and simulations;
 //! - [`profiling`]: arrays padded to whole tiles;
-//! - [`gpu`]: Part 12's GPU thresholds and facts.
+//! - [`gpu`]: Part 12's GPU thresholds and facts;
+//! - [`exercise`]: the answers of registered exercises, for worked problems.
 //!
 //! [`evaluate`] finds a directive's row in [`DOMAINS`], checks its arguments and
 //! runs it; `args` holds the argument readers every domain shares.
@@ -33,6 +34,7 @@
 mod args;
 pub mod comms;
 mod entry;
+pub mod exercise;
 pub mod gpu;
 pub mod hardware;
 pub mod inference;
@@ -60,6 +62,7 @@ pub const DOMAINS: &[&[ValueDirective]] = &[
     inference::VALUES,
     profiling::VALUES,
     gpu::VALUES,
+    exercise::VALUES,
 ];
 
 /// Every value directive, domain by domain.

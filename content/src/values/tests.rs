@@ -581,3 +581,33 @@ fn llama2_13b_memory_values_match_the_book() {
         "26 GB"
     );
 }
+
+/// `answer` gives a registered exercise's expected answer and refuses an unknown id.
+#[test]
+fn answer_gives_the_book_versions_expected_answer() {
+    for def in ridgeline_core::exercises::registry::defs() {
+        if def.chapter == 8 || def.chapter == 9 {
+            let d = Directive::parse(&format!("answer id={}", def.id)).unwrap();
+            assert!(evaluate(&d).is_ok(), "{}", def.id);
+        }
+    }
+    assert_eq!(value("answer id=ch8-q3a"), "17.22 ms");
+    assert_eq!(value("answer id=ch8-ex1c"), "5.91e17 FLOPs per dollar");
+    let d = Directive::parse("answer id=ch99-none").unwrap();
+    assert!(evaluate(&d)
+        .unwrap_err()
+        .contains("not a registered exercise"));
+}
+
+/// `v2-matmul` predicts Part 9's matmuls on TPU v2 cores and refuses a fraction of a core.
+#[test]
+fn v2_matmul_predicts_the_books_profiled_matmuls() {
+    assert_eq!(value("v2-matmul b=32768 d=8192 f=32768 cores=8"), "95.6 ms");
+    assert_eq!(value("v2-matmul b=8192 d=8192 f=2048 cores=1"), "12 ms");
+    assert_eq!(
+        value("v2-matmul b=8192 d=8192 f=2048 cores=1 show=flops"),
+        "2.75e11"
+    );
+    let d = Directive::parse("v2-matmul b=1 d=1 f=1 cores=1.5").unwrap();
+    assert!(evaluate(&d).is_err());
+}
