@@ -178,7 +178,8 @@ pub struct NodeDrawing {
     pub links: Vec<(f64, f64, f64, f64, u32)>,
     /// A bus joining the switches to a large node's GPUs, `(x, y, w)`.
     pub bus: Option<(f64, f64, f64)>,
-    /// GPUs and switches beyond [`GRID_MAX`] and [`SWITCHES_MAX`], not drawn.
+    /// GPUs and switches beyond the most drawn (a hundred and forty-four GPUs,
+    /// thirty-six switches), not drawn.
     pub not_drawn: (u32, u32),
 }
 

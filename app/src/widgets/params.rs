@@ -52,7 +52,7 @@ fn owner_of(key: &str) -> &str {
 /// The widgets of a query whose settings are over the budget: walking the
 /// widgets in the order their first key appears (keys of no widget counted
 /// first), each widget whose settings would take the query past
-/// [`MAX_QUERY`] is dropped; the ones after it may still fit.
+/// the budget (2,000 characters) is dropped; the ones after it may still fit.
 pub fn over_budget(entries: &[(String, String)]) -> Vec<String> {
     let mut widgets: Vec<(&str, usize)> = Vec::new();
     let mut used = 0;
