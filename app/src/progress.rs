@@ -295,6 +295,16 @@ pub struct Read {
     pub set_aside: Vec<String>,
 }
 
+impl Read {
+    /// Set-aside ids as a message names them: `“ch99-new”, “x”`.
+    pub fn set_aside_text(ids: &[String]) -> String {
+        ids.iter()
+            .map(|id| format!("“{}”", crate::input::short(id)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 impl Progress {
     /// Serialises to the versioned JSON format.
     pub fn to_json(&self) -> String {
@@ -448,21 +458,15 @@ fn loaded_from(
             progress,
             set_aside,
         }) => {
-            let ids: Vec<String> = set_aside
-                .iter()
-                .map(|id| format!("“{}”", crate::input::short(id)))
-                .collect();
-            let why = format!(
-                "solved exercises this version does not know: {}",
-                ids.join(", ")
-            );
+            let (n, ids) = (set_aside.len(), Read::set_aside_text(&set_aside));
+            let why = format!("solved exercises this version does not know: {ids}");
             let (notice, can_save) = match keep(&why) {
                 Ok(_) => (
-                    format!("Your progress was read, but {} solved exercise(s) this version does not know were set aside ({}); {listed}.", ids.len(), ids.join(", ")),
+                    format!("Your progress was read, but {} solved exercise(s) this version does not know were set aside ({ids}); {listed}.", n),
                     true,
                 ),
                 Err(e) => (
-                    format!("Your progress was read, but {} solved exercise(s) this version does not know ({}) could not be set aside: {e}. Your stored progress is left as it was and nothing new is saved over it; export it to keep it.", ids.len(), ids.join(", ")),
+                    format!("Your progress was read, but {} solved exercise(s) this version does not know ({ids}) could not be set aside: {e}. Your stored progress is left as it was and nothing new is saved over it; export it to keep it.", n),
                     false,
                 ),
             };

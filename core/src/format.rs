@@ -28,10 +28,9 @@ pub fn round_sig(x: f64, sig: u32) -> f64 {
         .unwrap_or(x)
 }
 
-/// `x` rounded to `sig` significant digits as a mantissa's digits and a
-/// power of ten: `(“1.97”, 14)`.
-fn mantissa_exponent(x: f64, sig: u32) -> (String, i32) {
-    let r = round_sig(x, sig);
+/// `r`, already rounded to `sig` significant digits ([`round_sig`]), as a
+/// mantissa's digits and a power of ten: `(“1.97”, 14)`.
+fn mantissa_exponent(r: f64, sig: u32) -> (String, i32) {
     let text = format!("{:.*e}", sig.clamp(1, 15).saturating_sub(1) as usize, r);
     let (m, e) = text.split_once('e').unwrap_or((&text, "0"));
     (trim(m.to_string()), e.parse().unwrap_or(0))
@@ -51,9 +50,10 @@ pub fn sci(x: f64, sig: u32) -> String {
     if x == 0.0 {
         return "0".into();
     }
-    let (m, mag) = mantissa_exponent(x, sig);
+    let r = round_sig(x, sig);
+    let (m, mag) = mantissa_exponent(r, sig);
     if (-2..5).contains(&mag) {
-        return plain(round_sig(x, sig), sig, mag);
+        return plain(r, sig, mag);
     }
     format!("{m}e{mag}")
 }
@@ -94,7 +94,7 @@ pub fn si(x: f64, unit: &str, sig: u32) -> String {
         return format!("0 {unit}");
     }
     let r = round_sig(x, sig);
-    let (_, mag) = mantissa_exponent(x, sig);
+    let (_, mag) = mantissa_exponent(r, sig);
     if !(-15..21).contains(&mag) {
         // Beyond the prefixes: `1e-310 s`, not three hundred zeros.
         return format!("{} {unit}", sci(x, sig));

@@ -141,12 +141,8 @@ pub fn ProgressPage() -> impl IntoView {
                         merged.merge(&read.progress);
                         let mut said = format!("Imported {count} solved exercises; your own progress was kept and merged.");
                         if !read.set_aside.is_empty() {
-                            let ids: Vec<String> = read
-                                .set_aside
-                                .iter()
-                                .map(|id| format!("“{}”", crate::input::short(id)))
-                                .collect();
-                            said.push_str(&format!(" Not imported, as this version does not know them (the file keeps them): {}.", ids.join(", ")));
+                            let ids = progress::Read::set_aside_text(&read.set_aside);
+                            said.push_str(&format!(" Not imported, as this version does not know them (the file keeps them): {ids}."));
                         }
                         if let Some(e) = store(merged) {
                             said.push_str(&format!(" {e}"));

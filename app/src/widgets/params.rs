@@ -28,8 +28,13 @@ pub const DROPPED: &str = "This link is longer than 2000 characters; the widgets
 pub fn link_length(widget: &str, pairs: &[(String, String)]) -> usize {
     pairs
         .iter()
-        .map(|(k, v)| widget.len() + 1 + escaped_length(k) + 1 + escaped_length(v) + 1)
+        .map(|(k, v)| widget.len() + 1 + entry_length(k, v))
         .sum()
+}
+
+/// The length of one query entry `key=value&`, escaped as in [`link_length`].
+fn entry_length(key: &str, value: &str) -> usize {
+    escaped_length(key) + 1 + escaped_length(value) + 1
 }
 
 fn escaped_length(s: &str) -> usize {
@@ -57,7 +62,7 @@ pub fn over_budget(entries: &[(String, String)]) -> Vec<String> {
     let mut widgets: Vec<(&str, usize)> = Vec::new();
     let mut used = 0;
     for (k, v) in entries {
-        let len = escaped_length(k) + 1 + escaped_length(v) + 1;
+        let len = entry_length(k, v);
         match owner_of(k) {
             "" => used += len,
             w => match widgets.iter_mut().find(|(name, _)| *name == w) {
@@ -91,7 +96,7 @@ pub fn query_length_with(
             let w = owner_of(k);
             w != widget && !dropped.iter().any(|d| d == w)
         })
-        .map(|(k, v)| escaped_length(k) + 1 + escaped_length(v) + 1)
+        .map(|(k, v)| entry_length(k, v))
         .sum();
     others + link_length(widget, pairs)
 }

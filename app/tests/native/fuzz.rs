@@ -292,6 +292,15 @@ pub const VALUES: &[&str] = &[
 /// long run sets 100,000 (`scripts/fuzz-long.sh`).
 const CASES_PER_WIDGET: usize = 5_000;
 
+/// The environment variable `name` read as a `T`, or `default` when it is
+/// unset or unreadable (the fuzzers' case counts and seed).
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Reader chips in compact form: sound ones, ones at the accepted floors and
 /// ceilings, and ones below and above them (which must be refused).
 pub fn chip_code(rng: &mut Rng) -> String {
@@ -360,14 +369,8 @@ pub fn value_for(rng: &mut Rng, key: &str) -> String {
 #[test]
 fn every_widgets_parameters_keep_their_promises() {
     use ridgeline_app::widgets::{params_of, NAMES};
-    let cases = std::env::var("RIDGELINE_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(CASES_PER_WIDGET);
-    let seed = std::env::var("RIDGELINE_FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x05ee_d0ff_1e1d);
+    let cases = env_or("RIDGELINE_FUZZ_CASES", CASES_PER_WIDGET);
+    let seed = env_or("RIDGELINE_FUZZ_SEED", 0x05ee_d0ff_1e1d);
     let mut rng = Rng::new(seed);
     let mut driven = 0;
     // `RIDGELINE_FUZZ_ONLY=training-planner` drives one widget (to chase a find).

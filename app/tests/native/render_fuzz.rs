@@ -16,7 +16,7 @@ use leptos::prelude::*;
 use ridgeline_app::widgets::{keys_of, widget_view, NAMES};
 use ridgeline_core::rng::Rng;
 
-use crate::fuzz::value_for;
+use crate::fuzz::{env_or, value_for};
 
 /// Renders per widget unless `RIDGELINE_RENDER_CASES` says otherwise.
 const CASES: usize = 150;
@@ -65,10 +65,7 @@ fn render(name: &str, args: &[(String, String)]) -> String {
 
 #[test]
 fn every_widget_renders_any_link_in_bounded_time_without_nan() {
-    let cases = std::env::var("RIDGELINE_RENDER_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(CASES);
+    let cases = env_or("RIDGELINE_RENDER_CASES", CASES);
     let (tx, rx) = mpsc::channel::<(String, Vec<(String, String)>, Option<String>)>();
     // The renders run on a worker, so that a hang is reported (and the worker
     // abandoned) instead of stopping the test run.
