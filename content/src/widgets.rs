@@ -148,6 +148,8 @@ widget_specs! {
         "a Transformer's parameters by component, MLP/attention FLOP split against context, KV cache; a second model (`vs`) side by side";
     "training-roofline" => training_roofline::TrainingRoofline(TrainingRooflineParams), Page, ["model", "chip", "mesh", "scheme", "b", "vs", "batch"],
         "per-layer compute vs communication time against batch for DP, FSDP, TP, FSDP+TP; memory per chip";
+    "mlp-roofline" => mlp_roofline::MlpRoofline(MlpRooflineParams), Page, ["chip", "d", "f", "mesh", "tp", "view", "b"],
+        "the book's MLP roofline: every FSDP × tensor split of a mesh, time per layer against batch or compute/comms ratio against tokens per chip";
     "training-planner" => training_planner::TrainingPlanner(PlannerParams), Page, ["model", "chip", "slice", "pods", "scheme", "tp", "batch", "tokens", "mfu", "vs"],
         "a LLaMA 3 training run: step time, MFU ceiling, memory per chip, days and chip-hours; a second model (`vs`) planned alongside";
     "inference-roofline" => inference_roofline::InferenceRoofline(InferenceParams), Page, ["model", "chip", "weight", "compute", "phase", "b", "seq", "vs", "dtype"],

@@ -133,8 +133,10 @@ pub const SYMBOLS: &[Symbol] = &[
     sym("W_gpu", r"W_\text{gpu}", "NVLink bandwidth of one GPU", "bytes/s", Some("W"), 12),
     sym("W_node", r"W_\text{node}", "egress bandwidth of one node", "bytes/s", Some("W"), 12),
     sym("W_collective", r"W_\text{collective}", "bandwidth a collective sees on one axis (W_gpu or W_node)", "bytes/s", Some("W"), 12),
-    sym("W_in", r"W_\text{in}", "the MLP's input weight matrix [D, F]", "", None, 5),
-    sym("W_out", r"W_\text{out}", "the MLP's output weight matrix [F, D]", "", None, 5),
+    sym("W_in", r"W_\text{in}", "the MLP's input weight matrix [D, F]", "", None, 4),
+    sym("W_in1", r"W_\text{in1}", "a gated MLP's first input weight matrix [D, F]", "", None, 4),
+    sym("W_in2", r"W_\text{in2}", "a gated MLP's second input (gate) weight matrix [D, F]", "", None, 4),
+    sym("W_out", r"W_\text{out}", "the MLP's output weight matrix [F, D]", "", None, 4),
     // Intensities.
     sym("I_dot", r"I_\text{dot}", "intensity of a dot product", "FLOPs/byte", Some("I"), 1),
     sym("I_matmul", r"I_\text{matmul}", "intensity of a matmul", "FLOPs/byte", Some("I"), 1),

@@ -1,5 +1,6 @@
 // End-to-end tests of the widgets on /training (Part 5): the training
-// roofline, the parallelism layout, the pipeline timeline and ZeRO.
+// roofline, the MLP roofline over fixed splits, the parallelism layout, the
+// pipeline timeline and ZeRO.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready, verdictOf, num, near } from './lib.mjs';
@@ -26,6 +27,45 @@ test('Part 5: moving the batch with the keyboard flips the verdict', async () =>
   await widget.locator('input.mesh-text').press('Enter');
   assert.match(await widget.locator('[data-notice]').textContent(), /8,?960|slice/);
   assert.equal(await verdictOf(page, 'training-roofline'), 'communication-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 5: the MLP roofline steps through the splits of a mesh, in both plots', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'training');
+  await ready(page);
+  const widget = page.locator('[data-widget="mlp-roofline"]');
+  // The book's ratio figure: FSDP alone crosses one at 850 tokens per chip,
+  // the ideal mix near a hundred; at 1,000 per chip FSDP 16 × tensor 4 computes.
+  assert.match(await widget.locator('svg').first().textContent(), /850[\s\S]*108|108[\s\S]*850/);
+  assert.equal(await widget.locator('output.split').textContent(), 'FSDP 16 × tensor 4');
+  assert.equal(await verdictOf(page, 'mlp-roofline'), 'compute-bound');
+  assert.match(await widget.locator('[data-boundary]').textContent(), /319 per chip/);
+  // The book's interactive figure: a 16×16×16 cube, F = 32,768, time per layer.
+  await widget.locator('select.view').selectOption('time');
+  await widget.locator('input.mesh-text').fill('16x16x16');
+  await widget.locator('input.mesh-text').press('Enter');
+  await widget.locator('input[aria-label="MLP width F"]').fill('32768');
+  await widget.locator('input[aria-label="MLP width F"]').press('Enter');
+  assert.equal(await widget.locator('table.splits tbody tr').count(), 13);
+  assert.match(await widget.locator('svg').first().textContent(), /time per layer/);
+  // Step the split with the keyboard to 512 × 8, then to 256 × 16, which no batch saves.
+  const split = widget.locator('#mlp-roofline-split');
+  await split.focus();
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await widget.locator('output.split').textContent(), 'FSDP 512 × tensor 8');
+  assert.match(await widget.locator('[data-boundary]').textContent(), /435,200 tokens/);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await widget.locator('output.split').textContent(), 'FSDP 256 × tensor 16');
+  assert.equal(await verdictOf(page, 'mlp-roofline'), 'communication-bound');
+  assert.match(await widget.locator('[data-boundary]').textContent(), /never compute-bound/);
+  // A width of zero: a notice, and the split stays.
+  await widget.locator('input[aria-label="model width D"]').fill('0');
+  await widget.locator('input[aria-label="model width D"]').press('Enter');
+  assert.match(await widget.locator('[data-notice]').textContent(), /D must be at least 1/);
+  assert.equal(await widget.locator('output.split').textContent(), 'FSDP 256 × tensor 16');
   assert.deepEqual(problems, []);
   await context.close();
 });

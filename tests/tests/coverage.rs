@@ -246,6 +246,11 @@ const FILES: &[TestFile] = &[
                 golden_ch5::q3b_pure_fsdp_fits_but_is_comms_bound,
             ),
             ("q3c_mixed_fsdp_tp", golden_ch5::q3c_mixed_fsdp_tp),
+            (
+                "the_books_fixed_split_roofline",
+                golden_ch5::the_books_fixed_split_roofline,
+            ),
+            ("the_books_ratio_figure", golden_ch5::the_books_ratio_figure),
         ],
     ),
     (

@@ -331,3 +331,80 @@ pub(crate) fn q3c_mixed_fsdp_tp() {
     .unwrap();
     assert_book("ch5-q3c-step", t.0 * 1e3);
 }
+
+/// The book's interactive MLP roofline (D = 8192, F = 32,768 on a v5p
+/// 16 × 16 × 16): its 13 fixed splits, the batches below which each is
+/// communication-bound (≈3.5M, 1.7M, 870k, 440k; never from tensor 16 on), and
+/// the flat ≈2 ms of FSDP's weight gathers.
+#[test]
+pub(crate) fn the_books_fixed_split_roofline() {
+    let mesh = [16, 16, 16];
+    let splits = Parallelism::mesh_splits(&mesh);
+    assert_eq!(splits.len(), 13);
+    let tensor: Vec<u32> = splits.iter().map(|p| p.tensor).collect();
+    assert_eq!(tensor, (0..13).map(|k| 1u32 << k).collect::<Vec<_>>());
+    let block = ModelConfig::mlp_block(8192, 32768).unwrap();
+    let job = Job::new(block, 1_048_576.0, 1.0).unwrap();
+    let cube = Cluster::new(v5p(), &mesh, 1).unwrap();
+    // N·α / (M_X · Y) with FSDP over three axes: 4096 · 2550 / 3 = 3,481,600.
+    let expected = [3_481_600.0, 1_740_800.0, 870_400.0, 435_200.0];
+    for (par, b) in splits.iter().zip(expected) {
+        assert_eq!(par.axes_data, 3, "{par:?}");
+        match boundary_batch(&job, &cube, par).unwrap() {
+            Boundary::At(x) => assert_rel(&par.label(), x, b, 1e-9),
+            other => panic!("{}: {other:?}", par.label()),
+        }
+    }
+    // From tensor 16 on (past F/α ≈ 12.9 on one axis) no batch is enough.
+    for par in &splits[4..] {
+        assert_eq!(
+            boundary_batch(&job, &cube, par).unwrap(),
+            Boundary::Never,
+            "{}",
+            par.label()
+        );
+    }
+    // 512 × 8 cuts one axis (FSDP 16 × 16 × 2, tensor 8): counted in both.
+    assert!(splits[3].shared_axis && splits[3].axes_tensor == 1);
+    assert!(!splits[4].shared_axis && splits[4].axes_data == 2);
+    let flat = evaluate(&job, &cube, &splits[0]).unwrap();
+    assert_rel(
+        "FSDP alone",
+        flat.layer.t_comms.0,
+        4.0 * 8192.0 * 32768.0 * 2.0 / 3.0 / 1.8e11 / 2.0,
+        1e-6,
+    );
+}
+
+/// The book's ratio figure (a v5p 4 × 4 × 4, F ≈ 30k): tensor parallelism flat
+/// near 0.55, FSDP crossing one at 850 tokens per chip, the mix at its best
+/// split crossing near a hundred.
+#[test]
+pub(crate) fn the_books_ratio_figure() {
+    use ridgeline_core::training::{fsdp_tp_best_ratio, sweep};
+    let mesh = [4, 4, 4];
+    let block = ModelConfig::mlp_block(8192, 30_000).unwrap();
+    let job = Job::new(block, 64.0 * 1000.0, 1.0).unwrap();
+    let cube = Cluster::new(v5p(), &mesh, 1).unwrap();
+    let tp = Parallelism::mesh_split(&mesh, 64).unwrap();
+    let fsdp = Parallelism::mesh_split(&mesh, 1).unwrap();
+    let ratio = |par: &Parallelism, per_chip: f64| {
+        let p = sweep(&job, &cube, par, &[per_chip * 64.0]).unwrap()[0];
+        p.t_math.0 / p.t_comms.0
+    };
+    // F · M_Y / (N · α) = 30,000 · 3 / (64 · 2550).
+    for per_chip in [10.0, 500.0, 2000.0] {
+        assert_rel(
+            "tensor alone",
+            ratio(&tp, per_chip),
+            30_000.0 * 3.0 / (64.0 * 2550.0),
+            1e-6,
+        );
+    }
+    assert_rel("FSDP at 850", ratio(&fsdp, 850.0), 1.0, 1e-9);
+    let best = |per_chip| fsdp_tp_best_ratio(alpha(), per_chip, 30_000.0, 2.0, 1.0);
+    let crossing = fsdp_tp_critical_tokens_per_chip(alpha(), 30_000.0, 2.0, 1.0);
+    assert_rel("best at crossing", best(crossing), 1.0, 1e-12);
+    assert_eq!(crossing.round(), 108.0);
+    assert_rel("best at 4x", best(4.0 * crossing), 2.0, 1e-12);
+}

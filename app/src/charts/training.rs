@@ -1,13 +1,15 @@
 //! Part 5 charts: the training roofline (per-layer compute and communication time
 //! against the global batch, log-log, one communication line per strategy, the
 //! communication-bound region of the selected strategy shaded, and a second
-//! chip's compute and communication lines beside them if there is one), and
+//! chip's compute and communication lines beside them if there is one), the
+//! ratio of compute to communication time against tokens per chip, and
 //! memory per chip as stacked bars against HBM.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use ridgeline_core::format::{seconds, si};
+use ridgeline_core::format::{grouped, sci, seconds, si, tokens};
 use ridgeline_core::model::accounting::TrainingMemory;
+use ridgeline_core::training::Boundary;
 
 use super::palette;
 use super::place::{draw_label, vertical_runs, Placer, Rect};
@@ -89,6 +91,31 @@ impl TrainingModel {
         } else {
             (1e-6, 1.0)
         };
+    }
+}
+
+/// A communication-bound region and its boundary: [`TrainingModel::shaded`]
+/// and [`TrainingModel::boundary`].
+pub type Region = (Option<(f64, f64)>, Option<(f64, String)>);
+
+/// The batches a strategy is communication-bound over on the axis `x`, and
+/// its boundary with its label ("B ≈ 3.48M tokens (850 per chip)"), for
+/// [`TrainingModel::shaded`] and [`TrainingModel::boundary`].
+pub fn comms_bound_region(
+    boundary: Boundary,
+    x: (f64, f64),
+    chips: f64,
+) -> Region {
+    match boundary {
+        Boundary::At(b) => (
+            Some((x.0, b)),
+            Some((
+                b,
+                format!("B ≈ {} tokens ({} per chip)", tokens(b), grouped(b / chips)),
+            )),
+        ),
+        Boundary::Never => (Some(x), None),
+        Boundary::Always => (None, None),
     }
 }
 
@@ -909,4 +936,124 @@ mod tests {
         }
         assert!(faults.is_empty(), "{}", faults.join("\n"));
     }
+}
+
+/// One strategy's ratio of FLOP time to communication time against tokens
+/// per chip, and where it reaches one, if it does in view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioLine {
+    /// Legend label.
+    pub label: String,
+    /// `(tokens per chip, T_math / T_comms)`.
+    pub points: Vec<(f64, f64)>,
+    /// Tokens per chip where the ratio is one.
+    pub crossing: Option<f64>,
+    /// Drawn dashed (an idealisation, not a split a mesh can take).
+    pub dashed: bool,
+}
+
+/// The ratio chart's model: linear tokens per chip, logarithmic ratio.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioModel {
+    /// The strategies, in legend order.
+    pub lines: Vec<RatioLine>,
+    /// Tokens-per-chip range.
+    pub x: (f64, f64),
+    /// Ratio range.
+    pub y: (f64, f64),
+    /// The reader's tokens per chip, marked by a vertical line.
+    pub at: Option<f64>,
+}
+
+/// Draws the ratio of compute to communication time of each strategy against
+/// tokens per chip: above one (the thick line) the strategy is compute-bound.
+/// Each crossing of one is dotted and labelled with its tokens per chip.
+pub fn draw_ratio<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &RatioModel,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let narrow = root.dim_in_pixel().0 < NARROW;
+    let under = if narrow {
+        legend_below_height(m.lines.len())
+    } else {
+        0
+    };
+    let mut chart = ChartBuilder::on(root)
+        .margin(14)
+        .margin_right(24)
+        .margin_bottom(14 + under)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(m.x.0..m.x.1, (m.y.0..m.y.1).log_scale())?;
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let mut placer = Placer::new(Rect::from_ranges(xr, yr));
+    chart
+        .configure_mesh()
+        .x_desc(fit_text(root, "tokens per chip B / N", "tokens per chip"))
+        .x_labels(if narrow { 4 } else { 8 })
+        .y_desc(fit_text(
+            root,
+            "compute time / communication time",
+            "compute / comms",
+        ))
+        .x_label_formatter(&|x| grouped(*x))
+        .y_label_formatter(&|y| sci(*y, 2))
+        .styled(&pal)
+        .draw()?;
+    // One: the line between communication- and compute-bound.
+    let one = [(m.x.0, 1.0), (m.x.1, 1.0)];
+    chart.draw_series(LineSeries::new(one, pal.text.stroke_width(2)))?;
+    placer.avoid_line(&[chart.backend_coord(&one[0]), chart.backend_coord(&one[1])]);
+    let mut legend = Vec::new();
+    for (i, line) in m.lines.iter().enumerate() {
+        let colour = pal.series[i % pal.series.len()];
+        let pts: Vec<(f64, f64)> = line
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.1.is_finite() && p.1 > 0.0)
+            .map(|(x, y)| (x, y.clamp(m.y.0, m.y.1)))
+            .collect();
+        let px: Vec<(i32, i32)> = pts.iter().map(|p| chart.backend_coord(p)).collect();
+        placer.avoid_line(&px);
+        if line.dashed {
+            chart.draw_series(DashedLineSeries::new(pts, 6, 4, colour.stroke_width(2)))?;
+            legend.push(Entry::new(line.label.clone(), colour, Mark::Dashed));
+        } else {
+            chart.draw_series(LineSeries::new(pts, colour.stroke_width(3)))?;
+            legend.push(Entry::new(line.label.clone(), colour, Mark::Line(3)));
+        }
+    }
+    for (i, line) in m.lines.iter().enumerate() {
+        let colour = pal.series[i % pal.series.len()];
+        if let Some(x) = line.crossing.filter(|x| *x > m.x.0 && *x < m.x.1) {
+            chart.draw_series(std::iter::once(Circle::new((x, 1.0), 5, colour.filled())))?;
+            let at = chart.backend_coord(&(x, 1.0));
+            placer.avoid_point(at, 6);
+            draw_label(root, &mut placer, at, &grouped(x.round()), NOTE, &colour, 8)?;
+        }
+    }
+    if let Some(x) = m.at.filter(|x| *x > m.x.0 && *x < m.x.1) {
+        let (top, foot) = (
+            chart.backend_coord(&(x, m.y.1)),
+            chart.backend_coord(&(x, m.y.0)),
+        );
+        root.draw(&plotters::element::DashedPathElement::new(
+            vec![top, foot],
+            4,
+            4,
+            pal.text.stroke_width(1),
+        ))?;
+    }
+    if narrow {
+        let top = root.dim_in_pixel().1 as i32 - under as i32 - 4;
+        draw_legend_below(root, &legend, (14, top), &pal)?;
+    } else {
+        let position = placer.legend_for(&legend);
+        legend_on(&chart, &legend, position, &pal)?;
+    }
+    Ok(())
 }

@@ -592,3 +592,20 @@ pub fn ici_chip(id: &str) -> Option<&'static Chip> {
 pub fn tpu_with_ici(id: &str) -> Result<&'static Chip, String> {
     ici_chip(id).ok_or_else(|| format!("“{}” is not a TPU with ICI", crate::input::short(id)))
 }
+
+/// A labelled text field for a slice's mesh (`16x16x16`), showing `text()`
+/// and handing each change to `set("mesh", value)`.
+pub fn mesh_field(
+    text: impl Fn() -> String + Send + Sync + 'static,
+    set: impl Fn(&'static str, String) + Send + Sync + 'static,
+) -> AnyView {
+    let text = Signal::derive(text);
+    view! {
+        <label>"Mesh "
+            <input type="text" size="10" class="mesh-text" aria-label="mesh axis sizes, like 16x16x16"
+                value=text prop:value=text
+                on:change=move |ev| set("mesh", event_target_value(&ev)) />
+        </label>
+    }
+    .into_any()
+}

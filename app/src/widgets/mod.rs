@@ -61,6 +61,8 @@ pub mod layer_diagram;
 pub mod link_roofline;
 #[cfg(widget_module = "min_topology")]
 pub mod min_topology;
+#[cfg(widget_module = "mlp_roofline")]
+pub mod mlp_roofline;
 #[cfg(widget_module = "moe")]
 pub mod moe;
 #[cfg(widget_module = "nvlink_node")]

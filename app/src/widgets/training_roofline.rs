@@ -28,7 +28,8 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::training::{
-    draw_memory, draw_operating_point, draw_roofline, CommsLine, SecondChip, TrainingModel,
+    comms_bound_region, draw_memory, draw_operating_point, draw_roofline, CommsLine, SecondChip,
+    TrainingModel,
 };
 use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
 use ridgeline_core::dtype::Dtype;
@@ -256,18 +257,10 @@ impl TrainingRooflineParams {
                 points: points.iter().map(|p| (p.batch, p.t_comms.0)).collect(),
             });
         }
-        let chips = a.cluster.chips();
-        let (shaded, boundary) = match boundary_batch(&a.job, &a.cluster, &a.selected.parallelism) {
-            Ok(Boundary::At(b)) => (
-                Some((lo, b)),
-                Some((
-                    b,
-                    format!("B ≈ {} tokens ({} per chip)", tokens(b), grouped(b / chips)),
-                )),
-            ),
-            Ok(Boundary::Never) => (Some((lo, hi)), None),
-            _ => (None, None),
-        };
+        let (shaded, boundary) = boundary_batch(&a.job, &a.cluster, &a.selected.parallelism)
+            .map_or((None, None), |b| {
+                comms_bound_region(b, (lo, hi), a.cluster.chips())
+            });
         let second = vs.and_then(|v| {
             let points = sweep(&v.job, &v.cluster, &v.selected.parallelism, &xs).ok()?;
             let crossing = match v.selected.boundary {
@@ -302,18 +295,9 @@ impl TrainingRooflineParams {
 
     /// The sentence about the selected strategy's boundary.
     pub fn boundary_text(&self, a: &Analysis) -> String {
-        let name = a.selected.parallelism.label();
-        match a.selected.boundary {
-            Boundary::At(b) => format!(
-                "{name} turns compute-bound above B ≈ {} tokens, {} per chip.",
-                tokens(b),
-                grouped(b / a.cluster.chips())
-            ),
-            Boundary::Always => format!("{name} is compute-bound at any batch on this mesh."),
-            Boundary::Never => format!(
-                "{name} is never compute-bound on this mesh: its communication grows as fast as its FLOPs."
-            ),
-        }
+        a.selected
+            .boundary
+            .sentence(&a.selected.parallelism.label(), a.cluster.chips())
     }
 
     /// The chip beside the second one: core's numbers for both chips, their
@@ -589,11 +573,7 @@ pub fn TrainingRoofline(
             <div class="controls">
                 {super::controls::model_picker("Model ", super::controls::any, move || params.with(|p| p.model.id).to_string(), set)}
                 {super::controls::chip_picker("Chip ", super::controls::has_ici, move || params.with(|p| p.chip.id).to_string(), set)}
-                <label>"Mesh "
-                    <input type="text" size="10" class="mesh-text" aria-label="mesh axis sizes, like 16x16x16"
-                        value=move || params.with(|p| mesh_text(&p.mesh)) prop:value=move || params.with(|p| mesh_text(&p.mesh))
-                        on:change=move |ev| set("mesh", event_target_value(&ev)) />
-                </label>
+                {super::controls::mesh_field(move || params.with(|p| mesh_text(&p.mesh)), set)}
                 <label>"Strategy "
                     <select class="scheme" prop:value=move || params.with(|p| p.choice.name()) on:change=move |ev| set("scheme", event_target_value(&ev))>{scheme_options}</select>
                 </label>

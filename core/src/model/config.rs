@@ -282,6 +282,18 @@ impl ModelConfig {
         Ok(cfg)
     }
 
+    /// One ungated MLP block `D → F → D`, the whole model of the book's MLP
+    /// rooflines (Part 5): one layer, and heads enough ([`MAX_HEADS`]) that
+    /// attention never limits the tensor-parallel degree.
+    pub fn mlp_block(d_model: u64, d_ff: u64) -> Result<ModelConfig, ModelError> {
+        let cfg = ModelConfig {
+            gated: false,
+            ..ModelConfig::gqa(d_model, d_ff, 1, MAX_HEADS, 1, 1, 1, 1)
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
     /// A dense grouped-query model with a gated MLP and untied embeddings, not yet
     /// checked: the shape of most presets, and the start of every model a reader
     /// enters (which sets the other fields and then calls `ModelConfig::checked`).

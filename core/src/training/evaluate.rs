@@ -482,6 +482,7 @@ mod tests {
                     microbatches: mb,
                     axes_data: mx,
                     axes_tensor: my,
+                    shared_axis: mb % 2 == 0,
                 };
                 if let Ok(e) = evaluate(&job, &cluster, &par) {
                     prop_assert!(e.step_lower.0.is_finite() && e.step_lower.0 > 0.0);
@@ -537,7 +538,7 @@ mod tests {
                 let job = Job::new(model("llama3-70b").unwrap().config, batch, 4096.0).unwrap();
                 let par = Parallelism {
                     data: d, fsdp: x, tensor: y, pipeline: p, microbatches: mb,
-                    axes_data: 1, axes_tensor: if d * x > 1 { 1 } else { 2 },
+                    axes_data: 1, axes_tensor: if d * x > 1 { 1 } else { 2 }, shared_axis: false,
                 };
                 let e = evaluate(&job, &cluster, &par).unwrap();
                 prop_assert!(e.step_upper >= e.step_lower);

@@ -322,7 +322,13 @@ pub(super) fn check_structure(
     if !in_range(par.axes_data, uses_x) || !in_range(par.axes_tensor, uses_y) {
         return Err(bad_axes);
     }
-    if uses_x && uses_y && cluster.axes >= 2 && par.axes_data + par.axes_tensor > cluster.axes {
+    // An axis cut between the two counts for both (`Parallelism::mesh_split`).
+    let spare = u8::from(par.shared_axis);
+    if uses_x
+        && uses_y
+        && cluster.axes >= 2
+        && par.axes_data + par.axes_tensor > cluster.axes + spare
+    {
         return Err(bad_axes);
     }
     Ok(())
@@ -391,6 +397,24 @@ pub enum Boundary {
     /// Communication grows as fast as the FLOPs: never compute-bound (e.g. tensor
     /// parallelism beyond `M_Y · F / α` ways).
     Never,
+}
+
+impl Boundary {
+    /// Where the strategy `name` turns compute-bound on `chips` chips, in a
+    /// sentence: "FSDP turns compute-bound above B ≈ 3.48M tokens, 850 per chip."
+    pub fn sentence(self, name: &str, chips: f64) -> String {
+        match self {
+            Boundary::At(b) => format!(
+                "{name} turns compute-bound above B ≈ {} tokens, {} per chip.",
+                crate::format::tokens(b),
+                crate::format::grouped(b / chips)
+            ),
+            Boundary::Always => format!("{name} is compute-bound at any batch on this mesh."),
+            Boundary::Never => format!(
+                "{name} is never compute-bound on this mesh: its communication grows as fast as its FLOPs."
+            ),
+        }
+    }
 }
 
 pub(super) fn boundary_of(ctx: &Ctx) -> Result<Boundary, TrainingError> {

@@ -36,7 +36,7 @@
 //! | `run.rs` | whole runs: training time, [`RunEstimate`], the book's [`RunAssumptions`] |
 //! | `zero.rs` | ZeRO stages 0–3: memory per chip and gradient traffic |
 //! | `cluster.rs` | [`Cluster`]: chips in ICI slices, slices over the data-centre network |
-//! | `strategy.rs` | [`Parallelism`] (degrees and mesh axes) and the book's names for them, [`Scheme`] |
+//! | `strategy.rs` | [`Parallelism`] (degrees and mesh axes; the splits of a mesh between FSDP and tensor parallelism) and the book's names for them, [`Scheme`] |
 //! | `fsdp.rs` | the FSDP communication time ([`fsdp_comms`]) over the FSDP rings of a chip's network, the one formula behind every FSDP collective |
 //! | `job.rs` | [`Job`]: the model, the batch and how its state is stored |
 //! | `layer_cost.rs` | one layer's FLOPs and collectives per pass ([`LayerCost`]), the batch where a strategy turns compute-bound, batch sweeps |

@@ -20,6 +20,9 @@ pub struct Parallelism {
     pub axes_data: u8,
     /// Mesh axes spanned by tensor parallelism, `M_Y`.
     pub axes_tensor: u8,
+    /// One mesh axis is cut between FSDP and tensor parallelism and counted in
+    /// both `M_X` and `M_Y` (a fixed split of a mesh, [`Parallelism::mesh_split`]).
+    pub shared_axis: bool,
 }
 
 impl Parallelism {
@@ -31,6 +34,7 @@ impl Parallelism {
         microbatches: 1,
         axes_data: 0,
         axes_tensor: 0,
+        shared_axis: false,
     };
 
     /// `n`-way pure data parallelism over `axes` mesh axes.
@@ -69,6 +73,65 @@ impl Parallelism {
             axes_tensor: m_y,
             ..Parallelism::ONE
         }
+    }
+
+    /// The FSDP × tensor split of a whole mesh with `tensor`-way tensor
+    /// parallelism laid on its last axes and FSDP on its first, as the book's
+    /// interactive roofline steps through them (Part 5): `M_Y` counts the axes
+    /// the tensor degree touches, `M_X` those the FSDP degree touches, and an
+    /// axis cut between the two counts for both (512 × 8 on a 16 × 16 × 16 mesh
+    /// is FSDP over three axes and tensor over one). `tensor = 1` is FSDP
+    /// over every axis and `tensor` = the mesh's chips is tensor parallelism over
+    /// every axis. `None` if the degree cannot be laid out that way (it must be
+    /// a whole number of trailing axes times a divisor of the next one).
+    pub fn mesh_split(mesh: &[u32], tensor: u32) -> Option<Parallelism> {
+        let chips = mesh.iter().try_fold(1u32, |n, &a| n.checked_mul(a))?;
+        let axes = u8::try_from(mesh.len()).ok()?;
+        if tensor == 0 || chips == 0 || !chips.is_multiple_of(tensor) {
+            return None;
+        }
+        // Axes a degree touches, filling `order` whole before cutting the next.
+        fn touched(order: impl Iterator<Item = u32>, degree: u32) -> Option<u8> {
+            let (mut left, mut n) = (degree, 0u8);
+            for a in order {
+                if left == 1 {
+                    break;
+                }
+                n += 1;
+                if left.is_multiple_of(a) {
+                    left /= a;
+                } else if a.is_multiple_of(left) {
+                    left = 1;
+                } else {
+                    return None;
+                }
+            }
+            (left == 1).then_some(n)
+        }
+        let fsdp = chips / tensor;
+        let m_y = touched(mesh.iter().rev().copied(), tensor)?;
+        let m_x = touched(mesh.iter().copied(), fsdp)?;
+        Some(match (fsdp, tensor) {
+            (_, 1) => Parallelism::fsdp(fsdp, axes),
+            (1, _) => Parallelism::tensor(tensor, axes),
+            _ => Parallelism {
+                shared_axis: m_x + m_y > axes,
+                ..Parallelism::fsdp_tensor(fsdp, tensor, m_x, m_y)
+            },
+        })
+    }
+
+    /// Every split of a mesh [`Parallelism::mesh_split`] can lay out, from
+    /// FSDP alone to tensor parallelism alone (13 on a 16 × 16 × 16 mesh).
+    pub fn mesh_splits(mesh: &[u32]) -> Vec<Parallelism> {
+        let chips: u64 = mesh.iter().map(|&a| a as u64).product();
+        let Ok(chips) = u32::try_from(chips) else {
+            return Vec::new();
+        };
+        (1..=chips)
+            .filter(|y| chips.is_multiple_of(*y))
+            .filter_map(|y| Parallelism::mesh_split(mesh, y))
+            .collect()
     }
 
     /// `stages` pipeline stages fed `microbatches` microbatches, combined with `self`.

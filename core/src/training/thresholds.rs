@@ -53,6 +53,20 @@ pub fn fsdp_tp_critical_tokens_per_chip(alpha: Intensity, d_ff: f64, m_x: f64, m
     alpha.0 * alpha.0 / (m_x * m_y * d_ff)
 }
 
+/// The ratio of FLOP time to communication time of mixed FSDP + tensor
+/// parallelism at its best split for every batch, `√(B/N · F · M_X · M_Y) / α`
+/// with `B/N` the tokens per chip: it grows as `√B` and reaches one at
+/// [`fsdp_tp_critical_tokens_per_chip`].
+pub fn fsdp_tp_best_ratio(
+    alpha: Intensity,
+    tokens_per_chip: f64,
+    d_ff: f64,
+    m_x: f64,
+    m_y: f64,
+) -> f64 {
+    (tokens_per_chip * d_ff * m_x * m_y).sqrt() / alpha.0
+}
+
 /// The threshold of one **fixed** FSDP × tensor split: its FSDP gathers are hidden
 /// once the tokens per chip exceed `α / (M_X · Y)` (the weights each chip gathers
 /// shrink with `Y`), provided its tensor collectives are hidden too, `Y < M_Y · F / α`
