@@ -118,6 +118,8 @@ widget_specs! {
         "every problem of one part of the book, self-graded";
     "roofline" => roofline::Roofline(RooflineParams), Page, ["chip", "dtype", "weight", "op", "b", "d", "f", "vs", "act"],
         "log-log roofline of one chip (and optionally a second, `vs`) with an operation whose batch the reader drags";
+    "batch-roofline" => batch_roofline::BatchRoofline(BatchRooflineParams), Page, ["chip", "act", "weight", "d", "f", "d2", "f2", "b", "bmax"],
+        "attainable FLOPs/s against the batch on linear axes for two matmul shapes on one chip, each meeting with the peak marked with its batch, and both verdicts at the chosen batch";
     "serving-engine" => serving_engine::ServingEngine(EngineParams), Page, ["layout", "batching", "rate", "requests", "output", "cache", "seed"],
         "a seeded serving simulation: each replica's prefills and decode steps over time, time to first token, gaps between tokens and throughput";
     "speculative" => speculative::SpeculativeWidget(SpecParams), Page, ["draft", "accept", "cost"],

@@ -10,6 +10,7 @@
 //! redraw and a static figure follows the reader's theme before any script runs.
 
 pub mod backend;
+pub mod batch_roofline;
 pub mod collective_size;
 pub mod gpu_collectives;
 pub mod inference;

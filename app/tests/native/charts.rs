@@ -14,8 +14,9 @@ use leptos::prelude::*;
 use ridgeline_app::widgets::widget_view;
 
 /// The chart widgets, and how many SVG charts (layers) each draws at its defaults.
-const CHARTS: [(&str, usize); 8] = [
+const CHARTS: [(&str, usize); 9] = [
     ("roofline", 2),
+    ("batch-roofline", 1),
     ("collective-size", 1),
     ("inference-roofline", 2),
     ("overlap", 2),
@@ -88,6 +89,54 @@ fn a_layered_chart_puts_the_axes_below_and_the_moving_mark_above() {
     assert!(svgs[1].contains("B = "), "{}", svgs[1]);
     // The moving layer draws no axes: they would double the base layer's text.
     assert!(!svgs[1].contains("arithmetic intensity"), "{}", svgs[1]);
+}
+
+#[test]
+fn the_batch_roofline_draws_both_shapes_to_their_crossings() {
+    // Part 1's Question 3 as the chapter places it: both curves, each in its
+    // series colour, and both crossings labelled with core's batches (136 and
+    // 226, derived in core's `question_3_curves_meet_the_roof_at_136_and_226`).
+    let owner = Owner::new();
+    let args = [
+        ("chip", "v5e"),
+        ("act", "bf16"),
+        ("weight", "int8"),
+        ("d", "4096"),
+        ("f", "4096"),
+        ("d2", "1024"),
+        ("f2", "1024"),
+        ("b", "192"),
+        ("bmax", "512"),
+    ];
+    let html = owner.with(|| widget_view("batch-roofline", &args).to_html());
+    let svgs = charts(&html);
+    assert_eq!(svgs.len(), 1, "{html}");
+    let pal = ridgeline_app::charts::palette(false);
+    for (i, label) in [(0, "D = F = 4,096"), (1, "D = F = 1,024")] {
+        let c = pal.series[i];
+        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        let curve = svgs[0]
+            .split("<polyline")
+            .skip(1)
+            .find(|p| p.split('>').next().is_some_and(|tag| tag.contains(&stroke)));
+        let points = curve.map_or(0, |p| {
+            p.split("points=\"").nth(1).map_or(0, |q| {
+                q.split('"')
+                    .next()
+                    .map_or(0, |q| q.split_whitespace().count())
+            })
+        });
+        assert!(points > 100, "{label}: {points} points in {}", svgs[0]);
+        assert!(svgs[0].contains(label), "{label}");
+    }
+    assert!(svgs[0].contains("B ≈ 136") && svgs[0].contains("B ≈ 226"));
+    // At B = 192 the larger shape is compute-bound and the smaller is not.
+    let verdicts: Vec<&str> = html
+        .split("data-verdict=\"")
+        .skip(1)
+        .filter_map(|t| t.split('"').next())
+        .collect();
+    assert_eq!(verdicts, ["compute-bound", "memory-bound"], "{html}");
 }
 
 #[test]

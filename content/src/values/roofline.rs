@@ -202,10 +202,10 @@ fn prefill_attention_length(d: &Directive) -> Result<String, String> {
 fn attainable_value(d: &Directive) -> Result<String, String> {
     let c = chip_arg(d)?;
     let op = op_arg(d)?;
-    let a = op
-        .analyse(c)
+    let rate = op
+        .attainable(c)
         .ok_or_else(|| format!("{} has no peak for {}", c.name, op.compute_dtype()))?;
-    Ok(sci(op.flops().0 / a.lower.0, 3))
+    Ok(sci(rate.0, 3))
 }
 
 fn peak_share(d: &Directive) -> Result<String, String> {

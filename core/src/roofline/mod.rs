@@ -21,7 +21,7 @@
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | the roofline itself: time bounded by compute and by each link, the [`Verdict`] |
-//! | `ops.rs` | the operations Part 1 puts on a roofline (dot products, matmuls, pointwise ops) with their FLOPs and bytes |
+//! | `ops.rs` | the operations Part 1 puts on a roofline (dot products, matmuls, pointwise ops) with their FLOPs and bytes, the rate each attains, and a matmul's rate against its batch |
 //! | `strong_scaling.rs` | Part 0's strong scaling: a fixed step spread over more chips |
 
 pub mod ops;

@@ -14,7 +14,7 @@ use crate::check::is_positive;
 use crate::dtype::Dtype;
 use crate::hardware::{Chip, Link};
 use crate::roofline::{Analysis, Verdict};
-use crate::units::{Bytes, Flops, Intensity};
+use crate::units::{Bytes, Flops, FlopsPerSec, Intensity};
 
 /// An operation with a batch-like size the reader can drag.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -298,6 +298,63 @@ impl Op {
     pub fn verdict(&self, chip: &Chip) -> Option<Verdict> {
         self.analyse(chip).map(|a| a.verdict)
     }
+
+    /// The FLOPs/s this op attains on `chip` reading HBM with exact bytes:
+    /// [`super::attainable`] at its intensity, `min(C, I·W)`, which is its
+    /// FLOPs over the longer of its compute and HBM times. `None` when the
+    /// chip has no peak for the op's format (or a wider one).
+    pub fn attainable(&self, chip: &Chip) -> Option<FlopsPerSec> {
+        let (_, rate) = chip.peak_or_wider(self.compute_dtype())?;
+        Some(super::attainable(self.intensity(), rate, chip.hbm_bw()))
+    }
+
+    /// This op's attainable rate on `chip` against its batch from 0 to
+    /// `b_max` (Part 1, Question 3: the book's plot of peak FLOPs/s against
+    /// B), sampled at `samples` even steps with the batch where it meets the
+    /// roof added, so a drawn curve bends exactly there. `None` when the chip
+    /// has no peak for the op's format or its HBM ridge is not a finite
+    /// positive number, or the range is empty.
+    pub fn batch_curve(&self, chip: &Chip, b_max: f64, samples: usize) -> Option<BatchCurve> {
+        let (_, peak) = chip.peak_or_wider(self.compute_dtype())?;
+        let ridge = peak / chip.hbm_bw();
+        if !is_positive(ridge.0) || !is_positive(b_max) || samples == 0 {
+            return None;
+        }
+        let crossing = self.critical_batch(ridge);
+        let mut batches: Vec<f64> = (0..=samples)
+            .map(|i| b_max * i as f64 / samples as f64)
+            .chain(crossing.filter(|&c| c < b_max))
+            .collect();
+        batches.sort_by(f64::total_cmp);
+        batches.dedup();
+        let points = batches
+            .into_iter()
+            .map(|b| {
+                let rate = super::attainable(self.with_batch(b).intensity(), peak, chip.hbm_bw());
+                (b, rate)
+            })
+            .collect();
+        Some(BatchCurve {
+            points,
+            peak,
+            crossing,
+        })
+    }
+}
+
+/// A matmul's attainable rate against its batch on one chip
+/// ([`Op::batch_curve`]): a straight ramp while the batch is small beside D
+/// and F (the intensity is then nearly proportional to B), bowed when it is
+/// not, flat at the peak past the crossing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchCurve {
+    /// `(batch, attainable FLOPs/s)`, batches increasing from 0.
+    pub points: Vec<(f64, FlopsPerSec)>,
+    /// The chip's peak for the op's format: the roof.
+    pub peak: FlopsPerSec,
+    /// The batch where the op meets the roof ([`Op::critical_batch`]), if
+    /// it ever does; it may lie beyond the sampled range.
+    pub crossing: Option<f64>,
 }
 
 /// Tokens each device holds when `sequences` of `seq_len` tokens are split evenly
@@ -500,6 +557,52 @@ mod tests {
         let op = mm(1.0, 1e9, 1e9, Dtype::Int8, Dtype::Int8);
         let ridge = v5e.ridge(op.compute_dtype(), Link::Hbm).unwrap();
         assert!((op.critical_batch(ridge).unwrap() - 240.2).abs() < 0.1);
+    }
+
+    #[test]
+    fn question_3_curves_meet_the_roof_at_136_and_226() {
+        // Part 1, Question 3: bf16 activations, int8 weights, bf16 arithmetic
+        // on a v5e, exact bytes 2BD + DF + 2BF. The rate 2BDF / max(T_math,
+        // T_comms) reaches C where the times meet: 2BDF / C = (2BD + DF + 2BF) / W,
+        // so with R = C / W = 1.97e14 / 8.2e11 = 240.24,
+        // 2BDF = R·(2BD + DF + 2BF) and B = R·DF / (2DF − 2R·(D + F)).
+        // D = F = 4096: R·DF = 4.0306e9, 2DF − 2R·8192 = 33,554,432 − 3,936,156
+        //   = 29,618,276, so B = 136.09, the book's ≈ 136.
+        // D = F = 1024: R·DF = 2.5191e8, 2DF − 2R·2048 = 2,097,152 − 984,039
+        //   = 1,113,113, so B = 226.31, the book's ≈ 226.
+        let v5e = chip("v5e").unwrap();
+        for (dim, book) in [(4096.0, 136.0), (1024.0, 226.0)] {
+            let op = mm(1.0, dim, dim, Dtype::Bf16, Dtype::Int8);
+            let curve = op.batch_curve(v5e, 512.0, 256).unwrap();
+            let crossing = curve.crossing.unwrap();
+            assert_eq!(crossing.round(), book, "D = F = {dim}: {crossing}");
+            assert_eq!(curve.peak, FlopsPerSec(1.97e14));
+            // The curve holds the crossing itself, at the roof, and every
+            // point is the op's own attainable rate (one formula).
+            assert!(curve
+                .points
+                .iter()
+                .any(|&(b, r)| b == crossing && (r.0 / 1.97e14 - 1.0).abs() < 1e-12));
+            for &(b, r) in &curve.points {
+                assert_eq!(Some(r), op.with_batch(b).attainable(v5e), "B = {b}");
+            }
+            let below = op.with_batch(crossing - 1.0).attainable(v5e).unwrap();
+            assert!(below.0 < 1.97e14);
+            assert_eq!(curve.points.first(), Some(&(0.0, FlopsPerSec(0.0))));
+            assert_eq!(curve.points.last().map(|p| p.0), Some(512.0));
+        }
+        // The larger shape is a near-straight ramp: halfway to its crossing
+        // it attains about half the peak; the smaller is bowed, well above half.
+        let share_at_half = |dim: f64| {
+            let op = mm(1.0, dim, dim, Dtype::Bf16, Dtype::Int8);
+            let c = op.batch_curve(v5e, 512.0, 256).unwrap().crossing.unwrap();
+            op.with_batch(c / 2.0).attainable(v5e).unwrap().0 / 1.97e14
+        };
+        assert!((share_at_half(4096.0) - 0.5).abs() < 0.06);
+        assert!(share_at_half(1024.0) > 0.6);
+        // A chip without the format's peak has no curve.
+        let f32 = mm(1.0, 64.0, 64.0, Dtype::F32, Dtype::F32);
+        assert_eq!(f32.batch_curve(v5e, 512.0, 8), None);
     }
 
     #[test]
