@@ -16,7 +16,7 @@ use ridgeline_app::widgets::widget_view;
 /// The chart widgets, and how many SVG charts (layers) each draws at its defaults.
 const CHARTS: [(&str, usize); 8] = [
     ("roofline", 2),
-    ("collective-size", 1),
+    ("collective-size", 2),
     ("inference-roofline", 2),
     ("overlap", 2),
     ("profile", 1),
