@@ -144,6 +144,8 @@ widget_specs! {
         "a sharded matmul in the book's notation: device blocks, case, plan and cost";
     "collective" => collective::CollectivePlayer(CollectiveParams), Page, ["op", "n", "wrap", "chip", "vs"],
         "a collective played step by step from the emulator's trace";
+    "collective-pieces" => collective_pieces::CollectivePieces(PiecesParams), Page, ["n", "reduce"],
+        "the four collectives side by side on a ring of a few devices: which labelled piece, or which reduction of whose pieces, each device holds before and after";
     "collective-size" => collective_size::CollectiveSize(SizeParams), Page, ["chip", "n", "wrap", "v", "vs"],
         "collective time against array size: latency- and bandwidth-bound regimes";
     "transformer" => transformer::Transformer(TransformerParams), Page, ["model", "d", "f", "l", "n", "k", "h", "v", "seq", "dtype", "vs"],

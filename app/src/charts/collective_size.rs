@@ -1,17 +1,22 @@
 //! Collective time against message size on one ring: the latency floor for
-//! small messages, the bandwidth line for large ones (Part 3).
+//! small messages, the bandwidth line for large ones (Part 3); and the same
+//! AllGather as bandwidth against size, the two quantities of the book's
+//! measured figure (bytes per second of runtime, and the one-way link
+//! bandwidth inferred from it) with the points of the book's measurement that
+//! its text states.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use ridgeline_core::comms::collective_matmul::{gather_curve, GatherCurve};
 use ridgeline_core::comms::collectives::{cost, Collective, Network, RingAxis};
-use ridgeline_core::format::{seconds, si};
+use ridgeline_core::format::{sci, seconds, si};
 use ridgeline_core::units::Bytes;
 
-use super::palette;
-use super::place::{draw_label, placer_for};
+use super::place::{draw_label, placer_for, Placer};
 use super::style::{
     draw_legend_below, fit_text, legend_below_height, legend_on, Entry, Mark, Styled, NARROW, NOTE,
 };
+use super::{palette, Palette};
 
 /// Message-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
@@ -28,6 +33,9 @@ pub struct SizeModel {
     /// A second chip drawn on the same axes: its name and links (its
     /// AllGather, knee and marked size on the same ring).
     pub vs: Option<(&'static str, Network)>,
+    /// Whether the ring is the one the book measured (a v5e ring of 16 with
+    /// wraparound), so that its measurement belongs on the bandwidth chart.
+    pub measured: bool,
 }
 
 impl SizeModel {
@@ -44,8 +52,22 @@ impl SizeModel {
         Some(SizeModel {
             network,
             vs: None,
+            measured: false,
             ..*self
         })
+    }
+
+    /// The AllGather's bandwidths against size (the cost model's), beside
+    /// the book's measurement.
+    pub fn gather_curve(&self) -> Option<GatherCurve> {
+        gather_curve(
+            &self.network,
+            self.axis,
+            Bytes(V_RANGE.0),
+            Bytes(V_RANGE.1),
+            97,
+        )
+        .ok()
     }
 
     /// The message size below which an AllGather is latency-bound.
@@ -102,23 +124,12 @@ pub fn draw<DB: DrawingBackend>(
     } else {
         (1e-7, 1.0)
     };
-    // A phone's plot has no room for the legend box: it goes under the plot.
-    let narrow = root.dim_in_pixel().0 < NARROW;
-    let below = if narrow {
-        legend_below_height(kinds.len() + usize::from(vs.is_some()))
-    } else {
-        0
-    };
-    let mut chart = ChartBuilder::on(root)
-        .margin(14)
-        .margin_right(24)
-        .margin_bottom(14 + below)
-        .x_label_area_size(44)
-        .y_label_area_size(70)
-        .build_cartesian_2d(
-            (V_RANGE.0..V_RANGE.1).log_scale(),
-            (y_min..y_max).log_scale(),
-        )?;
+    let below = legend_room(root, kinds.len() + usize::from(vs.is_some()));
+    let narrow = below.is_some();
+    let mut chart = frame(root, below).build_cartesian_2d(
+        (V_RANGE.0..V_RANGE.1).log_scale(),
+        (y_min..y_max).log_scale(),
+    )?;
     chart
         .configure_mesh()
         .x_desc("array size V (bytes)")
@@ -183,14 +194,172 @@ pub fn draw<DB: DrawingBackend>(
     if t.is_finite() {
         chart.draw_series(std::iter::once(Circle::new((v, t), 7, pal.bad.filled())))?;
     }
-    if narrow {
-        let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
-        draw_legend_below(root, &legend, (14, top), &pal)?;
-    } else {
-        let position = placer.legend_for(&legend);
-        legend_on(&chart, &legend, position, &pal)?;
+    finish_legend(root, &chart, &mut placer, &legend, below, &pal)
+}
+
+/// The AllGather as bandwidth against size: the model's bytes per second of
+/// runtime and the one-way link bandwidth the book infers from it, the
+/// link's one-way peak, the marked size, and (on the ring the book measured)
+/// the two facts its text gives about its measurement: bytes per second
+/// tending to its asymptote, and its share of the peak reached at its size.
+pub fn draw_bandwidth<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &SizeModel,
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = palette(dark);
+    root.fill(&pal.background)?;
+    let Some(curve) = m.gather_curve() else {
+        return Ok(());
+    };
+    let achieved: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .map(|p| (p.bytes.0, p.achieved.0))
+        .collect();
+    let link: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .map(|p| (p.bytes.0, p.link_bandwidth.0))
+        .collect();
+    let peak = m.network.one_way.0;
+    let measured_point = (curve.measured_at.0, curve.measured_fraction * peak);
+    let mut top = curve.achieved_limit.0.max(peak);
+    if m.measured {
+        top = top.max(curve.measured_achieved.0);
     }
-    Ok(())
+    let top = top * 1.18;
+    let below = legend_room(root, 3 + if m.measured { 2 } else { 0 });
+    let narrow = below.is_some();
+    let mut chart =
+        frame(root, below).build_cartesian_2d((V_RANGE.0..V_RANGE.1).log_scale(), 0.0..top)?;
+    chart
+        .configure_mesh()
+        .x_desc("array size V (bytes)")
+        .y_desc("bytes per second")
+        .x_label_formatter(&|x| tick_label(*x, narrow))
+        .y_label_formatter(&|y| if *y == 0.0 { "0".into() } else { sci(*y, 2) })
+        .styled(&pal)
+        .draw()?;
+    let peak_line = vec![(V_RANGE.0, peak), (V_RANGE.1, peak)];
+    let lines: Vec<&[(f64, f64)]> = vec![&achieved, &link, &peak_line];
+    let mut placer = placer_for(&chart, &lines);
+    let (orange, blue) = (pal.series[1], pal.series[0]);
+    chart.draw_series(LineSeries::new(achieved.clone(), orange.stroke_width(3)))?;
+    chart.draw_series(LineSeries::new(link.clone(), blue.stroke_width(3)))?;
+    chart.draw_series(LineSeries::new(peak_line, pal.text.stroke_width(1)))?;
+    let mut legend = vec![
+        Entry::new(
+            fit_text(root, "model: bytes / time", "model V/T"),
+            orange,
+            Mark::Line(3),
+        ),
+        Entry::new(
+            fit_text(root, "model: link, V(X−1)/(2X·T)", "model link"),
+            blue,
+            Mark::Line(3),
+        ),
+        Entry::new(
+            fit_text(
+                root,
+                &format!("one-way link peak {}", sci(peak, 2)),
+                "one-way peak",
+            ),
+            pal.text,
+            Mark::Line(1),
+        ),
+    ];
+    if m.measured {
+        let measured = pal.series[5];
+        let level = curve.measured_achieved.0;
+        let asymptote = vec![(V_RANGE.0, level), (V_RANGE.1, level)];
+        chart.draw_series(DashedLineSeries::new(
+            asymptote.clone(),
+            8,
+            5,
+            measured.stroke_width(2),
+        ))?;
+        let pts: Vec<(i32, i32)> = asymptote.iter().map(|p| chart.backend_coord(p)).collect();
+        placer.avoid_line(&pts);
+        chart.draw_series(std::iter::once(Circle::new(
+            measured_point,
+            7,
+            measured.stroke_width(3),
+        )))?;
+        placer.avoid_point(chart.backend_coord(&measured_point), 9);
+        legend.push(Entry::new(
+            fit_text(
+                root,
+                &format!("book measured: bytes/time → {}", sci(level, 2)),
+                "book: V/T",
+            ),
+            measured,
+            Mark::Dashed,
+        ));
+        let share = format!("{:.0}%", curve.measured_fraction * 100.0);
+        let at = si(curve.measured_at.0, "B", 2);
+        legend.push(Entry::new(
+            fit_text(
+                root,
+                &format!("book measured: link {share} of peak from {at}"),
+                &format!("book: {share} at {at}"),
+            ),
+            measured,
+            Mark::Dot,
+        ));
+    }
+    let v = m.v.clamp(V_RANGE.0, V_RANGE.1);
+    if let Ok(c) = cost(Collective::AllGather, Bytes(v), &[m.axis], &m.network) {
+        let y = v / c.time.0;
+        if y.is_finite() {
+            chart.draw_series(std::iter::once(Circle::new((v, y), 7, pal.bad.filled())))?;
+            placer.avoid_point(chart.backend_coord(&(v, y)), 9);
+        }
+    }
+    finish_legend(root, &chart, &mut placer, &legend, below, &pal)
+}
+
+/// The room a legend of `entries` takes under the plot on a phone, whose plot
+/// has no room for the legend box; `None` on a wider chart.
+fn legend_room<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, entries: usize) -> Option<u32> {
+    (root.dim_in_pixel().0 < NARROW).then(|| legend_below_height(entries))
+}
+
+/// Both charts' frame: margins, the axes' label areas, and the room under
+/// the plot for a phone's legend.
+fn frame<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    below: Option<u32>,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut b = ChartBuilder::on(root);
+    b.margin(14)
+        .margin_right(24)
+        .margin_bottom(14 + below.unwrap_or(0))
+        .x_label_area_size(44)
+        .y_label_area_size(70);
+    b
+}
+
+/// The legend: under the plot on a phone (`below`), else in the plot's
+/// free corner.
+fn finish_legend<DB: DrawingBackend, CT: CoordTranslate>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &ChartContext<'_, DB, CT>,
+    placer: &mut Placer,
+    legend: &[Entry],
+    below: Option<u32>,
+    pal: &Palette,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    match below {
+        Some(below) => {
+            let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
+            draw_legend_below(root, legend, (14, top), pal)
+        }
+        None => {
+            let position = placer.legend_for(legend);
+            legend_on(chart, legend, position, pal)
+        }
+    }
 }
 
 /// An x tick's label: every decade on a wide chart; on a phone only
@@ -217,6 +386,7 @@ mod tests {
             axis: RingAxis::ring(16),
             v: 1e8,
             vs: None,
+            measured: true,
         };
         // Large messages: AllReduce costs twice an AllGather, AllToAll a quarter.
         let (ag, ar, a2a) = (
@@ -235,6 +405,30 @@ mod tests {
         }
         assert!(out.contains("latency-bound below"));
         assert!(out.contains("AllGather = ReduceScatter"));
+        // The bandwidth chart: the model's two curves and the book's two
+        // stated facts, marked as the book's, only on the measured ring.
+        let drawn = |m: &SizeModel| {
+            let mut out = String::new();
+            {
+                let root = SVGBackend::with_string(&mut out, (720, 380)).into_drawing_area();
+                draw_bandwidth(&root, m, false).unwrap();
+                root.present().unwrap();
+            }
+            out
+        };
+        let out = drawn(&m);
+        assert!(out.contains("model: bytes / time"), "{out}");
+        assert!(out.contains("book measured: bytes/time → 9e10"), "{out}");
+        assert!(
+            out.contains("book measured: link 95% of peak from 10 MB"),
+            "{out}"
+        );
+        assert!(out.contains("one-way link peak 4.5e10"), "{out}");
+        let other = drawn(&SizeModel {
+            measured: false,
+            ..m
+        });
+        assert!(!other.contains("book measured"), "{other}");
     }
 
     #[test]

@@ -471,14 +471,8 @@ pub fn CollectivePlayer(
         .iter()
         .map(|(id, label, _)| option(*id, *label, move || COLLECTIVES[params.with(|p| p.which)].0))
         .collect_view();
-    let size_options = SIZES
-        .iter()
-        .map(|n| {
-            option(n.to_string(), format!("{n} devices"), move || {
-                params.with(|p| p.n.to_string())
-            })
-        })
-        .collect_view();
+    let size_options =
+        super::controls::count_options(SIZES, "devices", move || params.with(|p| p.n.to_string()));
     let vs_id = move || params.with(|p| p.vs.map_or("", |c| c.id));
     let vs_options = super::controls::chip_options(super::controls::has_ici, vs_id);
 

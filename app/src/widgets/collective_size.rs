@@ -1,6 +1,9 @@
 //! Collective time against message size (`data-widget="collective-size"`): where
-//! the per-hop latency stops mattering and bandwidth takes over. A second chip
-//! (`vs`) adds its AllGather on the same axes and the difference spelled out.
+//! the per-hop latency stops mattering and bandwidth takes over. A second chart
+//! draws the same AllGather as bandwidth against size, the quantities of the
+//! book's measured figure, with the book's measurement marked on the ring it
+//! measured. A second chip (`vs`) adds its AllGather on the same axes and the
+//! difference spelled out.
 
 use super::compare::{
     chip_rows, compare_picker, compare_table, diff_rows, parse_vs_chip, Comparison, Diff, VS,
@@ -12,12 +15,12 @@ use ridgeline_core::comms::collectives::CollectiveCost;
 use ridgeline_core::comms::collectives::{cost, Bound, Collective, Network, RingAxis};
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{seconds, si};
-use ridgeline_core::hardware::{chip, Chip, CHIPS};
+use ridgeline_core::hardware::{chip, Chip, ALLGATHER_MEASURED_RING, CHIPS};
 use ridgeline_core::units::Bytes;
 
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::charts::collective_size::{draw, SizeModel, V_RANGE};
+use crate::charts::collective_size::{draw, draw_bandwidth, SizeModel, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::parse_count;
@@ -25,6 +28,8 @@ use crate::input::parse_count;
 const STEPS: f64 = 320.0;
 /// The chart's drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 380, 300);
+/// The bandwidth chart's drawing size.
+const BW_SHAPE: Shape = Shape::new(760, 380, 320);
 
 /// The reader's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -68,7 +73,35 @@ impl SizeParams {
             axis,
             v: self.v,
             vs,
+            measured: self.is_measured_ring(),
         })
+    }
+
+    /// Whether this is the ring the book measured: a v5e axis of 16 with
+    /// wraparound.
+    pub fn is_measured_ring(&self) -> bool {
+        self.chip.id == "v5e" && self.wrap && self.n == ALLGATHER_MEASURED_RING.value
+    }
+
+    /// The bandwidth line under the second chart: the marked array's bytes
+    /// per second and the link bandwidth the book's formula infers from it.
+    pub fn bandwidth_line(&self) -> Option<String> {
+        let m = self.model()?;
+        let c = self.all_gather(&m)?;
+        let x = self.n as f64;
+        let achieved = self.v / c.time.0;
+        let link = achieved * (x - 1.0) / (2.0 * x);
+        let measured = if self.is_measured_ring() {
+            "The book's measurement is marked."
+        } else {
+            "The book measured a v5e ring of 16 with wraparound; choose it to see its measurement."
+        };
+        Some(format!(
+            "At this size the model gathers {} bytes per second; the book's formula infers a link bandwidth of {} bytes per second, {:.0}% of the one-way peak. {measured}",
+            ridgeline_core::format::sci(achieved, 3),
+            ridgeline_core::format::sci(link, 3),
+            link / m.network.one_way.0 * 100.0
+        ))
     }
 
     /// The AllGather of the marked array on `m`'s ring.
@@ -135,6 +168,18 @@ impl SizeParams {
     pub fn chart_svg(&self, size: Size) -> String {
         self.model()
             .map(|m| svg(size.width, size.height, |root| draw(root, &m, false)).0)
+            .unwrap_or_default()
+    }
+
+    /// The bandwidth chart as inline SVG (empty if the chip has no ICI model).
+    pub fn bandwidth_svg(&self, size: Size) -> String {
+        self.model()
+            .map(|m| {
+                svg(size.width, size.height, |root| {
+                    draw_bandwidth(root, &m, false)
+                })
+                .0
+            })
             .unwrap_or_default()
     }
 }
@@ -212,6 +257,8 @@ pub fn CollectiveSize(
     // The whole chart moves with the marked size, so it is one layer.
     let frame = Frame::new(SHAPE);
     let chart = move || params.with(|p| p.chart_svg(frame.get()));
+    let bw_frame = Frame::new(BW_SHAPE);
+    let bw_chart = move || params.with(|p| p.bandwidth_svg(bw_frame.get()));
     let at = Memo::new(move |_| {
         params.with(|p| {
             let m = p.model()?;
@@ -250,6 +297,8 @@ pub fn CollectiveSize(
                 })}
             </p>
             {vs_line}
+            <div class="plot" node_ref=bw_frame.node style=bw_frame.style()><div class="layer" inner_html=bw_chart role="img" aria-label="AllGather bandwidth against array size, with the book's measurement"></div></div>
+            <p data-bandwidth-line="">{move || params.with(|p| p.bandwidth_line())}</p>
             {compare_table(move || params.with(|p| p.comparison()))}
             <Notice notice=notice />
         </figure>
@@ -277,6 +326,19 @@ mod tests {
         let (q, n) = SizeParams::from_pairs(&pairs(&[("v", "1e9")]));
         assert!(n.is_empty(), "{n:?}");
         assert_ne!(q.chart_svg(SHAPE.design()), s, "the marker did not move");
+        // The bandwidth chart marks the book's measurement on its ring only.
+        let b = p.bandwidth_svg(BW_SHAPE.design());
+        assert!(b.contains("book measured"), "{b}");
+        assert!(p.bandwidth_line().unwrap().contains("is marked"));
+        let (r, _) = SizeParams::from_pairs(&pairs(&[("n", "8")]));
+        assert!(!r.bandwidth_svg(BW_SHAPE.design()).contains("book measured"));
+        assert!(r.bandwidth_line().unwrap().contains("choose it"));
+        // At 1 GB a ring of 16 infers 15/16 of the one-way peak.
+        assert!(
+            q.bandwidth_line().unwrap().contains("94%"),
+            "{:?}",
+            q.bandwidth_line()
+        );
     }
 
     #[test]

@@ -25,6 +25,19 @@ where
     view! { <option value=value selected=move || chosen() == mine>{label}</option> }
 }
 
+/// The options of a count picker, each labelled with its noun (`4 devices`),
+/// the one whose number `chosen` returns selected.
+pub fn count_options(
+    counts: &'static [u32],
+    noun: &'static str,
+    chosen: impl Fn() -> String + Clone + Send + Sync + 'static,
+) -> impl IntoView {
+    counts
+        .iter()
+        .map(|n| option(n.to_string(), format!("{n} {noun}"), chosen.clone()))
+        .collect_view()
+}
+
 /// The notice under a widget: why the reader's last input (or the page URL)
 /// was refused, hidden while there is nothing to say. Tests and the static
 /// pages find it by its `data-notice` attribute.

@@ -33,6 +33,8 @@ pub mod chip_map;
 pub mod collective;
 #[cfg(widget_module = "collective_matmul")]
 pub mod collective_matmul;
+#[cfg(widget_module = "collective_pieces")]
+pub mod collective_pieces;
 #[cfg(widget_module = "collective_size")]
 pub mod collective_size;
 #[cfg(widget_module = "exercise")]

@@ -14,11 +14,12 @@ use leptos::prelude::*;
 use ridgeline_app::widgets::widget_view;
 
 /// The chart widgets, and how many SVG charts (layers) each draws at its defaults.
-const CHARTS: [(&str, usize); 9] = [
+const CHARTS: [(&str, usize); 10] = [
     ("roofline", 2),
     ("batch-roofline", 1),
-    ("collective-size", 1),
+    ("collective-size", 2),
     ("inference-roofline", 2),
+    ("mlp-roofline", 2),
     ("overlap", 2),
     ("profile", 1),
     ("serving", 2),

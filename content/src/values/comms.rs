@@ -11,7 +11,7 @@ use ridgeline_core::comms::collective_matmul::{
 use ridgeline_core::comms::collectives::{cost, Collective, Network, RingAxis};
 use ridgeline_core::comms::overlap_timeline::{overlap_timeline, OverlapParams, BOOK_TIMES};
 use ridgeline_core::format::{sci, seconds, si};
-use ridgeline_core::hardware::chip;
+use ridgeline_core::hardware::{chip, ALLGATHER_PROFILED_LARGE, ALLGATHER_PROFILED_SMALL};
 use ridgeline_core::units::Bytes;
 
 /// The communication value directives.
@@ -36,11 +36,33 @@ pub const VALUES: &[ValueDirective] = &[
     ValueDirective {
         name: "gather-knee",
         args: &["chip", "n", "show"],
-        doc: "the AllGather cost model's latency knee on a ring of n (show=knee), or the book's \
-              measurement (measured-at, measured-fraction)",
+        doc: "the AllGather cost model on a full ring of n: its latency knee (show=knee), its \
+              bytes per second for large arrays (model-achieved) and the share of the one-way \
+              peak the book's inference then reads (model-fraction); or the book's measurement \
+              on a v5e ring of 16 (measured-at, measured-per-device, measured-fraction, \
+              measured-achieved, measured-ring)",
         example: "gather-knee chip=v5e n=16 show=knee",
         shows: "720 kB",
         eval: gather_knee,
+    },
+    ValueDirective {
+        name: "collective-time",
+        args: &["op", "chip", "n", "v", "wrap", "show"],
+        doc: "the cost model's time of one collective of v bytes (the book's V) along one axis \
+              of n chips, with wraparound unless wrap=0: show=time (default), bound, or v (the \
+              bytes, as written)",
+        example: "collective-time op=allreduce chip=v5e n=16 v=134217728 wrap=1 show=time",
+        shows: "2.98 ms",
+        eval: collective_time,
+    },
+    ValueDirective {
+        name: "gather-profiled",
+        args: &["show"],
+        doc: "the times the book profiled for Part 3's Pop Quiz 2, AllGather_Y on a v5e mesh \
+              {X: 8, Y: 4}: show=large (E = 2048, F = 8192) or small (E = F = 256)",
+        example: "gather-profiled show=large",
+        shows: "680 µs",
+        eval: gather_profiled,
     },
     ValueDirective {
         name: "collective-matmul",
@@ -94,13 +116,55 @@ fn gather_knee(d: &Directive) -> Result<String, String> {
     let c = chip_arg(d)?;
     let net = Network::ici(c).map_err(|e| e.to_string())?;
     let n = whole_arg(d, "n", 16.0, 1024.0)? as u32;
-    let curve = gather_curve(&net, n, Bytes(1e3), Bytes(1e9), 2)?;
+    let curve = gather_curve(&net, RingAxis::ring(n), Bytes(1e3), Bytes(1e9), 2)?;
+    let percent = |f: f64| format!("{:.0}%", f * 100.0);
     match show_arg(d, "knee") {
         "knee" => Ok(si(curve.knee.0, "B", 2)),
+        "model-achieved" => Ok(sci(curve.achieved_limit.0, 2)),
+        "model-fraction" => Ok(percent(curve.fraction_limit)),
         "measured-at" => Ok(si(curve.measured_at.0, "B", 2)),
-        "measured-fraction" => Ok(format!("{:.0}%", curve.measured_fraction * 100.0)),
-        o => Err(unknown_show(d, o, "knee, measured-at, measured-fraction")),
+        "measured-per-device" => Ok(si(curve.measured_per_device().0, "B", 3)),
+        "measured-fraction" => Ok(percent(curve.measured_fraction)),
+        "measured-achieved" => Ok(sci(curve.measured_achieved.0, 2)),
+        "measured-ring" => Ok(curve.measured_ring.to_string()),
+        o => Err(unknown_show(
+            d,
+            o,
+            "knee, model-achieved, model-fraction, measured-at, measured-per-device, \
+             measured-fraction, measured-achieved, measured-ring",
+        )),
     }
+}
+
+/// One collective's time, bound or size on one axis of a chip's ICI.
+fn collective_time(d: &Directive) -> Result<String, String> {
+    let t = d.arg("op").ok_or("`collective-time` needs op=")?;
+    let op = Collective::parse(t).ok_or_else(|| format!("unknown collective `{t}`"))?;
+    let net = Network::ici(chip_arg(d)?).map_err(|e| e.to_string())?;
+    let n = whole_arg(d, "n", 16.0, 1024.0)? as u32;
+    let v = num_arg(d, "v", None)?;
+    let wrap = match d.arg("wrap").unwrap_or("1") {
+        "1" => true,
+        "0" => false,
+        o => return Err(format!("wrap=`{o}` is not 0 or 1")),
+    };
+    let c = cost(op, Bytes(v), &[RingAxis { size: n, wrap }], &net).map_err(|e| e.to_string())?;
+    match show_arg(d, "time") {
+        "time" => Ok(seconds(c.time.0)),
+        "bound" => Ok(c.bound.text().into()),
+        "v" => Ok(si(v, "B", 3)),
+        o => Err(unknown_show(d, o, "time, bound, v")),
+    }
+}
+
+/// The book's profiled times of Pop Quiz 2's AllGather.
+fn gather_profiled(d: &Directive) -> Result<String, String> {
+    let t = match show_arg(d, "large") {
+        "large" => ALLGATHER_PROFILED_LARGE.value,
+        "small" => ALLGATHER_PROFILED_SMALL.value,
+        o => return Err(unknown_show(d, o, "large, small")),
+    };
+    Ok(seconds(t.0))
 }
 
 fn collective_matmul_value(d: &Directive) -> Result<String, String> {

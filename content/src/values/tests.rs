@@ -303,6 +303,36 @@ fn values_come_from_core() {
     );
     assert_eq!(eval("systolic-cycles k=8 n=8 m=8 blocks=4").unwrap(), "46");
     assert_eq!(eval("gather-knee chip=v5e n=16").unwrap(), "720 kB");
+    // The book's measurement peaks at 10 MB, 625 kB a device on its ring of
+    // 16; the model's large-array rate is the measured 9e10 B/s, and the
+    // book's inference then reads 15/16 of the one-way peak.
+    let knee = |show: &str| eval(&format!("gather-knee chip=v5e show={show}")).unwrap();
+    assert_eq!(knee("measured-per-device"), "625 kB");
+    assert_eq!(knee("measured-ring"), "16");
+    assert_eq!(knee("model-achieved"), knee("measured-achieved"));
+    assert_eq!(knee("model-fraction"), "94%");
+    assert!(eval("gather-knee chip=v5e show=asymptote").is_err());
+    assert_eq!(eval("gather-profiled show=small").unwrap(), "8 µs");
+    // Question 8's setting: a bf16[8192, 8192] over a wrapping v5e axis of 16.
+    let q8 = |op: &str, show: &str| {
+        eval(&format!(
+            "collective-time op={op} chip=v5e n=16 v=134217728 show={show}"
+        ))
+        .unwrap()
+    };
+    assert_eq!(q8("allgather", "time"), "1.49 ms");
+    assert_eq!(q8("reducescatter", "time"), q8("allgather", "time"));
+    assert_eq!(q8("alltoall", "time"), "373 µs");
+    assert_eq!(q8("allgather", "bound"), "bandwidth-bound");
+    assert_eq!(q8("allgather", "v"), "134 MB");
+    // Pop Quiz 2's line of four: three one-way hops of 8.4 MB.
+    assert_eq!(
+        eval("collective-time op=allgather chip=v5e n=4 v=33554432 wrap=0").unwrap(),
+        "559 µs"
+    );
+    assert!(eval("collective-time op=allgather chip=v5e v=1e6 wrap=2").is_err());
+    assert!(eval("collective-time op=broadcast chip=v5e v=1e6").is_err());
+    assert!(eval("gather-profiled show=medium").is_err());
     // Case 3: the ReduceScatter of the unreduced C[8192, 8192] in bf16 is
     // V / W_ici = 134 MB / 9e10 B/s.
     assert_eq!(

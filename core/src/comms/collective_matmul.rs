@@ -44,7 +44,10 @@
 use crate::check::is_positive;
 use crate::comms::collectives::{self, Collective, Network, RingAxis};
 use crate::dtype::Dtype;
-use crate::hardware::{Chip, Link, ALLGATHER_MEASURED_FRACTION, ALLGATHER_MEASURED_PEAK_AT};
+use crate::hardware::{
+    Chip, Link, ALLGATHER_MEASURED_ACHIEVED, ALLGATHER_MEASURED_FRACTION,
+    ALLGATHER_MEASURED_PEAK_AT, ALLGATHER_MEASURED_RING,
+};
 use crate::roofline::Analysis;
 use crate::units::{Bytes, BytesPerSec, Flops, FlopsPerSec, Seconds};
 
@@ -492,8 +495,10 @@ pub struct GatherPoint {
     pub bytes: Bytes,
     /// The cost model's time.
     pub time: Seconds,
-    /// The one-way link bandwidth this implies: `V / (T · 2)` on a bidirectional
-    /// ring, the quantity the book's figure plots.
+    /// Bytes gathered per second of that time, `V / T`: the figure's orange curve.
+    pub achieved: BytesPerSec,
+    /// The one-way link bandwidth the book infers from the time,
+    /// `V · (X − 1) / (2 · X · T)`: the figure's blue curve.
     pub link_bandwidth: BytesPerSec,
     /// That over the link's one-way peak.
     pub fraction: f64,
@@ -506,21 +511,40 @@ pub struct GatherCurve {
     pub points: Vec<GatherPoint>,
     /// Where latency and bandwidth terms meet: below it the gather is latency-bound.
     pub knee: Bytes,
+    /// The model's `V / T` once the bandwidth term alone counts (large arrays).
+    pub achieved_limit: BytesPerSec,
+    /// The model's inferred link bandwidth over the one-way peak for large
+    /// arrays: `(X − 1) / X` on a full bidirectional ring, since the book's
+    /// inference counts `X − 1` of the `X` pieces.
+    pub fraction_limit: f64,
     /// The book's measurement: the fraction of peak it reached…
     pub measured_fraction: f64,
-    /// …and the message size at which it reached it.
+    /// …and the message size at which it reached it…
     pub measured_at: Bytes,
+    /// …on a ring of this many devices…
+    pub measured_ring: u32,
+    /// …where the bytes gathered per second tended to this.
+    pub measured_achieved: BytesPerSec,
 }
 
-/// The cost model's AllGather over a bidirectional ring of `devices` on `net`
-/// for `points` message sizes from `from` to `to`, beside the book's measurement.
+impl GatherCurve {
+    /// One device's shard of the array at which the book's measurement peaked.
+    pub fn measured_per_device(&self) -> Bytes {
+        self.measured_at / self.measured_ring as f64
+    }
+}
+
+/// The cost model's AllGather along `axis` on `net` for `points` message
+/// sizes from `from` to `to`, with the two bandwidths the book's figure plots,
+/// beside the book's measurement (a v5e ring of 16).
 pub fn gather_curve(
     net: &Network,
-    devices: u32,
+    axis: RingAxis,
     from: Bytes,
     to: Bytes,
     points: usize,
 ) -> Result<GatherCurve, String> {
+    let devices = axis.size;
     if !(2..=1024).contains(&devices) {
         return Err(format!(
             "the ring must have 2 to 1024 devices, not {devices}"
@@ -532,18 +556,21 @@ pub fn gather_curve(
     if !(2..=2000).contains(&points) {
         return Err(format!("use 2 to 2000 points, not {points}"));
     }
-    let ring = [RingAxis::ring(devices)];
-    let ways = if net.bidirectional { 2.0 } else { 1.0 };
+    let ring = [axis];
+    let x = devices as f64;
+    // The book's inference: V · (X − 1) / (2 · X · T).
+    let share = (x - 1.0) / (2.0 * x);
     let (l0, l1) = (from.0.ln(), to.0.ln());
     let mut out = Vec::with_capacity(points);
     for n in 0..points {
         let v = Bytes((l0 + (l1 - l0) * n as f64 / (points - 1) as f64).exp());
         let c =
             collectives::cost(Collective::AllGather, v, &ring, net).map_err(|e| e.to_string())?;
-        let link = BytesPerSec(v.0 / c.time.0 / ways);
+        let link = BytesPerSec(v.0 * share / c.time.0);
         out.push(GatherPoint {
             bytes: v,
             time: c.time,
+            achieved: BytesPerSec(v.0 / c.time.0),
             link_bandwidth: link,
             fraction: link.0 / net.one_way.0,
         });
@@ -552,11 +579,16 @@ pub fn gather_curve(
         .map_err(|e| e.to_string())?;
     // The latency term is constant; the bandwidth term grows linearly in V.
     let knee = Bytes(c.t_latency.0 / c.t_bandwidth.0);
+    let achieved_limit = BytesPerSec(1.0 / c.t_bandwidth.0);
     Ok(GatherCurve {
         points: out,
         knee,
+        achieved_limit,
+        fraction_limit: achieved_limit.0 * share / net.one_way.0,
         measured_fraction: ALLGATHER_MEASURED_FRACTION.value,
         measured_at: ALLGATHER_MEASURED_PEAK_AT.value,
+        measured_ring: ALLGATHER_MEASURED_RING.value,
+        measured_achieved: ALLGATHER_MEASURED_ACHIEVED.value,
     })
 }
 
@@ -579,19 +611,29 @@ mod tests {
     #[test]
     fn the_curve_saturates_after_the_knee() {
         let net = Network::ici(chip("v5e").unwrap()).unwrap();
-        let c = gather_curve(&net, 16, Bytes(1e3), Bytes(1e9), 61).unwrap();
+        let c = gather_curve(&net, RingAxis::ring(16), Bytes(1e3), Bytes(1e9), 61).unwrap();
         // 8 hops of 1 µs against 9e10 B/s: the knee is at 720 kB.
         assert!((c.knee.0 - 8e-6 * 9e10).abs() < 1.0);
         assert!(c
             .points
             .windows(2)
             .all(|w| w[0].fraction <= w[1].fraction + 1e-12));
-        assert!((c.points.last().unwrap().fraction - 1.0).abs() < 1e-9);
+        // Large arrays: V / T tends to 2 × 4.5e10 = 9e10 B/s, the book's
+        // measured asymptote, and the book's inference reads 15/16 of the peak.
+        let last = c.points.last().unwrap();
+        assert!((c.achieved_limit.0 - 9e10).abs() < 1.0);
+        assert!((last.achieved.0 / c.achieved_limit.0 - 1.0).abs() < 1e-9);
+        assert!((c.fraction_limit - 15.0 / 16.0).abs() < 1e-9);
+        assert!((last.fraction - c.fraction_limit).abs() < 1e-9);
+        assert!((last.link_bandwidth.0 - 9e10 * 15.0 / 32.0).abs() < 1.0);
         assert!(c.points[0].fraction < 0.01);
-        // The book measured its peak above the model's knee.
+        // The book measured its peak above the model's knee, 625 kB a device.
         assert!(c.measured_at > c.knee);
+        assert_eq!(c.measured_ring, 16);
+        assert!((c.measured_per_device().0 - 625e3).abs() < 1e-6);
+        assert!((c.measured_achieved.0 / c.achieved_limit.0 - 1.0).abs() < 1e-9);
         assert_eq!(
-            gather_curve(&net, 1, Bytes(1.0), Bytes(2.0), 4)
+            gather_curve(&net, RingAxis::ring(1), Bytes(1.0), Bytes(2.0), 4)
                 .unwrap_err()
                 .to_string(),
             "the ring must have 2 to 1024 devices, not 1"

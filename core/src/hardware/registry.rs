@@ -835,6 +835,35 @@ pub const ALLGATHER_MEASURED_PEAK_AT: Cited<Bytes> = cited(
         "empirical AllGather bandwidth on v5e 8x16: peak at about 10 MB",
     ),
 );
+/// The devices on the axis of that measured AllGather: the 16-long axis of
+/// the 8x16 slice, the one with wraparound.
+pub const ALLGATHER_MEASURED_RING: Cited<u32> = cited(
+    16,
+    src(
+        3,
+        "empirical AllGather bandwidth on v5e 8x16: sharded over the 16 axis, a full bidirectional ring",
+    ),
+);
+/// The bytes gathered per second of runtime that measured AllGather tends to at
+/// large messages (the orange curve of the figure).
+pub const ALLGATHER_MEASURED_ACHIEVED: Cited<BytesPerSec> = cited(
+    BytesPerSec(9e10),
+    src(
+        3,
+        "all-gather-bandwidth.png: bytes / runtime (orange) approaches ~9e10",
+    ),
+);
+/// Pop Quiz 2's profiled time of `AllGather_Y` of a 34 MB bf16[2048, 8192] on a
+/// v5e mesh {X: 8, Y: 4} (the 4-long axis has no wraparound).
+pub const ALLGATHER_PROFILED_LARGE: Cited<crate::units::Seconds> = cited(
+    crate::units::Seconds(680e-6),
+    src(3, "Pop Quiz 2: an actual profile shows 680 us"),
+);
+/// Pop Quiz 2's profiled time of the same gather with E = F = 256 (32 kB shards).
+pub const ALLGATHER_PROFILED_SMALL: Cited<crate::units::Seconds> = cited(
+    crate::units::Seconds(8e-6),
+    src(3, "Pop Quiz 2: in practice closer to 8 us"),
+);
 /// Shape of a TPU VPU and of one vector register: 8 sublanes by 128 lanes of 32-bit values.
 pub const VPU_SHAPE: Cited<[u32; 2]> = cited(
     [8, 128],
