@@ -298,10 +298,22 @@ fn values_come_from_core() {
         "57,500"
     );
     assert_eq!(
-        eval("systolic-cycles k=8 n=8 m=8 blocks=4 pipelined=no").unwrap(),
+        eval("systolic-cycles k=8 n=8 m=8 blocks=4 pipelined=no show=stream").unwrap(),
         "88"
     );
-    assert_eq!(eval("systolic-cycles k=8 n=8 m=8 blocks=4").unwrap(), "46");
+    assert_eq!(
+        eval("systolic-cycles k=8 n=8 m=8 blocks=4 show=stream").unwrap(),
+        "46"
+    );
+    // Eight cycles of loading before the first activation, fifteen in all.
+    assert_eq!(eval("systolic-cycles k=8 n=8 m=8 blocks=4").unwrap(), "54");
+    assert_eq!(
+        eval("systolic-cycles k=8 n=8 m=8 blocks=4 show=load").unwrap(),
+        "15"
+    );
+    assert!(eval("systolic-cycles k=8 n=8 show=some")
+        .unwrap_err()
+        .contains("show="));
     assert_eq!(eval("gather-knee chip=v5e n=16").unwrap(), "720 kB");
     // Case 3: the ReduceScatter of the unreduced C[8192, 8192] in bf16 is
     // V / W_ici = 134 MB / 9e10 B/s.
