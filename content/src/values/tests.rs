@@ -360,6 +360,11 @@ fn part6_numbers() {
 fn part4_and_5_numbers() {
     assert_eq!(value("layer-share model=llama3-70b show=other"), "0.083%");
     assert_eq!(value("pipeline-bubble stages=4 microbatches=8"), "27.3%");
+    // DualPipe idles S − 2 units a device: 2 of 26 at S = 4, M = 8.
+    assert_eq!(
+        value("pipeline-bubble stages=4 microbatches=8 schedule=dualpipe"),
+        "7.69%"
+    );
     assert_eq!(
         value("pipeline-bubble stages=4 microbatches=8 schedule=interleaved chunks=2"),
         "15.8%"
