@@ -187,7 +187,7 @@ widget_specs! {
     "flops-counter" => flops_counter::FlopsCounter(FlopsParams), Page, ["expr", "sizes"],
         "the FLOPs of a contraction the reader writes, forward and both gradients, with a caret under bad input";
     "pipeline" => pipeline::Pipeline(PipelineChoice), Page, ["schedule", "stages", "microbatches", "chunks"],
-        "a pipeline schedule (GPipe, 1F1B, interleaved, bidirectional) as a timeline with its bubble and activations in flight";
+        "a pipeline schedule (GPipe, 1F1B, interleaved, bidirectional, zero-bubble, DualPipe) as a timeline with its bubble and activations in flight";
     "moe" => moe::Moe(MoeChoice), Page, ["model", "chip", "e", "k", "ff", "tokens", "weight", "ep", "vs"],
         "a Mixture-of-Experts layer: parameters stored and used, the compute-bound batch, weights per chip and the routing AllToAlls";
     "flash-attention" => flash_attention::FlashAttention(FlashChoice), Page, ["queries", "keys", "h", "block", "seed"],

@@ -37,14 +37,21 @@ test('Part 2: the systolic array steps cycle by cycle and counts its cycles', as
   await ready(page);
   const w = page.locator('[data-widget="systolic"]');
   await w.scrollIntoViewIfNeeded();
-  // 4×4 array, two blocks of four rows back to back: 2·4 + 4 + 4 − 2 = 14 cycles.
-  assert.equal(await w.locator('[data-cycles]').textContent(), '14');
+  // 4×4 array, two blocks of four rows back to back: four cycles of weight
+  // loading before the first input, then 2·4 + 4 + 4 − 2 = 14 cycles.
+  assert.equal(await w.locator('[data-cycles]').textContent(), '18');
   assert.equal(await w.locator('[data-phase]').textContent(), 'not started');
   assert.equal(await w.locator('td.busy').count(), 0);
   await w.locator('button[aria-label="next step"]').focus();
   await page.keyboard.press('Enter');
   assert.equal(await w.locator('table.systolic-grid').getAttribute('data-step'), '1');
-  assert.equal(await w.locator('[data-phase]').textContent(), 'filling');
+  // The first cycle only moves a weight into the top-left cell.
+  assert.equal(await w.locator('[data-phase]').textContent(), 'loading weights');
+  assert.equal(await w.locator('td.busy').count(), 0);
+  assert.equal(await w.locator('td[data-state="loading"]').count(), 1);
+  // Cycle 5: the first input meets the full first column while the others load.
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Enter');
+  assert.equal(await w.locator('[data-phase]').textContent(), 'filling, weights still loading');
   assert.equal(await w.locator('td.busy').count(), 1);
   // Scrub to the end: every result has left and equals X·W.
   await w.locator('.player input[type="range"]').focus();
@@ -52,17 +59,18 @@ test('Part 2: the systolic array steps cycle by cycle and counts its cycles', as
   assert.equal(await w.locator('[data-results]').textContent(), '32 / 32');
   assert.equal(await w.locator('[data-phase]').textContent(), 'draining');
   assert.equal(await w.locator('[data-check]').textContent(), 'yes');
-  // Each block waiting for the last to drain: 2·(4 + 4 + 4 − 2) = 20 cycles.
+  // Each block waiting for the last to drain: 4 + 2·(4 + 4 + 4 − 2) = 24 cycles.
   await w.locator('input[type="checkbox"]').uncheck();
-  assert.equal(await w.locator('[data-cycles]').textContent(), '20');
-  assert.match(await w.locator('.player output').textContent(), /^cycle 0 \/ 20$/);
-  // The bad case: one row on an 8×8 array keeps 1/15 of the cells busy.
+  assert.equal(await w.locator('[data-cycles]').textContent(), '24');
+  assert.match(await w.locator('.player output').textContent(), /^cycle 0 \/ 24$/);
+  // The bad case: one row on an 8×8 array keeps 1/23 of the cells busy
+  // (8 cycles of loading, then 1 + 8 + 8 − 2).
   const sliders = w.locator('.controls input[type="range"]');
   for (const [i, v] of [[0, '8'], [1, '8'], [2, '1'], [3, '1']]) {
     await sliders.nth(i).fill(v);
   }
-  assert.equal(await w.locator('[data-cycles]').textContent(), '15');
-  assert.equal(await w.locator('[data-utilisation]').textContent(), '6.7 %');
+  assert.equal(await w.locator('[data-cycles]').textContent(), '23');
+  assert.equal(await w.locator('[data-utilisation]').textContent(), '4.3 %');
   await w.locator('button.play').click();
   await page.waitForFunction(() => document.querySelector('[data-widget="systolic"] table.systolic-grid').getAttribute('data-step') !== '0');
   await w.locator('button.play').click();

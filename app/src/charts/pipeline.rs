@@ -1,5 +1,6 @@
 //! Pipeline timelines (the `pipeline` and `gpu-parallelism` widgets): a row
-//! per stage and a box per forward, backward or weight pass.
+//! per stage and a box per forward, backward or weight pass, or per DualPipe
+//! cell that overlaps a forward and a backward.
 //!
 //! Unlike the other charts these are written as SVG text rather than drawn
 //! with plotters: a 16-stage, 32-microbatch step has over a thousand boxes, and
@@ -224,6 +225,8 @@ impl Boxes {
 /// compact drawing one `path.slot` per kind) labelled with its microbatch (`text.slot-label`) when wide enough (rows of [`ROW`] pixels below
 /// a [`LABEL_W`]-pixel margin), and the step's length under the last row.
 /// `stream_b` marks the passes of a bidirectional schedule's second stream.
+/// A DualPipe cell that overlaps a forward of one microbatch with a backward
+/// of another is one box (`slot fb`) labelled with both, `3|6`, when the label fits.
 /// The drawing is laid out for a box `box_w` CSS pixels wide ([`Fit`]).
 ///
 /// Written as text and set with `inner_html` rather than built with `view!`:
@@ -264,6 +267,8 @@ pub fn timeline_svg(
         let w = ((s.end.0 - s.start.0) * px - 1.0).max(1.0);
         let y = s.device as f64 * ROW + 2.0;
         let class = match (s.pass, stream_b(s)) {
+            // It holds both streams' work: neither stream's shade.
+            (Pass::ForwardBackward, _) => "slot fb",
             (Pass::Forward, false) => "slot fwd",
             (Pass::Forward, true) => "slot fwd stream-b",
             (Pass::Backward, false) => "slot bwd",
@@ -271,12 +276,18 @@ pub fn timeline_svg(
             (Pass::Weight, false) => "slot wgt",
             (Pass::Weight, true) => "slot wgt stream-b",
         };
-        let label = s.microbatch.to_string();
+        let label = match s.paired {
+            Some(b) => format!("{}|{b}", s.microbatch),
+            None => s.microbatch.to_string(),
+        };
+        // A pair's label is longer than one number: only where its text fits.
+        let fits =
+            s.paired.is_none() || w >= f64::from(crate::charts::text::text_box(&label, 12).0) + 2.0;
         boxes.add(
             class,
             (x, y),
             (w, ROW - 4.0),
-            Some((&label, y + ROW / 2.0 + 1.0)),
+            fits.then_some((label.as_str(), y + ROW / 2.0 + 1.0)),
         );
     }
     out.push_str(&boxes.finish());

@@ -221,7 +221,7 @@ pub fn transfer_into(r: &Pipelining, b: &Slot) -> Option<(f64, f64)> {
     let from = match b.pass {
         Pass::Forward => b.device.checked_sub(1)?,
         Pass::Backward => b.device + 1,
-        Pass::Weight => return None,
+        Pass::Weight | Pass::ForwardBackward => return None,
     };
     let prev = r
         .timed
@@ -275,6 +275,8 @@ fn gpipe_svg(r: &Pipelining, stages: u32, box_w: f64) -> String {
             Pass::Forward => ("slot fwd", 'F'),
             Pass::Backward => ("slot bwd", 'B'),
             Pass::Weight => ("slot wgt", 'W'),
+            // Only DualPipe overlaps two passes; this widget draws GPipe.
+            Pass::ForwardBackward => ("slot fb", '+'),
         };
         slot(
             class,

@@ -1,7 +1,8 @@
 //! A pipeline schedule as a timeline (`data-widget="pipeline"`, Part 5,
-//! "Pipelining", and the DeepSeek-style schedule of Part 6): stages down the
-//! side, time along the bottom, one box per forward or backward pass of a
-//! microbatch, and the bubble fraction, step time and activations in flight,
+//! "Pipelining", with DeepSeek-V3's DualPipe): stages down the side, time along
+//! the bottom, one box per forward or backward pass of a microbatch (or per
+//! weight-gradient half, or per DualPipe cell overlapping a forward with a
+//! backward), and the bubble fraction, step time and activations in flight,
 //! all from [`ridgeline_core::training::pipeline::simulate`].
 
 use super::controls::Notice;
@@ -52,8 +53,9 @@ pub fn schedule_label(s: Schedule) -> &'static str {
         Schedule::GPipe => "GPipe",
         Schedule::OneFOneB => "1F1B",
         Schedule::Interleaved => "interleaved 1F1B",
-        Schedule::Bidirectional => "bidirectional (DualPipe-like)",
+        Schedule::Bidirectional => "bidirectional (two 1F1B streams)",
         Schedule::ZeroBubble => "zero-bubble (B and W split)",
+        Schedule::DualPipe => "DualPipe (both ends, B/W split, F&B overlapped)",
     }
 }
 
@@ -79,6 +81,16 @@ impl WidgetParams for PipelineChoice {
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
+        next.assign(key, value)?;
+        next.check()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Sets one parameter from text checked on its own (a schedule's needs,
+    /// such as DualPipe's even stages, are [`Self::check`]'s).
+    fn assign(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let mut next = *self;
         match key {
             "schedule" => next.schedule = Schedule::parse(value)?,
             "stages" => {
@@ -93,9 +105,15 @@ impl WidgetParams for PipelineChoice {
             }
             other => return Err(super::params::unknown_setting(other)),
         }
-        next.timeline()?;
         *self = next;
         Ok(())
+    }
+
+    /// The settings together: a schedule the simulator takes, or the core's
+    /// reason (interleaving needs `M` a multiple of `S`; DualPipe an even `S`
+    /// and an even `M` of at least `2S`).
+    fn check(&self) -> Result<(), String> {
+        self.core().validate()
     }
 
     /// The parameters as `key=value` pairs.
@@ -133,8 +151,12 @@ pub fn Pipeline(
     let frame = Frame::width_only(MAX_W as u32);
     let drawing = move || {
         let box_w = f64::from(frame.get().width);
-        let (stages, bidirectional) =
-            params.with(|p| (p.stages, p.schedule == Schedule::Bidirectional));
+        let (stages, two_ends) = params.with(|p| {
+            (
+                p.stages,
+                matches!(p.schedule, Schedule::Bidirectional | Schedule::DualPipe),
+            )
+        });
         result.with(|t| {
             t.as_ref()
                 .map(|t| {
@@ -145,7 +167,7 @@ pub fn Pipeline(
                     );
                     let end = format!("{} units", sci(t.step.0, 3));
                     timeline_svg(t, stages, box_w, "pipeline-timeline", &aria, &end, |s| {
-                        bidirectional && s.microbatch % 2 == 1
+                        two_ends && s.microbatch % 2 == 1
                     })
                 })
                 .unwrap_or_default()
@@ -182,7 +204,7 @@ pub fn Pipeline(
             </div>
             <Notice notice=notice />
             <div class="table-scroll" tabindex="0" node_ref=frame.node inner_html=drawing></div>
-            <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units; in the zero-bubble schedule only its input-gradient half B, 1 unit) "<span class="key wgt"></span>" W: the weight-gradient half (zero-bubble, 1 unit); the number is the microbatch."</p>
+            <p class="legend"><span class="key fwd"></span>" forward (1 unit) "<span class="key bwd"></span>" backward (2 units; when split, only its input-gradient half B, 1 unit) "<span class="key wgt"></span>" W: the weight-gradient half (1 unit) "<span class="key fb"></span>" DualPipe's overlapped cell: a forward and a backward of the other direction (3 units, labelled forward|backward). The number is the microbatch; with two ends, the odd ones (paler) enter at the last stage."</p>
             <dl class="times pipeline-results">
                 <div><dt>"bubble (idle share of device time)"</dt><dd data-bubble="">{stat(|t, _| format!("{}%", sci(100.0 * t.bubble, 3)))}</dd></div>
                 <div><dt>"GPipe's (S − 1)/(M + S − 1)"</dt><dd>{stat(|_, p| pipeline_bubble(p.stages as f64, p.microbatches as f64).map_or_else(|e| e.to_string(), |b| format!("{}%", sci(100.0 * b, 3))))}</dd></div>
@@ -248,6 +270,66 @@ mod tests {
             .starts_with("microbatches"));
         p.apply("chunks", "4").unwrap();
         assert_pairs_restore(&p);
+    }
+
+    #[test]
+    fn dualpipe_loads_from_a_link_and_refuses_what_it_cannot_run() {
+        // A link's settings valid only together load whole: eight stages need
+        // at least sixteen microbatches, more than the default eight.
+        let (p, refused) = PipelineChoice::from_pairs(&pairs(&[
+            ("schedule", "dualpipe"),
+            ("stages", "8"),
+            ("microbatches", "20"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(
+            (p.schedule, p.stages, p.microbatches),
+            (Schedule::DualPipe, 8, 20)
+        );
+        let t = p.timeline().unwrap();
+        let one_f_one_b = PipelineChoice {
+            schedule: Schedule::OneFOneB,
+            ..p
+        };
+        assert!(t.bubble < one_f_one_b.timeline().unwrap().bubble);
+        // The reader's changes that DualPipe cannot run are refused with the
+        // core's reason, and the last valid state stays.
+        let mut q = p;
+        let e = q.apply("stages", "7").unwrap_err();
+        assert!(e.starts_with("stages: DualPipe"), "{e}");
+        let e = q.apply("microbatches", "14").unwrap_err();
+        assert!(e.contains("at least 16"), "{e}");
+        assert!(q.apply("microbatches", "21").is_err());
+        assert_eq!(q, p);
+        assert_refused_keeps(&q, &[("stages", "9"), ("microbatches", "10")]);
+        assert_pairs_restore(&q);
+    }
+
+    #[test]
+    fn the_dualpipe_timeline_draws_four_kinds_of_cell() {
+        let owner = Owner::new();
+        let html = owner.with(|| {
+            view! { <Pipeline args=pairs(&[("schedule", "dualpipe"), ("stages", "4"), ("microbatches", "8")]) /> }
+                .to_html()
+        });
+        for class in ["slot fwd", "slot bwd", "slot wgt", "slot fb"] {
+            assert!(
+                html.contains(&format!(r#"class="{class}""#)),
+                "{class}: {html}"
+            );
+        }
+        // A box per cell, an overlapped pair labelled with both microbatches.
+        let t = PipelineChoice {
+            schedule: Schedule::DualPipe,
+            ..PipelineChoice::default()
+        }
+        .timeline()
+        .unwrap();
+        assert_eq!(html.matches("<rect").count(), t.slots.len());
+        let fb = t.slots.iter().find(|s| s.paired.is_some()).unwrap();
+        let label = format!(">{}|{}<", fb.microbatch, fb.paired.unwrap());
+        assert!(html.contains(&label), "{label}");
+        assert!(html.contains(r#"class="key fb""#));
     }
 
     #[test]

@@ -134,10 +134,12 @@ pub const VALUES: &[ValueDirective] = &[
     },
     ValueDirective {
         name: "systolic-cycles",
-        args: &["k", "n", "m", "blocks", "pipelined"],
+        args: &["k", "n", "m", "blocks", "pipelined", "show"],
         doc: "cycles a k×n weight-stationary systolic array takes for blocks of m rows \
-              (pipelined=yes or no), emulated",
-        example: "systolic-cycles k=8 n=8 m=8 blocks=4 pipelined=no",
+              (pipelined=yes or no), emulated: show=total (the default, weight loading \
+              included), stream (from the first activation entering) or load (cycles \
+              with weights still shifting in)",
+        example: "systolic-cycles k=8 n=8 m=8 blocks=4 pipelined=no show=stream",
         shows: "88",
         eval: systolic_cycles,
     },
@@ -392,5 +394,13 @@ fn systolic_cycles(d: &Directive) -> Result<String, String> {
         },
         seed: 1,
     };
-    Ok(grouped(run(&p)?.cycles as f64))
+    let r = run(&p)?;
+    let cycles = match d.arg("show").unwrap_or("total") {
+        "total" => u64::from(r.cycles),
+        // Counted in the emulated frames, checked against the formula in core's tests.
+        "stream" => u64::from(r.cycles) - p.first_entry(),
+        "load" => r.frames.iter().filter(|f| f.weights_loading()).count() as u64,
+        o => return Err(format!("show=`{o}` is not total, stream or load")),
+    };
+    Ok(grouped(cycles as f64))
 }

@@ -298,10 +298,22 @@ fn values_come_from_core() {
         "57,500"
     );
     assert_eq!(
-        eval("systolic-cycles k=8 n=8 m=8 blocks=4 pipelined=no").unwrap(),
+        eval("systolic-cycles k=8 n=8 m=8 blocks=4 pipelined=no show=stream").unwrap(),
         "88"
     );
-    assert_eq!(eval("systolic-cycles k=8 n=8 m=8 blocks=4").unwrap(), "46");
+    assert_eq!(
+        eval("systolic-cycles k=8 n=8 m=8 blocks=4 show=stream").unwrap(),
+        "46"
+    );
+    // Eight cycles of loading before the first activation, fifteen in all.
+    assert_eq!(eval("systolic-cycles k=8 n=8 m=8 blocks=4").unwrap(), "54");
+    assert_eq!(
+        eval("systolic-cycles k=8 n=8 m=8 blocks=4 show=load").unwrap(),
+        "15"
+    );
+    assert!(eval("systolic-cycles k=8 n=8 show=some")
+        .unwrap_err()
+        .contains("show="));
     assert_eq!(eval("gather-knee chip=v5e n=16").unwrap(), "720 kB");
     // The book's measurement peaks at 10 MB, 625 kB a device on its ring of
     // 16; the model's large-array rate is the measured 9e10 B/s, and the
@@ -378,6 +390,11 @@ fn part6_numbers() {
 fn part4_and_5_numbers() {
     assert_eq!(value("layer-share model=llama3-70b show=other"), "0.083%");
     assert_eq!(value("pipeline-bubble stages=4 microbatches=8"), "27.3%");
+    // DualPipe idles S − 2 units a device: 2 of 26 at S = 4, M = 8.
+    assert_eq!(
+        value("pipeline-bubble stages=4 microbatches=8 schedule=dualpipe"),
+        "7.69%"
+    );
     assert_eq!(
         value("pipeline-bubble stages=4 microbatches=8 schedule=interleaved chunks=2"),
         "15.8%"

@@ -166,8 +166,8 @@ pub const VALUES: &[ValueDirective] = &[
     ValueDirective {
         name: "pipeline-bubble",
         args: &["stages", "microbatches", "schedule", "chunks"],
-        doc: "the bubble of a pipeline schedule (gpipe, 1f1b, interleaved, bidirectional), \
-              simulated",
+        doc: "the bubble of a pipeline schedule (gpipe, 1f1b, interleaved, bidirectional, \
+              zero-bubble, dualpipe), simulated",
         example: "pipeline-bubble stages=4 microbatches=8 schedule=interleaved chunks=2",
         shows: "15.8%",
         eval: pipeline_bubble,

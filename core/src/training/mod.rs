@@ -42,7 +42,7 @@
 //! | `layer_cost.rs` | one layer's FLOPs and collectives per pass ([`LayerCost`]), the batch where a strategy turns compute-bound, batch sweeps |
 //! | `evaluate.rs` | [`evaluate`] a plan (step time, MFU, memory), the candidate plans and [`best_plan`] |
 //! | `layout.rs` | how each strategy cuts the arrays of one MLP block, and which collective runs where in the forward and backward passes |
-//! | `pipeline.rs` | pipeline schedules (GPipe, 1F1B, interleaved, bidirectional, zero-bubble) as timelines |
+//! | `pipeline.rs` | pipeline schedules (GPipe, 1F1B, interleaved, bidirectional, zero-bubble, DualPipe in `pipeline/dualpipe.rs`) as timelines |
 
 pub mod layout;
 pub mod pipeline;

@@ -28,8 +28,24 @@
 //!   schedule needs no more activation memory than 1F1B. The price is a program
 //!   with three kinds of work per microbatch and stage instead of two, run out
 //!   of order.
+//! - **DualPipe** (DeepSeek-V3) combines the two: half the microbatches enter
+//!   at the first device and half at the last, each device holding stage `s`
+//!   of the first direction and stage `S − 1 − s` of the second (two copies of
+//!   weights); some backward passes are split into `B` and a deferred `W` that
+//!   fills idle time; and in the steady state a device runs a forward chunk of
+//!   one direction overlapped with a full backward chunk of the other as one
+//!   combined cell ([`Pass::ForwardBackward`]). Each device follows the fixed
+//!   order of DeepSeek's reference implementation (`dualpipe.py`, eight
+//!   phases: forwards of the device's early direction, then both directions'
+//!   forwards, backwards with `W`s right behind them, the overlapped main
+//!   phase, and the backwards and deferred `W`s of the tail). It needs an even
+//!   number of stages, and an even number of microbatches, at least twice the
+//!   stages. The overlap hides each chunk's communication (all-to-alls in
+//!   DeepSeek's model), not its arithmetic, so a combined cell lasts a forward
+//!   plus a backward here.
 //!
-//! The timeline comes from a small list scheduler: each device, whenever it is
+//! The timeline comes from a small list scheduler (DualPipe's from its fixed
+//! per-device order): each device, whenever it is
 //! free, starts the most urgent piece of work whose input is ready (for the
 //! interleaved schedule, the next piece of its fixed order). A send between
 //! devices takes [`PipelineParams::transfer`] (zero unless set): the work it
@@ -45,6 +61,8 @@
 //! ```
 
 use crate::units::{Bytes, Seconds};
+
+mod dualpipe;
 
 /// Most stages the simulator takes.
 pub const MAX_STAGES: u32 = 64;
@@ -67,16 +85,21 @@ pub enum Schedule {
     /// 1F1B with each backward split into `B` (input gradient) and `W` (weight
     /// gradient), the `W`s filling the bubbles.
     ZeroBubble,
+    /// DeepSeek-V3's DualPipe: microbatches from both ends, deferred weight
+    /// gradients, and a forward of one direction overlapped with a backward
+    /// of the other.
+    DualPipe,
 }
 
 impl Schedule {
     /// Every schedule.
-    pub const ALL: [Schedule; 5] = [
+    pub const ALL: [Schedule; 6] = [
         Schedule::GPipe,
         Schedule::OneFOneB,
         Schedule::Interleaved,
         Schedule::Bidirectional,
         Schedule::ZeroBubble,
+        Schedule::DualPipe,
     ];
 
     /// The name used in URLs.
@@ -87,6 +110,7 @@ impl Schedule {
             Schedule::Interleaved => "interleaved",
             Schedule::Bidirectional => "bidirectional",
             Schedule::ZeroBubble => "zero-bubble",
+            Schedule::DualPipe => "dualpipe",
         }
     }
 
@@ -97,7 +121,7 @@ impl Schedule {
             .find(|s| s.name() == text.trim())
             .ok_or_else(|| {
                 format!(
-                    "schedule: {text:?} is not gpipe, 1f1b, interleaved, bidirectional or zero-bubble"
+                    "schedule: {text:?} is not gpipe, 1f1b, interleaved, bidirectional, zero-bubble or dualpipe"
                 )
             })
     }
@@ -173,6 +197,21 @@ impl PipelineParams {
         if self.schedule == Schedule::Bidirectional && self.microbatches < 2 {
             return Err("microbatches: the bidirectional schedule needs two or more".into());
         }
+        if self.schedule == Schedule::DualPipe {
+            if !self.stages.is_multiple_of(2) {
+                return Err(format!(
+                    "stages: DualPipe pairs each device with its mirror and needs an even number, not {}",
+                    self.stages
+                ));
+            }
+            let least = 2 * self.stages;
+            if !self.microbatches.is_multiple_of(2) || self.microbatches < least {
+                return Err(format!(
+                    "microbatches: DualPipe on {} stages needs an even number (half enter from each end), at least {least}, not {}",
+                    self.stages, self.microbatches
+                ));
+            }
+        }
         for (name, v) in [
             ("t_forward", self.t_forward.0),
             ("t_backward", self.t_backward.0),
@@ -191,17 +230,22 @@ impl PipelineParams {
     }
 }
 
-/// Forward or backward (or, in the zero-bubble schedule, the backward pass's
-/// weight-gradient half).
+/// Forward or backward (or, in the zero-bubble and DualPipe schedules, the
+/// backward pass's weight-gradient half, or a forward and a backward run as
+/// one overlapped chunk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pass {
     /// A forward pass.
     Forward,
     /// A backward pass (in the zero-bubble schedule, only its input-gradient
-    /// half, `B`).
+    /// half, `B`; in DualPipe, either, by its length).
     Backward,
-    /// The weight-gradient half of a backward pass, `W` (zero-bubble only).
+    /// The weight-gradient half of a backward pass, `W` (zero-bubble and
+    /// DualPipe).
     Weight,
+    /// DualPipe's overlapped chunk: the forward of [`Slot::microbatch`] in one
+    /// direction and the whole backward of [`Slot::paired`] in the other.
+    ForwardBackward,
 }
 
 /// One bar of the timeline.
@@ -215,6 +259,9 @@ pub struct Slot {
     pub microbatch: u32,
     /// The chunk on this device (0 unless interleaved).
     pub chunk: u32,
+    /// In a [`Pass::ForwardBackward`] cell, the microbatch whose backward runs
+    /// beside the forward of [`Slot::microbatch`]; `None` otherwise.
+    pub paired: Option<u32>,
     /// Start time.
     pub start: Seconds,
     /// End time.
@@ -235,7 +282,8 @@ pub struct PipelineRun {
     pub peak_in_flight: f64,
     /// That many activations in bytes.
     pub peak_activations: Bytes,
-    /// Copies of each stage's weights a device keeps (2 for bidirectional).
+    /// Copies of each stage's weights a device keeps (2 for bidirectional and
+    /// DualPipe).
     pub weight_copies: u32,
 }
 
@@ -283,6 +331,9 @@ struct Op {
 /// Simulates `p` and returns its timeline.
 pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
     p.validate()?;
+    if p.schedule == Schedule::DualPipe {
+        return dualpipe::simulate(p);
+    }
     let s = p.stages;
     let v = p.chunks;
     let vstages = s * v;
@@ -304,7 +355,11 @@ pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
     let limit = |pos: u32| -> u32 {
         match p.schedule {
             Schedule::GPipe | Schedule::Interleaved => u32::MAX,
-            Schedule::OneFOneB | Schedule::Bidirectional | Schedule::ZeroBubble => s - pos,
+            // DualPipe follows its own order (`dualpipe.rs`) and never gets here.
+            Schedule::OneFOneB
+            | Schedule::Bidirectional
+            | Schedule::ZeroBubble
+            | Schedule::DualPipe => s - pos,
         }
     };
     let stream = |op: &Op| (p.schedule == Schedule::Bidirectional && op.m % 2 == 1) as usize;
@@ -368,7 +423,7 @@ pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
                 Pass::Backward => {
                     p.schedule != Schedule::GPipe || fwd_done[d] == forwards_per_device
                 }
-                Pass::Weight => true,
+                Pass::Weight | Pass::ForwardBackward => true,
             };
             // The device's choice: among work ready when it frees up, the most urgent;
             // otherwise the work that becomes ready first.
@@ -401,7 +456,8 @@ pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
         let frees = match op.pass {
             Pass::Forward => false,
             Pass::Backward => !zero_bubble,
-            Pass::Weight => true,
+            // The list scheduler never makes an overlapped cell (only DualPipe's order does).
+            Pass::Weight | Pass::ForwardBackward => true,
         };
         free[d] = end;
         match op.pass {
@@ -413,7 +469,7 @@ pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
                     open[d][stream(&op)] += 1;
                 }
             }
-            Pass::Backward | Pass::Weight => {
+            Pass::Backward | Pass::Weight | Pass::ForwardBackward => {
                 if frees {
                     in_flight[d] -= 1;
                 }
@@ -428,6 +484,7 @@ pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
             pass: op.pass,
             microbatch: op.m,
             chunk: op.vs / s,
+            paired: None,
             start,
             end,
         });
@@ -444,7 +501,7 @@ pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
                 vs: op.vs - 1,
                 ..op
             }),
-            Pass::Backward | Pass::Weight => None,
+            Pass::Backward | Pass::Weight | Pass::ForwardBackward => None,
         };
         if let Some(n) = next {
             // Work that moves to another device waits for the send.
@@ -562,6 +619,194 @@ mod tests {
             }
         }
         assert_eq!(Schedule::parse("zero-bubble"), Ok(Schedule::ZeroBubble));
+    }
+
+    /// Checks a DualPipe run of `s` stages and `m` microbatches: every
+    /// microbatch's forward and backward on every stage exactly once, on the
+    /// device that holds the stage for its direction; forwards in stage order
+    /// and backwards in reverse, each after its input arrived; a `W` only for a
+    /// split backward, after it on the same device; no device running two
+    /// cells at once. Returns the message of the first broken rule.
+    fn dualpipe_broken(t: &PipelineRun, p: &PipelineParams) -> Option<String> {
+        let (s, m) = (p.stages, p.microbatches);
+        let eps = 1e-9;
+        let stage_of = |mb: u32, device: u32| {
+            if mb.is_multiple_of(2) {
+                device
+            } else {
+                s - 1 - device
+            }
+        };
+        // (start, end) of each unit by (microbatch, stage).
+        let mut f = vec![Vec::new(); (m * s) as usize];
+        let mut b = vec![Vec::new(); (m * s) as usize];
+        let mut w = vec![Vec::new(); (m * s) as usize];
+        let at = |mb: u32, st: u32| (mb * s + st) as usize;
+        for x in &t.slots {
+            let len = x.end.0 - x.start.0;
+            let (fwd, bwd) = match x.pass {
+                Pass::Forward => (Some(x.microbatch), None),
+                Pass::Backward => (None, Some(x.microbatch)),
+                Pass::ForwardBackward => (Some(x.microbatch), x.paired),
+                Pass::Weight => {
+                    w[at(x.microbatch, stage_of(x.microbatch, x.device))]
+                        .push((x.device, x.start.0, x.end.0));
+                    (None, None)
+                }
+            };
+            if x.pass == Pass::ForwardBackward {
+                if x.paired.is_none_or(|b| b % 2 == x.microbatch % 2) {
+                    return Some(format!(
+                        "{x:?}: an overlapped cell pairs the two directions"
+                    ));
+                }
+                if (len - p.t_forward.0 - p.t_backward.0).abs() > eps {
+                    return Some(format!("{x:?}: an overlapped cell lasts F + B"));
+                }
+            }
+            if let Some(mb) = fwd {
+                f[at(mb, stage_of(mb, x.device))].push((x.device, x.start.0, x.end.0));
+            }
+            if let Some(mb) = bwd {
+                let split = x.pass == Pass::Backward && (len - p.t_backward.0 / 2.0).abs() < eps;
+                b[at(mb, stage_of(mb, x.device))].push((
+                    x.device,
+                    x.start.0,
+                    if split { -x.end.0 } else { x.end.0 },
+                ));
+            }
+        }
+        let hop = |from: u32, to: u32| if from == to { 0.0 } else { p.transfer.0 };
+        for mb in 0..m {
+            for st in 0..s {
+                let i = at(mb, st);
+                let device = if mb.is_multiple_of(2) { st } else { s - 1 - st };
+                let [(fd, fs, fe)] = f[i][..] else {
+                    return Some(format!(
+                        "microbatch {mb} stage {st}: {} forwards",
+                        f[i].len()
+                    ));
+                };
+                let [(bd, bs, be)] = b[i][..] else {
+                    return Some(format!(
+                        "microbatch {mb} stage {st}: {} backwards",
+                        b[i].len()
+                    ));
+                };
+                if fd != device || bd != device {
+                    return Some(format!("microbatch {mb} stage {st} on devices {fd}, {bd}"));
+                }
+                if st > 0 {
+                    let (pd, _, pe) = f[at(mb, st - 1)][0];
+                    if fs + eps < pe + hop(pd, fd) {
+                        return Some(format!(
+                            "microbatch {mb}: stage {st}'s forward before stage {}'s",
+                            st - 1
+                        ));
+                    }
+                }
+                let after = if st + 1 < s {
+                    let (nd, _, ne) = b[at(mb, st + 1)][0];
+                    ne.abs() + hop(nd, bd)
+                } else {
+                    fe
+                };
+                if bs + eps < after.max(fe) {
+                    return Some(format!("microbatch {mb}: stage {st}'s backward too early"));
+                }
+                // A split backward (end written negative) has exactly one W after it.
+                match (be < 0.0, &w[i][..]) {
+                    (false, []) => {}
+                    (true, [(wd, ws, _)]) if *wd == bd && *ws + eps >= -be => {}
+                    (split, ws) => {
+                        return Some(format!(
+                            "microbatch {mb} stage {st}: split {split}, weight gradients {ws:?}"
+                        ))
+                    }
+                }
+            }
+        }
+        for d in 0..s {
+            let mut mine: Vec<&Slot> = t.slots.iter().filter(|x| x.device == d).collect();
+            mine.sort_by(|a, b| a.start.0.total_cmp(&b.start.0));
+            if mine.windows(2).any(|x| x[0].end.0 > x[1].start.0 + eps) {
+                return Some(format!("device {d} runs two cells at once"));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn dualpipe_keeps_the_dependencies_and_beats_one_f_one_b() {
+        // Measured with F = 1, B = 2 (split: B = W = 1), the overlapped cell 3;
+        // DualPipe idles S − 2 units per device, the reference README's
+        // (S/2 − 1)·(F&B + B − 3W) = (S/2 − 1)·2, against 1F1B's (S − 1)·(F + B):
+        //   S = 4, M = 8:  1F1B 27.3 % idle (9 of 33 units), DualPipe 8.3 % (24 + 2 units)
+        //   S = 8, M = 20: 1F1B 25.9 % (21 of 81 units), DualPipe 9.1 % (60 + 6 units)
+        //   S = 8, M = 16: 1F1B 30.4 % (21 of 69 units), DualPipe 11.1 % (48 + 6 units)
+        for (stages, mb, ours, theirs) in [
+            (4u32, 8u32, 2.0 / 26.0, 9.0 / 33.0),
+            (8, 20, 6.0 / 66.0, 21.0 / 81.0),
+            (8, 16, 6.0 / 54.0, 21.0 / 69.0),
+        ] {
+            let o = simulate(&PipelineParams::new(stages, mb, Schedule::OneFOneB)).unwrap();
+            let p = PipelineParams::new(stages, mb, Schedule::DualPipe);
+            let d = simulate(&p).unwrap();
+            assert_eq!(dualpipe_broken(&d, &p), None, "S={stages} M={mb}");
+            assert!(
+                (o.bubble - theirs).abs() < 1e-9,
+                "1F1B S={stages} M={mb}: {}",
+                o.bubble
+            );
+            assert!(
+                (d.bubble - ours).abs() < 1e-9,
+                "DualPipe S={stages} M={mb}: {}",
+                d.bubble
+            );
+            assert!(d.bubble < o.bubble);
+            assert_eq!(d.weight_copies, 2);
+            // The reference README's activation memory: S + 1 against 1F1B's S.
+            assert_eq!(d.peak_in_flight, f64::from(stages + 1));
+            assert_eq!(o.peak_in_flight, f64::from(stages));
+            // Microbatches enter at both ends at once, and the tail ends in Ws.
+            let first = |dev: u32| d.slots.iter().find(|x| x.device == dev).unwrap();
+            assert_eq!((first(0).microbatch % 2, first(0).start.0), (0, 0.0));
+            assert_eq!(
+                (first(stages - 1).microbatch % 2, first(stages - 1).start.0),
+                (1, 0.0)
+            );
+            assert!(d.slots.iter().any(|x| x.pass == Pass::ForwardBackward));
+            let last = d
+                .slots
+                .iter()
+                .max_by(|a, b| a.end.0.total_cmp(&b.end.0))
+                .unwrap();
+            assert_eq!(last.pass, Pass::Weight);
+        }
+    }
+
+    #[test]
+    fn dualpipe_refuses_odd_stages_and_too_few_microbatches() {
+        let e =
+            |s: u32, m: u32| simulate(&PipelineParams::new(s, m, Schedule::DualPipe)).unwrap_err();
+        assert!(e(5, 20).starts_with("stages: DualPipe"), "{}", e(5, 20));
+        assert!(e(4, 6).starts_with("microbatches: DualPipe"), "{}", e(4, 6));
+        assert!(e(4, 6).contains("at least 8"));
+        assert!(e(4, 9).starts_with("microbatches: DualPipe"));
+        assert_eq!(Schedule::parse("dualpipe"), Ok(Schedule::DualPipe));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dualpipe_holds_for_every_shape(half in 1u32..6, extra in 0u32..10, t in 0.0f64..1.5) {
+            let s = 2 * half;
+            let m = 2 * s + 2 * extra;
+            let p = PipelineParams::new(s, m, Schedule::DualPipe).with_transfer(Seconds(t));
+            let d = simulate(&p).unwrap();
+            proptest::prop_assert_eq!(dualpipe_broken(&d, &p), None);
+            let o = simulate(&PipelineParams::new(s, m, Schedule::OneFOneB).with_transfer(Seconds(t))).unwrap();
+            proptest::prop_assert!(d.bubble >= 0.0 && d.bubble <= o.bubble + 1e-9, "{} {}", d.bubble, o.bubble);
+        }
     }
 
     #[test]
