@@ -104,3 +104,31 @@ test('Part 1: two rooflines, and the tile sets the matmul\'s verdict', async () 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 1, Question 3: both shapes against the batch, each reaching the peak where core says', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const w = page.locator('[data-widget="batch-roofline"]');
+  await w.scrollIntoViewIfNeeded();
+  const shape = (i) => w.locator(`li[data-shape="${i}"]`);
+  // At B = 192 the 4096-wide matmul is past its crossing (≈136), the 1024-wide one short of it (≈226).
+  assert.equal(await shape(0).locator('[data-verdict]').textContent(), 'compute-bound');
+  assert.equal(await shape(1).locator('[data-verdict]').textContent(), 'memory-bound');
+  assert.match(await shape(0).locator('[data-crossing]').textContent(), /B ≈ 136/);
+  assert.match(await shape(1).locator('[data-crossing]').textContent(), /B ≈ 226/);
+  const svg = await w.locator('svg').first().textContent();
+  assert.match(svg, /B ≈ 136/);
+  assert.match(svg, /B ≈ 226/);
+  // Past 226 both compute.
+  await w.locator('input[aria-label="batch B"]').fill('240');
+  await w.locator('input[aria-label="batch B"]').press('Enter');
+  assert.equal(await shape(1).locator('[data-verdict]').textContent(), 'compute-bound');
+  // A width of zero is refused, and the verdicts stay.
+  await w.locator('input[aria-label="second shape: contracting dimension D"]').fill('0');
+  await w.locator('input[aria-label="second shape: contracting dimension D"]').press('Enter');
+  assert.match(await w.locator('[data-notice]').textContent(), /D/);
+  assert.equal(await shape(1).locator('[data-verdict]').textContent(), 'compute-bound');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

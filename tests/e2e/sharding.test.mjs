@@ -117,3 +117,28 @@ test('Part 3: the collective matmul reduce-scatters partial sums in case 3', asy
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 3: the four collectives side by side show who ends with what', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'sharding');
+  await ready(page);
+  const w = page.locator('[data-widget="collective-pieces"]');
+  await w.scrollIntoViewIfNeeded();
+  const after = (op, d) => w.locator(`[data-op="${op}"] [data-when="after"] [data-device="${d}"]`);
+  const ops = await w.locator('[data-op]').evaluateAll((els) => els.map((e) => e.dataset.op));
+  assert.deepEqual(ops, ['allgather', 'reducescatter', 'allreduce', 'alltoall']);
+  const heldBy = (op, d) => after(op, d).getAttribute('data-held');
+  // AllGather: everyone holds every device's piece; ReduceScatter: device 1
+  // keeps piece 1 summed over devices; AllToAll: device 2 collects piece 2 of each.
+  assert.equal(await heldBy('allgather', 1), 'a0 b1 c2');
+  assert.equal(await heldBy('reducescatter', 1), 'a1+b1+c1');
+  assert.equal(await heldBy('allreduce', 0), 'a0+b0+c0 a1+b1+c1 a2+b2+c2');
+  assert.equal(await heldBy('alltoall', 2), 'a2 b2 c2');
+  assert.match(await after('reducescatter', 1).textContent(), /a1\+b1\+c1/);
+  // The maximum as the reduction, on four devices.
+  await w.locator('select').nth(1).selectOption('max');
+  await w.locator('select').nth(0).selectOption('4');
+  assert.equal(await heldBy('reducescatter', 3), 'max(a3,b3,c3,d3)');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
