@@ -184,7 +184,7 @@ mod tests {
     fn the_exercise_list_matches_the_solvers() {
         let ids: Vec<&str> = EXERCISE_IDS.iter().map(|(id, _)| *id).collect();
         assert_eq!(ids, ridgeline_core::exercises::covered_ids());
-        assert_eq!(ids.len(), 319);
+        assert_eq!(ids.len(), 328);
         assert!(is_exercise("ch1-ex2") && !is_exercise("ch1-nope"));
     }
 

@@ -16,7 +16,7 @@
 //! their modules (the `pub mod` line in `widgets/mod.rs`), so a bundle neither
 //! compiles nor is rebuilt for another bundle's widgets.
 //!
-//! The exercises are the exception: their checker (the grader and all 319
+//! The exercises are the exception: their checker (the grader and all 328
 //! problems) is about 100 KiB of gzip, more than most pages' own widgets, so it
 //! ships in a bundle of its own (feature `exercises`), which a page loads only
 //! when the reader reaches its problems. A page bundle therefore never compiles

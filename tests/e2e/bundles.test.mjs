@@ -96,7 +96,7 @@ test('progress and numbers open from any bundle, and search reaches every part',
   await ready(page);
   await page.locator('a.progress-link').click();
   await page.waitForSelector('[data-page="progress"] [data-progress-total]');
-  assert.match(await page.locator('[data-progress-total]').textContent(), /^0 of 319$/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^0 of 328$/);
   await page.goto(env.base + 'tpus');
   await ready(page);
   await page.locator('.site-footer a', { hasText: 'About the numbers' }).click();

@@ -116,7 +116,7 @@ test('progress is remembered, exported, imported; damaged data and unknown exerc
   await check(page.locator('[data-exercise="ch1-q5"]'), '295');
   await page.goto(env.base + 'progress');
   await ready(page);
-  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 319$/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 328$/);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export to a file' }).click()]);
   const exported = fs.readFileSync(await download.path(), 'utf8');
   assert.match(exported, /"schema":"ridgeline-progress","version":1/);
@@ -125,7 +125,7 @@ test('progress is remembered, exported, imported; damaged data and unknown exerc
   await page.locator('input[type="file"]').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
   await page.locator('[data-notice]:not([hidden])').waitFor();
   assert.match(await page.locator('[data-notice]').textContent(), /not ridgeline progress/);
-  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 319$/);
+  assert.match(await page.locator('[data-progress-total]').textContent(), /^1 of 328$/);
   // Importing a valid file merges.
   const other = exported.replace('"ch1-q5"', '"ch2-q1"');
   await page.locator('input[type="file"]').setInputFiles({ name: 'y.json', mimeType: 'application/json', buffer: Buffer.from(other) });

@@ -394,6 +394,18 @@ const FILES: &[TestFile] = &[
                 "wp1_llama_405b_flops_per_token",
                 golden_ch8::wp1_llama_405b_flops_per_token,
             ),
+            (
+                "wp1_llama_405b_bandwidth_bound",
+                golden_ch8::wp1_llama_405b_bandwidth_bound,
+            ),
+            (
+                "wp2_llama_8b_at_batch_240",
+                golden_ch8::wp2_llama_8b_at_batch_240,
+            ),
+            (
+                "wp3_llama_405b_within_15_ms",
+                golden_ch8::wp3_llama_405b_within_15_ms,
+            ),
         ],
     ),
     (

@@ -43,6 +43,13 @@ fn implied(id: &str) -> Option<(f64, f64)> {
         "ch8-wp1a" => problem(id).computed_answer["flops_per_token"]
             .as_f64()
             .map(|v| (v, 0.02)),
+        // No book answer: core's serving arithmetic for worked problems 1-3, as
+        // recorded in the data (golden_ch8.rs checks them against core).
+        "ch8-wp1b" | "ch8-wp1c" | "ch8-wp2a" | "ch8-wp2b" | "ch8-wp2c" | "ch8-wp2d"
+        | "ch8-wp3a" | "ch8-wp3b" | "ch8-wp3c" => {
+            let p = problem(id);
+            p.recomputed.as_f64().map(|v| (v, 1e-3))
+        }
         // No book answer: the first element of the data's computed shard_map output.
         "ch10-ex2" => problem(id).computed_answer["output"][0]
             .as_f64()
@@ -550,12 +557,12 @@ fn registry_covers_every_part() {
     let count = |c: u8| exercises().iter().filter(|e| e.chapter == c).count();
     assert_eq!(
         [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12].map(count),
-        [15, 25, 35, 20, 29, 23, 53, 43, 4, 4, 68],
+        [15, 25, 35, 20, 29, 23, 53, 52, 4, 4, 68],
         "exercises per part"
     );
-    // All 319 problems of the data, in file order.
+    // All 328 problems of the data, in file order.
     let data: Vec<&str> = all.iter().map(|p| p.id.as_str()).collect();
-    assert_eq!(data.len(), 319);
+    assert_eq!(data.len(), 328);
     let mut sorted_ids = ids.clone();
     sorted_ids.sort_unstable();
     let mut sorted_data = data.clone();

@@ -12,17 +12,19 @@
 #![allow(clippy::unwrap_used)]
 
 use ridgeline_core::dtype::Dtype;
+use ridgeline_core::exercises::{exercise, Verdict as Grade};
 use ridgeline_core::hardware::{chip, price_per_hour, Chip, Link};
 use ridgeline_core::inference::{
-    chips_for_bytes, critical_batch, decode_step, decode_time, decode_tp_limit, finished_per_step,
-    flops_per_dollar, hbm_ici_ratio, largest_batch, latency_vs_chips, max_batch, memory_use,
-    min_chips, min_slice_chips, min_topology_table, pareto_series, prefill_decode_ratio,
-    prefill_time, prefill_tp_limit, qps_per_chip, tokens_evicted_per_step, tp_matmul,
-    DecodeWorkload, Precision, ServingModel, ServingSlice, StepTime,
+    chips_for_bytes, critical_batch, decode_activation_bytes, decode_step, decode_time,
+    decode_tp_limit, finished_per_step, flops_per_dollar, hbm_ici_ratio, largest_batch,
+    largest_batch_within, latency_vs_chips, max_batch, memory_use, min_chips, min_slice_chips,
+    min_slice_within, min_topology_table, pareto_series, prefill_decode_ratio, prefill_time,
+    prefill_tp_limit, qps_per_chip, tokens_evicted_per_step, tp_matmul, DecodeWorkload, Precision,
+    ServingModel, ServingSlice, StepTime,
 };
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::units::{Bytes, Seconds};
-use ridgeline_tests::{assert_book, assert_rel, problem};
+use ridgeline_tests::{assert_book, assert_rel, checked, problem};
 
 const GB: f64 = 1e9;
 const MS: f64 = 1e3;
@@ -465,4 +467,161 @@ pub(crate) fn wp1_llama_405b_flops_per_token() {
         let t = prefill_time(&m, 1.0, &slice(n), Dtype::Bf16, 1.0).unwrap();
         assert_rel("ch8-wp1a bound", t.0, 4.1e-3 / n as f64, 0.02);
     }
+}
+
+/// Grades `typed` with exercise `id` as a reader would.
+fn graded(id: &str, typed: &str) -> Grade {
+    exercise(id).unwrap().grade(typed)
+}
+
+/// Worked problem 1, bandwidth-bound (no book answer): reading the 405B's
+/// weights once per token takes 0.99 s / N in bf16 and half that in int8.
+#[test]
+pub(crate) fn wp1_llama_405b_bandwidth_bound() {
+    let m = ServingModel::preset("llama3-405b").unwrap();
+    for (id, d) in [("ch8-wp1b", Dtype::Bf16), ("ch8-wp1c", Dtype::Int8)] {
+        let expected = problem(id).computed_answer["seconds"].as_f64().unwrap();
+        for n in [1u64, 16, 256] {
+            let p = Precision::stored(d);
+            let w = m.workload(p, 1.0, 1.0).unwrap();
+            let t = decode_step(&w, &slice(n), p.compute).unwrap().param_load;
+            assert_rel(id, t.0, expected / n as f64, 1e-4);
+        }
+    }
+    // As a reader types it: the answer, a rounding, and the format slip.
+    assert!(graded("ch8-wp1b", "0.99 s").is_correct());
+    assert!(graded("ch8-wp1b", "990 ms").is_correct());
+    assert_eq!(graded("ch8-wp1b", "0.49 s").label(), "incorrect");
+    assert!(graded("ch8-wp1c", "0.49 s").is_correct());
+    assert!(graded("ch8-wp1c", "495 ms").is_correct());
+    assert_eq!(graded("ch8-wp1c", "0.99 s").label(), "incorrect");
+}
+
+/// Worked problem 2 (no book answer, no context length: ours is 8192 tokens):
+/// LLaMA 3-8B at batch 240 in int8 holds 8 GB of weights, 129 GB of caches and a
+/// negligible 64 MB of activations, so a 4x4; at 4096 tokens a 4x2.
+#[test]
+pub(crate) fn wp2_llama_8b_at_batch_240() {
+    let m = ServingModel::preset("llama3-8b").unwrap();
+    let p = Precision::stored(Dtype::Int8);
+    let w = m.workload(p, 240.0, 8192.0).unwrap();
+    assert_eq!(m.kv_per_token(Dtype::Int8).0, 65_536.0);
+    let answer = |id: &str, key: &str| problem(id).computed_answer[key].as_f64().unwrap();
+    assert_rel(
+        "ch8-wp2a",
+        w.param_bytes.0 / GB,
+        answer("ch8-wp2a", "gb"),
+        1e-6,
+    );
+    assert_rel(
+        "ch8-wp2b",
+        w.kv_bytes().0 / GB,
+        answer("ch8-wp2b", "gb"),
+        1e-6,
+    );
+    let act = decode_activation_bytes(&m.config, 240.0, Dtype::Bf16).unwrap();
+    assert_rel("ch8-wp2c", act.0 / 1e6, answer("ch8-wp2c", "mb"), 1e-6);
+    let total = w.memory() + act;
+    assert_eq!(min_chips(total, v5e()).unwrap(), 9);
+    assert_eq!(min_slice_chips(total, v5e()).unwrap(), 16);
+    assert_eq!(answer("ch8-wp2d", "chips"), 16.0);
+    checked("ch8-wp2d");
+    let short = m.workload(p, 240.0, 4096.0).unwrap();
+    let act = decode_activation_bytes(&m.config, 240.0, Dtype::Bf16).unwrap();
+    assert_eq!(min_slice_chips(short.memory() + act, v5e()).unwrap(), 8);
+    // As a reader types it.
+    assert!(graded("ch8-wp2a", "8 GB").is_correct());
+    assert!(graded("ch8-wp2a", "8.03e9 bytes").is_correct());
+    assert_eq!(graded("ch8-wp2a", "16 GB").label(), "incorrect");
+    assert!(graded("ch8-wp2b", "129 GB").is_correct());
+    assert!(graded("ch8-wp2b", "0.13 TB").is_correct());
+    assert_eq!(graded("ch8-wp2b", "64.4 GB").label(), "incorrect");
+    // 240 × 2^29 bytes is exactly 120 GiB; 120 GB is the binary-prefix slip.
+    assert!(graded("ch8-wp2b", "120 GiB").is_correct());
+    assert_eq!(graded("ch8-wp2b", "120 GB").label(), "incorrect");
+    assert!(graded("ch8-wp2c", "64 MB").is_correct());
+    assert!(graded("ch8-wp2c", "0.0635 GB").is_correct());
+    assert_eq!(graded("ch8-wp2c", "15.7 MB").label(), "incorrect");
+    assert!(graded("ch8-wp2d", "16").is_correct());
+    assert!(graded("ch8-wp2d", "16 chips").is_correct());
+    for wrong in ["9", "8", "32"] {
+        assert_eq!(graded("ch8-wp2d", wrong).label(), "incorrect", "{wrong}");
+    }
+}
+
+/// Worked problem 3 (no book answer): LLaMA 3-405B in int8 fits on 32 v5e but
+/// reads its weights there in 15.5 ms, so 15 ms needs 64; there the largest batch
+/// within the limit serves about 149 tokens/s per chip at 8k contexts (185 at 4k,
+/// where a batch near the critical 120 already takes 10 ms); a whole pod could
+/// step in 1.9 ms.
+#[test]
+pub(crate) fn wp3_llama_405b_within_15_ms() {
+    let m = ServingModel::preset("llama3-405b").unwrap();
+    let p = Precision::stored(Dtype::Int8);
+    let limit = Seconds(15e-3);
+    let weights = m.param_bytes(Dtype::Int8);
+    assert_eq!(min_slice_chips(weights, v5e()).unwrap(), 32);
+    let read = |n: u64| {
+        let w = m.workload(p, 1.0, 1.0).unwrap();
+        decode_step(&w, &slice(n), p.compute).unwrap().param_load
+    };
+    assert_rel("32 chips read the weights in", read(32).0 * MS, 15.47, 1e-3);
+    let chips = min_slice_within(&m, p, v5e(), limit).unwrap();
+    assert_eq!(
+        chips as f64,
+        problem("ch8-wp3a").computed_answer["chips"]
+            .as_f64()
+            .unwrap()
+    );
+    checked("ch8-wp3a");
+    let best = largest_batch_within(&m, p, &slice(chips), 8192.0, limit)
+        .unwrap()
+        .unwrap();
+    assert_eq!(best.batch, 143.0);
+    assert_eq!(best.step.mlp_verdict, Verdict::ComputeBound);
+    let tput = problem("ch8-wp3b").computed_answer["tokens_per_sec_per_chip"]
+        .as_f64()
+        .unwrap();
+    assert_rel("ch8-wp3b", best.tokens_per_sec_per_chip, tput, 1e-3);
+    // Past the critical batch the throughput per chip is level: batch 120 (the
+    // critical batch with int8 weights) serves the same at a shorter step.
+    let at_crit = step_of(&m, p, 120.0, 8192.0, chips);
+    assert_rel(
+        "batch 120 at 8k",
+        at_crit.tokens_per_sec_per_chip(),
+        tput,
+        0.01,
+    );
+    assert_rel("batch 120 at 8k, step", at_crit.total.0 * MS, 12.6, 0.01);
+    let short = step_of(&m, p, 120.0, 4096.0, chips);
+    assert_rel(
+        "batch 120 at 4k",
+        short.tokens_per_sec_per_chip(),
+        185.0,
+        0.01,
+    );
+    assert_rel("batch 120 at 4k, step", short.total.0 * MS, 10.1, 0.01);
+    let pod = read(256);
+    assert_rel(
+        "ch8-wp3c",
+        pod.0 * MS,
+        problem("ch8-wp3c").computed_answer["ms"].as_f64().unwrap(),
+        1e-4,
+    );
+    // As a reader types it.
+    assert!(graded("ch8-wp3a", "64").is_correct());
+    assert_eq!(graded("ch8-wp3a", "32").label(), "incorrect");
+    assert_eq!(graded("ch8-wp3a", "26").label(), "incorrect");
+    assert!(graded("ch8-wp3b", "149").is_correct());
+    assert!(graded("ch8-wp3b", "150 tokens/s/chip").is_correct());
+    // Forgetting the caches gives about 243 a chip.
+    assert_eq!(graded("ch8-wp3b", "243").label(), "incorrect");
+    assert!(graded("ch8-wp3c", "1.9 ms").is_correct());
+    assert!(graded("ch8-wp3c", "1.93e-3 s").is_correct());
+    assert_eq!(graded("ch8-wp3c", "3.9 ms").label(), "incorrect");
+}
+
+fn step_of(m: &ServingModel, p: Precision, batch: f64, seq: f64, chips: u64) -> StepTime {
+    let w = m.workload(p, batch, seq).unwrap();
+    decode_step(&w, &slice(chips), p.compute).unwrap()
 }

@@ -1,6 +1,6 @@
 //! Values about one chip from core's registry (Parts 1–2 and the hardware
-//! tables): its name, peaks, bandwidths and memory, the TPU's MXU, torus and
-//! pod, the steps down its memory hierarchy and the systolic array's cycles.
+//! tables): its name, peaks, bandwidths and memory, its hourly price, the TPU's
+//! MXU, torus and pod, the steps down its memory hierarchy and the systolic array's cycles.
 
 use super::args::{
     bandwidth_arg, chip_arg, fmt_value, num_arg, peak_arg, required_link_arg, show_arg,
@@ -15,7 +15,7 @@ use ridgeline_core::hardware::systolic::{run, SystolicParams};
 use ridgeline_core::hardware::tpu::{
     core_mxu_rate, cores_per_chip, mxu_rate, vmem_bandwidth, vpu_rate, vreg_bytes, Slice,
 };
-use ridgeline_core::hardware::{Link, Topology};
+use ridgeline_core::hardware::{price_per_hour, Link, Topology};
 use ridgeline_core::units::Intensity;
 
 /// The hardware value directives.
@@ -51,6 +51,15 @@ pub const VALUES: &[ValueDirective] = &[
         example: "hbm chip=v5e fmt=si",
         shows: "16 GB",
         eval: hbm,
+    },
+    ValueDirective {
+        name: "price",
+        args: &["chip"],
+        doc: "the on-demand price of one chip for an hour as the book quotes it (Part 8: Google \
+              Cloud list prices of February 2025), in US dollars",
+        example: "price chip=h100",
+        shows: "10.80 USD",
+        eval: price,
     },
     ValueDirective {
         name: "mxu",
@@ -162,6 +171,14 @@ fn bw(d: &Directive) -> Result<String, String> {
 
 fn hbm(d: &Directive) -> Result<String, String> {
     fmt_value(d, chip_arg(d)?.hbm_capacity.value.0, "B")
+}
+
+/// A chip's hourly price from core's price table (a `$` would open math on the page).
+fn price(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    price_per_hour(c.id)
+        .map(|p| format!("{:.2} USD", p.value))
+        .ok_or_else(|| format!("the book quotes no price for {}", c.name))
 }
 
 /// The side of a TPU's MXU from core's TensorCore table, as an array or a length.

@@ -161,6 +161,12 @@ fn book_numbers_parts_7_8_12() {
         "5.58 ms"
     );
     assert!(eval("max-batch model=llama3-70b chip=v5e chips=4 dtype=bf16 seq=2048").is_err());
+    // Part 8's hourly prices, as the book's FLOPs-per-dollar table quotes them.
+    assert_eq!(eval("price chip=v5p").unwrap(), "4.20 USD");
+    assert_eq!(eval("price chip=v5e").unwrap(), "1.20 USD");
+    assert!(eval("price chip=v4p")
+        .unwrap_err()
+        .contains("no price for TPU v4p"));
     assert_eq!(eval("gpu-dp-tokens chip=h100 scope=node").unwrap(), "2,200");
     assert_eq!(
         eval("gpu-dp-tokens chip=h100 scope=network").unwrap(),

@@ -2,16 +2,19 @@
 //! in `golden_ch8.rs`.
 
 use super::def::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
-use super::kit::{chip_param, def, dtype, fix, int, name, num, pick, reg, s, unanswered};
+use super::kit::{chip_param, def, describe, dtype, fix, int, name, num, pick, reg, s, unanswered};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
+use crate::hardware::tpu::Slice;
 use crate::hardware::{Chip, Link};
 use crate::inference::{
-    chips_for_bytes, critical_batch, decode_step, decode_time, decode_tp_limit, finished_per_step,
-    flops_per_dollar, max_batch, min_chips, min_topology_table, prefill_decode_ratio, prefill_time,
-    prefill_tp_limit, qps_per_chip, tokens_evicted_per_step, tp_matmul, DecodeWorkload,
-    MinTopologyRow, Precision, ServingModel, ServingSlice, StepTime,
+    chips_for_bytes, critical_batch, decode_activation_bytes, decode_step, decode_time,
+    decode_tp_limit, finished_per_step, flops_per_dollar, largest_batch_within, max_batch,
+    min_chips, min_slice_chips, min_slice_within, min_topology_table, prefill_decode_ratio,
+    prefill_time, prefill_tp_limit, qps_per_chip, tokens_evicted_per_step, tp_matmul,
+    DecodeWorkload, MinTopologyRow, Precision, ServingModel, ServingSlice, StepTime,
 };
+use crate::model::config::model;
 use crate::units::{Bytes, Seconds};
 
 fn v5e() -> Result<&'static Chip, String> {
@@ -306,6 +309,127 @@ fn tp_prompt(p: &[Param], what: &str) -> String {
     )
 }
 
+/// The book's worked problems 1 and 3: LLaMA 3-405B (the 3.1 release's shape) with
+/// its exact parameter count.
+fn llama_405b() -> Result<ServingModel, String> {
+    ServingModel::preset("llama3-405b").map_err(s)
+}
+
+const WP_FORMATS: &[&str] = &["bf16", "int8"];
+/// Worked problem 1's parameters, the weight format defaulting to `WP_FORMATS[format]`.
+const fn wp1_params(format: f64) -> [Param; 2] {
+    [
+        param(
+            "dtype",
+            "weight format",
+            format,
+            0.0,
+            1.0,
+            Scale::Choice(WP_FORMATS),
+        ),
+        param("N", "chips", 1.0, 1.0, 256.0, Scale::Pow2),
+    ]
+}
+const P_WP1_BF16: &[Param] = &wp1_params(0.0);
+const P_WP1_INT8: &[Param] = &wp1_params(1.0);
+const P_WP2: &[Param] = &[
+    param("B", "batch", 240.0, 16.0, 512.0, Scale::Int),
+    param("S", "context length", 8192.0, 1024.0, 8192.0, Scale::Pow2),
+];
+const P_WP3A: &[Param] = &[param(
+    "t",
+    "step-time limit (ms)",
+    15.0,
+    5.0,
+    40.0,
+    Scale::Linear,
+)];
+const P_WP3B: &[Param] = &[
+    param("t", "step-time limit (ms)", 15.0, 5.0, 40.0, Scale::Linear),
+    param("S", "context length", 8192.0, 2048.0, 16384.0, Scale::Pow2),
+];
+
+/// "on one TPU v5e" or "on 16 TPU v5e".
+fn on_chips(chips: f64) -> String {
+    if chips == 1.0 {
+        "on one TPU v5e".into()
+    } else {
+        format!("on {} TPU v5e", n(chips))
+    }
+}
+
+/// Worked problem 1, bandwidth-bound: the weights read once per token.
+fn wp1_weights(p: &[Param]) -> Result<Solution, String> {
+    let d = dtype(p, "dtype")?;
+    let chips = int(p, "N");
+    let pr = Precision::stored(d);
+    let w = llama_405b()?.workload(pr, 1.0, 1.0).map_err(s)?;
+    let st = decode_step(&w, &slice(chips)?, pr.compute).map_err(s)?;
+    Ok(num(
+        st.param_load.0,
+        "s",
+        format!(
+            "{} of {d} weights / ({chips} × {} B/s) = {}",
+            si(w.param_bytes.0, "B", 4),
+            sci(v5e()?.hbm_bw().0, 3),
+            seconds(st.param_load.0)
+        ),
+    )
+    .count("chips", chips as f64))
+}
+
+fn wp1_prompt(p: &[Param]) -> String {
+    format!(
+        "Suppose instead that a forward pass of LLaMA 3.1 405B {} is bound by HBM bandwidth, reading every {} weight once per token (ignore that the weights do not fit on so few chips). How long does one token take at the least, in seconds?",
+        on_chips(value(p, "N")),
+        super::def::chosen(p, "dtype").unwrap_or("bf16")
+    )
+}
+
+/// Worked problem 2's setting: LLaMA 3-8B decoding `B` sequences of `S` tokens,
+/// weights and KV caches in int8.
+fn wp2_workload(p: &[Param]) -> Result<(ServingModel, DecodeWorkload), String> {
+    let m = ServingModel::preset("llama3-8b").map_err(s)?;
+    let w = m
+        .workload(Precision::stored(Dtype::Int8), value(p, "B"), value(p, "S"))
+        .map_err(s)?;
+    Ok((m, w))
+}
+
+fn wp2_prompt(p: &[Param], ask: &str) -> String {
+    let m = model("llama3-8b").map_or_else(|| "LLaMA 3 8B".into(), describe);
+    format!(
+        "{m} decodes a batch of {} sequences of {} tokens, weights and KV caches in int8. {ask}",
+        n(value(p, "B")),
+        n(value(p, "S"))
+    )
+}
+
+fn wp2_activations(p: &[Param]) -> Result<(DecodeWorkload, Bytes), String> {
+    let (m, w) = wp2_workload(p)?;
+    let a = decode_activation_bytes(&m.config, w.batch, Dtype::Bf16).map_err(s)?;
+    Ok((w, a))
+}
+
+/// Worked problem 3: the smallest v5e slice whose weight reads meet the limit.
+fn wp3_slice(p: &[Param]) -> Result<u64, String> {
+    let limit = Seconds(value(p, "t") * 1e-3);
+    min_slice_within(
+        &llama_405b()?,
+        Precision::stored(Dtype::Int8),
+        v5e()?,
+        limit,
+    )
+    .map_err(s)
+}
+
+fn wp3_prompt(p: &[Param], ask: &str) -> String {
+    format!(
+        "LLaMA 3.1 405B is served on TPU v5e with int8 weights and KV caches and bf16 FLOPs, and no decode step may take longer than {} ms. {ask}",
+        value(p, "t")
+    )
+}
+
 /// Part 8's exercises.
 pub(super) fn defs() -> Vec<Def> {
     let mut v = vec![
@@ -535,6 +659,101 @@ pub(super) fn defs() -> Vec<Def> {
                     .two("a multiply-add is two FLOPs per parameter."))
             },
             &["Two FLOPs per parameter per token."])),
+        unanswered(def("ch8-wp1b", Kind::Question, P_WP1_BF16, wp1_prompt, wp1_weights,
+            &["Weight bytes over the HBM bandwidth of all the chips."])),
+        unanswered(def("ch8-wp1c", Kind::Question, P_WP1_INT8, wp1_prompt, wp1_weights,
+            &["Weight bytes over the HBM bandwidth of all the chips."])),
+        unanswered(def("ch8-wp2a", Kind::Question, &[],
+            |_| "LLaMA 3 8B is served with int8 weights. How many GB do the weights take?".into(),
+            |_| {
+                let m = ServingModel::preset("llama3-8b").map_err(s)?;
+                let b = m.param_bytes(Dtype::Int8);
+                Ok(num(b.0, "GB", format!("{} parameters × 1 byte = {}", sci(m.params, 4), si(b.0, "B", 4))))
+            },
+            &["One byte per parameter."])),
+        unanswered(def("ch8-wp2b", Kind::Question, P_WP2,
+            |p| wp2_prompt(p, "How many GB do the KV caches take?"),
+            |p| {
+                let (m, w) = wp2_workload(p)?;
+                let c = &m.config;
+                let per_token = m.kv_per_token(Dtype::Int8);
+                Ok(num(w.kv_bytes().0, "GB", format!("2 × {} × {} × {} = {} per token", c.layers, c.kv_heads, c.head_dim, si(per_token.0, "B", 4)))
+                    .step(format!("× {} tokens × {} sequences = {}", n(value(p, "S")), n(w.batch), si(w.kv_bytes().0, "B", 4)))
+                    .two("keys and values are both cached: did you forget the 2?"))
+            },
+            &["Bytes per token (keys and values, per layer, per KV head, per head dimension), times tokens, times sequences."])),
+        unanswered(def("ch8-wp2c", Kind::Question, P_WP2,
+            |p| wp2_prompt(p, "Activations are bf16. At the busiest moment of a decode step, the residual stream [B, D] sits beside the widest tensor computed from it: the MLP's two hidden activations [B, F], the attention projections or the logits [B, V] (attention scores are never held whole). How many MB is that?"),
+            |p| {
+                let (w, a) = wp2_activations(p)?;
+                Ok(num(a.0, "MB", format!("B × (D + the widest of 2F, (N + 2K)·H and V) × 2 bytes = {}", si(a.0, "B", 3)))
+                    .step(format!("{} of the step's {}: negligible", si(a.0, "B", 2), si((w.memory() + a).0, "B", 4))))
+            },
+            &["Decode holds no activations from layer to layer; find the widest tensor of one step."])),
+        unanswered(def("ch8-wp2d", Kind::Question, P_WP2,
+            |p| wp2_prompt(p, "What is the smallest power-of-two TPU v5e slice (16 GB of HBM per chip) that holds the weights, the caches and the activations, in chips?"),
+            |p| {
+                let (w, a) = wp2_activations(p)?;
+                let c = v5e()?;
+                let total = w.memory() + a;
+                let whole = min_chips(total, c).map_err(s)?;
+                let chips = min_slice_chips(total, c).map_err(s)?;
+                let sol = num(chips as f64, "chips", format!("{} + {} + {} = {}", si(w.param_bytes.0, "B", 3), si(w.kv_bytes().0, "B", 4), si(a.0, "B", 2), si(total.0, "B", 4)))
+                    .step(format!("/ 16 GB = {} → {whole} chips → a slice of {chips}", sci(chips_for_bytes(total, c).map_err(s)?, 3)));
+                Ok(if whole == chips { sol } else { sol.perturb(whole as f64, "That many chips hold it, but a slice has a power-of-two number of chips: round up to the next one.") })
+            },
+            &["Add the three, divide by one chip's HBM, round up, then up again to a power of two."])),
+        unanswered(def("ch8-wp3a", Kind::Question, P_WP3A,
+            |p| wp3_prompt(p, "What is the smallest power-of-two slice that can meet that limit, in chips?"),
+            |p| {
+                let chips = wp3_slice(p)?;
+                let m = llama_405b()?;
+                let bytes = m.param_bytes(Dtype::Int8);
+                let memory = min_slice_chips(bytes, v5e()?).map_err(s)?;
+                let read = |k: u64| -> Result<f64, String> {
+                    let pr = Precision::stored(Dtype::Int8);
+                    let w = m.workload(pr, 1.0, 1.0).map_err(s)?;
+                    Ok(decode_step(&w, &slice(k)?, pr.compute).map_err(s)?.param_load.0)
+                };
+                let mut sol = num(chips as f64, "chips", format!("{} of weights fit on a slice of {memory}, which reads them in {}", si(bytes.0, "B", 4), seconds(read(memory)?)))
+                    .step(format!("a step is never shorter than its weight reads: {chips} chips read them in {}", seconds(read(chips)?)));
+                if memory != chips {
+                    sol = sol.perturb(memory as f64, "That slice holds the weights, but reading them alone takes longer than the limit.");
+                }
+                Ok(sol)
+            },
+            &["First the fewest chips whose HBM holds the weights; then check the time to read the weights once."])),
+        unanswered(def("ch8-wp3b", Kind::Question, P_WP3B,
+            |p| wp3_prompt(p, &format!("On the smallest slice that meets it, with contexts of {} tokens, what is the most throughput per chip it allows, in tokens/s per chip?", n(value(p, "S")))),
+            |p| {
+                let chips = wp3_slice(p)?;
+                let m = llama_405b()?;
+                let pr = Precision::stored(Dtype::Int8);
+                let limit = Seconds(value(p, "t") * 1e-3);
+                let best = largest_batch_within(&m, pr, &slice(chips)?, value(p, "S"), limit)
+                    .map_err(s)?
+                    .ok_or("no batch meets the limit")?;
+                let weights_only = best.batch / (best.step.mlp.0 * chips as f64);
+                Ok(num(best.tokens_per_sec_per_chip, "tokens/s/chip", format!("{chips} chips; the largest batch within the limit is {}, a step of {} ({} for its caches)", n(best.batch), seconds(best.step.total.0), seconds(best.step.kv_load.0)))
+                    .step(format!("B / (T_step × {chips}) = {} tokens/s per chip", sci(best.tokens_per_sec_per_chip, 3)))
+                    .step(format!("past the critical batch of {} the FLOPs bound the matmuls, so smaller batches from there up serve as much per chip", sci(m.critical_batch(v5e()?, pr).map_err(s)?, 3)))
+                    .perturb(weights_only, "The KV caches are read every step too: their time adds to the step.")
+                    .count("chips", chips as f64))
+            },
+            &["Find the largest batch whose step fits in the limit: caches plus the larger of the FLOPs and the weight reads."])),
+        unanswered(def("ch8-wp3c", Kind::Question, &[],
+            |_| "LLaMA 3.1 405B with int8 weights on a full TPU v5e pod: what is the shortest a decode step could possibly take, in ms?".into(),
+            |_| {
+                let c = v5e()?;
+                let chips = Slice::full_pod(c).map_err(s)?.chips();
+                let pr = Precision::stored(Dtype::Int8);
+                let w = llama_405b()?.workload(pr, 1.0, 1.0).map_err(s)?;
+                let st = decode_step(&w, &slice(chips)?, pr.compute).map_err(s)?;
+                Ok(num(st.param_load.0, "ms", format!("a pod has {chips} chips; {} / ({chips} × {} B/s) = {}", si(w.param_bytes.0, "B", 4), sci(c.hbm_bw().0, 3), seconds(st.param_load.0)))
+                    .step(format!("only if the interconnect keeps up with {chips}-way model parallelism"))
+                    .count("chips", chips as f64))
+            },
+            &["At the smallest batch a step is the time to read the weights, spread over every chip of the pod."])),
     ]);
     v
 }

@@ -121,6 +121,30 @@ pub fn activation_bytes(
     Ok(dtype.size_of(t * cfg.d_model as f64))
 }
 
+/// Peak bytes of working activations in one decode step of `batch` sequences
+/// (Part 8, worked problem 2): the residual stream `[B, D]` beside the largest
+/// tensor computed from it, which is the MLP's hidden activations (`[B, F]`, two
+/// of them when gated, the active and shared experts' in a Mixture of Experts),
+/// the attention projections `[B, (N + 2K)·H]` or the logits `[B, V]`. The
+/// attention scores are not counted: a fused decode kernel streams the caches
+/// without holding them. Decode keeps no activations from layer to layer, so
+/// this is small beside the weights and caches.
+pub fn decode_activation_bytes(
+    cfg: &ModelConfig,
+    batch: f64,
+    dtype: Dtype,
+) -> Result<Bytes, InferenceError> {
+    let b = batch_ok(batch)?;
+    let per_mlp = if cfg.gated { 2.0 } else { 1.0 };
+    let ff = match cfg.moe {
+        None => cfg.d_ff as f64,
+        Some(m) => ((m.active + m.shared) * m.expert_ff) as f64,
+    };
+    let projections = ((cfg.heads + 2 * cfg.kv_heads) * cfg.head_dim) as f64;
+    let widest = (per_mlp * ff).max(projections).max(cfg.vocab as f64);
+    Ok(dtype.size_of(b * (cfg.d_model as f64 + widest)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,5 +171,18 @@ mod tests {
             kv_cache(&cfg, 1e6, 1.0, Dtype::Int8),
             Err(InferenceError::SequenceTooLong { .. })
         ));
+    }
+
+    #[test]
+    fn decode_activations_are_the_residual_and_the_widest_tensor() {
+        // LLaMA 3-8B: the logits (V = 128,256) are wider than the gated MLP (2F = 28,672).
+        let cfg = crate::model::config::model("llama3-8b").unwrap().config;
+        let a = decode_activation_bytes(&cfg, 240.0, Dtype::Bf16).unwrap();
+        assert_eq!(a.0, 240.0 * (4096.0 + 128_256.0) * 2.0);
+        // With a small vocabulary the MLP's two hidden activations are the widest.
+        let small = ModelConfig { vocab: 1000, ..cfg };
+        let a = decode_activation_bytes(&small, 1.0, Dtype::Int8).unwrap();
+        assert_eq!(a.0, 4096.0 + 2.0 * 14_336.0);
+        assert!(decode_activation_bytes(&cfg, 0.0, Dtype::Bf16).is_err());
     }
 }

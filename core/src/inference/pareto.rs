@@ -4,6 +4,8 @@ use super::{
     decode_step, max_batch, memory_use, InferenceError, Precision, ServingModel, ServingSlice,
     StepTime, MAX_BATCH,
 };
+use crate::model::config::positive;
+use crate::units::Seconds;
 
 /// One point of the latency–throughput curve.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,17 +51,59 @@ pub fn pareto(
 ) -> Result<Vec<ParetoPoint>, InferenceError> {
     batches
         .iter()
-        .map(|&b| {
-            let work = model.workload(precision, b, seq)?;
-            let step = decode_step(&work, slice, precision.compute)?;
-            Ok(ParetoPoint {
-                batch: work.batch,
-                tokens_per_sec_per_chip: step.tokens_per_sec_per_chip(),
-                step,
-                fits: memory_use(&work, slice).fits(),
-            })
-        })
+        .map(|&b| point(model, precision, slice, seq, b))
         .collect()
+}
+
+/// Latency and throughput at one batch.
+fn point(
+    model: &ServingModel,
+    precision: Precision,
+    slice: &ServingSlice,
+    seq: f64,
+    batch: f64,
+) -> Result<ParetoPoint, InferenceError> {
+    let work = model.workload(precision, batch, seq)?;
+    let step = decode_step(&work, slice, precision.compute)?;
+    Ok(ParetoPoint {
+        batch: work.batch,
+        tokens_per_sec_per_chip: step.tokens_per_sec_per_chip(),
+        step,
+        fits: memory_use(&work, slice).fits(),
+    })
+}
+
+/// The point of the curve with the most throughput per chip whose step takes at
+/// most `limit` (Part 8, worked problem 3): the largest batch of `seq`-token
+/// sequences that fits and meets the limit, since `B / T_step` never falls as
+/// the batch grows (past the critical batch it stays level). `None` when not
+/// even one sequence meets the limit; errors when the weights alone do not fit.
+pub fn largest_batch_within(
+    model: &ServingModel,
+    precision: Precision,
+    slice: &ServingSlice,
+    seq: f64,
+    limit: Seconds,
+) -> Result<Option<ParetoPoint>, InferenceError> {
+    let limit = Seconds(positive("step-time limit", limit.0)?);
+    let meets = |b: u64| -> Result<bool, InferenceError> {
+        Ok(point(model, precision, slice, seq, b as f64)?.step.total <= limit)
+    };
+    // The step time grows with the batch: the last batch meeting the limit is
+    // found by bisection, `lo` meeting it (0: none) and every batch above `hi` not.
+    let (mut lo, mut hi) = (0, max_batch(model, precision, slice, seq)?);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if meets(mid)? {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if lo == 0 {
+        return Ok(None);
+    }
+    point(model, precision, slice, seq, lo as f64).map(Some)
 }
 
 /// The curve the way the book draws it: batches from 1 up to the largest that fits
@@ -108,5 +152,25 @@ mod tests {
         }
         assert_eq!(batch_grid(1, 5), vec![1]);
         assert_eq!(batch_grid(8, 4), vec![1, 2, 4, 8]);
+    }
+
+    #[test]
+    fn the_largest_batch_within_a_limit_is_the_last_that_meets_it() {
+        let m = ServingModel::preset("llama3-405b").unwrap();
+        let p = Precision::new(Dtype::Int8, Dtype::Int8, Dtype::Bf16);
+        let s = ServingSlice::new(chip("v5e").unwrap(), 64).unwrap();
+        let limit = Seconds(15e-3);
+        let best = largest_batch_within(&m, p, &s, 8192.0, limit)
+            .unwrap()
+            .unwrap();
+        assert!(best.step.total <= limit && best.fits);
+        let next = pareto(&m, p, &s, 8192.0, &[best.batch + 1.0]).unwrap()[0];
+        assert!(next.step.total > limit);
+        // No batch is faster than the weight reads.
+        assert_eq!(
+            largest_batch_within(&m, p, &s, 8192.0, Seconds(1e-3)).unwrap(),
+            None
+        );
+        assert!(largest_batch_within(&m, p, &s, 8192.0, Seconds(0.0)).is_err());
     }
 }

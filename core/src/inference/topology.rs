@@ -1,6 +1,9 @@
 //! How many chips a model needs, the smallest topology that holds it, and what serving costs.
 
-use super::{batch_ok, largest_batch, peak, InferenceError, ServingModel, MAX_CHIPS};
+use super::{
+    batch_ok, decode_step, largest_batch, peak, InferenceError, Precision, ServingModel,
+    ServingSlice, MAX_CHIPS,
+};
 use crate::dtype::Dtype;
 use crate::hardware::{price_per_hour, Chip};
 use crate::model::config::positive;
@@ -26,6 +29,29 @@ pub fn min_chips(bytes: Bytes, chip: &'static Chip) -> Result<u64, InferenceErro
 pub fn min_slice_chips(bytes: Bytes, chip: &'static Chip) -> Result<u64, InferenceError> {
     let n = min_chips(bytes, chip)?;
     Ok(n.next_power_of_two())
+}
+
+/// The smallest power-of-two slice that holds `model`'s weights and reads them
+/// within `limit` per decode step (Part 8, worked problem 3). A step is never
+/// shorter than its weight reads, so a latency limit can call for more chips
+/// than memory does: LLaMA 3-405B in int8 fits on 32 v5e but needs 64 for 15 ms.
+pub fn min_slice_within(
+    model: &ServingModel,
+    precision: Precision,
+    chip: &'static Chip,
+    limit: Seconds,
+) -> Result<u64, InferenceError> {
+    let limit = Seconds(positive("step-time limit", limit.0)?);
+    // One token of one sequence: the weight reads do not depend on the batch.
+    let work = model.workload(precision, 1.0, 1.0)?;
+    let mut chips = min_slice_chips(work.param_bytes, chip)?;
+    loop {
+        let step = decode_step(&work, &ServingSlice::new(chip, chips)?, precision.compute)?;
+        if step.param_load <= limit {
+            return Ok(chips);
+        }
+        chips = chips.saturating_mul(2);
+    }
 }
 
 /// A row of Part 8's minimum-topology table.
@@ -102,4 +128,25 @@ pub fn decode_time(step: Seconds, decode_len: f64) -> Result<Seconds, InferenceE
 pub fn flops_per_dollar(chip: &'static Chip, dtype: Dtype) -> Result<f64, InferenceError> {
     let price = price_per_hour(chip.id).ok_or(InferenceError::NoPrice(chip.id))?;
     Ok(peak(chip, dtype)?.0 * 3600.0 / price.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::chip;
+
+    #[test]
+    fn a_latency_limit_can_need_more_chips_than_memory() {
+        let m = ServingModel::preset("llama3-405b").unwrap();
+        let p = Precision::new(Dtype::Int8, Dtype::Int8, Dtype::Bf16);
+        let v5e = chip("v5e").unwrap();
+        assert_eq!(
+            min_slice_chips(m.param_bytes(Dtype::Int8), v5e).unwrap(),
+            32
+        );
+        assert_eq!(min_slice_within(&m, p, v5e, Seconds(15e-3)).unwrap(), 64);
+        // A loose limit leaves memory to decide; an impossible one is an error.
+        assert_eq!(min_slice_within(&m, p, v5e, Seconds(1.0)).unwrap(), 32);
+        assert!(min_slice_within(&m, p, v5e, Seconds(1e-12)).is_err());
+    }
 }
