@@ -101,11 +101,7 @@ pub type Region = (Option<(f64, f64)>, Option<(f64, String)>);
 /// The batches a strategy is communication-bound over on the axis `x`, and
 /// its boundary with its label ("B ≈ 3.48M tokens (850 per chip)"), for
 /// [`TrainingModel::shaded`] and [`TrainingModel::boundary`].
-pub fn comms_bound_region(
-    boundary: Boundary,
-    x: (f64, f64),
-    chips: f64,
-) -> Region {
+pub fn comms_bound_region(boundary: Boundary, x: (f64, f64), chips: f64) -> Region {
     match boundary {
         Boundary::At(b) => (
             Some((x.0, b)),

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::hardware::{Source, Topology, CHIPS, PRICES};
+use ridgeline_core::hardware::{Source, Topology, CHIPS, HOST_DRAM, PRICES};
 use ridgeline_core::model::config::MODELS;
 use ridgeline_core::symbols::SYMBOLS;
 
@@ -145,6 +145,17 @@ pub fn NumbersPage() -> impl IntoView {
                 format!("{}–{}%", pct(lo), pct(hi))
             },
             cite(&c.source),
+        ));
+    }
+    for h in HOST_DRAM {
+        let name = ridgeline_core::hardware::chip(h.chip)
+            .map(|c| c.name)
+            .unwrap_or(h.chip);
+        rows.push((
+            name,
+            "host DRAM (one host)".into(),
+            si(h.dram.value.0, "B", 3),
+            cite(&h.dram.source),
         ));
     }
     for p in PRICES {

@@ -6,7 +6,7 @@ use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, Link};
-use ridgeline_core::model::config::{try_model, ModelConfig};
+use ridgeline_core::model::config::{book_model, try_model, ModelConfig};
 use ridgeline_core::units::FlopsPerSec;
 
 /// The chip named by `chip=`, which the directive needs.
@@ -70,10 +70,15 @@ pub fn whole_arg(d: &Directive, key: &str, default: f64, max: f64) -> Result<u64
     Ok(x as u64)
 }
 
-/// The model preset named by `model=`, LLaMA 3-70B when it is not given.
+/// The model named by `model=`, LLaMA 3-70B when it is not given: a published
+/// preset, or one the book invents for its problems (`part7-problem`).
 pub fn model_arg(d: &Directive) -> Result<ModelConfig, String> {
     let id = d.arg("model").unwrap_or("llama3-70b");
-    try_model(id).map(|m| m.config).map_err(|e| e.to_string())
+    match (try_model(id), book_model(id)) {
+        (Ok(m), _) => Ok(m.config),
+        (Err(_), Some(m)) => Ok(m.config),
+        (Err(e), None) => Err(e.to_string()),
+    }
 }
 
 /// The bandwidth of the link `link=` names on chip `c` (HBM by default), both

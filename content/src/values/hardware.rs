@@ -104,6 +104,15 @@ pub const VALUES: &[ValueDirective] = &[
         eval: pod_chips,
     },
     ValueDirective {
+        name: "host-memory",
+        args: &["chip", "show"],
+        doc: "one TPU host: show=chips (it drives), hbm (of those chips together) or dram (the \
+              host's own, where the book gives it)",
+        example: "host-memory chip=v5e show=dram",
+        shows: "450 GB",
+        eval: host_memory,
+    },
+    ValueDirective {
         name: "tensorcore",
         args: &["chip", "show", "fmt"],
         doc: "inside one TPU TensorCore, from core's TensorCore table: show=mxus (per core), \
@@ -253,6 +262,23 @@ fn pod_chips(d: &Directive) -> Result<String, String> {
         o => Err(format!(
             "unknown what=`{o}` (chips, hosts, cores, flops, shape, host)"
         )),
+    }
+}
+
+/// One host of TPUs: the block of chips it drives, their HBM, and its DRAM.
+fn host_memory(d: &Directive) -> Result<String, String> {
+    let c = chip_arg(d)?;
+    let Topology::Torus { dims, host, .. } = c.topology else {
+        return Err(format!("{} has no hosts of chips", c.name));
+    };
+    let block = Slice::new(c, &host[..usize::from(dims)]).map_err(|e| e.to_string())?;
+    match show_arg(d, "dram") {
+        "chips" => Ok(grouped(block.chips() as f64)),
+        "hbm" => Ok(si(block.hbm().0, "B", 3)),
+        "dram" => ridgeline_core::hardware::host_dram(c.id)
+            .map(|m| si(m.value.0, "B", 3))
+            .ok_or_else(|| format!("the book gives no host DRAM for {}", c.name)),
+        o => Err(unknown_show(d, o, "chips, hbm, dram")),
     }
 }
 

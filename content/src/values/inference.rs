@@ -14,8 +14,8 @@ use ridgeline_core::inference::kv_sharding::{kv_sharding, KvShardingParams};
 use ridgeline_core::inference::serving::{self, SpeculativeParams};
 use ridgeline_core::inference::serving_engine::{simulate, PrefillPlacement, SimParams, SimReport};
 use ridgeline_core::inference::{
-    decode_step, max_batch as max_batch_of, min_slice_chips, tokens_evicted_per_step,
-    weight_stationary_crossover, Precision, ServingModel, ServingSlice,
+    decode_step, largest_batch, max_batch as max_batch_of, min_slice_chips,
+    tokens_evicted_per_step, weight_stationary_crossover, Precision, ServingModel, ServingSlice,
 };
 use std::sync::OnceLock;
 
@@ -62,10 +62,20 @@ pub const VALUES: &[ValueDirective] = &[
         eval: max_batch,
     },
     ValueDirective {
+        name: "serving-slice",
+        args: &["chip", "chips", "dtype", "show"],
+        doc: "what a slice of `chips` chips brings together: show=hbm (capacity), bw (HBM \
+              bandwidth) or peak (FLOPs/s in dtype, bf16 by default)",
+        example: "serving-slice chip=v5e chips=8 dtype=int8 show=peak",
+        shows: "3.15 PFLOPs/s",
+        eval: serving_slice,
+    },
+    ValueDirective {
         name: "theory-table",
         args: &["model", "chip", "chips", "batch", "seq", "kv", "show"],
         doc: "Part 7's memory-bound LLaMA 2-13B table at one batch (kv= replaces the KV \
-              heads): show=step, tps, kv, total",
+              heads): show=step, tps, kv, total, fits (yes or no: weights and caches within \
+              the slice's HBM) or max-batch (the most such sequences the slice holds)",
         example: "theory-table model=llama2-13b chip=v5e chips=8 batch=240 seq=8192 kv=8 \
                   show=step",
         shows: "53.1 ms",
@@ -205,6 +215,21 @@ fn max_batch(d: &Directive) -> Result<String, String> {
     Ok(grouped(b as f64))
 }
 
+fn serving_slice(d: &Directive) -> Result<String, String> {
+    let s = slice_arg(d)?;
+    match show_arg(d, "hbm") {
+        "hbm" => Ok(si(s.hbm_capacity().0, "B", 3)),
+        "bw" => Ok(si(s.hbm_bandwidth().0, "B/s", 3)),
+        "peak" => {
+            let p = s
+                .peak(dtype_arg(d, "dtype", Dtype::Bf16)?)
+                .map_err(message)?;
+            Ok(si(p.0, "FLOPs/s", 3))
+        }
+        o => Err(unknown_show(d, o, "hbm, bw, peak")),
+    }
+}
+
 fn theory_table(d: &Directive) -> Result<String, String> {
     let model = ServingModel::preset(d.arg("model").unwrap_or("llama2-13b")).map_err(message)?;
     let slice = ServingSlice::new(chip_or_v5e(d)?, num_arg(d, "chips", Some(8.0))? as u64)
@@ -229,7 +254,15 @@ fn theory_table(d: &Directive) -> Result<String, String> {
         "tps" => Ok(grouped(r.tokens_per_sec)),
         "kv" => Ok(si(r.kv.0, "B", 3)),
         "total" => Ok(si(r.total.0, "B", 3)),
-        o => Err(unknown_show(d, o, "step, tps, kv, total")),
+        "fits" => Ok(if r.fits { "yes" } else { "no" }.into()),
+        "max-batch" => {
+            let weights = r.total - r.kv;
+            let per_sequence = r.kv / r.batch;
+            let b = largest_batch(slice.hbm_capacity(), weights, per_sequence, slice.tp)
+                .map_err(message)?;
+            Ok(grouped(b as f64))
+        }
+        o => Err(unknown_show(d, o, "step, tps, kv, total, fits, max-batch")),
     }
 }
 

@@ -442,6 +442,46 @@ fn the_books_numbers_come_out() {
 }
 
 #[test]
+fn part_sevens_slice_host_and_problem_models() {
+    // "8x TPU v5es gives us 128GiB of HBM, 6.5TiB/s of HBM bandwidth … and
+    // 1600TF/s"; the registry's HBM is the book's 16 GiB written as 16 GB.
+    assert_eq!(value("serving-slice chip=v5e chips=8 show=hbm"), "128 GB");
+    assert_eq!(value("serving-slice chip=v5e chips=8 show=bw"), "6.56 TB/s");
+    assert_eq!(
+        value("serving-slice chip=v5e chips=8 show=peak"),
+        "1.58 PFLOPs/s"
+    );
+    // Prefix caching: a host of eight v5e, 128 GiB of HBM, ~450 GiB of DRAM.
+    assert_eq!(value("host-memory chip=v5e show=chips"), "8");
+    assert_eq!(value("host-memory chip=v5e show=hbm"), "128 GB");
+    assert_eq!(value("host-memory chip=v5e show=dram"), "450 GB");
+    assert!(eval("host-memory chip=v5p show=dram")
+        .unwrap_err()
+        .contains("no host DRAM"));
+    assert!(eval("host-memory chip=h100 show=hbm").is_err());
+    // The MHA table: batch 8 fits on eight v5e, 16 does not in decimal GB
+    // (the book, counting 128 GiB, still fits it); GQA fits 64.
+    assert_eq!(value("theory-table batch=8 show=fits"), "yes");
+    assert_eq!(value("theory-table batch=16 show=fits"), "no");
+    assert_eq!(value("theory-table batch=1 show=max-batch"), "15");
+    assert_eq!(value("theory-table batch=64 kv=8 show=fits"), "yes");
+    assert_eq!(value("theory-table batch=16 show=total"), "133 GB"); // the book: 133.2
+                                                                     // The problem model of the worked problems and its MoE variant.
+    assert_eq!(value("model-params model=part7-problem"), "18.4B");
+    assert_eq!(
+        value("kv-per-token model=part7-problem dtype=int8"),
+        "262 kB"
+    );
+    assert_eq!(value("model-params model=part7-moe"), "212B");
+    assert_eq!(value("min-slice model=part7-moe chip=v5e dtype=int8"), "16");
+    assert_eq!(
+        value("tp-max-degree chip=v5e model=part7-problem axes=1"),
+        "7.49"
+    );
+    assert!(eval("model-dim model=part7-nothing").is_err());
+}
+
+#[test]
 fn strong_scaling_keeps_to_memory_the_ici_domain_and_the_backward_pass() {
     let at = |rest: &str| {
         value(&format!(

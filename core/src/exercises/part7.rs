@@ -13,7 +13,7 @@ use crate::inference::{
     min_step_time, prefill_attention_intensity, prefill_tp_limit, weight_stationary_2d,
     weight_stationary_crossover, DecodeWorkload, Precision, ServingModel, ServingSlice,
 };
-use crate::model::config::{model, ModelConfig, Moe};
+use crate::model::config::{book_model, model, ModelConfig, Moe};
 use crate::units::{Bytes, BytesPerSec};
 
 fn v5e() -> Result<&'static Chip, String> {
@@ -37,13 +37,21 @@ fn llama2_13b(kv_heads: u64) -> Result<ServingModel, String> {
         .map_err(s)
 }
 
-/// The invented model of Part 7's questions (tied embeddings, 128k context).
+/// The invented model of Part 7's questions (`part7-problem` in the model
+/// registry: tied embeddings, 128k context) with D, F, L and K as given.
 fn q1_model(d: u64, f: u64, l: u64, kv: u64) -> Result<ModelConfig, String> {
-    ModelConfig::dense(d, f, l, 32, kv, 256, 32128)
-        .map_err(s)?
-        .tied()
-        .with_max_seq(131072)
-        .map_err(s)
+    let base = book_model("part7-problem")
+        .ok_or("no part7-problem model")?
+        .config;
+    let cfg = ModelConfig {
+        d_model: d,
+        d_ff: f,
+        layers: l,
+        kv_heads: kv,
+        ..base
+    };
+    cfg.validate().map_err(s)?;
+    Ok(cfg)
 }
 
 fn q1_of(p: &[Param]) -> Result<ModelConfig, String> {
@@ -55,17 +63,16 @@ fn q1_of(p: &[Param]) -> Result<ModelConfig, String> {
     q1_model(or(d, 4096), or(f, 16384), or(l, 64), or(k, 8))
 }
 
+/// The problem model as a mixture of experts (`part7-moe` in the model
+/// registry) with E experts, k active.
 fn moe_of(p: &[Param]) -> Result<ServingModel, String> {
-    let e = int(p, "E");
-    let k = int(p, "k");
+    let base = book_model("part7-moe").ok_or("no part7-moe model")?.config;
     let moe = Moe {
-        experts: e,
-        active: k,
-        shared: 0,
-        expert_ff: 16384,
-        dense_layers: 0,
+        experts: int(p, "E"),
+        active: int(p, "k"),
+        ..base.moe.ok_or("part7-moe has no experts")?
     };
-    ServingModel::new(q1_model(4096, 16384, 64, 8)?.with_moe(moe).map_err(s)?).map_err(s)
+    ServingModel::new(base.with_moe(moe).map_err(s)?).map_err(s)
 }
 
 const TPUS: &[&str] = &["v5e", "v5p", "v6e", "v4p"];
@@ -361,7 +368,7 @@ fn rest() -> Vec<Def> {
         def("ch7-q3", Kind::Question, P_Q3,
             |p| format!("How long does one pass over all the int8 weights of that model (18.4e9 parameters) take on {} TPU v5e, in ms?", n(value(p, "N"))),
             |p| {
-                let m = ServingModel::new(q1_model(4096, 16384, 64, 8)?).map_err(s)?;
+                let m = ServingModel::new(book_model("part7-problem").ok_or("no part7-problem model")?.config).map_err(s)?;
                 let pr = Precision::new(Dtype::Int8, Dtype::Int8, Dtype::Bf16);
                 let w = m.workload(pr, 1.0, 1.0).map_err(s)?;
                 let sl = slice(int(p, "N"))?;

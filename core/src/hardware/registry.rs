@@ -771,6 +771,39 @@ pub fn price_per_hour(id: &str) -> Option<Cited<f64>> {
         .map(|p| p.usd_per_hour)
 }
 
+/// The CPU memory (DRAM) of one TPU host, the machine that drives a block of
+/// chips (`Topology::Torus::host`), as the book gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostDram {
+    /// The chip id in [`CHIPS`] whose host this is.
+    pub chip: &'static str,
+    /// DRAM of one host.
+    pub dram: Cited<Bytes>,
+}
+
+/// Host DRAM from Part 7's prefix caching: a host of eight TPU v5e holds
+/// "around 450 GiB" of DRAM beside their 128 GiB of HBM.
+pub static HOST_DRAM: &[HostDram] = &[HostDram {
+    chip: "v5e",
+    dram: cited(
+        Bytes(450.0 * GB),
+        src_note(
+            7,
+            "Prefix caching: an 8xTPUv5e server has 128GiB of HBM and around 450GiB of host DRAM",
+            "the book writes GiB; stored in GB, as the registry stores its 16 GiB of v5e HBM as 16 GB",
+        ),
+    ),
+}];
+
+/// The book's DRAM of one host of a chip id, case-insensitively, if it gives one.
+pub fn host_dram(id: &str) -> Option<Cited<Bytes>> {
+    let id = id.trim();
+    HOST_DRAM
+        .iter()
+        .find(|h| h.chip.eq_ignore_ascii_case(id))
+        .map(|h| h.dram)
+}
+
 /// Latency of one ICI hop between neighbouring TPUs, whatever the message size.
 ///
 /// Part 2 (Q5) and Part 3 ("a note on ICI latency") both use about 1 µs; below
@@ -971,6 +1004,18 @@ mod tests {
         assert_eq!(gpu, (0.80, 0.85));
         assert_eq!(chip("b200").unwrap().achievable_share().value, gpu);
         assert_eq!(chip("h100").unwrap().achievable_share().source.part, 1);
+    }
+
+    #[test]
+    fn host_dram_names_a_registry_tpu_and_outweighs_its_hbm() {
+        for h in HOST_DRAM {
+            let c = chip(h.chip).unwrap();
+            assert_eq!(c.vendor, Vendor::Google, "{}", h.chip);
+            assert!(h.dram.value > c.hbm_capacity.value, "{}", h.chip);
+        }
+        assert_eq!(host_dram("V5E").unwrap().value, Bytes(450.0 * GB));
+        assert_eq!(host_dram("v5e").unwrap().source.part, 7);
+        assert!(host_dram("h100").is_none());
     }
 
     #[test]

@@ -647,7 +647,8 @@ mod tests {
         assert_eq!(params(&cfg("llama2-13b")).total(), 13_015_864_320.0);
         assert_eq!(params(&cfg("llama3-70b")).total(), 70_553_706_496.0);
         assert_eq!(params(&cfg("llama3-405b")).total(), 405_853_388_800.0);
-        for m in crate::model::config::MODELS {
+        let book = crate::model::config::BOOK_MODELS;
+        for m in crate::model::config::MODELS.iter().chain(book) {
             let p = params(&m.config).total();
             assert!(
                 (p / m.published_params - 1.0).abs() < 0.01,

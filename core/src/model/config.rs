@@ -584,6 +584,55 @@ pub static MODELS: &[ModelPreset] = &[
     },
 ];
 
+/// Models the book invents for its problems rather than takes from a
+/// publication. They are not among [`MODELS`], so no picker offers them; a
+/// chapter names them by id (`model=part7-problem`) and the problems that use
+/// them read their shapes from here ([`book_model`]).
+pub static BOOK_MODELS: &[ModelPreset] = &[
+    ModelPreset {
+        id: "part7-problem",
+        name: "Part 7's problem model",
+        config: ModelConfig {
+            tied_embeddings: true,
+            ..ModelConfig::gqa(4096, 16384, 64, 32, 8, 256, 32128, 131072)
+        },
+        published_params: 18.4e9,
+        source: ModelSource {
+            part: Some(7),
+            citation: "Part 7, Worked Problems: a model invented from LLaMA-2 13B, \
+                       input and output embeddings shared; 128k-token sequences (Question 2)",
+        },
+    },
+    ModelPreset {
+        id: "part7-moe",
+        name: "Part 7's problem model as a mixture of experts",
+        config: ModelConfig {
+            tied_embeddings: true,
+            moe: Some(Moe {
+                experts: 16,
+                active: 2,
+                shared: 0,
+                expert_ff: 16384,
+                dense_layers: 0,
+            }),
+            ..ModelConfig::gqa(4096, 16384, 64, 32, 8, 256, 32128, 131072)
+        },
+        published_params: 212e9,
+        source: ModelSource {
+            part: Some(7),
+            citation: "Part 7, Worked Problems, Questions 5 and 6: the problem model with \
+                       E = 16 experts, k = 2 active",
+        },
+    },
+];
+
+/// Looks up one of the book's invented models ([`BOOK_MODELS`]) by id,
+/// case-insensitively.
+pub fn book_model(id: &str) -> Option<&'static ModelPreset> {
+    let id = id.trim();
+    BOOK_MODELS.iter().find(|m| m.id.eq_ignore_ascii_case(id))
+}
+
 /// Looks a preset up by id, case-insensitively.
 pub fn model(id: &str) -> Option<&'static ModelPreset> {
     let id = id.trim();
@@ -606,6 +655,11 @@ mod tests {
             for b in &MODELS[i + 1..] {
                 assert_ne!(a.id, b.id);
             }
+        }
+        for b in BOOK_MODELS {
+            assert_eq!(b.config.validate(), Ok(()), "{}", b.id);
+            assert!(model(b.id).is_none(), "{} is also a published preset", b.id);
+            assert_eq!(book_model(&b.id.to_uppercase()).map(|m| m.id), Some(b.id));
         }
         assert_eq!(model(" LLaMA3-70B").map(|m| m.config.layers), Some(80));
         assert!(model("llama5").is_none());
