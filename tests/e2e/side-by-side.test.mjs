@@ -390,7 +390,7 @@ test('Part 3: a second chip in the collective-size chart and the collective matm
   assert.deepEqual(await row(widget, 'time'), ['11.1 µs', '8 µs']);
   assert.deepEqual(await row(widget, 'knee'), ['720 kB', '1.44 MB']);
   assert.equal(await widget.locator('[data-vs-verdict]').textContent(), 'latency-bound');
-  assert.match(await widget.locator('.plot .layer').innerHTML(), /TPU v5p: AllGather/);
+  assert.match(await widget.locator('.plot .layer').first().innerHTML(), /TPU v5p: AllGather/);
   await page.waitForFunction(() => location.search.includes('collective-size.vs=v5p'));
   await chooseNothing(page, widget, 'collective-size', /TPU v5p/);
 
