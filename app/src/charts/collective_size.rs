@@ -231,14 +231,27 @@ pub fn draw_bandwidth<DB: DrawingBackend>(
     let top = top * 1.18;
     let below = legend_room(root, 3 + if m.measured { 2 } else { 0 });
     let narrow = below.is_some();
-    let mut chart =
-        frame(root, below).build_cartesian_2d((V_RANGE.0..V_RANGE.1).log_scale(), 0.0..top)?;
+    // Logarithmic in both, as the time chart above: a small array's rate is
+    // orders of magnitude below the peak (and the two charts share their
+    // drawing code in the bundle).
+    let bottom = achieved
+        .iter()
+        .chain(&link)
+        .map(|p| p.1)
+        .filter(|y| y.is_finite() && *y > 0.0)
+        .fold(top, f64::min)
+        .max(top * 1e-4)
+        / 1.5;
+    let mut chart = frame(root, below).build_cartesian_2d(
+        (V_RANGE.0..V_RANGE.1).log_scale(),
+        (bottom..top).log_scale(),
+    )?;
     chart
         .configure_mesh()
         .x_desc("array size V (bytes)")
         .y_desc("bytes per second")
         .x_label_formatter(&|x| tick_label(*x, narrow))
-        .y_label_formatter(&|y| if *y == 0.0 { "0".into() } else { sci(*y, 2) })
+        .y_label_formatter(&|y| sci(*y, 2))
         .styled(&pal)
         .draw()?;
     let peak_line = vec![(V_RANGE.0, peak), (V_RANGE.1, peak)];

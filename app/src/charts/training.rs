@@ -948,7 +948,9 @@ pub struct RatioLine {
     pub dashed: bool,
 }
 
-/// The ratio chart's model: linear tokens per chip, logarithmic ratio.
+/// The ratio chart's model: logarithmic in tokens per chip and in the ratio,
+/// so that a ratio growing as `B` is a line of slope one and one growing as
+/// `√B` a line of slope one half.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RatioModel {
     /// The strategies, in legend order.
@@ -983,7 +985,7 @@ pub fn draw_ratio<DB: DrawingBackend>(
         .margin_bottom(14 + under)
         .x_label_area_size(44)
         .y_label_area_size(70)
-        .build_cartesian_2d(m.x.0..m.x.1, (m.y.0..m.y.1).log_scale())?;
+        .build_cartesian_2d((m.x.0..m.x.1).log_scale(), (m.y.0..m.y.1).log_scale())?;
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let mut placer = Placer::new(Rect::from_ranges(xr, yr));
     chart

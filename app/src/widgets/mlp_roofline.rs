@@ -38,6 +38,8 @@ const POINTS: usize = 160;
 /// The ratio chart's tokens-per-chip axis reaches at least this far (the
 /// book's figure runs to 2,000).
 const RATIO_X_MIN: f64 = 2000.0;
+/// Where the ratio chart's tokens-per-chip axis starts.
+const RATIO_X_LOW: f64 = 10.0;
 
 /// What the chart plots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,9 +234,7 @@ impl MlpRooflineParams {
             .collect();
         let furthest = crossings.iter().copied().fold(0.0, f64::max);
         let hi = (furthest * 1.25).clamp(RATIO_X_MIN, 1e6);
-        let xs: Vec<f64> = (1..=POINTS)
-            .map(|i| hi * i as f64 / POINTS as f64)
-            .collect();
+        let xs = log_batches(RATIO_X_LOW, hi, POINTS).unwrap_or_default();
         let batches: Vec<f64> = xs.iter().map(|x| x * n).collect();
         let ratio_line = |par: &Parallelism, boundary: Boundary| {
             let points = sweep(&a.job, &a.cluster, par, &batches).ok()?;
@@ -289,7 +289,7 @@ impl MlpRooflineParams {
         };
         RatioModel {
             lines,
-            x: (0.0, hi),
+            x: (RATIO_X_LOW, hi),
             y,
             at: Some(self.batch / n),
         }
@@ -630,7 +630,7 @@ mod tests {
             .points
             .iter()
             .all(|p| (p.1 - 0.551).abs() < 0.001));
-        assert_eq!(m.x, (0.0, RATIO_X_MIN));
+        assert_eq!(m.x, (RATIO_X_LOW, RATIO_X_MIN));
         let svg = p.chart_svg(&a, CHART.design());
         assert!(svg.contains("tokens per chip B / N"), "{svg}");
         assert!(svg.contains("\n850\n"), "{svg}");
