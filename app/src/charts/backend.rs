@@ -36,6 +36,31 @@ pub fn estimate(text: &str, size: f64) -> (u32, u32) {
 
 type Result<E> = std::result::Result<(), DrawingErrorKind<E>>;
 
+/// The points of a stroked path that change what is drawn: a point repeated,
+/// or lying on the straight segment from the point before it to the one
+/// after (the coordinates are whole pixels, so the test is exact), is left
+/// out. A curve sampled finely enough for its bends runs straight for most of
+/// its length in pixels (a roof, a plateau), and every point costs the static
+/// page's weight.
+pub fn drawn_points(path: impl IntoIterator<Item = BackendCoord>) -> Vec<BackendCoord> {
+    let mut out: Vec<BackendCoord> = Vec::new();
+    for p in path {
+        if out.last() == Some(&p) {
+            continue;
+        }
+        if let [.., a, b] = out[..] {
+            let (u, v) = ((b.0 - a.0, b.1 - a.1), (p.0 - b.0, p.1 - b.1));
+            let cross = i64::from(u.0) * i64::from(v.1) - i64::from(u.1) * i64::from(v.0);
+            let onward = i64::from(u.0) * i64::from(v.0) + i64::from(u.1) * i64::from(v.1) > 0;
+            if cross == 0 && onward {
+                out.pop();
+            }
+        }
+        out.push(p);
+    }
+    out
+}
+
 /// `svg` as plotters wrote it, with each run of consecutive stroked segments
 /// of one style (`<line>` and `<polyline>` elements with the same opacity,
 /// colour and width) written as one `<path>`.
@@ -176,7 +201,7 @@ impl<'a> DrawingBackend for Svg<'a> {
         path: I,
         style: &S,
     ) -> Result<Self::ErrorType> {
-        self.0.draw_path(path, style)
+        self.0.draw_path(drawn_points(path), style)
     }
 
     fn draw_circle<S: BackendStyle>(
@@ -226,6 +251,29 @@ impl<'a> DrawingBackend for Svg<'a> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_path_keeps_only_the_points_that_bend_it() {
+        // A ramp, a plateau sampled many times, a turn back, a repeat.
+        let path = [
+            (0, 10),
+            (5, 5),
+            (10, 0),
+            (20, 0),
+            (30, 0),
+            (30, 0),
+            (40, 0),
+            (35, 0),
+            (35, 8),
+        ];
+        assert_eq!(
+            drawn_points(path),
+            [(0, 10), (10, 0), (40, 0), (35, 0), (35, 8)]
+        );
+        assert_eq!(drawn_points([(1, 1)]), [(1, 1)]);
+        assert!(drawn_points(std::iter::empty()).is_empty());
+    }
+
     use super::*;
     use plotters::prelude::*;
 

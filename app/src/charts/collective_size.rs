@@ -20,6 +20,9 @@ use super::{palette, Palette};
 
 /// Message-size axis, bytes.
 pub const V_RANGE: (f64, f64) = (1e3, 1e11);
+/// Points per curve: four a decade, enough for these smooth curves and light
+/// in the static page (each is inline SVG in `/sharding`'s first load).
+const CURVE_POINTS: usize = 33;
 
 /// What the chart needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,7 +68,7 @@ impl SizeModel {
             self.axis,
             Bytes(V_RANGE.0),
             Bytes(V_RANGE.1),
-            97,
+            CURVE_POINTS,
         )
         .ok()
     }
@@ -92,8 +95,11 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = palette(dark);
     root.fill(&pal.background)?;
-    let xs: Vec<f64> = (0..=96)
-        .map(|i| (V_RANGE.0.ln() + (V_RANGE.1.ln() - V_RANGE.0.ln()) * i as f64 / 96.0).exp())
+    let xs: Vec<f64> = (0..CURVE_POINTS)
+        .map(|i| {
+            let t = i as f64 / (CURVE_POINTS - 1) as f64;
+            (V_RANGE.0.ln() + (V_RANGE.1.ln() - V_RANGE.0.ln()) * t).exp()
+        })
         .collect();
     let kinds = [
         (Collective::AllGather, "AllGather = ReduceScatter"),

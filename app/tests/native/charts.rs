@@ -127,7 +127,11 @@ fn the_batch_roofline_draws_both_shapes_to_their_crossings() {
                     .map_or(0, |q| q.split_whitespace().count())
             })
         });
-        assert!(points > 100, "{label}: {points} points in {}", svgs[0]);
+        // Points on a straight run are left out of the drawing: the 4096
+        // ramp is a start, a bend onto the roof and an end; the 1024 curve
+        // bows, so it keeps many.
+        let least = if i == 0 { 3 } else { 20 };
+        assert!(points >= least, "{label}: {points} points in {}", svgs[0]);
         assert!(svgs[0].contains(label), "{label}");
     }
     assert!(svgs[0].contains("B ≈ 136") && svgs[0].contains("B ≈ 226"));
