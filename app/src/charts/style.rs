@@ -52,6 +52,9 @@ where
             .label_style(font(TICK, &pal.text))
             .bold_line_style(pal.grid)
             .light_line_style(pal.grid.mix(0.35))
+            // At most four faint lines between two labelled ones: enough to read
+            // a value off, and each is bytes in every static figure.
+            .max_light_lines(4)
             .axis_style(pal.text)
     }
 }
