@@ -125,6 +125,26 @@ pub struct Analysis {
     pub selected: Evaluation,
 }
 
+/// What the chart draws: the time view's lines or the ratio view's curves.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChartModel {
+    /// Time per layer against the global batch.
+    Time(TrainingModel),
+    /// Compute over communication time against tokens per chip.
+    Ratio(RatioModel),
+}
+
+impl ChartModel {
+    /// The chart as inline SVG.
+    pub fn svg(&self, size: Size) -> String {
+        svg(size.width, size.height, |root| match self {
+            ChartModel::Time(m) => draw_roofline(root, m, false),
+            ChartModel::Ratio(m) => draw_ratio(root, m, false),
+        })
+        .0
+    }
+}
+
 impl MlpRooflineParams {
     /// Chips in the mesh.
     pub fn chips(&self) -> f64 {
@@ -295,35 +315,30 @@ impl MlpRooflineParams {
         }
     }
 
-    /// The chart for the current view, as inline SVG (the static layer).
-    pub fn chart_svg(&self, a: &Analysis, size: Size) -> String {
+    /// The model of the chart for the current view.
+    pub fn chart_model(&self, a: &Analysis) -> ChartModel {
         match self.view {
-            View::Time => {
-                let m = self.time_model(a);
-                svg(size.width, size.height, |root| {
-                    draw_roofline(root, &m, false)
-                })
-                .0
-            }
-            View::Ratio => {
-                let m = self.ratio_model(a);
-                svg(size.width, size.height, |root| draw_ratio(root, &m, false)).0
-            }
+            View::Time => ChartModel::Time(self.time_model(a)),
+            View::Ratio => ChartModel::Ratio(self.ratio_model(a)),
         }
     }
 
-    /// The operating point over the time view (nothing in the ratio view,
-    /// whose static layer marks the batch).
-    pub fn point_svg(&self, a: &Analysis, size: Size) -> String {
-        if self.view == View::Ratio {
+    /// The chart for the current view, as inline SVG (the static layer).
+    pub fn chart_svg(&self, a: &Analysis, size: Size) -> String {
+        self.chart_model(a).svg(size)
+    }
+
+    /// The operating point over the time view's model `m` (nothing over the
+    /// ratio view, whose static layer marks the batch).
+    pub fn point_svg(&self, a: &Analysis, m: &ChartModel, size: Size) -> String {
+        let ChartModel::Time(m) = m else {
             return String::new();
-        }
-        let m = self.time_model(a);
+        };
         let l = &a.selected.layer;
         svg(size.width, size.height, |root| {
             draw_operating_point(
                 root,
-                &m,
+                m,
                 self.batch,
                 l.t_math.0,
                 l.t_comms.0,
@@ -441,20 +456,26 @@ pub fn MlpRoofline(
             q
         })
     });
-    let base = Memo::new(move |_| {
-        let size = frame.get();
-        base_key.track();
-        analysis.with(|a| {
+    // The chart's model, built only when `base_key` changes: the analysis
+    // changes with every batch, the time view's lines do not.
+    let model = Memo::new(move |_| {
+        // Read, not only tracked: a memo brings itself up to date when read.
+        base_key.with(|_| ());
+        analysis.with_untracked(|a| {
             a.as_ref()
-                .map(|a| params.with_untracked(|p| p.chart_svg(a, size)))
-                .unwrap_or_default()
+                .map(|a| params.with_untracked(|p| p.chart_model(a)))
         })
     });
+    let base = Memo::new(move |_| {
+        let size = frame.get();
+        model.with(|m| m.as_ref().map(|m| m.svg(size)).unwrap_or_default())
+    });
     let point = move || {
-        analysis.with(|a| {
-            a.as_ref()
-                .map(|a| params.with(|p| p.point_svg(a, frame.get())))
-                .unwrap_or_default()
+        model.with(|m| {
+            analysis.with(|a| match (m, a) {
+                (Some(m), Some(a)) => params.with(|p| p.point_svg(a, m, frame.get())),
+                _ => String::new(),
+            })
         })
     };
     let verdict = move || {
@@ -635,7 +656,9 @@ mod tests {
         assert!(svg.contains("tokens per chip B / N"), "{svg}");
         assert!(svg.contains("\n850\n"), "{svg}");
         assert!(svg.contains("\n0.1\n"), "ratios written plainly: {svg}");
-        assert!(p.point_svg(&a, CHART.design()).is_empty());
+        assert!(p
+            .point_svg(&a, &p.chart_model(&a), CHART.design())
+            .is_empty());
     }
 
     #[test]
