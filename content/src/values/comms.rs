@@ -12,6 +12,7 @@ use ridgeline_core::comms::collectives::{cost, Collective, Network, RingAxis};
 use ridgeline_core::comms::overlap_timeline::{overlap_timeline, OverlapParams, BOOK_TIMES};
 use ridgeline_core::format::{sci, seconds, si};
 use ridgeline_core::hardware::{chip, ALLGATHER_PROFILED_LARGE, ALLGATHER_PROFILED_SMALL};
+use ridgeline_core::sharding::jax_code::collective_matmul_code;
 use ridgeline_core::units::Bytes;
 
 /// The communication value directives.
@@ -83,6 +84,17 @@ pub const VALUES: &[ValueDirective] = &[
         example: "overlap-time show=book-blocking",
         shows: "311 µs",
         eval: overlap_time,
+    },
+    ValueDirective {
+        name: "collective-matmul-code",
+        args: &["y", "line"],
+        doc: "Part 10's overlapped collective matmul as the `shard_map` program core generates \
+              for the book's sizes on a Y ring of y chips (default 4), per-chip times in its \
+              comments; the whole program, for a fenced code block, or only its line `line=` \
+              (from 1)",
+        example: "collective-matmul-code y=4 line=1",
+        shows: "import jax",
+        eval: collective_matmul_code_value,
     },
 ];
 
@@ -187,6 +199,27 @@ fn collective_matmul_value(d: &Directive) -> Result<String, String> {
             o,
             "blocking, overlapped, saved, compute, gather",
         )),
+    }
+}
+
+/// Core's collective-matmul program (`sharding::jax_code::collective_matmul_code`)
+/// for the book's example with a `Y` ring of `y=` chips: all of it, or its line
+/// `line=`.
+fn collective_matmul_code_value(d: &Directive) -> Result<String, String> {
+    let p = OverlapParams {
+        y: whole_arg(d, "y", OverlapParams::default().y as f64, 64.0)?,
+        ..OverlapParams::default()
+    };
+    let code = collective_matmul_code(&p)?;
+    match d.arg("line") {
+        None => Ok(code.trim_end().to_string()),
+        Some(_) => {
+            let n = whole_arg(d, "line", 1.0, 1e4)? as usize;
+            code.lines()
+                .nth(n - 1)
+                .map(str::to_string)
+                .ok_or_else(|| format!("the program has {} lines", code.lines().count()))
+        }
     }
 }
 

@@ -704,3 +704,29 @@ fn v2_matmul_predicts_the_books_profiled_matmuls() {
     let d = Directive::parse("v2-matmul b=1 d=1 f=1 cores=1.5").unwrap();
     assert!(evaluate(&d).is_err());
 }
+
+/// `collective-matmul-code` is core's program, whole or one line, and in a
+/// fenced block it renders as code, the ring size reaching the program.
+#[test]
+fn the_collective_matmul_code_is_cores_program() {
+    use ridgeline_core::comms::overlap_timeline::OverlapParams;
+    use ridgeline_core::sharding::jax_code::collective_matmul_code;
+    let core = collective_matmul_code(&OverlapParams::default()).unwrap();
+    assert_eq!(value("collective-matmul-code"), core.trim_end());
+    assert_eq!(
+        value("collective-matmul-code line=2"),
+        core.lines().nth(1).unwrap()
+    );
+    let eight = value("collective-matmul-code y=8");
+    assert!(eight.contains("jax.make_mesh((2, 8)"), "{eight}");
+    assert!(eval("collective-matmul-code line=999").is_err());
+    let page = crate::render::render_chapter("# T\n\n```python\n{{collective-matmul-code}}\n```\n")
+        .unwrap();
+    assert!(
+        page.html
+            .contains("<pre><code class=\"language-python\">import jax"),
+        "{}",
+        page.html
+    );
+    assert!(page.html.contains("jax.lax.ppermute(lhs,"), "{}", page.html);
+}
