@@ -80,7 +80,9 @@ pub const VALUES: &[ValueDirective] = &[
         name: "overlap-time",
         args: &["show"],
         doc: "Part 10's collective matmul: show=overlapped, blocking, matmul (core), or \
-              book-blocking, book-overlapped, book-matmul",
+              book-blocking, book-overlapped, book-matmul (the book's profiles), or \
+              book-blocking-over, book-overlapped-over (how much slower than book-matmul each \
+              measured version is)",
         example: "overlap-time show=book-blocking",
         shows: "311 µs",
         eval: overlap_time,
@@ -234,11 +236,19 @@ fn overlap_time(d: &Directive) -> Result<String, String> {
         "book-blocking" => return Ok(book(0)),
         "book-overlapped" => return Ok(book(1)),
         "book-matmul" => return Ok(book(2)),
+        // How much slower than the matmul that needs no communication the
+        // book measured each version, in whole percent.
+        over @ ("book-blocking-over" | "book-overlapped-over") => {
+            let i = usize::from(over == "book-overlapped-over");
+            let over = BOOK_TIMES[i].micros / BOOK_TIMES[2].micros - 1.0;
+            return Ok(format!("{:.0}%", over * 100.0));
+        }
         o => {
             return Err(unknown_show(
                 d,
                 o,
-                "overlapped, blocking, matmul, book-blocking, book-overlapped, book-matmul",
+                "overlapped, blocking, matmul, book-blocking, book-overlapped, book-matmul, \
+                 book-blocking-over, book-overlapped-over",
             ))
         }
     };

@@ -421,6 +421,9 @@ fn the_books_numbers_come_out() {
     );
     assert_eq!(value("kv-shard show=ratio"), "4");
     assert_eq!(value("overlap-time show=book-blocking"), "311 µs");
+    // 311 / 224 and 244 / 224: the book's "about 39%" and "about 9%".
+    assert_eq!(value("overlap-time show=book-blocking-over"), "39%");
+    assert_eq!(value("overlap-time show=book-overlapped-over"), "9%");
     assert!(
         value("serve-metric model=llama3-70b chip=v5e chips=16 dtype=int8 show=usd")
             .ends_with(" USD")
