@@ -13,10 +13,11 @@ use ridgeline_core::format::{grouped, sci, seconds, tokens};
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
 use ridgeline_core::profiling::trace::{
-    profile, update_overhead, OpKind, OpSummary, Profile, MAX_WINDOW_LAYERS,
+    check_profile, profile, update_overhead, OpKind, OpSummary, Profile, MAX_WINDOW_LAYERS,
 };
 use ridgeline_core::roofline::Verdict;
 use ridgeline_core::training::{evaluate, Boundary, Cluster, Job, Parallelism, RunAssumptions};
+use ridgeline_core::units::Seconds;
 
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
@@ -158,12 +159,28 @@ impl ProfileParams {
         Ok((cluster, par))
     }
 
-    /// Builds the profile, or says what is wrong.
-    pub fn analyse(&self) -> Result<Profile, String> {
+    /// The step to profile: the job, the slice, the split and the optimizer's
+    /// overhead, or what is wrong with them.
+    fn step(&self) -> Result<(Job, Cluster, Parallelism, Seconds), String> {
         let (cluster, par) = self.plan()?;
         let job = Job::new(self.model.config, self.batch, SEQ).map_err(|e| e.to_string())?;
         let e = evaluate(&job, &cluster, &par).map_err(|e| e.to_string())?;
         let overhead = update_overhead(&e, cluster.chip);
+        Ok((job, cluster, par, overhead))
+    }
+
+    /// Says what is wrong, if anything, without building the schedules:
+    /// [`Self::analyse`] succeeds exactly when this does.
+    pub fn check(&self) -> Result<(), String> {
+        let (job, cluster, par, overhead) = self.step()?;
+        check_profile(&job, &cluster, &par, self.layers, overhead)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Builds the profile, or says what is wrong.
+    pub fn analyse(&self) -> Result<Profile, String> {
+        let (job, cluster, par, overhead) = self.step()?;
         profile(&job, &cluster, &par, self.layers, overhead).map_err(|e| e.to_string())
     }
 
@@ -358,7 +375,7 @@ impl WidgetParams for ProfileParams {
             }
             other => return Err(super::params::unknown_setting(other)),
         }
-        next.analyse()?;
+        next.check()?;
         *self = next;
         Ok(())
     }
@@ -590,6 +607,50 @@ mod tests {
         assert!(ProfileParams::default()
             .apply("model", "gpt-oss-120b")
             .is_err());
+    }
+
+    /// A change is checked without building the schedules; the check must
+    /// accept exactly the settings the profile can be built for, or the
+    /// widget would keep settings it then cannot draw.
+    #[test]
+    fn the_check_accepts_exactly_what_can_be_profiled() {
+        let (mut ok, mut refused) = (0, 0);
+        for tp in ["1", "2", "3", "4", "8", "16", "64", "256"] {
+            for layers in ["1", "4", "6"] {
+                for mesh in ["2x2x1", "4x4x4", "16x16x16", "2x1x1"] {
+                    for (model, batch) in [
+                        ("llama3-8b", 2048.0),
+                        ("llama3-8b", 4096.0),
+                        ("llama3-70b", 4194304.0),
+                        ("m1~r~4096~14336~2~32~8~128~128256~8192~g~-~-", 65536.0),
+                    ] {
+                        let mut p = ProfileParams {
+                            layers: 1,
+                            ..ProfileParams::default()
+                        };
+                        p.apply("model", model).unwrap();
+                        p.scheme = ProfileScheme::FsdpTp;
+                        p.batch = batch;
+                        p.tensor = tp.parse().unwrap();
+                        p.layers = layers.parse().unwrap();
+                        p.mesh = parse_mesh(mesh).unwrap();
+                        let (c, a) = (p.check(), p.analyse());
+                        assert_eq!(
+                            c.is_ok(),
+                            a.is_ok(),
+                            "tp {tp}, layers {layers}, {mesh}, {model}"
+                        );
+                        if let (Err(c), Err(a)) = (c, a) {
+                            assert_eq!(c, a);
+                            refused += 1;
+                        } else {
+                            ok += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(ok > 10 && refused > 10, "{ok} built, {refused} refused");
     }
 
     #[test]

@@ -287,10 +287,10 @@ pub const VALUES: &[&str] = &[
 ];
 
 /// Parameter changes per widget unless `RIDGELINE_FUZZ_CASES` says otherwise:
-/// 5,000 in the test command (about a minute in a debug build: a change that
-/// re-plans a profiled step or a training run takes milliseconds there); the
-/// long run sets 100,000 (`scripts/fuzz-long.sh`).
-const CASES_PER_WIDGET: usize = 5_000;
+/// 100,000 in the test command (a few minutes in a debug build: a change is
+/// checked, not drawn, so no widget re-plans a whole step per change); the
+/// long run sets a million (`scripts/fuzz-long.sh`).
+const CASES_PER_WIDGET: usize = 100_000;
 
 /// The environment variable `name` read as a `T`, or `default` when it is
 /// unset or unreadable (the fuzzers' case counts and seed).

@@ -24,6 +24,7 @@
 use super::specs::{
     nvlink_generation, SuperPodDesign, DGX_SUPERPOD, GB200_SUPERPOD_GPUS, IB_NDR_SWITCH,
 };
+use super::superpod::MAX_GPUS;
 use super::{nonzero, GpuError, GpuSystem};
 use crate::check::positive;
 use crate::comms::collectives::Collective;
@@ -669,16 +670,19 @@ impl FatTree {
         })
     }
 
-    /// How many nodes, SUs and switches a cluster of `gpus` uses.
+    /// How many nodes, SUs and switches a cluster of `gpus` (1 to [`MAX_GPUS`]) uses.
     pub fn layout(&self, gpus: u64) -> Result<ClusterLayout, GpuError> {
         nonzero("GPU count", gpus)?;
+        if gpus > MAX_GPUS {
+            return Err(GpuError::TooLarge {
+                what: "GPU count",
+                value: gpus as f64,
+                max: MAX_GPUS as f64,
+            });
+        }
         let per_node = u64::from(self.gpus_per_node.max(1));
         let nodes = gpus.div_ceil(per_node);
-        let rounded = nodes.checked_mul(per_node).ok_or(GpuError::TooLarge {
-            what: "GPU count",
-            value: gpus as f64,
-            max: u64::MAX as f64,
-        })?;
+        let rounded = nodes * per_node;
         let highest_level = if gpus == 1 {
             None
         } else {
@@ -801,9 +805,13 @@ mod tests {
             "inner axis of an AllToAll is 2, more than its maximum of 1"
         );
         assert_eq!(Collective::parse(" AllToAll"), Some(Collective::AllToAll));
-        let e = t.layout(u64::MAX).unwrap_err().to_string();
-        assert!(e.starts_with("GPU count is "), "{e}");
-        assert!(t.layout(1 << 40).unwrap().needs_core_layer);
+        // The refusal states a limit that differs from the count it refuses.
+        assert_eq!(
+            t.layout(MAX_GPUS + 1).unwrap_err().to_string(),
+            "GPU count is 1048577, more than its maximum of 1048576"
+        );
+        assert!(t.layout(u64::MAX).is_err());
+        assert!(t.layout(MAX_GPUS).unwrap().needs_core_layer);
         assert_eq!(
             t.layout(0).unwrap_err().to_string(),
             "GPU count must be at least 1"

@@ -57,6 +57,13 @@ pub enum InferenceError {
         /// The value given.
         value: f64,
     },
+    /// A probability (a draft token's acceptance rate) is outside [0, 1].
+    BadProbability {
+        /// Which quantity.
+        field: &'static str,
+        /// The value given.
+        value: f64,
+    },
     /// A training-side helper rejected the numbers.
     Training(TrainingError),
     /// A collective-cost helper rejected the numbers.
@@ -112,6 +119,9 @@ impl fmt::Display for InferenceError {
             InferenceError::NoPrice(id) => write!(f, "the book quotes no price for {id}"),
             InferenceError::BadFraction { field, value } => {
                 write!(f, "{field} must be a number in (0, 1], not {value}")
+            }
+            InferenceError::BadProbability { field, value } => {
+                write!(f, "{field} must be a probability in [0, 1], not {value}")
             }
             InferenceError::Training(e) => e.fmt(f),
             InferenceError::Collective(e) => e.fmt(f),

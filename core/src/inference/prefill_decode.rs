@@ -59,7 +59,7 @@ pub fn tokens_evicted_per_step(
 /// `(1 − a^(k+1)) / (1 − a)` (Leviathan et al., cited in Part 7 Appendix D).
 pub fn speculative_tokens_per_step(accept: f64, k: u32) -> Result<f64, InferenceError> {
     if !(accept.is_finite() && (0.0..=1.0).contains(&accept)) {
-        return Err(InferenceError::BadFraction {
+        return Err(InferenceError::BadProbability {
             field: "acceptance rate",
             value: accept,
         });
@@ -81,5 +81,10 @@ mod tests {
         assert_eq!(speculative_tokens_per_step(1.0, 4).unwrap(), 5.0);
         let e = speculative_tokens_per_step(0.8, 4).unwrap();
         assert!((e - (1.0 - 0.8f64.powi(5)) / 0.2).abs() < 1e-12);
+        // Zero is a rate the function accepts, so the refusal's range includes it.
+        assert_eq!(
+            speculative_tokens_per_step(1.5, 4).unwrap_err().to_string(),
+            "acceptance rate must be a probability in [0, 1], not 1.5"
+        );
     }
 }

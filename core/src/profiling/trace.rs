@@ -650,16 +650,18 @@ fn schedules(
 /// Most layers a profile's window may show.
 pub const MAX_WINDOW_LAYERS: u32 = 16;
 
-/// Profiles one training step of `job` on `cluster` under `par`: a window of
-/// `layers` layers (1 to [`MAX_WINDOW_LAYERS`], and at most the model's) and the
-/// whole model, each with and without overlap, plus `overhead` per step.
-pub fn profile(
+/// Checks that a profile of `layers` layers of `job` on `cluster` under `par`,
+/// with `overhead` per step, can be built, and returns the step's evaluation
+/// and the layers of the whole step (per pipeline stage), without building
+/// the schedules ([`profile`] does, after this check; a widget checks a
+/// reader's change with it alone).
+pub fn check_profile(
     job: &Job,
     cluster: &Cluster,
     par: &Parallelism,
     layers: u32,
     overhead: Seconds,
-) -> Result<Profile, TrainingError> {
+) -> Result<(Evaluation, u32), TrainingError> {
     if !(overhead.0.is_finite() && overhead.0 >= 0.0) {
         return Err(TrainingError::BadMesh(format!(
             "the step overhead must be a finite, non-negative time, not {} s",
@@ -674,6 +676,21 @@ pub fn profile(
             MAX_WINDOW_LAYERS.min(model_layers)
         )));
     }
+    Ok((evaluation, model_layers))
+}
+
+/// Profiles one training step of `job` on `cluster` under `par`: a window of
+/// `layers` layers (1 to [`MAX_WINDOW_LAYERS`], and at most the model's) and the
+/// whole model, each with and without overlap, plus `overhead` per step.
+/// Fails exactly when [`check_profile`] does.
+pub fn profile(
+    job: &Job,
+    cluster: &Cluster,
+    par: &Parallelism,
+    layers: u32,
+    overhead: Seconds,
+) -> Result<Profile, TrainingError> {
+    let (evaluation, model_layers) = check_profile(job, cluster, par, layers, overhead)?;
     let names: &[&'static str] = if job.count_gate && job.model.gated {
         &["W_gate", "W_in", "W_out"]
     } else {
