@@ -259,6 +259,94 @@ pub const FACTS: &[FactSpec] = &[
     ),
     f("h100-ag-16mb-share", false, "share of the claimed bandwidth an 8xH100 AllGather reached at 16 MiB (read off the book's figure)"),
     f("v5e-ag-16mb-share", false, "the same for a TPU v5e AllGather"),
+    f(
+        "max-registers-per-thread",
+        false,
+        "most 32-bit registers one thread can address",
+    ),
+    f(
+        "warps-at-max-registers",
+        false,
+        "resident warps per SM when every thread uses the most registers",
+    ),
+    f(
+        "vector-fma",
+        true,
+        "fp32 CUDA-core FLOPs/s at boost counting an FMA as two, as spec sheets do",
+    ),
+    f(
+        "fp8-over-bf16",
+        true,
+        "the dense fp8 (or int8) peak over the bf16 peak",
+    ),
+    f(
+        "vector-ridge",
+        true,
+        "fp32 CUDA-core FLOPs/s at boost over HBM bandwidth",
+    ),
+    f(
+        "ib-over-nvswitch",
+        false,
+        "one InfiniBand leaf switch's bandwidth over one H100 NVSwitch's",
+    ),
+    f(
+        "alltoall-node-per-gpu",
+        true,
+        "a GPU's share of its node's egress, what a cross-node AllToAll gets",
+    ),
+    f(
+        "alltoall-two-node-slowdown",
+        true,
+        "an AllToAll over two nodes over one inside a node, (D W_gpu) / (2 W_node)",
+    ),
+    f(
+        "pod-bisection-one-way",
+        true,
+        "the reference pod's bisection bandwidth, one direction",
+    ),
+    f(
+        "pod-collective-bw",
+        true,
+        "2 x the one-way bisection bandwidth / nodes: the collective bandwidth per node",
+    ),
+    f("deepseek-gpus", false, "GPUs of DeepSeek V3's run"),
+    f("deepseek-ep", false, "DeepSeek V3's expert-parallel ways"),
+    f("deepseek-ep-nodes", false, "nodes DeepSeek V3's expert parallelism spans"),
+    f("deepseek-pp", false, "DeepSeek V3's pipeline stages"),
+    f("deepseek-dp", false, "DeepSeek V3's data-parallel (ZeRO-1) ways"),
+    f("deepseek-batch", false, "DeepSeek V3's batch in tokens"),
+    f("deepseek-experts", false, "DeepSeek V3's experts, E"),
+    f("deepseek-active", false, "DeepSeek V3's active experts per token, k"),
+    f(
+        "deepseek-model-parallel",
+        false,
+        "DeepSeek V3's model-parallel ways, EP x PP x TP",
+    ),
+    f(
+        "deepseek-dp-gain",
+        false,
+        "the bandwidth gain of a data-parallel ring of DeepSeek V3's size, X / (X - 1)",
+    ),
+    f(
+        "deepseek-dp-batch-needed",
+        false,
+        "the batch DeepSeek V3's GPUs need for DP over H800 NVLink",
+    ),
+    f("llama3-gpus", false, "GPUs of LLaMA-3's run"),
+    f("llama3-tp", false, "LLaMA-3's tensor-parallel ways"),
+    f("llama3-pp", false, "LLaMA-3's pipeline stages"),
+    f("llama3-dp", false, "LLaMA-3's data-parallel (ZeRO-1) ways"),
+    f("llama3-batch", false, "LLaMA-3's batch in tokens"),
+    f(
+        "llama3-pp-saving",
+        false,
+        "how many times fewer gradient bytes each GPU reduces with LLaMA-3's pipeline",
+    ),
+    f(
+        "llama3-dp-batch-needed",
+        false,
+        "the batch LLaMA-3's GPUs need for DP across H100 nodes",
+    ),
 ];
 
 fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
@@ -475,6 +563,108 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
                     .map(|s| format!("{:.0}%", s * 100.0)),
             )
         }
+        "max-registers-per-thread" => Ok(grouped(f64::from(SM.max_registers_per_thread))),
+        "warps-at-max-registers" => Ok(grouped(
+            SM.register_file().0
+                / f64::from(SM.register_bytes * SM.max_registers_per_thread * SM.warp_size),
+        )),
+        "vector-fma" => need(anat()?.vector_boost.map(|p| si(2.0 * p.0, "FLOPs/s", 3))),
+        "fp8-over-bf16" => {
+            let chip = crate::hardware::chip(&c).ok_or_else(|| format!("no chip {c}"))?;
+            let bf16 = chip.peak(crate::dtype::Dtype::Bf16);
+            let fp8 = chip
+                .peak_or_wider(crate::dtype::Dtype::Fp8)
+                .filter(|(d, _)| *d != crate::dtype::Dtype::Bf16);
+            need(bf16.zip(fp8).map(|(b, (_, f))| sci(f / b, 2)))
+        }
+        "vector-ridge" => {
+            let a = anat()?;
+            need(
+                a.vector_boost
+                    .zip(a.hbm_bw)
+                    .map(|(p, w)| grouped((p / w).0)),
+            )
+        }
+        "ib-over-nvswitch" => {
+            let n = nvlink_node(&NodeParams::parse("h100")?)?;
+            let per_switch = n
+                .switch_total
+                .zip(n.switches)
+                .map(|(t, k)| t / f64::from(k))
+                .ok_or_else(|| missing(name, "h100"))?;
+            Ok(sci(DGX_SUPERPOD.switch.bandwidth().0 / per_switch.0, 2))
+        }
+        "alltoall-node-per-gpu" | "alltoall-two-node-slowdown" => {
+            let sys = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            let w_node = sys.w_node.ok_or_else(|| missing(name, &c))?;
+            let d = f64::from(sys.gpus_per_node);
+            if name == "alltoall-node-per-gpu" {
+                Ok(bps(w_node / d))
+            } else {
+                Ok(sci((sys.w_gpu * d).0 / (2.0 * w_node.0), 2))
+            }
+        }
+        "pod-bisection-one-way" => Ok(bps(pod()?.bisection / 2.0)),
+        "pod-collective-bw" => {
+            let v = pod()?;
+            Ok(bps(v.bisection / 2.0 * 2.0 / v.layout.nodes as f64))
+        }
+        "deepseek-gpus"
+        | "deepseek-ep"
+        | "deepseek-ep-nodes"
+        | "deepseek-pp"
+        | "deepseek-dp"
+        | "deepseek-batch"
+        | "deepseek-experts"
+        | "deepseek-active"
+        | "deepseek-model-parallel"
+        | "deepseek-dp-gain"
+        | "deepseek-dp-batch-needed"
+        | "llama3-gpus"
+        | "llama3-tp"
+        | "llama3-pp"
+        | "llama3-dp"
+        | "llama3-batch"
+        | "llama3-pp-saving"
+        | "llama3-dp-batch-needed" => recipe_fact(name),
+        _ => Err(format!("fact `{name}` is listed but not implemented")),
+    }
+}
+
+/// The facts of the book's two training recipes (DeepSeek V3, LLaMA-3).
+fn recipe_fact(name: &str) -> Result<String, String> {
+    let deepseek = name.starts_with("deepseek");
+    let r = &super::specs::RECIPES[usize::from(!deepseek)];
+    let key = name.split_once('-').map_or(name, |(_, k)| k);
+    let sys =
+        || super::GpuSystem::from_id(r.gpu, crate::dtype::Dtype::Bf16).map_err(|e| e.to_string());
+    let moe = || r.moe.ok_or_else(|| missing(name, r.model));
+    let n = |x: u32| Ok(grouped(f64::from(x)));
+    match key {
+        "gpus" => Ok(grouped(r.gpus as f64)),
+        "ep" => n(r.ep),
+        "ep-nodes" => n(r.ep / sys()?.gpus_per_node),
+        "pp" | "pp-saving" => n(r.pp),
+        "tp" => n(r.tp),
+        "dp" => n(r.dp),
+        "batch" if deepseek => Ok(grouped(r.batch_tokens)),
+        "batch" => Ok(crate::format::tokens(r.batch_tokens)),
+        "experts" => n(moe()?.0),
+        "active" => n(moe()?.1),
+        "model-parallel" => n(r.ep * r.pp * r.tp),
+        "dp-gain" => Ok(sci(f64::from(r.dp) / f64::from(r.dp - 1), 2)),
+        "dp-batch-needed" => {
+            // DeepSeek's figure is the book's NVLink one (990e12 / 300e9 per GPU);
+            // LLaMA-3's is across nodes.
+            let scope = if deepseek {
+                super::Scope::Node
+            } else {
+                super::Scope::Network
+            };
+            let per_gpu = sys()?.dp_threshold(scope).map_err(|e| e.to_string())?;
+            Ok(crate::format::tokens(per_gpu * r.gpus as f64))
+        }
         _ => Err(format!("fact `{name}` is listed but not implemented")),
     }
 }
@@ -538,6 +728,34 @@ mod tests {
         assert_eq!(fact("h100-ag-16mb-share", None).unwrap(), "18%");
         assert_eq!(fact("v5e-ag-16mb-share", None).unwrap(), "90%");
         assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,237");
+        assert_eq!(fact("warps-at-max-registers", None).unwrap(), "8");
+        assert_eq!(fact("vector-fma", Some("h100")).unwrap(), "66.9 TFLOPs/s");
+        assert_eq!(fact("fp8-over-bf16", Some("h100")).unwrap(), "2");
+        assert_eq!(fact("vector-ridge", Some("h100")).unwrap(), "10");
+        assert_eq!(fact("ib-over-nvswitch", None).unwrap(), "2");
+        assert_eq!(
+            fact("alltoall-node-per-gpu", Some("h100")).unwrap(),
+            "50 GB/s"
+        );
+        assert_eq!(
+            fact("alltoall-two-node-slowdown", Some("h100")).unwrap(),
+            "4.5"
+        );
+        assert_eq!(
+            fact("pod-bisection-one-way", Some("h100")).unwrap(),
+            "25.6 TB/s"
+        );
+        assert_eq!(fact("pod-collective-bw", Some("h100")).unwrap(), "400 GB/s");
+        assert_eq!(fact("deepseek-ep-nodes", None).unwrap(), "8");
+        assert_eq!(fact("deepseek-batch", None).unwrap(), "62,914,560");
+        assert_eq!(fact("deepseek-model-parallel", None).unwrap(), "1,024");
+        assert_eq!(fact("deepseek-dp-gain", None).unwrap(), "2");
+        assert_eq!(fact("deepseek-dp-batch-needed", None).unwrap(), "6.76M");
+        assert_eq!(fact("llama3-dp", None).unwrap(), "128");
+        assert_eq!(fact("llama3-batch", None).unwrap(), "16.8M");
+        assert_eq!(fact("llama3-dp-batch-needed", None).unwrap(), "40.6M");
+        assert_eq!(fact("deepseek-experts", None).unwrap(), "256");
+        assert!(fact("llama3-experts", None).is_err());
         assert!(fact("sms", None).unwrap_err().contains("chip="));
         assert!(fact("nope", None).unwrap_err().contains("unknown fact"));
         assert!(fact("tensor-clock", Some("a100"))
