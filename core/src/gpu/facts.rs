@@ -332,6 +332,17 @@ pub const FACTS: &[FactSpec] = &[
         false,
         "the batch DeepSeek V3's GPUs need for DP over H800 NVLink",
     ),
+    f("tmem-per-sm", false, "tensor memory (TMEM) per SM on a B200 (Blackwell only)"),
+    f("nvlink-gen", true, "the NVLink generation of this GPU's architecture"),
+    f("nvswitch-gen", true, "the NVSwitch generation of this GPU's architecture"),
+    f("nvswitch-ports", true, "NVLink ports on one NVSwitch"),
+    f("ib-switch-ports", false, "ports on one InfiniBand switch of the SuperPod"),
+    f("ib-port-bw", false, "bandwidth of one InfiniBand NDR port, each way"),
+    f(
+        "tpu-dp-tokens",
+        false,
+        "per-chip tokens DP needs on a TPU v5p over its whole 3D torus",
+    ),
     f("llama3-gpus", false, "GPUs of LLaMA-3's run"),
     f("llama3-tp", false, "LLaMA-3's tensor-parallel ways"),
     f("llama3-pp", false, "LLaMA-3's pipeline stages"),
@@ -610,6 +621,26 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             let v = pod()?;
             Ok(bps(v.bisection / 2.0 * 2.0 / v.layout.nodes as f64))
         }
+        "tmem-per-sm" => need(
+            anatomy(&AnatomyParams::parse("b200")?)?
+                .tmem_per_sm
+                .map(|b| si(b.0 / 1024.0, "KiB", 3)),
+        ),
+        "nvlink-gen" | "nvswitch-gen" | "nvswitch-ports" => {
+            let g = super::specs::generation(&c)
+                .and_then(|g| super::specs::nvlink_generation(g.architecture))
+                .ok_or_else(|| missing(name, &c))?;
+            match name {
+                "nvlink-gen" => Ok(g.nvlink.to_string()),
+                "nvswitch-gen" => Ok(g.nvswitch.to_string()),
+                _ => need(g.switch_ports.map(|p| grouped(f64::from(p)))),
+            }
+        }
+        "ib-switch-ports" => Ok(grouped(f64::from(DGX_SUPERPOD.switch.ports))),
+        "ib-port-bw" => Ok(bps(DGX_SUPERPOD.switch.port_bandwidth)),
+        "tpu-dp-tokens" => super::compare::roofline_row("v5p", crate::dtype::Dtype::Bf16)
+            .map(|r| grouped(r.dp_tokens_in_domain))
+            .map_err(|e| e.to_string()),
         "deepseek-gpus"
         | "deepseek-ep"
         | "deepseek-ep-nodes"
@@ -729,6 +760,13 @@ mod tests {
         assert_eq!(fact("v5e-ag-16mb-share", None).unwrap(), "90%");
         assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,237");
         assert_eq!(fact("warps-at-max-registers", None).unwrap(), "8");
+        assert_eq!(fact("tmem-per-sm", None).unwrap(), "256 KiB");
+        assert_eq!(fact("nvlink-gen", Some("a100")).unwrap(), "3.0");
+        assert_eq!(fact("nvswitch-gen", Some("b200")).unwrap(), "4.0");
+        assert_eq!(fact("nvswitch-ports", Some("h100")).unwrap(), "64");
+        assert_eq!(fact("ib-switch-ports", None).unwrap(), "64");
+        assert_eq!(fact("ib-port-bw", None).unwrap(), "50 GB/s");
+        assert_eq!(fact("tpu-dp-tokens", None).unwrap(), "850");
         assert_eq!(fact("vector-fma", Some("h100")).unwrap(), "66.9 TFLOPs/s");
         assert_eq!(fact("fp8-over-bf16", Some("h100")).unwrap(), "2");
         assert_eq!(fact("vector-ridge", Some("h100")).unwrap(), "10");
