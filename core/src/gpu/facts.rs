@@ -210,6 +210,7 @@ pub const FACTS: &[FactSpec] = &[
     f("subpartitions", false, "subpartitions per SM"),
     f("v5p-tensorcores", false, "TensorCores on a TPU v5p"),
     f("v5p-vpu-slots", false, "independent VPU slots on a TPU v5p"),
+    f("v5p-vpu-alus", false, "VPU ALUs (lanes) on a TPU v5p"),
     f(
         "vs-v5p-flops",
         true,
@@ -511,8 +512,8 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
         }
         "gb200-pod-gpus" => Ok(grouped(f64::from(super::specs::GB200_SUPERPOD_GPUS.value))),
         "subpartitions" => Ok(grouped(f64::from(SM.subpartitions))),
-        "v5p-tensorcores" | "v5p-vpu-slots" | "vs-v5p-flops" | "vs-v5p-hbm" | "vs-v5p-smem"
-        | "h100-v5p-price" => {
+        "v5p-tensorcores" | "v5p-vpu-slots" | "v5p-vpu-alus" | "vs-v5p-flops" | "vs-v5p-hbm"
+        | "vs-v5p-smem" | "h100-v5p-price" => {
             let gpu = if c.is_empty() { "h100" } else { c.as_str() };
             let cmp = super::compare::compare_chips(gpu, "v5p", crate::dtype::Dtype::Bf16)?;
             let unit = |i: usize| {
@@ -524,6 +525,7 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             let v = match name {
                 "v5p-tensorcores" => unit(0)?.tpu.map(grouped),
                 "v5p-vpu-slots" => unit(1)?.tpu.map(grouped),
+                "v5p-vpu-alus" => unit(2)?.tpu.map(grouped),
                 "vs-v5p-flops" => cmp.flops_ratio().map(|r| sci(r, 2)),
                 "vs-v5p-hbm" => Some(sci(cmp.hbm_ratio(), 2)),
                 "vs-v5p-smem" => unit(4)?.ratio().map(|r| format!("{:.0}%", r * 100.0)),
@@ -742,6 +744,7 @@ mod tests {
         assert_eq!(fact("deepseek-tokens-per-gpu", None).unwrap(), "30,720");
         assert_eq!(fact("llama3-tokens-per-gpu", None).unwrap(), "1,024");
         assert_eq!(fact("v5p-vpu-slots", None).unwrap(), "8");
+        assert_eq!(fact("v5p-vpu-alus", None).unwrap(), "8,192");
         assert_eq!(fact("vs-v5p-flops", Some("h200")).unwrap(), "2.2");
         assert_eq!(fact("vs-v5p-hbm", Some("h200")).unwrap(), "1.5");
         assert_eq!(fact("vs-v5p-smem", Some("h100")).unwrap(), "27%");
