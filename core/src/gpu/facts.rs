@@ -212,6 +212,11 @@ pub const FACTS: &[FactSpec] = &[
     f("v5p-vpu-slots", false, "independent VPU slots on a TPU v5p"),
     f("v5p-vpu-alus", false, "VPU ALUs (lanes) on a TPU v5p"),
     f(
+        "v5p-ici-per-chip",
+        false,
+        "a TPU v5p's ICI bandwidth over every torus axis: the bidirectional link figure x axes",
+    ),
+    f(
         "vs-v5p-flops",
         true,
         "this GPU's dense bf16 peak over a TPU v5p's",
@@ -337,6 +342,15 @@ pub const FACTS: &[FactSpec] = &[
     f("nvlink-gen", true, "the NVLink generation of this GPU's architecture"),
     f("nvswitch-gen", true, "the NVSwitch generation of this GPU's architecture"),
     f("nvswitch-ports", true, "NVLink ports on one NVSwitch"),
+    f("pod-node-degree", false, "children of one node-level group in the reference H100 pod"),
+    f("pod-node-switch", false, "switch bandwidth of the reference H100 pod's node level, every port counted"),
+    f("pod-node-cable", false, "cable bandwidth of the reference H100 pod's node level"),
+    f("pod-leaf-degree", false, "children of one leaf-level group in the reference H100 pod"),
+    f("pod-leaf-switch", false, "switch bandwidth of the reference H100 pod's leaf level, every port counted"),
+    f("pod-leaf-cable", false, "cable bandwidth of the reference H100 pod's leaf level"),
+    f("pod-spine-degree", false, "children of one spine-level group in the reference H100 pod"),
+    f("pod-spine-switch", false, "switch bandwidth of the reference H100 pod's spine level, every port counted"),
+    f("pod-spine-cable", false, "cable bandwidth of the reference H100 pod's spine level"),
     f("ib-switch-ports", false, "ports on one InfiniBand switch of the SuperPod"),
     f("ib-port-bw", false, "bandwidth of one InfiniBand NDR port, each way"),
     f(
@@ -638,6 +652,37 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
                 _ => need(g.switch_ports.map(|p| grouped(f64::from(p)))),
             }
         }
+        "v5p-ici-per-chip" => {
+            let c = crate::hardware::chip("v5p").ok_or_else(|| missing(name, "v5p"))?;
+            let axes = match c.topology {
+                crate::hardware::Topology::Torus { dims, .. } => f64::from(dims),
+                crate::hardware::Topology::NvlinkDomain { .. } => return Err(missing(name, "v5p")),
+            };
+            let w = c
+                .bandwidth(crate::hardware::Link::Ici)
+                .ok_or_else(|| missing(name, "v5p"))?;
+            Ok(bps(w * axes))
+        }
+        "pod-node-degree" | "pod-node-switch" | "pod-node-cable" | "pod-leaf-degree"
+        | "pod-leaf-switch" | "pod-leaf-cable" | "pod-spine-degree" | "pod-spine-switch"
+        | "pod-spine-cable" => {
+            let kind = match name.split('-').nth(1) {
+                Some("node") => super::network::LevelKind::Node,
+                Some("leaf") => super::network::LevelKind::Leaf,
+                _ => super::network::LevelKind::Spine,
+            };
+            let v = superpod(&SuperPodParams::parse("h100", 1024)?)?;
+            let level = v
+                .levels
+                .iter()
+                .find(|l| l.kind == kind)
+                .ok_or_else(|| missing(name, "H100"))?;
+            match name.rsplit('-').next() {
+                Some("degree") => Ok(grouped(f64::from(level.degree))),
+                Some("switch") => need(level.switch.map(bps)),
+                _ => Ok(bps(level.cable)),
+            }
+        }
         "ib-switch-ports" => Ok(grouped(f64::from(DGX_SUPERPOD.switch.ports))),
         "ib-port-bw" => Ok(bps(DGX_SUPERPOD.switch.port_bandwidth)),
         "tpu-dp-tokens" => super::compare::roofline_row("v5p", crate::dtype::Dtype::Bf16)
@@ -745,6 +790,26 @@ mod tests {
         assert_eq!(fact("llama3-tokens-per-gpu", None).unwrap(), "1,024");
         assert_eq!(fact("v5p-vpu-slots", None).unwrap(), "8");
         assert_eq!(fact("v5p-vpu-alus", None).unwrap(), "8,192");
+        assert_eq!(fact("v5p-ici-per-chip", None).unwrap(), "540 GB/s");
+        let levels: Vec<String> = ["node", "leaf", "spine"]
+            .iter()
+            .flat_map(|l| ["degree", "switch", "cable"].map(|f| format!("pod-{l}-{f}")))
+            .map(|n| fact(&n, None).unwrap())
+            .collect();
+        assert_eq!(
+            levels,
+            [
+                "8",
+                "6.4 TB/s",
+                "3.6 TB/s",
+                "32",
+                "25.6 TB/s",
+                "12.8 TB/s",
+                "4",
+                "51.2 TB/s",
+                "51.2 TB/s"
+            ]
+        );
         assert_eq!(fact("vs-v5p-flops", Some("h200")).unwrap(), "2.2");
         assert_eq!(fact("vs-v5p-hbm", Some("h200")).unwrap(), "1.5");
         assert_eq!(fact("vs-v5p-smem", Some("h100")).unwrap(), "27%");
