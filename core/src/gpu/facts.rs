@@ -210,6 +210,12 @@ pub const FACTS: &[FactSpec] = &[
     f("subpartitions", false, "subpartitions per SM"),
     f("v5p-tensorcores", false, "TensorCores on a TPU v5p"),
     f("v5p-vpu-slots", false, "independent VPU slots on a TPU v5p"),
+    f("v5p-vpu-alus", false, "VPU ALUs (lanes) on a TPU v5p"),
+    f(
+        "v5p-ici-per-chip",
+        false,
+        "a TPU v5p's ICI bandwidth over every torus axis: the bidirectional link figure x axes",
+    ),
     f(
         "vs-v5p-flops",
         true,
@@ -259,6 +265,114 @@ pub const FACTS: &[FactSpec] = &[
     ),
     f("h100-ag-16mb-share", false, "share of the claimed bandwidth an 8xH100 AllGather reached at 16 MiB (read off the book's figure)"),
     f("v5e-ag-16mb-share", false, "the same for a TPU v5e AllGather"),
+    f(
+        "max-registers-per-thread",
+        false,
+        "most 32-bit registers one thread can address",
+    ),
+    f(
+        "warps-at-max-registers",
+        false,
+        "resident warps per SM when every thread uses the most registers",
+    ),
+    f(
+        "vector-fma",
+        true,
+        "fp32 CUDA-core FLOPs/s at boost counting an FMA as two, as spec sheets do",
+    ),
+    f(
+        "fp8-over-bf16",
+        true,
+        "the dense fp8 (or int8) peak over the bf16 peak",
+    ),
+    f(
+        "vector-ridge",
+        true,
+        "fp32 CUDA-core FLOPs/s at boost over HBM bandwidth",
+    ),
+    f(
+        "ib-over-nvswitch",
+        false,
+        "one InfiniBand leaf switch's bandwidth over one H100 NVSwitch's",
+    ),
+    f(
+        "alltoall-node-per-gpu",
+        true,
+        "a GPU's share of its node's egress, what a cross-node AllToAll gets",
+    ),
+    f(
+        "alltoall-two-node-slowdown",
+        true,
+        "an AllToAll over two nodes over one inside a node, (D W_gpu) / (2 W_node)",
+    ),
+    f(
+        "pod-bisection-one-way",
+        true,
+        "the reference pod's bisection bandwidth, one direction",
+    ),
+    f(
+        "pod-collective-bw",
+        true,
+        "2 x the one-way bisection bandwidth / nodes: the collective bandwidth per node",
+    ),
+    f("deepseek-gpus", false, "GPUs of DeepSeek V3's run"),
+    f("deepseek-ep", false, "DeepSeek V3's expert-parallel ways"),
+    f("deepseek-ep-nodes", false, "nodes DeepSeek V3's expert parallelism spans"),
+    f("deepseek-pp", false, "DeepSeek V3's pipeline stages"),
+    f("deepseek-dp", false, "DeepSeek V3's data-parallel (ZeRO-1) ways"),
+    f("deepseek-batch", false, "DeepSeek V3's batch in tokens"),
+    f("deepseek-experts", false, "DeepSeek V3's experts, E"),
+    f("deepseek-active", false, "DeepSeek V3's active experts per token, k"),
+    f(
+        "deepseek-model-parallel",
+        false,
+        "DeepSeek V3's model-parallel ways, EP x PP x TP",
+    ),
+    f(
+        "deepseek-dp-gain",
+        false,
+        "the bandwidth gain of a data-parallel ring of DeepSeek V3's size, X / (X - 1)",
+    ),
+    f(
+        "deepseek-dp-batch-needed",
+        false,
+        "the batch DeepSeek V3's GPUs need for DP over H800 NVLink",
+    ),
+    f("tmem-per-sm", false, "tensor memory (TMEM) per SM on a B200 (Blackwell only)"),
+    f("nvlink-gen", true, "the NVLink generation of this GPU's architecture"),
+    f("nvswitch-gen", true, "the NVSwitch generation of this GPU's architecture"),
+    f("nvswitch-ports", true, "NVLink ports on one NVSwitch"),
+    f("pod-node-degree", false, "children of one node-level group in the reference H100 pod"),
+    f("pod-node-switch", false, "switch bandwidth of the reference H100 pod's node level, every port counted"),
+    f("pod-node-cable", false, "cable bandwidth of the reference H100 pod's node level"),
+    f("pod-leaf-degree", false, "children of one leaf-level group in the reference H100 pod"),
+    f("pod-leaf-switch", false, "switch bandwidth of the reference H100 pod's leaf level, every port counted"),
+    f("pod-leaf-cable", false, "cable bandwidth of the reference H100 pod's leaf level"),
+    f("pod-spine-degree", false, "children of one spine-level group in the reference H100 pod"),
+    f("pod-spine-switch", false, "switch bandwidth of the reference H100 pod's spine level, every port counted"),
+    f("pod-spine-cable", false, "cable bandwidth of the reference H100 pod's spine level"),
+    f("ib-switch-ports", false, "ports on one InfiniBand switch of the SuperPod"),
+    f("ib-port-bw", false, "bandwidth of one InfiniBand NDR port, each way"),
+    f(
+        "tpu-dp-tokens",
+        false,
+        "per-chip tokens DP needs on a TPU v5p over its whole 3D torus",
+    ),
+    f("llama3-gpus", false, "GPUs of LLaMA-3's run"),
+    f("llama3-tp", false, "LLaMA-3's tensor-parallel ways"),
+    f("llama3-pp", false, "LLaMA-3's pipeline stages"),
+    f("llama3-dp", false, "LLaMA-3's data-parallel (ZeRO-1) ways"),
+    f("llama3-batch", false, "LLaMA-3's batch in tokens"),
+    f(
+        "llama3-pp-saving",
+        false,
+        "how many times fewer gradient bytes each GPU reduces with LLaMA-3's pipeline",
+    ),
+    f(
+        "llama3-dp-batch-needed",
+        false,
+        "the batch LLaMA-3's GPUs need for DP across H100 nodes",
+    ),
 ];
 
 fn chip_of(chip: Option<&str>, name: &str) -> Result<String, String> {
@@ -412,8 +526,8 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
         }
         "gb200-pod-gpus" => Ok(grouped(f64::from(super::specs::GB200_SUPERPOD_GPUS.value))),
         "subpartitions" => Ok(grouped(f64::from(SM.subpartitions))),
-        "v5p-tensorcores" | "v5p-vpu-slots" | "vs-v5p-flops" | "vs-v5p-hbm" | "vs-v5p-smem"
-        | "h100-v5p-price" => {
+        "v5p-tensorcores" | "v5p-vpu-slots" | "v5p-vpu-alus" | "vs-v5p-flops" | "vs-v5p-hbm"
+        | "vs-v5p-smem" | "h100-v5p-price" => {
             let gpu = if c.is_empty() { "h100" } else { c.as_str() };
             let cmp = super::compare::compare_chips(gpu, "v5p", crate::dtype::Dtype::Bf16)?;
             let unit = |i: usize| {
@@ -425,6 +539,7 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             let v = match name {
                 "v5p-tensorcores" => unit(0)?.tpu.map(grouped),
                 "v5p-vpu-slots" => unit(1)?.tpu.map(grouped),
+                "v5p-vpu-alus" => unit(2)?.tpu.map(grouped),
                 "vs-v5p-flops" => cmp.flops_ratio().map(|r| sci(r, 2)),
                 "vs-v5p-hbm" => Some(sci(cmp.hbm_ratio(), 2)),
                 "vs-v5p-smem" => unit(4)?.ratio().map(|r| format!("{:.0}%", r * 100.0)),
@@ -475,6 +590,159 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
                     .map(|s| format!("{:.0}%", s * 100.0)),
             )
         }
+        "max-registers-per-thread" => Ok(grouped(f64::from(SM.max_registers_per_thread))),
+        "warps-at-max-registers" => Ok(grouped(
+            SM.register_file().0
+                / f64::from(SM.register_bytes * SM.max_registers_per_thread * SM.warp_size),
+        )),
+        "vector-fma" => need(anat()?.vector_boost.map(|p| si(2.0 * p.0, "FLOPs/s", 3))),
+        "fp8-over-bf16" => {
+            let chip = crate::hardware::chip(&c).ok_or_else(|| format!("no chip {c}"))?;
+            let bf16 = chip.peak(crate::dtype::Dtype::Bf16);
+            let fp8 = chip
+                .peak_or_wider(crate::dtype::Dtype::Fp8)
+                .filter(|(d, _)| *d != crate::dtype::Dtype::Bf16);
+            need(bf16.zip(fp8).map(|(b, (_, f))| sci(f / b, 2)))
+        }
+        "vector-ridge" => {
+            let a = anat()?;
+            need(
+                a.vector_boost
+                    .zip(a.hbm_bw)
+                    .map(|(p, w)| grouped((p / w).0)),
+            )
+        }
+        "ib-over-nvswitch" => {
+            let n = nvlink_node(&NodeParams::parse("h100")?)?;
+            let per_switch = n
+                .switch_total
+                .zip(n.switches)
+                .map(|(t, k)| t / f64::from(k))
+                .ok_or_else(|| missing(name, "h100"))?;
+            Ok(sci(DGX_SUPERPOD.switch.bandwidth().0 / per_switch.0, 2))
+        }
+        "alltoall-node-per-gpu" | "alltoall-two-node-slowdown" => {
+            let sys = super::GpuSystem::from_id(&c, crate::dtype::Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            let w_node = sys.w_node.ok_or_else(|| missing(name, &c))?;
+            let d = f64::from(sys.gpus_per_node);
+            if name == "alltoall-node-per-gpu" {
+                Ok(bps(w_node / d))
+            } else {
+                Ok(sci((sys.w_gpu * d).0 / (2.0 * w_node.0), 2))
+            }
+        }
+        "pod-bisection-one-way" => Ok(bps(pod()?.bisection / 2.0)),
+        "pod-collective-bw" => {
+            let v = pod()?;
+            Ok(bps(v.bisection / 2.0 * 2.0 / v.layout.nodes as f64))
+        }
+        "tmem-per-sm" => need(
+            anatomy(&AnatomyParams::parse("b200")?)?
+                .tmem_per_sm
+                .map(|b| si(b.0 / 1024.0, "KiB", 3)),
+        ),
+        "nvlink-gen" | "nvswitch-gen" | "nvswitch-ports" => {
+            let g = super::specs::generation(&c)
+                .and_then(|g| super::specs::nvlink_generation(g.architecture))
+                .ok_or_else(|| missing(name, &c))?;
+            match name {
+                "nvlink-gen" => Ok(g.nvlink.to_string()),
+                "nvswitch-gen" => Ok(g.nvswitch.to_string()),
+                _ => need(g.switch_ports.map(|p| grouped(f64::from(p)))),
+            }
+        }
+        "v5p-ici-per-chip" => {
+            let c = crate::hardware::chip("v5p").ok_or_else(|| missing(name, "v5p"))?;
+            let axes = match c.topology {
+                crate::hardware::Topology::Torus { dims, .. } => f64::from(dims),
+                crate::hardware::Topology::NvlinkDomain { .. } => return Err(missing(name, "v5p")),
+            };
+            let w = c
+                .bandwidth(crate::hardware::Link::Ici)
+                .ok_or_else(|| missing(name, "v5p"))?;
+            Ok(bps(w * axes))
+        }
+        "pod-node-degree" | "pod-node-switch" | "pod-node-cable" | "pod-leaf-degree"
+        | "pod-leaf-switch" | "pod-leaf-cable" | "pod-spine-degree" | "pod-spine-switch"
+        | "pod-spine-cable" => {
+            let kind = match name.split('-').nth(1) {
+                Some("node") => super::network::LevelKind::Node,
+                Some("leaf") => super::network::LevelKind::Leaf,
+                _ => super::network::LevelKind::Spine,
+            };
+            let v = superpod(&SuperPodParams::parse("h100", 1024)?)?;
+            let level = v
+                .levels
+                .iter()
+                .find(|l| l.kind == kind)
+                .ok_or_else(|| missing(name, "H100"))?;
+            match name.rsplit('-').next() {
+                Some("degree") => Ok(grouped(f64::from(level.degree))),
+                Some("switch") => need(level.switch.map(bps)),
+                _ => Ok(bps(level.cable)),
+            }
+        }
+        "ib-switch-ports" => Ok(grouped(f64::from(DGX_SUPERPOD.switch.ports))),
+        "ib-port-bw" => Ok(bps(DGX_SUPERPOD.switch.port_bandwidth)),
+        "tpu-dp-tokens" => super::compare::roofline_row("v5p", crate::dtype::Dtype::Bf16)
+            .map(|r| grouped(r.dp_tokens_in_domain))
+            .map_err(|e| e.to_string()),
+        "deepseek-gpus"
+        | "deepseek-ep"
+        | "deepseek-ep-nodes"
+        | "deepseek-pp"
+        | "deepseek-dp"
+        | "deepseek-batch"
+        | "deepseek-experts"
+        | "deepseek-active"
+        | "deepseek-model-parallel"
+        | "deepseek-dp-gain"
+        | "deepseek-dp-batch-needed"
+        | "llama3-gpus"
+        | "llama3-tp"
+        | "llama3-pp"
+        | "llama3-dp"
+        | "llama3-batch"
+        | "llama3-pp-saving"
+        | "llama3-dp-batch-needed" => recipe_fact(name),
+        _ => Err(format!("fact `{name}` is listed but not implemented")),
+    }
+}
+
+/// The facts of the book's two training recipes (DeepSeek V3, LLaMA-3).
+fn recipe_fact(name: &str) -> Result<String, String> {
+    let deepseek = name.starts_with("deepseek");
+    let r = &super::specs::RECIPES[usize::from(!deepseek)];
+    let key = name.split_once('-').map_or(name, |(_, k)| k);
+    let sys =
+        || super::GpuSystem::from_id(r.gpu, crate::dtype::Dtype::Bf16).map_err(|e| e.to_string());
+    let moe = || r.moe.ok_or_else(|| missing(name, r.model));
+    let n = |x: u32| Ok(grouped(f64::from(x)));
+    match key {
+        "gpus" => Ok(grouped(r.gpus as f64)),
+        "ep" => n(r.ep),
+        "ep-nodes" => n(r.ep / sys()?.gpus_per_node),
+        "pp" | "pp-saving" => n(r.pp),
+        "tp" => n(r.tp),
+        "dp" => n(r.dp),
+        "batch" if deepseek => Ok(grouped(r.batch_tokens)),
+        "batch" => Ok(crate::format::tokens(r.batch_tokens)),
+        "experts" => n(moe()?.0),
+        "active" => n(moe()?.1),
+        "model-parallel" => n(r.ep * r.pp * r.tp),
+        "dp-gain" => Ok(sci(f64::from(r.dp) / f64::from(r.dp - 1), 2)),
+        "dp-batch-needed" => {
+            // DeepSeek's figure is the book's NVLink one (990e12 / 300e9 per GPU);
+            // LLaMA-3's is across nodes.
+            let scope = if deepseek {
+                super::Scope::Node
+            } else {
+                super::Scope::Network
+            };
+            let per_gpu = sys()?.dp_threshold(scope).map_err(|e| e.to_string())?;
+            Ok(crate::format::tokens(per_gpu * r.gpus as f64))
+        }
         _ => Err(format!("fact `{name}` is listed but not implemented")),
     }
 }
@@ -521,6 +789,27 @@ mod tests {
         assert_eq!(fact("deepseek-tokens-per-gpu", None).unwrap(), "30,720");
         assert_eq!(fact("llama3-tokens-per-gpu", None).unwrap(), "1,024");
         assert_eq!(fact("v5p-vpu-slots", None).unwrap(), "8");
+        assert_eq!(fact("v5p-vpu-alus", None).unwrap(), "8,192");
+        assert_eq!(fact("v5p-ici-per-chip", None).unwrap(), "540 GB/s");
+        let levels: Vec<String> = ["node", "leaf", "spine"]
+            .iter()
+            .flat_map(|l| ["degree", "switch", "cable"].map(|f| format!("pod-{l}-{f}")))
+            .map(|n| fact(&n, None).unwrap())
+            .collect();
+        assert_eq!(
+            levels,
+            [
+                "8",
+                "6.4 TB/s",
+                "3.6 TB/s",
+                "32",
+                "25.6 TB/s",
+                "12.8 TB/s",
+                "4",
+                "51.2 TB/s",
+                "51.2 TB/s"
+            ]
+        );
         assert_eq!(fact("vs-v5p-flops", Some("h200")).unwrap(), "2.2");
         assert_eq!(fact("vs-v5p-hbm", Some("h200")).unwrap(), "1.5");
         assert_eq!(fact("vs-v5p-smem", Some("h100")).unwrap(), "27%");
@@ -538,6 +827,41 @@ mod tests {
         assert_eq!(fact("h100-ag-16mb-share", None).unwrap(), "18%");
         assert_eq!(fact("v5e-ag-16mb-share", None).unwrap(), "90%");
         assert_eq!(fact("megatron-70b-threshold", None).unwrap(), "1,237");
+        assert_eq!(fact("warps-at-max-registers", None).unwrap(), "8");
+        assert_eq!(fact("tmem-per-sm", None).unwrap(), "256 KiB");
+        assert_eq!(fact("nvlink-gen", Some("a100")).unwrap(), "3.0");
+        assert_eq!(fact("nvswitch-gen", Some("b200")).unwrap(), "4.0");
+        assert_eq!(fact("nvswitch-ports", Some("h100")).unwrap(), "64");
+        assert_eq!(fact("ib-switch-ports", None).unwrap(), "64");
+        assert_eq!(fact("ib-port-bw", None).unwrap(), "50 GB/s");
+        assert_eq!(fact("tpu-dp-tokens", None).unwrap(), "850");
+        assert_eq!(fact("vector-fma", Some("h100")).unwrap(), "66.9 TFLOPs/s");
+        assert_eq!(fact("fp8-over-bf16", Some("h100")).unwrap(), "2");
+        assert_eq!(fact("vector-ridge", Some("h100")).unwrap(), "10");
+        assert_eq!(fact("ib-over-nvswitch", None).unwrap(), "2");
+        assert_eq!(
+            fact("alltoall-node-per-gpu", Some("h100")).unwrap(),
+            "50 GB/s"
+        );
+        assert_eq!(
+            fact("alltoall-two-node-slowdown", Some("h100")).unwrap(),
+            "4.5"
+        );
+        assert_eq!(
+            fact("pod-bisection-one-way", Some("h100")).unwrap(),
+            "25.6 TB/s"
+        );
+        assert_eq!(fact("pod-collective-bw", Some("h100")).unwrap(), "400 GB/s");
+        assert_eq!(fact("deepseek-ep-nodes", None).unwrap(), "8");
+        assert_eq!(fact("deepseek-batch", None).unwrap(), "62,914,560");
+        assert_eq!(fact("deepseek-model-parallel", None).unwrap(), "1,024");
+        assert_eq!(fact("deepseek-dp-gain", None).unwrap(), "2");
+        assert_eq!(fact("deepseek-dp-batch-needed", None).unwrap(), "6.76M");
+        assert_eq!(fact("llama3-dp", None).unwrap(), "128");
+        assert_eq!(fact("llama3-batch", None).unwrap(), "16.8M");
+        assert_eq!(fact("llama3-dp-batch-needed", None).unwrap(), "40.6M");
+        assert_eq!(fact("deepseek-experts", None).unwrap(), "256");
+        assert!(fact("llama3-experts", None).is_err());
         assert!(fact("sms", None).unwrap_err().contains("chip="));
         assert!(fact("nope", None).unwrap_err().contains("unknown fact"));
         assert!(fact("tensor-clock", Some("a100"))
