@@ -169,7 +169,14 @@ pub const FACTS: &[FactSpec] = &[
     f(
         "gb200-cross-node-gain",
         false,
-        "how much easier cross-node DP gets on GB200 NVL72 than H100",
+        "how much easier cross-node DP gets on GB200 NVL72 than H100 counting only the \
+         rack's egress (the book's estimate)",
+    ),
+    f(
+        "gb200-pod-dp-tokens",
+        false,
+        "tokens per GPU DP needs across a whole GB200 SuperPod, every level counted \
+         (NVLink binds)",
     ),
     f(
         "bubble-2x2",
@@ -368,6 +375,11 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             .find(|r| r.id == "gb200")
             .map(|r| sci(r.cross_node_gain, 2))
             .ok_or_else(|| missing(name, "GB200")),
+        "gb200-pod-dp-tokens" => gb200_changes()?
+            .iter()
+            .find(|r| r.id == "gb200")
+            .map(|r| grouped(r.pod_threshold.floor()))
+            .ok_or_else(|| missing(name, "GB200")),
         "bubble-2x2" => Ok(format!(
             "{:.0}%",
             simulate(&PipelineParams::new(2, 2, Schedule::GPipe))?.bubble * 100.0
@@ -512,6 +524,8 @@ mod tests {
         assert_eq!(fact("register-file", None).unwrap(), "256 KiB");
         assert_eq!(fact("hbm-ridge", Some("h100")).unwrap(), "295");
         assert_eq!(fact("bubble-2x2", None).unwrap(), "33%");
+        assert_eq!(fact("gb200-cross-node-gain", None).unwrap(), "4");
+        assert_eq!(fact("gb200-pod-dp-tokens", None).unwrap(), "2,465");
         assert_eq!(fact("moe-dp-gpt-oss", Some("h100")).unwrap(), "79,200");
         assert_eq!(fact("tp-limit-llama3-70b", Some("h100")).unwrap(), "13");
         assert_eq!(
