@@ -55,3 +55,31 @@ fn the_filter_finds_what_it_should() {
     let html = "<p>a <code>$x</code> <math>$</math> b $D = $ c</p>";
     assert_eq!(outside_code_and_math(html), "<p>a   b $D = $ c</p>");
 }
+
+/// Acronyms the book expands, with the expansion it gives: where a chapter
+/// spells one out (`**LLO** (…)`), the parenthesis must say the book's words.
+/// The book (Part 9, "A Crash Course in the TPU Software Stack") has LLO for
+/// "low-level optimizer" IR.
+const EXPANSIONS: &[(&str, &str)] = &[("**LLO** (", "low-level optimizer")];
+
+#[test]
+fn acronyms_are_expanded_as_the_book_does() {
+    let summary = std::fs::read_to_string(format!("{CHAPTERS}/SUMMARY.md")).unwrap();
+    let mut found = 0;
+    for p in parse_summary(&summary).unwrap() {
+        let Some(file) = &p.file else { continue };
+        let source = std::fs::read_to_string(format!("{CHAPTERS}/{file}")).unwrap();
+        for (acronym, words) in EXPANSIONS {
+            for (i, _) in source.match_indices(acronym) {
+                let rest = &source[i + acronym.len()..];
+                let inside = &rest[..rest.find(')').unwrap_or(rest.len())];
+                assert!(
+                    inside.contains(words),
+                    "{file}: {acronym}{inside}) should expand to “{words}”"
+                );
+                found += 1;
+            }
+        }
+    }
+    assert!(found >= 1, "no chapter expands LLO any more");
+}

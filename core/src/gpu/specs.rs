@@ -525,6 +525,18 @@ pub static DGX_SUPERPOD: SuperPodDesign = SuperPodDesign {
 pub static GB200_SUPERPOD_GPUS: Cited<u32> =
     cited(576, src("Appendix A: GB200 DGX SuperPod of 576 GPUs"));
 
+/// The divisor Quiz 5 uses for the in-node tensor-parallel limit of LLaMA-3
+/// 70B (`F / 1995 = 14.37`). The book never derives it: its own in-node ratio
+/// is `990e12 / 450e9 = 2200` and its cross-node one 2475. Kept so the page
+/// can show where the quiz's 14.37 comes from.
+pub static QUIZ5_TP_DIVISOR: Cited<f64> = cited(
+    1995.0,
+    src_note(
+        "Quiz 5 Q2.3: the limit is roughly F / 1995 = 28672 / 1995 = 14.372",
+        "matches neither C / W_gpu = 2200 nor C / W_node = 2475",
+    ),
+);
+
 /// A GPU the book uses that differs from a registry chip in one respect.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GpuVariant {
@@ -569,8 +581,19 @@ pub struct Measured {
     pub sharp_gain: Cited<f64>,
     /// Fractional gain SHARP should give in theory.
     pub sharp_gain_theory: Cited<f64>,
-    /// H100 L2 bandwidth (not published by NVIDIA).
+    /// H100 L2 bandwidth (not published by NVIDIA), one direction.
     pub h100_l2_bandwidth: Cited<BytesPerSec>,
+    /// Directions the L2 carries at once: it is full-duplex, so reads and
+    /// writes each get [`Measured::h100_l2_bandwidth`].
+    pub h100_l2_directions: Cited<f64>,
+}
+
+impl Measured {
+    /// The L2's effective bandwidth, both directions together: `2 × 5.5 TB/s`,
+    /// which the book puts at "closer to 3x" the HBM's. The L2 ridge uses this.
+    pub fn h100_l2_effective(&self) -> BytesPerSec {
+        self.h100_l2_bandwidth.value * self.h100_l2_directions.value
+    }
 }
 
 /// The measured numbers of Part 12.
@@ -589,6 +612,10 @@ pub static MEASURED: Measured = Measured {
     ),
     sharp_gain_theory: cited(0.75, src("In network reductions: predicted 75% gain")),
     h100_l2_bandwidth: cited(BytesPerSec(5.5e12), src("Memory: L2 measured at ~5.5 TB/s")),
+    h100_l2_directions: cited(
+        2.0,
+        src("Memory: L2 is full-duplex, effective bidirectional bandwidth closer to 3x HBM"),
+    ),
 };
 
 /// Part 12's side-by-side count of H100 and TPU v5p units.
