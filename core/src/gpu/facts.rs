@@ -142,7 +142,7 @@ pub const FACTS: &[FactSpec] = &[
     f(
         "nccl-latency",
         false,
-        "start-up time fitted to the book's NCCL measurements",
+        "start-up time least-squares fitted to the book's measured NCCL AllReduce curve",
     ),
     f("nccl-bw", false, "bus bandwidth fitted to the same"),
     f(
