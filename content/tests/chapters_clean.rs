@@ -55,3 +55,76 @@ fn the_filter_finds_what_it_should() {
     let html = "<p>a <code>$x</code> <math>$</math> b $D = $ c</p>";
     assert_eq!(outside_code_and_math(html), "<p>a   b $D = $ c</p>");
 }
+
+/// Acronyms the book expands, with the expansion it gives: where a chapter
+/// spells one out (`**LLO** (…)`), the parenthesis must say the book's words.
+/// The book (Part 9, "A Crash Course in the TPU Software Stack") has LLO for
+/// "low-level optimizer" IR.
+const EXPANSIONS: &[(&str, &str)] = &[("**LLO** (", "low-level optimizer")];
+
+#[test]
+fn acronyms_are_expanded_as_the_book_does() {
+    let summary = std::fs::read_to_string(format!("{CHAPTERS}/SUMMARY.md")).unwrap();
+    let mut found = 0;
+    for p in parse_summary(&summary).unwrap() {
+        let Some(file) = &p.file else { continue };
+        let source = std::fs::read_to_string(format!("{CHAPTERS}/{file}")).unwrap();
+        for (acronym, words) in EXPANSIONS {
+            for (i, _) in source.match_indices(acronym) {
+                let rest = &source[i + acronym.len()..];
+                let inside = &rest[..rest.find(')').unwrap_or(rest.len())];
+                assert!(
+                    inside.contains(words),
+                    "{file}: {acronym}{inside}) should expand to “{words}”"
+                );
+                found += 1;
+            }
+        }
+    }
+    assert!(found >= 1, "no chapter expands LLO any more");
+}
+
+/// Numbers that mislead alone: where a chapter prints the first, it must also
+/// print the second, which says what binds or what the book compares.
+/// (Part 12: GB200's egress-only threshold beside the NVLink-bound one; the
+/// L2 ridge beside the full-duplex bandwidth it uses; core's TP limit beside
+/// the book's quiz figure; the H200's ratios beside the H200's price.)
+const PAIRED: &[(&str, &str)] = &[
+    (
+        "gpu-dp-tokens chip=gb200 scope=network",
+        "gpu-fact fact=gb200-pod-dp-tokens",
+    ),
+    ("gpu-fact fact=l2-ridge", "gpu-fact fact=l2-bw-both"),
+    (
+        "gpu-fact fact=tp-limit-llama3-70b",
+        "gpu-fact fact=tp-limit-quiz-llama3-70b",
+    ),
+    (
+        "gpu-fact fact=vs-v5p-flops chip=h200",
+        "gpu-fact fact=h200-v5p-price",
+    ),
+];
+
+/// The chapters a [`PAIRED`] check failed on, with the missing partner.
+fn unpaired(source: &str) -> Vec<&'static str> {
+    PAIRED
+        .iter()
+        .filter(|(a, b)| source.contains(a) && !source.contains(b))
+        .map(|(_, b)| *b)
+        .collect()
+}
+
+#[test]
+fn misleading_numbers_come_with_their_partner() {
+    let summary = std::fs::read_to_string(format!("{CHAPTERS}/SUMMARY.md")).unwrap();
+    for p in parse_summary(&summary).unwrap() {
+        let Some(file) = &p.file else { continue };
+        let source = std::fs::read_to_string(format!("{CHAPTERS}/{file}")).unwrap();
+        let missing = unpaired(&source);
+        assert!(missing.is_empty(), "{file}: add {missing:?}");
+    }
+    assert_eq!(
+        unpaired("{{gpu-fact fact=l2-ridge}}"),
+        ["gpu-fact fact=l2-bw-both"]
+    );
+}

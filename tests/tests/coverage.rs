@@ -532,6 +532,10 @@ const FILES: &[TestFile] = &[
                 "r_ex1_ex2_dp_thresholds",
                 golden_ch12::r_ex1_ex2_dp_thresholds,
             ),
+            (
+                "r_ex2_q1b_working_matches_number",
+                golden_ch12::r_ex2_q1b_working_matches_number,
+            ),
             ("r_ex3_llama3_pure_dp", golden_ch12::r_ex3_llama3_pure_dp),
             ("r_ex4_deepseek_h800", golden_ch12::r_ex4_deepseek_h800),
             ("r_ex5_moe_dp", golden_ch12::r_ex5_moe_dp),

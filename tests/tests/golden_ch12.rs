@@ -619,6 +619,38 @@ pub(crate) fn r_ex1_ex2_dp_thresholds() {
     );
 }
 
+/// The working of the cross-node DP threshold prints the formula its number
+/// uses, the book's `C / W_node` (990e12 / 400e9 = 2475 on H100, 2.25e15 /
+/// 400e9 = 5625 on B200), never `C / (W_node / 8)`, which would be 8x larger.
+#[test]
+pub(crate) fn r_ex2_q1b_working_matches_number() {
+    use ridgeline_core::exercises::registry::exercise;
+    for (id, chip, want) in [
+        (
+            "ch12-r-ex2",
+            "h100",
+            "C / W_node = 990 TFLOPs/s / 400 GB/s = 2475",
+        ),
+        (
+            "ch12-r-q1b",
+            "b200",
+            "C / W_node = 2.25 PFLOPs/s / 400 GB/s = 5625",
+        ),
+    ] {
+        let ex = exercise(id).unwrap();
+        let w = sys(chip).w_node.unwrap();
+        assert_rel(
+            id,
+            ex.expected_value().unwrap(),
+            (sys(chip).peak / w).0,
+            1e-12,
+        );
+        let lines = ex.derivation().join("\n");
+        assert!(lines.contains(want), "{id}: {lines}");
+        assert!(!lines.contains("W_node /"), "{id}: {lines}");
+    }
+}
+
 #[test]
 pub(crate) fn r_ex3_llama3_pure_dp() {
     let per_gpu = sys("h100").dp_threshold(Scope::Network).unwrap();

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, si};
-use ridgeline_core::hardware::{Source, Topology, CHIPS, HOST_DRAM, PRICES};
+use ridgeline_core::hardware::{Source, Topology, CHIPS, HOST_DRAM, PART12_PRICES, PRICES};
 use ridgeline_core::model::config::MODELS;
 use ridgeline_core::symbols::SYMBOLS;
 
@@ -158,7 +158,7 @@ pub fn NumbersPage() -> impl IntoView {
             cite(&h.dram.source),
         ));
     }
-    for p in PRICES {
+    for p in PRICES.iter().chain(PART12_PRICES) {
         let name = ridgeline_core::hardware::chip(p.chip)
             .map(|c| c.name)
             .unwrap_or(p.chip);

@@ -434,7 +434,7 @@ pub fn Gpu(
                 <table class="compare">
                     <thead><tr>
                         <th scope="col">"chip"</th><th scope="col">"peak"</th><th scope="col">"HBM ridge (FLOPs/B)"</th>
-                        <th scope="col">"fast domain"</th><th scope="col">"DP tokens per chip inside it"</th><th scope="col">"DP tokens per chip beyond it"</th>
+                        <th scope="col">"fast domain"</th><th scope="col">"DP tokens per chip inside it"</th><th scope="col">"DP tokens per chip, scale-out link alone"</th>
                     </tr></thead>
                     <tbody>{rows}</tbody>
                 </table>

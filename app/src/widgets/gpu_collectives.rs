@@ -713,14 +713,14 @@ mod tests {
         // At 1 GB the model's gain is below the large-array limit, since the start-up cost is shared.
         let g = v.sharp_model_gain.unwrap();
         assert!(g > 0.5 && g < 0.75, "{g}");
-        // 0.405 ms fitted start-up + 2·(7/8)·1 GB / 450 GB/s; with SHARP, + 1 GB / 450 GB/s.
-        assert_eq!(seconds(v.report.total.0), "4.29 ms");
+        // 0.128 ms fitted start-up + 2·(7/8)·1 GB / 450 GB/s; with SHARP, + 1 GB / 450 GB/s.
+        assert_eq!(seconds(v.report.total.0), "4.02 ms");
         assert_eq!(
             seconds((v.report.latency + v.report.other_sharp).0),
-            "2.63 ms"
+            "2.35 ms"
         );
-        assert_eq!(percent(g), "63%");
-        assert_eq!(si(v.report.bus_bandwidth.0, "B/s", 3), "408 GB/s");
+        assert_eq!(percent(g), "71%");
+        assert_eq!(si(v.report.bus_bandwidth.0, "B/s", 3), "436 GB/s");
         // The book's NCCL and TPU AllReduce curves are drawn, and the H100's is read at 1 GB.
         assert_eq!(chart_of(&p, &v, None).measured.len(), 2);
         assert_eq!(v.measured_here.len(), 2);
@@ -730,6 +730,13 @@ mod tests {
         let svg = chart_svg(&p, &v, None, SHAPE.design());
         assert_eq!(svg.matches("the book&apos;s measurement").count(), 2);
         assert!(svg.contains("SHARP on"));
+        // With SHARP ticked the book's SHARP-on run joins the measured curves.
+        let mut on = p;
+        on.apply("sharp", "1").unwrap();
+        let w = on.compute().unwrap();
+        let measured = chart_of(&on, &w, None).measured;
+        assert_eq!(measured.len(), 3);
+        assert_eq!(measured[2].short, "measured: 8xH100, SHARP on");
     }
 
     #[test]

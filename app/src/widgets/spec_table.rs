@@ -1,10 +1,13 @@
 //! The registry as a table (`data-widget="spec-table"`): every chip's numbers,
-//! each cell citing the book's table it comes from.
+//! each cell citing the book's table it comes from. With `family=gpu` a second
+//! table follows: Part 12's two GPU spec tables, every generation from V100 to
+//! B200 with clocks, SMs, SMEM, L2 and the fp8 and fp4 rates.
 
 use super::controls::Notice;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
+use ridgeline_core::gpu::specs::GPU_GENERATIONS;
 use ridgeline_core::hardware::{Chip, Link, Source, Topology, Vendor, CHIPS};
 
 fn cite(s: &Source) -> String {
@@ -67,6 +70,62 @@ impl Sources {
         )
     }
 }
+
+/// One cell of the generations table: its text and the book's table behind it.
+type GenCell = (String, Option<&'static Source>);
+
+/// Part 12's GPU spec tables, one row per generation (V100 to B200): name,
+/// architecture, base/boost clock, SMs, SMEM per SM, L2, HBM, HBM bandwidth,
+/// and dense bf16, fp8 (int8 where the registry has no fp8) and fp4 rates.
+/// A dash where the book gives nothing (V100's FLOPs, B200's clock).
+pub fn generation_rows() -> Vec<Vec<GenCell>> {
+    let dash = || ("—".to_string(), None);
+    GPU_GENERATIONS
+        .iter()
+        .map(|g| {
+            let src = Some(&g.source);
+            let chip = g.registry_chip();
+            let peak = |ds: &[Dtype]| -> GenCell {
+                chip.and_then(|c| {
+                    ds.iter()
+                        .find_map(|d| c.peaks.iter().find(|p| p.dtype == *d))
+                })
+                .map_or_else(dash, |p| (sci(p.rate.0, 2), Some(&p.source)))
+            };
+            let clock = match (g.base_clock, g.boost_clock) {
+                (Some(b), Some(t)) => (format!("{} / {}", si(b.0, "Hz", 3), si(t.0, "Hz", 3)), src),
+                _ => dash(),
+            };
+            vec![
+                (g.name.to_string(), None),
+                (g.architecture.name().to_string(), src),
+                clock,
+                (g.sms.to_string(), src),
+                (si(g.smem_per_sm.0 / 1024.0, "KiB", 3), src),
+                (si(g.l2.0, "B", 3), src),
+                (si(g.hbm_capacity.0, "B", 3), src),
+                g.hbm_bw().map_or_else(dash, |w| (sci(w.0, 2), src)),
+                peak(&[Dtype::Bf16]),
+                peak(&[Dtype::Fp8, Dtype::Int8]),
+                peak(&[Dtype::Fp4]),
+            ]
+        })
+        .collect()
+}
+
+const GEN_HEADS: [&str; 11] = [
+    "GPU",
+    "generation",
+    "base / boost clock",
+    "SMs",
+    "SMEM per SM",
+    "L2",
+    "HBM",
+    "HBM B/s",
+    "bf16 FLOPs/s",
+    "fp8 / int8",
+    "fp4",
+];
 
 /// Which chips to list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,6 +233,32 @@ pub fn SpecTable(
             .into_any()
         })
         .collect();
+    let generations = (family == Family::Gpu).then(|| {
+        let rows = generation_rows()
+            .into_iter()
+            .map(|cells| {
+                let mut cells = cells.into_iter();
+                let name = cells.next().map(|c| c.0).unwrap_or_default();
+                let rest = cells
+                    .map(|(text, src)| sources.cell(text, src))
+                    .collect_view();
+                view! { <tr><th scope="row">{name}</th>{rest}</tr> }
+            })
+            .collect_view();
+        let heads = GEN_HEADS
+            .iter()
+            .map(|h| view! { <th scope="col">{*h}</th> })
+            .collect_view();
+        view! {
+            <div class="table-scroll" tabindex="0" role="region" aria-label="GPU generations">
+                <table class="generations">
+                    <caption>"Part 12's GPU spec tables: every generation, V100 to B200"</caption>
+                    <thead><tr>{heads}</tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        }
+    });
     let source_list = sources
         .cites
         .iter()
@@ -201,6 +286,7 @@ pub fn SpecTable(
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            {generations}
             <figcaption class="muted">"Each number's superscript names the book's table it comes from. ICI is per link, both directions; ridges are bf16 FLOPs per byte."</figcaption>
             <details class="sources">
                 <summary>"Sources: the book's tables behind each numbered cell"</summary>
@@ -216,6 +302,42 @@ mod tests {
 
     fn arg(v: &str) -> Vec<(String, String)> {
         vec![("family".to_string(), v.to_string())]
+    }
+
+    #[test]
+    fn generations_follow_the_books_tables() {
+        let rows = generation_rows();
+        let text = |r: usize| -> Vec<String> { rows[r].iter().map(|c| c.0.clone()).collect() };
+        let names: Vec<_> = rows.iter().map(|r| r[0].0.as_str()).collect();
+        assert_eq!(names, ["V100", "A100", "H100", "H200", "B200"]);
+        // V100: 1.25/1.38 GHz, 80 SMs, 96 kB SMEM, 6 MB L2, 32 GB, 9.0e11 B/s; no FLOPs.
+        assert_eq!(
+            text(0),
+            [
+                "V100",
+                "Volta",
+                "1.25 GHz / 1.38 GHz",
+                "80",
+                "96 KiB",
+                "6 MB",
+                "32 GB",
+                "9e11",
+                "—",
+                "—",
+                "—"
+            ]
+        );
+        // B200: no clock in the book; 2.3e15 bf16 (2.25e15 in the registry), 4.5e15 fp8, 9e15 fp4.
+        let b200 = text(4);
+        assert_eq!(b200[2], "—");
+        assert_eq!(b200[5], "126 MB");
+        assert_eq!(b200[10], "9e15");
+        // A100 has int8 where the book's column says fp8/int8.
+        assert_eq!(text(1)[9], "6.2e14");
+        // Every number cites the book's table.
+        assert!(rows
+            .iter()
+            .all(|r| r[1..].iter().all(|(t, s)| t == "—" || s.is_some())));
     }
 
     #[test]

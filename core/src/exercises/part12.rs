@@ -758,6 +758,28 @@ fn ag(p: &[Param], o: CollectiveOptions, formula: &str) -> Result<Solution, Stri
     .count("GPUs", 8.0))
 }
 
+/// Cross-node data parallelism's threshold, `C / W_node` (the book's form):
+/// after the in-node ReduceScatter each GPU sends `1/D_node` of the gradient
+/// over `1/D_node` of the node's egress, so the node count cancels.
+fn cross_node_dp(sy: GpuSystem) -> Result<Solution, String> {
+    let t = sy.dp_threshold(Scope::Network).map_err(s)?;
+    let w = sy.w_node.ok_or("no node egress")?;
+    Ok(num(
+        t,
+        "tokens",
+        format!(
+            "C / W_node = {} / {} = {}",
+            si(sy.peak.0, "FLOPs/s", 3),
+            si(w.0, "B/s", 3),
+            sci(t, 4)
+        ),
+    )
+    .step(format!(
+        "per GPU: 1/{n} of the gradient over 1/{n} of the egress, so the {n}s cancel",
+        n = sy.gpus_per_node
+    )))
+}
+
 fn rooflines() -> Vec<Def> {
     vec![
         def("ch12-r-ex1", Kind::WorkedExample, P_H100,
@@ -766,8 +788,8 @@ fn rooflines() -> Vec<Def> {
             &["Compare the FLOPs per GPU with the bytes of the gradient AllReduce: the threshold is C over the collective bandwidth."]),
         def("ch12-r-ex2", Kind::WorkedExample, P_H100,
             |p| format!("Data parallelism across {} nodes (node egress shared by its GPUs): how many tokens per GPU are needed?", name(p)),
-            |p| { let t = gsys(p)?.dp_threshold(Scope::Network).map_err(s)?; Ok(num(t, "tokens", format!("C / (W_node / GPUs per node) = {}", sci(t, 4)))) },
-            &["Each GPU gets 1/8 of the node's scale-out egress."]),
+            |p| cross_node_dp(gsys(p)?),
+            &["Inside the node the gradient is first reduce-scattered, so each GPU sends only 1/8 of it, over its 1/8 of the node's egress: the eights cancel."]),
         def("ch12-r-ex3", Kind::WorkedExample, P_REX3,
             |p| format!("With pure data parallelism over {} H100s, what is the smallest global batch that stays compute-bound, in tokens?", n(value(p, "G"))),
             |p| {
@@ -817,8 +839,8 @@ fn rooflines() -> Vec<Def> {
             &["Peak over NVLink egress."]),
         def("ch12-r-q1b", Kind::Question, P_B200,
             |p| format!("Across {} nodes (400 GB/s scale-out per node), how many tokens per GPU does data parallelism need?", name(p)),
-            |p| { let t = gsys(p)?.dp_threshold(Scope::Network).map_err(s)?; Ok(num(t, "tokens", format!("C / (W_node / 8) = {}", sci(t, 4)))) },
-            &["Each GPU gets 1/8 of the node's egress."]),
+            |p| cross_node_dp(gsys(p)?),
+            &["Each GPU sends 1/8 of the reduce-scattered gradient over its 1/8 of the node's egress, so the threshold is C over the node's egress."]),
         def("ch12-r-q2a", Kind::Question, P_P70,
             |p| format!("A {}-parameter model trained with bf16 weights and fp32 Adam states (10 bytes per parameter): how many 80 GB H100s does it take just to hold them?", sci(value(p, "P"), 3)),
             |p| {

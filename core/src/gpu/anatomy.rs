@@ -267,10 +267,15 @@ pub fn anatomy(params: &AnatomyParams) -> Result<Anatomy, String> {
     })
 }
 
-/// The H100's L2 bandwidth as measured (NVIDIA does not publish it), over its HBM bandwidth.
-pub fn h100_l2_over_hbm() -> Option<f64> {
+/// The H100's L2 bandwidth as measured (NVIDIA does not publish it), over its
+/// HBM bandwidth: one direction (`1.6x`) and both, as the full-duplex L2 serves
+/// reads and writes at once (`3.3x`, the book's "closer to 3x").
+pub fn h100_l2_over_hbm() -> Option<(f64, f64)> {
     let hbm = generation("h100")?.hbm_bw()?;
-    Some(MEASURED.h100_l2_bandwidth.value / hbm)
+    Some((
+        MEASURED.h100_l2_bandwidth.value / hbm,
+        MEASURED.h100_l2_effective() / hbm,
+    ))
 }
 
 #[cfg(test)]
@@ -322,6 +327,8 @@ mod tests {
         assert!((h.vector_base.unwrap().0 / 1e12 - 26.9).abs() < 0.05);
         assert!((h.vector_boost.unwrap().0 / 1e12 - 33.5).abs() < 0.05);
         assert_eq!(h.tensor_over_vector().unwrap().round(), 30.0);
-        assert!((h100_l2_over_hbm().unwrap() - 1.64).abs() < 0.01);
+        let (one_way, both) = h100_l2_over_hbm().unwrap();
+        assert!((one_way - 1.64).abs() < 0.01);
+        assert!((both - 3.28).abs() < 0.01);
     }
 }

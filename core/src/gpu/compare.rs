@@ -16,7 +16,7 @@
 use super::specs::{Hertz, GPU_GENERATIONS, SM, SPARSITY_FACTOR, TPU_COUNTERPART};
 use super::{GpuError, GpuSystem, Scope};
 use crate::dtype::Dtype;
-use crate::hardware::{chip, price_per_hour, tensor_core, Link, Topology, Vendor, VPU_SHAPE};
+use crate::hardware::{chip, price_pair, tensor_core, Link, Topology, Vendor, VPU_SHAPE};
 use crate::units::{Bytes, BytesPerSec, FlopsPerSec, Intensity};
 
 /// One chip's rooflines for a comparison table.
@@ -219,7 +219,8 @@ pub struct ChipComparison {
     pub hbm: (Bytes, Bytes),
     /// HBM bandwidths.
     pub hbm_bw: (BytesPerSec, BytesPerSec),
-    /// Prices per chip-hour, where the book quotes them.
+    /// Prices per chip-hour from one quote of the book, where it prices both
+    /// ([`crate::hardware::price_pair`]).
     pub price: (Option<f64>, Option<f64>),
 }
 
@@ -313,10 +314,8 @@ pub fn compare_chips(gpu: &str, tpu: &str, dtype: Dtype) -> Result<ChipCompariso
         peaks: (g.chip.peak(dtype), t.peak(dtype)),
         hbm: (g.chip.hbm_capacity.value, t.hbm_capacity.value),
         hbm_bw: (g.chip.hbm_bw(), t.hbm_bw()),
-        price: (
-            price_per_hour(g.chip.id).map(|p| p.value),
-            price_per_hour(t.id).map(|p| p.value),
-        ),
+        price: price_pair(g.chip.id, t.id)
+            .map_or((None, None), |(a, b)| (Some(a.value), Some(b.value))),
     })
 }
 
@@ -381,6 +380,9 @@ mod tests {
         let h200 = compare_chips("h200", "v5p", Dtype::Bf16).unwrap();
         assert!((h200.flops_ratio().unwrap() - 2.16).abs() < 0.01);
         assert!((h200.hbm_ratio() - 1.47).abs() < 0.01);
+        // Part 12 prices the H200 against the v5p: about $10/h against $4/h.
+        assert_eq!(h200.price, (Some(10.0), Some(4.0)));
+        assert_eq!(h200.price_ratio(), Some(2.5));
         let any = compare_chips("gb200", "v5e", Dtype::Fp8).unwrap();
         assert!(any.units[4].tpu.is_some() && any.units[5].tpu.is_none());
         assert!(compare_chips("v5e", "v5p", Dtype::Bf16)

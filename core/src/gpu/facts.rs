@@ -80,11 +80,21 @@ pub const FACTS: &[FactSpec] = &[
     ),
     f("resident-warps", false, "most resident warps per SM"),
     f("warp-size", false, "threads per warp"),
-    f("l2-bw", false, "the H100's measured L2 bandwidth"),
+    f("l2-bw", false, "the H100's measured L2 bandwidth, one direction"),
+    f(
+        "l2-bw-both",
+        false,
+        "the same, both directions of the full-duplex L2",
+    ),
+    f(
+        "l2-over-hbm",
+        false,
+        "the full-duplex L2 bandwidth over the H100's HBM bandwidth",
+    ),
     f(
         "l2-ridge",
         false,
-        "the H100's peak over its measured L2 bandwidth",
+        "the H100's peak over its full-duplex L2 bandwidth",
     ),
     f(
         "vmem-bw",
@@ -132,7 +142,7 @@ pub const FACTS: &[FactSpec] = &[
     f(
         "nccl-latency",
         false,
-        "start-up time fitted to the book's NCCL measurements",
+        "start-up time least-squares fitted to the book's measured NCCL AllReduce curve",
     ),
     f("nccl-bw", false, "bus bandwidth fitted to the same"),
     f(
@@ -169,7 +179,14 @@ pub const FACTS: &[FactSpec] = &[
     f(
         "gb200-cross-node-gain",
         false,
-        "how much easier cross-node DP gets on GB200 NVL72 than H100",
+        "how much easier cross-node DP gets on GB200 NVL72 than H100 counting only the \
+         rack's egress (the book's estimate)",
+    ),
+    f(
+        "gb200-pod-dp-tokens",
+        false,
+        "tokens per GPU DP needs across a whole GB200 SuperPod, every level counted \
+         (NVLink binds)",
     ),
     f(
         "bubble-2x2",
@@ -180,6 +197,21 @@ pub const FACTS: &[FactSpec] = &[
         "tp-limit-llama3-70b",
         true,
         "most TP ways inside a node for LLaMA-3 70B's F",
+    ),
+    f(
+        "tp-limit-network-llama3-70b",
+        true,
+        "TP ways for LLaMA-3 70B's F at the cross-node ratio (the book's prose, ~11)",
+    ),
+    f(
+        "tp-quiz-divisor",
+        false,
+        "the divisor Quiz 5 uses for the in-node TP limit",
+    ),
+    f(
+        "tp-limit-quiz-llama3-70b",
+        false,
+        "LLaMA-3 70B's F over Quiz 5's divisor (the quiz's 14.37)",
     ),
     f(
         "tp-limit-two-nodes-llama3-70b",
@@ -230,8 +262,15 @@ pub const FACTS: &[FactSpec] = &[
     f(
         "h100-v5p-price",
         false,
-        "an H100's price per hour over a TPU v5p's",
+        "an H100's price per hour over a TPU v5p's (Part 8's table)",
     ),
+    f(
+        "h200-v5p-price",
+        false,
+        "an H200's price per hour over a TPU v5p's (Part 12's quote)",
+    ),
+    f("h200-price", false, "an H200's hourly price as Part 12 quotes it"),
+    f("v5p-price-p12", false, "a TPU v5p's hourly price as Part 12 quotes it"),
     f(
         "ag-bw-node",
         true,
@@ -430,6 +469,10 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
         "resident-warps" => Ok(grouped(f64::from(SM.max_resident_warps))),
         "warp-size" => Ok(grouped(f64::from(SM.warp_size))),
         "l2-bw" => Ok(bps(MEASURED.h100_l2_bandwidth.value)),
+        "l2-bw-both" => Ok(bps(MEASURED.h100_l2_effective())),
+        "l2-over-hbm" => super::anatomy::h100_l2_over_hbm()
+            .map(|(_, both)| sci(both, 2))
+            .ok_or_else(|| missing(name, "H100")),
         "l2-ridge" | "vmem-ridge" => {
             let m = hierarchy(&MemoryParams::parse("h100", "v5p")?)?;
             let (side, key) = if name == "l2-ridge" {
@@ -482,11 +525,25 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             .find(|r| r.id == "gb200")
             .map(|r| sci(r.cross_node_gain, 2))
             .ok_or_else(|| missing(name, "GB200")),
+        "gb200-pod-dp-tokens" => gb200_changes()?
+            .iter()
+            .find(|r| r.id == "gb200")
+            .map(|r| grouped(r.pod_threshold.floor()))
+            .ok_or_else(|| missing(name, "GB200")),
         "bubble-2x2" => Ok(format!(
             "{:.0}%",
             simulate(&PipelineParams::new(2, 2, Schedule::GPipe))?.bubble * 100.0
         )),
+        "tp-quiz-divisor" => Ok(grouped(super::specs::QUIZ5_TP_DIVISOR.value)),
+        "tp-limit-quiz-llama3-70b" => {
+            let f = crate::model::config::model("llama3-70b")
+                .ok_or("no model llama3-70b")?
+                .config
+                .d_ff as f64;
+            Ok(sci(f / super::specs::QUIZ5_TP_DIVISOR.value, 4))
+        }
         "tp-limit-llama3-70b"
+        | "tp-limit-network-llama3-70b"
         | "tp-limit-two-nodes-llama3-70b"
         | "moe-dp-gpt-oss"
         | "ep-many-nodes-f" => {
@@ -501,6 +558,9 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             let v = match name {
                 "tp-limit-llama3-70b" => sys
                     .tp_max_ways(super::Scope::Node, model("llama3-70b")?.d_ff as f64)
+                    .map_err(e)?,
+                "tp-limit-network-llama3-70b" => sys
+                    .tp_max_ways(super::Scope::Network, model("llama3-70b")?.d_ff as f64)
                     .map_err(e)?,
                 "tp-limit-two-nodes-llama3-70b" => sys
                     .tp_max_ways_two_nodes(model("llama3-70b")?.d_ff as f64)
@@ -527,8 +587,12 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
         "gb200-pod-gpus" => Ok(grouped(f64::from(super::specs::GB200_SUPERPOD_GPUS.value))),
         "subpartitions" => Ok(grouped(f64::from(SM.subpartitions))),
         "v5p-tensorcores" | "v5p-vpu-slots" | "v5p-vpu-alus" | "vs-v5p-flops" | "vs-v5p-hbm"
-        | "vs-v5p-smem" | "h100-v5p-price" => {
-            let gpu = if c.is_empty() { "h100" } else { c.as_str() };
+        | "vs-v5p-smem" | "h100-v5p-price" | "h200-v5p-price" => {
+            let gpu = match name {
+                "h200-v5p-price" => "h200",
+                _ if c.is_empty() => "h100",
+                _ => c.as_str(),
+            };
             let cmp = super::compare::compare_chips(gpu, "v5p", crate::dtype::Dtype::Bf16)?;
             let unit = |i: usize| {
                 cmp.units
@@ -546,6 +610,12 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
                 _ => cmp.price_ratio().map(|r| sci(r, 2)),
             };
             v.ok_or_else(|| missing(name, gpu))
+        }
+        "h200-price" | "v5p-price-p12" => {
+            let (h200, v5p) =
+                crate::hardware::price_pair("h200", "v5p").ok_or_else(|| missing(name, "H200"))?;
+            let p = if name == "h200-price" { h200 } else { v5p };
+            Ok(format!("{} USD", grouped(p.value)))
         }
         "ag-bw-node" | "ag-bw-leaf" | "ag-bw-spine" => {
             let kind = match name {
@@ -779,9 +849,23 @@ mod tests {
         assert_eq!(fact("smem-per-sm", Some("h100")).unwrap(), "256 KiB");
         assert_eq!(fact("register-file", None).unwrap(), "256 KiB");
         assert_eq!(fact("hbm-ridge", Some("h100")).unwrap(), "295");
+        // The L2 is full-duplex: 2 x 5.5 TB/s, 3.3x HBM, so its ridge is 90.
+        assert_eq!(fact("l2-bw-both", None).unwrap(), "11 TB/s");
+        assert_eq!(fact("l2-over-hbm", None).unwrap(), "3.3");
+        assert_eq!(fact("l2-ridge", None).unwrap(), "90");
         assert_eq!(fact("bubble-2x2", None).unwrap(), "33%");
+        assert_eq!(fact("gb200-cross-node-gain", None).unwrap(), "4");
+        assert_eq!(fact("gb200-pod-dp-tokens", None).unwrap(), "2,465");
         assert_eq!(fact("moe-dp-gpt-oss", Some("h100")).unwrap(), "79,200");
         assert_eq!(fact("tp-limit-llama3-70b", Some("h100")).unwrap(), "13");
+        // The book's prose says ~11 (F over the cross-node 2475), its Quiz 5
+        // says 14.37 (F / 1995); core's in-node ratio 2200 gives 13.
+        assert_eq!(
+            fact("tp-limit-network-llama3-70b", Some("h100")).unwrap(),
+            "11"
+        );
+        assert_eq!(fact("tp-quiz-divisor", None).unwrap(), "1,995");
+        assert_eq!(fact("tp-limit-quiz-llama3-70b", None).unwrap(), "14.37");
         assert_eq!(
             fact("tp-limit-two-nodes-llama3-70b", Some("h100")).unwrap(),
             "19"
@@ -814,6 +898,10 @@ mod tests {
         assert_eq!(fact("vs-v5p-hbm", Some("h200")).unwrap(), "1.5");
         assert_eq!(fact("vs-v5p-smem", Some("h100")).unwrap(), "27%");
         assert_eq!(fact("h100-v5p-price", None).unwrap(), "2.6");
+        // The book's comparison: an H200 at about $10/h against a v5p at $4/h.
+        assert_eq!(fact("h200-v5p-price", None).unwrap(), "2.5");
+        assert_eq!(fact("h200-price", None).unwrap(), "10 USD");
+        assert_eq!(fact("v5p-price-p12", None).unwrap(), "4 USD");
         assert_eq!(fact("ag-bw-node", Some("h100")).unwrap(), "514 GB/s");
         assert_eq!(fact("ag-bw-leaf", Some("h100")).unwrap(), "413 GB/s");
         assert_eq!(fact("ag-bw-spine", Some("h100")).unwrap(), "17.1 TB/s");

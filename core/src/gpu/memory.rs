@@ -14,9 +14,10 @@
 //! let m = hierarchy(&MemoryParams::parse("h100", "v5p").unwrap()).unwrap();
 //! let hbm = m.gpu.iter().find(|l| l.key == "hbm").unwrap();
 //! assert_eq!(hbm.ridge.unwrap().0.floor(), 295.0);
-//! // The measured L2 (5.5 TB/s) brings the ridge down to 180 FLOPs per byte.
+//! // The measured L2 (5.5 TB/s each way, full-duplex: 11 TB/s) brings the
+//! // ridge down to 90 FLOPs per byte.
 //! let l2 = m.gpu.iter().find(|l| l.key == "l2").unwrap();
-//! assert_eq!(l2.ridge.unwrap().0.round(), 180.0);
+//! assert_eq!(l2.ridge.unwrap().0.round(), 90.0);
 //! ```
 
 use super::specs::{GpuGeneration, MEASURED, SM, TPU_COUNTERPART, TPU_VMEM_BANDWIDTH};
@@ -131,7 +132,8 @@ pub fn hierarchy(params: &MemoryParams) -> Result<MemoryComparison, String> {
     let sms = f64::from(g.sms);
     let gpu_peak = g.registry_chip().and_then(|c| c.peak(params.dtype));
     let sub = f64::from(SM.subpartitions);
-    let l2_bw = (g.chip == Some("h100")).then_some(MEASURED.h100_l2_bandwidth.value);
+    // Full-duplex: reads and writes each get the measured 5.5 TB/s at once.
+    let l2_bw = (g.chip == Some("h100")).then(|| MEASURED.h100_l2_effective());
     let mut gpu = vec![
         MemoryLevel {
             key: "registers",
@@ -263,6 +265,11 @@ mod tests {
         // Quiz 1 Q5: SMEM + registers ~ 66 MB, about half of v5p's VMEM.
         let ratio = m.on_chip_ratio().unwrap();
         assert!((ratio - 0.27).abs() < 0.01, "{ratio}");
+        // L2 is full-duplex (the book: effective bandwidth closer to 3x HBM),
+        // so its ridge is C / 11 TB/s = 90, not C / 5.5 TB/s = 180.
+        let l2 = m.gpu.iter().find(|l| l.key == "l2").unwrap();
+        assert_eq!(l2.bandwidth.unwrap(), BytesPerSec(11e12));
+        assert_eq!(l2.ridge.unwrap().0, 90.0);
         let vmem = m.tpu.iter().find(|l| l.key == "vmem").unwrap();
         assert!(vmem.ridge.unwrap().0 < 15.0);
         // Faster levels never have a higher ridge than HBM.

@@ -493,8 +493,14 @@ pub struct NodeRooflines {
     pub alpha_node: f64,
     /// `C / W_node`.
     pub alpha_network: f64,
-    /// H100's cross-node threshold over this one's: how much easier cross-node DP gets.
+    /// H100's cross-node threshold over this one's, counting only the node's
+    /// egress (`C / W_node`): the book's "about 4x" for GB200 NVL72.
     pub cross_node_gain: f64,
+    /// Tokens per GPU that data parallelism over the whole reference pod needs
+    /// once every level of the tree is counted: `C` over the slowest level's
+    /// AllGather bandwidth (ring factors kept). On GB200 NVL72 the NVLink level
+    /// binds, so this is `C · 71 / (72 · W_gpu)`, not `C / W_node`.
+    pub pod_threshold: f64,
     /// The level that bounds an AllGather over the whole reference pod (1024 GPUs of
     /// 8-GPU nodes, 576 of NVL72 racks), ring factors dropped.
     pub pod_bottleneck: Option<super::network::LevelKind>,
@@ -525,6 +531,7 @@ pub fn gb200_changes() -> Result<Vec<NodeRooflines>, String> {
                 alpha_node: s.alpha(Scope::Node).map_err(e)?.0,
                 alpha_network: net,
                 cross_node_gain: base / net,
+                pod_threshold: (s.peak / tree.all_gather_bandwidth()).0,
                 pod_bottleneck: cost.bottleneck,
             })
         })
@@ -575,6 +582,13 @@ mod tests {
         assert_eq!(rows[0].pod_bottleneck, Some(LevelKind::Leaf));
         assert_eq!(rows[1].pod_bottleneck, Some(LevelKind::Leaf));
         assert_eq!(rows[2].pod_bottleneck, Some(LevelKind::Node));
+        // So across racks the NVL72 pod needs C / (72 W_gpu / 71) ≈ 2,465 tokens
+        // per GPU, not the C / W_node = 625 its egress alone would allow.
+        assert_eq!(rows[2].alpha_network, 625.0);
+        assert!((rows[2].pod_threshold - 2.25e15 * 71.0 / (72.0 * 900e9)).abs() < 1e-6);
+        assert_eq!(rows[2].pod_threshold.floor(), 2465.0);
+        // The H100 pod is bound at the leaf: C / (32 · 400e9 / 31).
+        assert_eq!(rows[0].pod_threshold.floor(), 2397.0);
     }
 
     #[test]

@@ -525,6 +525,18 @@ pub static DGX_SUPERPOD: SuperPodDesign = SuperPodDesign {
 pub static GB200_SUPERPOD_GPUS: Cited<u32> =
     cited(576, src("Appendix A: GB200 DGX SuperPod of 576 GPUs"));
 
+/// The divisor Quiz 5 uses for the in-node tensor-parallel limit of LLaMA-3
+/// 70B (`F / 1995 = 14.37`). The book never derives it: its own in-node ratio
+/// is `990e12 / 450e9 = 2200` and its cross-node one 2475. Kept so the page
+/// can show where the quiz's 14.37 comes from.
+pub static QUIZ5_TP_DIVISOR: Cited<f64> = cited(
+    1995.0,
+    src_note(
+        "Quiz 5 Q2.3: the limit is roughly F / 1995 = 28672 / 1995 = 14.372",
+        "matches neither C / W_gpu = 2200 nor C / W_node = 2475",
+    ),
+);
+
 /// A GPU the book uses that differs from a registry chip in one respect.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GpuVariant {
@@ -569,8 +581,19 @@ pub struct Measured {
     pub sharp_gain: Cited<f64>,
     /// Fractional gain SHARP should give in theory.
     pub sharp_gain_theory: Cited<f64>,
-    /// H100 L2 bandwidth (not published by NVIDIA).
+    /// H100 L2 bandwidth (not published by NVIDIA), one direction.
     pub h100_l2_bandwidth: Cited<BytesPerSec>,
+    /// Directions the L2 carries at once: it is full-duplex, so reads and
+    /// writes each get [`Measured::h100_l2_bandwidth`].
+    pub h100_l2_directions: Cited<f64>,
+}
+
+impl Measured {
+    /// The L2's effective bandwidth, both directions together: `2 × 5.5 TB/s`,
+    /// which the book puts at "closer to 3x" the HBM's. The L2 ridge uses this.
+    pub fn h100_l2_effective(&self) -> BytesPerSec {
+        self.h100_l2_bandwidth.value * self.h100_l2_directions.value
+    }
 }
 
 /// The measured numbers of Part 12.
@@ -589,6 +612,10 @@ pub static MEASURED: Measured = Measured {
     ),
     sharp_gain_theory: cited(0.75, src("In network reductions: predicted 75% gain")),
     h100_l2_bandwidth: cited(BytesPerSec(5.5e12), src("Memory: L2 measured at ~5.5 TB/s")),
+    h100_l2_directions: cited(
+        2.0,
+        src("Memory: L2 is full-duplex, effective bidirectional bandwidth closer to 3x HBM"),
+    ),
 };
 
 /// Part 12's side-by-side count of H100 and TPU v5p units.
@@ -698,6 +725,9 @@ pub struct MeasuredCurve {
     pub collective: &'static str,
     /// The bandwidth the vendor claims for the link, as drawn on the plot.
     pub claimed: BytesPerSec,
+    /// Measured with in-network reduction (SHARP) on; drawn only beside a
+    /// SHARP AllReduce.
+    pub sharp: bool,
     /// `(message bytes, link or bus bandwidth in bytes/s)`, smallest message first.
     pub points: &'static [(f64, f64)],
     /// Where the book shows it.
@@ -716,14 +746,16 @@ const P31: f64 = 2_147_483_648.0;
 const P32: f64 = 4_294_967_296.0;
 const P33: f64 = 8_589_934_592.0;
 
-/// The four measured curves of Part 12's Appendix B.
-pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
+/// The measured curves of Part 12: the four of Appendix B and the SHARP-on
+/// AllReduce of "In network reductions".
+pub static MEASURED_CURVES: [MeasuredCurve; 5] = [
     MeasuredCurve {
         key: "h100-allreduce",
         label: "AllReduce bus bandwidth, 8xH100 node, SHARP off (NCCL)",
         short: "8xH100, SHARP off",
         collective: "allreduce",
         claimed: BytesPerSec(450e9),
+        sharp: false,
         points: &[
             (P13, 0.0),
             (P17, 2e9),
@@ -748,6 +780,7 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
         short: "v5p 4x4x4, one axis",
         collective: "allreduce",
         claimed: BytesPerSec(90e9),
+        sharp: false,
         points: &[
             (P13, 0.0),
             (P17, 0.5e9),
@@ -772,6 +805,7 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
         short: "8xH100 node",
         collective: "allgather",
         claimed: BytesPerSec(450e9),
+        sharp: false,
         points: &[
             (P13, 0.0),
             (P17, 0.5e9),
@@ -795,6 +829,7 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
         short: "v5e 8x16, one axis",
         collective: "allgather",
         claimed: BytesPerSec(45e9),
+        sharp: false,
         points: &[
             (P13, 0.3e9),
             (P17, 4e9),
@@ -810,6 +845,34 @@ pub static MEASURED_CURVES: [MeasuredCurve; 4] = [
         source: src_note(
             "Appendix B: tpu-all-gather-bw.png, link BW",
             "read off the figure",
+        ),
+    },
+    MeasuredCurve {
+        key: "h100-allreduce-sharp",
+        label: "AllReduce bus bandwidth, 8xH100 node, SHARP on (NCCL)",
+        short: "8xH100, SHARP on",
+        collective: "allreduce",
+        // SHARP's ideal in ring-equivalent bus bandwidth: B/W against 2B(N-1)/(NW), 1.75 x 450 GB/s.
+        claimed: BytesPerSec(450e9 * 1.75),
+        sharp: true,
+        // The figure plots algo bandwidth (bytes / runtime); stored here as NCCL's bus
+        // bandwidth, algo x 2(N-1)/N = 1.75, the axis the SHARP-off curve uses.
+        points: &[
+            (P13, 0.0),
+            (P17, 1.4e9 * 1.75),
+            (P19, 7.5e9 * 1.75),
+            (P22, 40e9 * 1.75),
+            (P24, 135e9 * 1.75),
+            (P27, 215.5e9 * 1.75),
+            (P28, 232e9 * 1.75),
+            (P30, 254e9 * 1.75),
+            (P31, 262e9 * 1.75),
+            (P32, 267e9 * 1.75),
+            (P33, 272e9 * 1.75),
+        ],
+        source: src_note(
+            "In network reductions: sharp-all-reduce-cost.png, SHARP curve, algo BW",
+            "read off the figure; times 2(N-1)/N = 1.75 for bus bandwidth",
         ),
     },
 ];
@@ -1021,6 +1084,14 @@ mod tests {
         let ar = measured_curve("h100-allreduce").unwrap();
         let last = ar.points.last().unwrap().1;
         assert!((last / MEASURED.nccl_allreduce_bus.value.0 - 1.0).abs() < 0.01);
+        // The SHARP-on curve tops the SHARP-off one by the book's ~30% and
+        // reaches its ~480 GB/s ring-equivalent bandwidth.
+        let on = measured_curve("h100-allreduce-sharp").unwrap();
+        let on_top = on.points.last().unwrap().1;
+        assert!((on_top / last - 1.0 - MEASURED.sharp_gain.value).abs() < 0.02);
+        let book_480 = MEASURED.nccl_allreduce_bus.value.0 * (1.0 + MEASURED.sharp_gain.value);
+        assert!((on_top / book_480 - 1.0).abs() < 0.02);
+        assert!(on.sharp && !ar.sharp);
         // At 16 MB a TPU is near its claimed bandwidth, an H100 node far from it.
         let mb16 = 16_777_216.0;
         assert!(

@@ -762,6 +762,47 @@ pub static PRICES: &[ChipPrice] = &[
     },
 ];
 
+/// Part 12's round on-demand prices for its GPU-vs-TPU comparison: an H200
+/// "around $10/hour" against a TPU v5p's "$4/hour" on Google Cloud. A separate
+/// quote from Part 8's table (which prices an H100 and a v5p at $10.8 and $4.2),
+/// so a comparison takes both prices from one quote.
+pub static PART12_PRICES: &[ChipPrice] = &[
+    ChipPrice {
+        chip: "h200",
+        usd_per_hour: cited(
+            10.0,
+            src(
+                12,
+                "GPUs vs. TPUs at the chip level: around $10/hour for an H200 on Google Cloud",
+            ),
+        ),
+    },
+    ChipPrice {
+        chip: "v5p",
+        usd_per_hour: cited(
+            4.0,
+            src(
+                12,
+                "GPUs vs. TPUs at the chip level: $4/hour for a TPU v5p on Google Cloud",
+            ),
+        ),
+    },
+];
+
+/// Prices of a GPU and a TPU from one quote of the book: Part 12's where it
+/// prices both (H200 and v5p), else Part 8's table where that prices both.
+pub fn price_pair(gpu: &str, tpu: &str) -> Option<(Cited<f64>, Cited<f64>)> {
+    let find = |table: &[ChipPrice], id: &str| {
+        table
+            .iter()
+            .find(|p| p.chip.eq_ignore_ascii_case(id.trim()))
+            .map(|p| p.usd_per_hour)
+    };
+    [PART12_PRICES, PRICES]
+        .into_iter()
+        .find_map(|t| find(t, gpu).zip(find(t, tpu)))
+}
+
 /// The book's price per chip-hour for a chip id, case-insensitively, if it gives one.
 pub fn price_per_hour(id: &str) -> Option<Cited<f64>> {
     let id = id.trim();
