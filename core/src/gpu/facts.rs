@@ -102,6 +102,12 @@ pub const FACTS: &[FactSpec] = &[
         "a TPU's VMEM bandwidth as Part 12 quotes it",
     ),
     f("vmem-ridge", false, "TPU v5p peak over that VMEM bandwidth"),
+    f("vmem", false, "VMEM on a TPU v5p, as Part 12's chip table gives it"),
+    f(
+        "vmem-over-l2",
+        false,
+        "a TPU v5p's VMEM over an H100's L2 capacity",
+    ),
     f("nvlink-links", true, "NVLink ports per GPU"),
     f(
         "nvlink-link-bw",
@@ -484,6 +490,11 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
             r.map(|r| grouped(r.0)).ok_or_else(|| missing(name, "H100"))
         }
         "vmem-bw" => Ok(bps(super::specs::TPU_VMEM_BANDWIDTH.value)),
+        "vmem" => Ok(si(super::specs::TPU_COUNTERPART.vmem.0, "B", 3)),
+        "vmem-over-l2" => {
+            let l2 = anatomy(&AnatomyParams::parse("h100")?)?.l2;
+            Ok(sci(super::specs::TPU_COUNTERPART.vmem.0 / l2.0, 2))
+        }
         "nvlink-links" => need(node()?.links_per_gpu.map(|n| grouped(f64::from(n)))),
         "nvlink-link-bw" => need(node()?.link_bandwidth.map(bps)),
         "nvswitches" => need(node()?.switches.map(|n| grouped(f64::from(n)))),
@@ -853,6 +864,8 @@ mod tests {
         assert_eq!(fact("l2-bw-both", None).unwrap(), "11 TB/s");
         assert_eq!(fact("l2-over-hbm", None).unwrap(), "3.3");
         assert_eq!(fact("l2-ridge", None).unwrap(), "90");
+        // 128 MB of VMEM over the H100's 50 MB of L2: the book's "about 2x".
+        assert_eq!(fact("vmem-over-l2", None).unwrap(), "2.6");
         assert_eq!(fact("bubble-2x2", None).unwrap(), "33%");
         assert_eq!(fact("gb200-cross-node-gain", None).unwrap(), "4");
         assert_eq!(fact("gb200-pod-dp-tokens", None).unwrap(), "2,465");
