@@ -3,8 +3,9 @@
 //! its default mesh and sizes, Part 10's `jax.jit` examples, the collective
 //! matmul, and seeded random shardings on 1-D and 2-D meshes of 8 devices, each
 //! in the three modes. Each line has the id, mode, Part 3 case, matmul, mesh,
-//! sizes, program text, the planner's collectives (kind and mesh axes) and the
-//! elements each device sends under the planner's cost model.
+//! sizes, program text, the planner's collectives (kind and mesh axes), the
+//! elements each device sends under the planner's cost model, and the block of
+//! each array on every device.
 //!
 //! `cargo run -q -p ridgeline-core --example jax_corpus > corpus.jsonl`
 
@@ -13,6 +14,7 @@ use ridgeline_core::hardware::chip;
 use ridgeline_core::rng::Rng;
 use ridgeline_core::sharding::jax::{jit_matmul, PartitionSpec};
 use ridgeline_core::sharding::jax_code::{collective_matmul_code, jax_code, predicted_collectives};
+use ridgeline_core::sharding::layout::Block;
 use ridgeline_core::sharding::plan::MatmulPlan;
 use ridgeline_core::sharding::Mesh;
 use serde_json::json;
@@ -32,8 +34,21 @@ const PRESETS: &[(&str, &str)] = &[
 const RANDOM_PER_MESH: usize = 40;
 const SEED: u64 = 38;
 
+/// `[[row start, row end], [col start, col end]]`.
+fn block(b: Block) -> serde_json::Value {
+    json!([[b.rows.start, b.rows.end], [b.cols.start, b.cols.end]])
+}
+
 fn emit(id: &str, plan: &MatmulPlan, spec: &str, mesh: &str, dims: &str) {
     let code = jax_code(plan);
+    // The planner's blocks of A, B (as given) and C (at the end) on every
+    // device, row-major over the mesh: the check compares them with the shards
+    // JAX places, independently of the PartitionSpecs the programs spell.
+    let blocks: Vec<_> = plan
+        .device_blocks()
+        .into_iter()
+        .map(|d| json!({"a": block(d.a), "b": block(d.b), "c": block(d.c)}))
+        .collect();
     let predicted: Vec<_> = predicted_collectives(plan)
         .into_iter()
         .map(|(kind, axes)| json!({"kind": kind, "axes": axes}))
@@ -53,6 +68,7 @@ fn emit(id: &str, plan: &MatmulPlan, spec: &str, mesh: &str, dims: &str) {
             "program": program,
             "predicted": predicted,
             "planner_elements": plan.bytes_per_device().0 / plan.dtype.bytes(),
+            "blocks": blocks,
         });
         println!("{line}");
     }

@@ -5,7 +5,8 @@ and for each program, under 8 CPU devices:
 
 1. runs it: the program makes its inputs, runs the sharded matmul and asserts
    that the result has the plan's output sharding and equals the unsharded
-   product (np.allclose with a tolerance suited to the dtype);
+   product (np.allclose with a tolerance suited to the dtype); then the block of
+   A, B and C each device holds is compared with the planner's;
 2. compiles its `matmul` with `.lower(...).compile().as_text()` and reads the
    collectives in the optimized HLO (all-gather, reduce-scatter, all-reduce,
    all-to-all, collective-permute), mapping their replica groups back to mesh axes;
@@ -47,28 +48,32 @@ CLASSES = {
     "axes of one dimension into one per axis, or merges two.",
     "CPU: ReduceScatter as AllReduce + slice": "where the planner reduce-scatters, XLA's "
     "SPMD partitioner writes an AllReduce followed by a dynamic-slice (each device keeps "
-    "its part), and the CPU pipeline leaves the pair as it is; GPU and TPU pipelines fuse "
-    "it into a ReduceScatter. An explicit `psum_scatter` (manual mode) does compile to a "
-    "reduce-scatter on CPU. As written it sends twice the planner's bytes.",
+    "its part). XLA's GPU pipeline runs a pass (ReduceScatterCreator) that fuses such a "
+    "pair into one reduce-scatter; the CPU pipeline compiled here does not, so the pair "
+    "stays and, as written, sends twice the planner's elements. An explicit "
+    "`psum_scatter` (manual mode) compiles to a reduce-scatter on CPU too.",
     "permute as permutes and AllToAlls": "the planner moves only the blocks that must "
     "move (one collective permute, priced per piece); XLA reshards with the collective "
     "permutes and AllToAlls listed.",
     "permute as gathers": "the planner moves only the blocks that must move; XLA's "
-    "partitioner has no direct path between the two shardings and gathers (it warns of an "
-    "'involuntary full rematerialization'), then slices: more traffic than the planner's "
-    "permute.",
-    "XLA chose another plan, sending less": "the program leaves the choice to the "
-    "compiler (automatic mode, or the einsum's output sharding in explicit mode) and XLA "
-    "picks a different valid sequence that sends fewer elements per device than the "
-    "planner's (by the planner's own ring model): typically an AllToAll of an input onto "
-    "the dimension the output is sharded on, where the planner gathers it and slices the "
-    "output (Part 3's rule for case 2).",
+    "partitioner finds no direct path between the two shardings and gathers (part of) "
+    "the array, then slices: more traffic than the planner's permute (XLA logs an "
+    "'involuntary full rematerialization' warning for the worst of these).",
+    "XLA chose another plan, sending less": "automatic mode leaves the choice to the "
+    "compiler, and XLA's partitioner picks a different valid sequence that sends fewer "
+    "elements per device than the planner's, by the planner's own ring model (the table "
+    "above says how). The planner follows Part 3's rule for each case (in case 2, "
+    "AllGather the sharded input first); XLA also weighs an AllToAll of that input onto "
+    "the dimension the output is sharded on, and the book's strategy 2 (slice the other "
+    "input, reduce the partial sums after), which send less when the output or the "
+    "moved block is small.",
     "XLA chose another plan, sending more": "as above, but XLA's sequence sends more "
-    "elements per device than the planner's: typically XLA slices the replicated input "
-    "and all-reduces partial sums (Part 3's strategy 2) where the planner gathers the "
-    "sharded one, or it gathers an input where the planner moves the smaller output.",
+    "elements per device than the planner's: the partitioner does not minimise traffic "
+    "(it gathers an input, or a whole array, where the planner moves only the output's "
+    "blocks with an AllToAll or a permute).",
     "XLA chose another plan, sending as much": "a different sequence with the same "
-    "elements per device.",
+    "elements per device (an AllGather of the input against strategy 2's AllReduce of "
+    "an output of half its size).",
     "disagree": "the manual program writes the planner's collectives and XLA compiled "
     "something else: a generator or planner bug (the check fails).",
 }
@@ -210,11 +215,38 @@ def classify(mode, predicted, xla_sent, hlo, planner_elements):
     return "disagree"
 
 
+def check_blocks(entry, ns):
+    """Each device's shards of a, b and c are the planner's blocks."""
+    mesh = ns["mesh"]
+    position = {d.id: i for i, d in enumerate(mesh.devices.flat)}
+    for name in ("a", "b", "c"):
+        for shard in ns[name].addressable_shards:
+            got = [[s.start or 0, s.stop if s.stop is not None else n] for s, n in zip(shard.index, ns[name].shape)]
+            want = entry["blocks"][position[shard.device.id]][name]
+            if got != want:
+                raise AssertionError(f"{name} on device {position[shard.device.id]} holds {got}, the planner says {want}")
+
+
+def pattern(predicted, xla):
+    """How XLA's own plan differs from the planner's, in one phrase."""
+    reduced = lambda cs: {a for k, axes in cs if k in ("all-reduce", "reduce-scatter") for a in axes}
+    a2a = lambda cs: sum(1 for k, _ in cs if k == "all-to-all")
+    if reduced(xla) - reduced(predicted):
+        return "slices an input and reduces after (Part 3's strategy 2)"
+    if a2a(xla) > a2a(predicted):
+        return "AllToAll where the planner gathers"
+    if a2a(xla) < a2a(predicted):
+        return "gathers where the planner uses an AllToAll"
+    return "reshards with other collectives"
+
+
 def run(entry):
     """Runs one program; returns (collectives, hlo text)."""
     ns = {"__name__": "__corpus__"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(entry["program"], entry["id"], "exec"), ns)
+    if "blocks" in entry:
+        check_blocks(entry, ns)
     args = (ns["a"], ns["b"]) if "a" in ns else (ns["A"], ns["W"])
     hlo = ns["matmul"].lower(*args).compile().as_text()
     return collectives(hlo, ns["mesh"]), hlo
@@ -231,7 +263,7 @@ def table(rows, seconds_note=False):
         "`cargo run -p ridgeline-core --example jax_corpus` under JAX "
         f"{jax.__version__} on 8 CPU devices; `scripts/test.sh` regenerates it and",
         "fails if it differs. Every program ran and its result equalled the unsharded",
-        "matmul, with the plan's output sharding. The collectives are those of the",
+        "matmul, and every device held the planner's blocks of A, B and C. The collectives are those of the",
         "compiled (optimized) HLO, their replica groups mapped back to mesh axes.",
         "",
         f"{n} programs.",
@@ -243,6 +275,20 @@ def table(rows, seconds_note=False):
         counts = [by[(m, c)] for m in modes]
         if sum(counts):
             lines.append(f"| {c} | " + " | ".join(str(x) for x in counts) + f" | {sum(counts)} |")
+    other = collections.Counter((r["how"], r["class"].split(", ")[-1]) for r in rows if r["how"])
+    if other:
+        lines += [
+            "",
+            "Where XLA chose another plan, how it differs (rows: what XLA does instead; "
+            "columns: its elements sent against the planner's):",
+            "",
+            "| XLA instead | sending less | sending as much | sending more |",
+            "|---|---|---|---|",
+        ]
+        for how in sorted({h for h, _ in other}):
+            lines.append(
+                f"| {how} | " + " | ".join(str(other[(how, f'sending {x}')]) for x in ("less", "as much", "more")) + " |"
+            )
     lines += ["", "What the classes mean:", ""]
     for c, why in CLASSES.items():
         lines.append(f"- **{c}**: {why}")
@@ -258,7 +304,8 @@ def table(rows, seconds_note=False):
         lines.append(
             f"| {r['id']} | {r['mode']} | {r['case']} | `{r['spec']}` | {r['mesh']} | "
             f"{show(r['predicted'])} | {show(r['xla'])} | "
-            f"{r['planner_elements']:g} / {sum(x[2] for x in r['xla']):g} | {r['class']} |"
+            f"{r['planner_elements']:g} / {sum(x[2] for x in r['xla']):g} | "
+            + (f"{r['class']}: {r['how']} |" if r["how"] else f"{r['class']} |")
         )
     return "\n".join(lines) + "\n"
 
@@ -283,7 +330,8 @@ def main():
         cls = classify(e["mode"], predicted, xla, hlo, e["planner_elements"])
         if cls == "disagree":
             failures.append(f"{e['id']} ({e['mode']}): planner {show(predicted)}, XLA {show(xla)}")
-        rows.append(dict(e, predicted=predicted, xla=xla, **{"class": cls}))
+        how = pattern(predicted, [(k, a) for k, a, _ in xla]) if cls.startswith("XLA chose") else ""
+        rows.append(dict(e, predicted=predicted, xla=xla, how=how, **{"class": cls}))
     print(f"{len(entries)} programs in {time.time() - start:.0f} s", file=sys.stderr)
     if os.environ.get("JAX_CHECK_TIMES"):
         for t, i, m in sorted(timings)[-12:]:

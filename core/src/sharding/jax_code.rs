@@ -11,8 +11,8 @@
 //!   `jax.jit` with an output sharding constraint, and the compiler inserts the
 //!   collectives;
 //! - **explicit**: a mesh of `Explicit` axes, where shardings are part of the
-//!   array types: each layout change the plan makes to an input is a
-//!   `jax.sharding.reshard`, and the einsum states its output sharding;
+//!   array types: the einsum states its output sharding (unreduced axes
+//!   included) and every other step of the plan is a `jax.sharding.reshard`;
 //! - **manual**: `jax.shard_map`, a per-device program with the plan's
 //!   collectives written out (`all_gather`, `psum`, `psum_scatter`, `all_to_all`).
 //!
@@ -248,18 +248,46 @@ fn manual_body(plan: &MatmulPlan) -> Vec<String> {
     out
 }
 
-/// The explicit program's reshards of A and B before the matmul: one per plan
-/// step on an input, to the layout the step leaves.
-fn explicit_reshards(plan: &MatmulPlan) -> Vec<String> {
+/// A `PartitionSpec` with the layout's partial sums, as explicit mode types
+/// them: `jax.P(None, 'Y', unreduced={'X'})`.
+fn typed_spec(plan: &MatmulPlan, layout: &Sharding) -> String {
+    if layout.unreduced.is_empty() {
+        return partition_spec(plan, layout);
+    }
+    let names: Vec<String> = layout
+        .unreduced
+        .iter()
+        .filter_map(|a| plan.mesh.axes().get(*a as usize))
+        .map(|a| format!("'{}'", a.name))
+        .collect();
+    format!(
+        "jax.P({}, {}, unreduced={{{}}})",
+        quoted(plan, &layout.rows),
+        quoted(plan, &layout.cols),
+        names.join(", ")
+    )
+}
+
+/// The explicit program's body: every step of the plan as a change of type.
+/// Input steps and output steps are `jax.sharding.reshard`s to the layout the
+/// step leaves; the matmul is an einsum whose output sharding is the plan's
+/// layout straight out of the local matmul, partial sums included.
+fn explicit_body(plan: &MatmulPlan) -> Vec<String> {
     plan.steps
         .iter()
-        .take_while(|s| s.kind != StepKind::Matmul)
         .map(|s| {
-            let x = var(s.operand);
-            format!(
-                "    {x} = jax.sharding.reshard({x}, {})  # {s}",
-                partition_spec(plan, &s.after)
-            )
+            if s.kind == StepKind::Matmul {
+                format!(
+                    "    c = jnp.einsum('ij,jk->ik', a, b, out_sharding={})  # {s}",
+                    typed_spec(plan, &s.after)
+                )
+            } else {
+                let x = var(s.operand);
+                format!(
+                    "    {x} = jax.sharding.reshard({x}, {})  # {s}",
+                    typed_spec(plan, &s.after)
+                )
+            }
         })
         .collect()
 }
@@ -272,15 +300,10 @@ pub fn jax_code(plan: &MatmulPlan) -> JaxCode {
         preamble(plan, "Auto"),
         epilogue(plan)
     );
-    let mut reshards = explicit_reshards(plan).join("\n");
-    if !reshards.is_empty() {
-        reshards = format!(
-            "    # Each layout change of an input is stated: a reshard in the types.\n{reshards}\n"
-        );
-    }
     let explicit = format!(
-        "{}\n@jax.jit\ndef matmul(a, b):\n{reshards}    # The sharding is part of the type; state the output's.\n    return jnp.einsum('ij,jk->ik', a, b, out_sharding={out})\n{}",
+        "{}\n@jax.jit\ndef matmul(a, b):\n    # The sharding is part of each array's type: every layout change of the\n    # plan is stated, and the einsum names its output's, partial sums included.\n{}\n    return c\n{}",
         preamble(plan, "Explicit"),
+        explicit_body(plan).join("\n"),
         epilogue(plan)
     );
     // An all_gather's result is the same on every device of the gathered axes,
@@ -470,7 +493,14 @@ mod tests {
             c.manual
         );
         assert!(!c.manual.contains("check_vma"));
-        assert!(c.explicit.contains("out_sharding=jax.P(None, 'X')"));
+        assert!(
+            c.explicit
+                .contains("out_sharding=jax.P(None, None, unreduced={'X'})")
+                && c.explicit
+                    .contains("c = jax.sharding.reshard(c, jax.P(None, 'X'))"),
+            "{}",
+            c.explicit
+        );
         let c = code("A[I_X, J] · B[J, K] -> C[I, K_X]");
         assert!(
             c.manual.contains("jax.lax.all_to_all(c, 'X'"),
