@@ -310,13 +310,9 @@ def table(rows, seconds_note=False):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    write = "--write" in sys.argv
-    corpus, out = args
-    entries = [json.loads(l) for l in open(corpus, encoding="utf-8") if l.strip()]
+def check_entries(entries):
+    """Runs and classifies entries; returns (rows, failures, timings)."""
     rows, failures, timings = [], [], []
-    start = time.time()
     for e in entries:
         predicted = [(p["kind"], tuple(sorted(p["axes"]))) for p in e["predicted"]]
         t0 = time.time()
@@ -332,6 +328,47 @@ def main():
             failures.append(f"{e['id']} ({e['mode']}): planner {show(predicted)}, XLA {show(xla)}")
         how = pattern(predicted, [(k, a) for k, a, _ in xla]) if cls.startswith("XLA chose") else ""
         rows.append(dict(e, predicted=predicted, xla=xla, how=how, **{"class": cls}))
+    return rows, failures, timings
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    write = "--write" in sys.argv
+    corpus, out = args[:2]
+    entries = [json.loads(l) for l in open(corpus, encoding="utf-8") if l.strip()]
+    # A worker (`--part=K/N`) checks every N-th entry from the K-th and prints
+    # its results as JSON; the parent runs JAX_CHECK_JOBS workers (default:
+    # one per CPU, at most 4) and merges their results in corpus order.
+    part = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--part=")), None)
+    if part:
+        k, n = (int(x) for x in part.split("/"))
+        json.dump(check_entries(entries[k::n]), sys.stdout)
+        return
+    start = time.time()
+    jobs = int(os.environ.get("JAX_CHECK_JOBS", min(4, os.cpu_count() or 1)))
+    if jobs <= 1:
+        rows, failures, timings = check_entries(entries)
+    else:
+        import subprocess
+
+        procs = [
+            subprocess.Popen(
+                [sys.executable, __file__, corpus, out, f"--part={k}/{jobs}"], stdout=subprocess.PIPE
+            )
+            for k in range(jobs)
+        ]
+        results = [json.loads(p.communicate()[0]) for p in procs]
+        if any(p.returncode for p in procs):
+            sys.exit("a worker failed")
+        order = {(e["id"], e["mode"]): i for i, e in enumerate(entries)}
+        rows = [
+            dict(r, predicted=[(k, tuple(a)) for k, a in r["predicted"]], xla=[(k, tuple(a), s) for k, a, s in r["xla"]])
+            for res in results
+            for r in res[0]
+        ]
+        rows.sort(key=lambda r: order[(r["id"], r["mode"])])
+        failures = [f for res in results for f in res[1]]
+        timings = [tuple(t) for res in results for t in res[2]]
     print(f"{len(entries)} programs in {time.time() - start:.0f} s", file=sys.stderr)
     if os.environ.get("JAX_CHECK_TIMES"):
         for t, i, m in sorted(timings)[-12:]:
