@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, clippy (native and wasm32, warnings denied), docs,
-# native unit/property/golden tests, browser component tests in headless
-# Chromium, and end-to-end tests of the built site. Installs what is missing.
+# native unit/property/golden tests, the code widget's JAX programs under JAX
+# (CPU), browser component tests in headless Chromium, and end-to-end tests of
+# the built site. Installs what is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
 cd "$ROOT"
@@ -35,6 +36,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 
 say "native tests: unit, property, golden, chapter build"
 cargo test --workspace --quiet
+
+say "generated JAX programs under JAX on 8 CPU devices (tests/jax/agreement.md)"
+"$ROOT/scripts/jax_check.sh"
 
 wait_build_tools
 say "browser component tests (wasm-bindgen-test in headless Chromium)"

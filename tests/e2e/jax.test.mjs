@@ -21,7 +21,8 @@ test("Part 10's generated code changes when the sharding changes", async () => {
   assert.doesNotMatch(await code.textContent(), /all_gather/);
   await widget.getByRole('tab', { name: /explicit/ }).click();
   assert.equal(await code.getAttribute('data-code'), 'explicit');
-  assert.match(await code.textContent(), /out_sharding=P\(None, 'X'\)/);
+  assert.match(await code.textContent(), /out_sharding=jax\.P\(None, None, unreduced=\{'X'\}\)/);
+  assert.match(await code.textContent(), /c = jax\.sharding\.reshard\(c, jax\.P\(None, 'X'\)\)/);
   await widget.locator('input.mesh-text').fill('X=3');
   assert.match(await widget.locator('[data-notice]').textContent(), /divid|divisible/i);
   assert.deepEqual(problems, []);
