@@ -391,6 +391,39 @@ pub(crate) mod tests {
         }
     }
 
+    /// The values of `attr="…"` in `html`, in order.
+    fn attr_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+        let key = format!("{attr}=\"");
+        html.split(key.as_str())
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect()
+    }
+
+    /// The text of `html` from the first `start` to the next `end` after it.
+    fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+        let from = html.find(start).unwrap_or_else(|| panic!("no {start}"));
+        let rest = &html[from..];
+        &rest[..rest.find(end).unwrap_or(rest.len())]
+    }
+
+    #[test]
+    fn the_contents_link_every_section_heading_of_the_chapter_in_order() {
+        let ctx = ctx();
+        for p in PARTS.iter().filter(|p| p.written) {
+            let html = document(Route::Part(p), &ctx);
+            let toc = between(&html, "class=\"toc\">", "</nav>");
+            let links: Vec<&str> = attr_values(toc, "href");
+            let body = between(&html, "<div class=\"chapter-body\">", "class=\"pager\">");
+            let headings: Vec<String> = attr_values(body, "<h2 id")
+                .into_iter()
+                .map(|id| format!("{}#{id}", p.slug))
+                .collect();
+            assert!(!headings.is_empty(), "{}: no section headings", p.slug);
+            assert_eq!(links, headings, "{}", p.slug);
+        }
+    }
+
     #[test]
     fn pages_with_the_library_forms_name_its_bundle_without_preloading_it() {
         let ctx = ctx();

@@ -1,5 +1,6 @@
 //! The site's small files besides the pages: the stylesheet (the app's CSS
-//! plus the chart colours of the dark theme), two tiny scripts, the search
+//! plus the chart colours of the dark theme), two tiny scripts (the start
+//! script also marks the section being read in a chapter's contents), the search
 //! index and the service worker. Every name but `sw.js` carries a hash of its
 //! content, so hosts may cache them for a year.
 
@@ -127,6 +128,24 @@ const lazy = (name, islands, attr) => {
 const parsed = (f) => (document.readyState === 'loading'
   ? document.addEventListener('DOMContentLoaded', f, { once: true })
   : f());
+// Marks the section being read in the table of contents (aria-current): the
+// last heading above the top third of the window. Colour only, so nothing moves.
+parsed(() => {
+  const links = [...document.querySelectorAll('nav.toc a')].filter((a) => a.hash);
+  const heads = links.map((a) => document.getElementById(decodeURIComponent(a.hash.slice(1))));
+  if (!links.length || heads.includes(null) || !('IntersectionObserver' in window)) return;
+  let current = -1;
+  const mark = () => {
+    let i = 0;
+    heads.forEach((h, k) => { if (h.getBoundingClientRect().top < innerHeight / 3) i = k; });
+    if (i === current) return;
+    if (current >= 0) links[current].removeAttribute('aria-current');
+    links[i].setAttribute('aria-current', 'location');
+    current = i;
+  };
+  const seen = new IntersectionObserver(mark, { rootMargin: '0px 0px -66% 0px' });
+  for (const h of heads) seen.observe(h);
+});
 ";
 
 /// The page-start script (`START_JS`) with one `lazy(…)` call per lazily started bundle (the
@@ -419,6 +438,8 @@ mod tests {
         assert!(start.contains(
             "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');"
         ));
+        // It marks the section being read in the table of contents.
+        assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));
         assert!(ISLANDS_CSS.contains("[data-live]"));
         assert!(ISLANDS_CSS.contains(":root[data-library='failed']"));
     }
