@@ -147,7 +147,7 @@ pub fn body(route: Route, ctx: &Context) -> String {
             Route::Numbers => view! { <pages::numbers::NumbersPage /> }.into_any(),
             Route::NotFound => view! { <pages::NotFound /> }.into_any(),
         };
-        view! { <Frame route=path offline_bytes=bytes>{page}</Frame> }
+        view! { <Frame route=path offline_bytes=bytes title=route.title()>{page}</Frame> }
     })
 }
 
@@ -175,6 +175,34 @@ pub fn page(route: Route, ctx: &Context) -> Result<(String, Vec<Figure>), Error>
     Ok((wrap(route, ctx, &body), figures))
 }
 
+/// The description every page shares (`description`, `og:description`).
+const DESCRIPTION: &str = "An interactive companion to How to Scale Your Model: rooflines, sharding, training and inference arithmetic, live in the browser.";
+
+/// The Highwire (`citation_*`, read by Google Scholar and reference managers)
+/// and Open Graph tags of `route`: its title, and the book it accompanies as
+/// a `citation_reference`. No `og:url`: the build does not know the host.
+pub fn citation_meta(route: Route) -> String {
+    let title = escape(&route.title());
+    let kind = match route {
+        Route::Part(_) => "article",
+        _ => "website",
+    };
+    let authors: String = ridgeline_app::pages::cite::BOOK_AUTHORS
+        .iter()
+        .map(|a| format!("citation_author={a}; "))
+        .collect();
+    format!(
+        r#"<meta name="citation_title" content="{title}" />
+<meta name="citation_language" content="en" />
+<meta name="citation_reference" content="citation_title=How to Scale Your Model; {authors}citation_publisher=Google DeepMind; citation_publication_date=2025; citation_fulltext_html_url=https://jax-ml.github.io/scaling-book/" />
+<meta property="og:type" content="{kind}" />
+<meta property="og:site_name" content="ridgeline" />
+<meta property="og:title" content="{title}" />
+<meta property="og:description" content="{DESCRIPTION}" />
+"#
+    )
+}
+
 /// The head written here around a rendered `body`.
 fn wrap(route: Route, ctx: &Context, body: &str) -> String {
     let public = &ctx.public_url;
@@ -182,8 +210,9 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
     let mut head = format!(
         r#"<meta charset="utf-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
-<meta name="description" content="An interactive companion to How to Scale Your Model: rooflines, sharding, training and inference arithmetic, live in the browser." />
+<meta name="description" content="{DESCRIPTION}" />
 <meta name="color-scheme" content="light dark" />
+{citation}
 <meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'" />
 <title>{title}</title>
 <base href="{public}" />
@@ -193,6 +222,7 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
 <meta name="ridgeline-search" content="{public}{search}" />
 "#,
         title = escape(&route.title()),
+        citation = citation_meta(route),
         theme = a.theme,
         css = a.css,
         icon = a.favicon,
@@ -421,6 +451,46 @@ pub(crate) mod tests {
                 .collect();
             assert!(!headings.is_empty(), "{}: no section headings", p.slug);
             assert_eq!(links, headings, "{}", p.slug);
+        }
+    }
+
+    #[test]
+    fn every_page_says_how_to_cite_it_in_its_head_and_its_footer() {
+        let ctx = ctx();
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let head = between(&html, "<head>", "</head>");
+            let title = escape(&route.title());
+            for tag in [
+                format!(r#"<meta name="citation_title" content="{title}" />"#),
+                format!(r#"<meta property="og:title" content="{title}" />"#),
+                r#"<meta property="og:site_name" content="ridgeline" />"#.to_string(),
+            ] {
+                assert!(head.contains(&tag), "{}: no {tag}", route.file());
+            }
+            let reference = attr_values(head, "name=\"citation_reference\" content");
+            assert_eq!(reference.len(), 1, "{}", route.file());
+            assert!(reference[0].starts_with(
+                "citation_title=How to Scale Your Model; citation_author=Austin, Jacob; "
+            ));
+            assert_eq!(reference[0].matches("citation_author=").count(), 11);
+            // The footer's Cite: the page's entry with its permalink, and the book's.
+            let cite = between(&html, "data-cite=\"\"", "</details>");
+            let page = between(cite, "<pre data-bibtex=\"page\">", "</pre>");
+            assert!(page.contains(&format!(
+                "@misc{{{},",
+                ridgeline_app::pages::cite::key(route.path())
+            )));
+            assert!(page.contains(&format!("title = {{{title}}}")), "{page}");
+            assert!(
+                page.contains(&format!(
+                    "url = {{<span data-permalink=\"\">{}</span>}}",
+                    ridgeline_app::pages::cite::permalink(route.path())
+                )),
+                "{page}"
+            );
+            assert!(page.contains(&format!("version {}", ridgeline_app::pages::cite::VERSION)));
+            assert!(cite.contains("@article{scaling-book,"));
         }
     }
 

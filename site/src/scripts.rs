@@ -146,6 +146,10 @@ parsed(() => {
   const seen = new IntersectionObserver(mark, { rootMargin: '0px 0px -66% 0px' });
   for (const h of heads) seen.observe(h);
 });
+// The citation's permalink: the page knows its path, the browser its address.
+parsed(() => {
+  for (const e of document.querySelectorAll('[data-permalink]')) e.textContent = new URL(e.textContent, document.baseURI).href;
+});
 ";
 
 /// The page-start script (`START_JS`) with one `lazy(…)` call per lazily started bundle (the
@@ -440,6 +444,8 @@ mod tests {
         ));
         // It marks the section being read in the table of contents.
         assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));
+        // It makes the citation's permalink absolute.
+        assert!(start.contains("querySelectorAll('[data-permalink]')"));
         assert!(ISLANDS_CSS.contains("[data-live]"));
         assert!(ISLANDS_CSS.contains(":root[data-library='failed']"));
     }

@@ -1,8 +1,9 @@
 //! Whole pages, rendered to static HTML at build time by `ridgeline-site`:
 //! the frame around every page, the home page, a part's page, the progress and
-//! numbers pages and the page for unknown paths. Their live parts are islands
+//! numbers pages and the page for unknown paths, and how to cite a page. Their live parts are islands
 //! (see [`crate::islands`]).
 
+pub mod cite;
 pub mod home;
 pub mod numbers;
 pub mod part;
@@ -15,13 +16,16 @@ use leptos::prelude::*;
 pub const HOME_HREF: &str = "./";
 
 /// The frame of every page: skip link, header (with the search and theme
-/// islands), the page in `<main>`, footer.
+/// islands), the page in `<main>`, footer (with the Cite control).
 #[component]
 pub fn Frame(
     /// The page's route, for the skip link (`rooflines#main`); empty for home.
     route: &'static str,
     /// Compressed size of the "make available offline" download.
     offline_bytes: f64,
+    /// The page's title, for its citation.
+    #[prop(into)]
+    title: String,
     /// The page.
     children: Children,
 ) -> impl IntoView {
@@ -45,6 +49,7 @@ pub fn Frame(
                     " · "
                     <a href="introduction">"How to use this companion"</a>
                 </p>
+                <cite::Cite path=route title=title />
                 <div class="island" data-island=names::OFFLINE data-bytes=offline_bytes.to_string()>
                     <crate::shell::OfflineControl bytes=offline_bytes />
                 </div>
