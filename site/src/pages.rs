@@ -495,6 +495,29 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn every_page_holds_the_sheet_of_shortcuts_and_home_lists_them() {
+        use ridgeline_app::pages::keys::SHORTCUTS;
+        let ctx = ctx();
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let sheet = between(&html, "<dialog", "</dialog>");
+            assert!(sheet.contains("id=\"keys\""), "{}", route.file());
+            for (keys, what) in SHORTCUTS {
+                assert!(
+                    sheet.contains(&format!("<dd>{}</dd>", escape(what))),
+                    "{what}"
+                );
+                for k in *keys {
+                    assert!(sheet.contains(&format!("<kbd>{}</kbd>", escape(k))), "{k}");
+                }
+            }
+        }
+        let home = document(Route::Home, &ctx);
+        let main = between(&home, "<main", "</main>");
+        assert_eq!(main.matches("<dd>").count(), SHORTCUTS.len());
+    }
+
+    #[test]
     fn pages_with_the_library_forms_name_its_bundle_without_preloading_it() {
         let ctx = ctx();
         let mut with = Vec::new();

@@ -146,6 +146,25 @@ parsed(() => {
   const seen = new IntersectionObserver(mark, { rootMargin: '0px 0px -66% 0px' });
   for (const h of heads) seen.observe(h);
 });
+// Every page's own keys: ? opens the sheet of shortcuts (a modal <dialog>:
+// Escape closes it), d flips the theme; not while typing or inside a widget.
+addEventListener('keydown', (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  const a = document.activeElement;
+  if (a && (/^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName) || a.isContentEditable || a.closest('[data-widget]'))) return;
+  const sheet = document.getElementById('keys');
+  if (!sheet || sheet.open) return;
+  if (e.key === '?') {
+    e.preventDefault();
+    sheet.showModal();
+  } else if (e.key === 'd') {
+    const toggle = document.querySelector('.theme-toggle');
+    if (toggle) toggle.click();
+  }
+});
+parsed(() => {
+  for (const b of document.querySelectorAll('#keys [data-close]')) b.addEventListener('click', () => b.closest('dialog').close());
+});
 // The citation's permalink: the page knows its path, the browser its address.
 parsed(() => {
   for (const e of document.querySelectorAll('[data-permalink]')) e.textContent = new URL(e.textContent, document.baseURI).href;
@@ -444,6 +463,11 @@ mod tests {
         ));
         // It marks the section being read in the table of contents.
         assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));
+        // It opens the sheet of shortcuts and flips the theme.
+        assert!(start.contains("e.key === '?'") && start.contains("sheet.showModal()"));
+        assert!(
+            start.contains("e.key === 'd'") && start.contains("querySelector('.theme-toggle')")
+        );
         // It makes the citation's permalink absolute.
         assert!(start.contains("querySelectorAll('[data-permalink]')"));
         assert!(ISLANDS_CSS.contains("[data-live]"));

@@ -29,6 +29,8 @@ pub fn Home() -> impl IntoView {
                 " (Austin, Douglas, Frostig, Levskaya et al., Google DeepMind, 2025). Every number is computed live in your browser from one registry of the book's hardware; drag the sliders and watch the arithmetic move."
             </p>
             <ol class="parts">{items}</ol>
+            <h2 id="keys-home">"Keyboard shortcuts"</h2>
+            <crate::pages::keys::Shortcuts />
         </section>
     }
 }

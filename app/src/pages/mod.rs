@@ -5,6 +5,7 @@
 
 pub mod cite;
 pub mod home;
+pub mod keys;
 pub mod numbers;
 pub mod part;
 pub mod progress;
@@ -50,6 +51,7 @@ pub fn Frame(
                     <a href="introduction">"How to use this companion"</a>
                 </p>
                 <cite::Cite path=route title=title />
+                <p class="keys-hint">"Press " <kbd>"?"</kbd> " for the keyboard shortcuts."</p>
                 <div class="island" data-island=names::OFFLINE data-bytes=offline_bytes.to_string()>
                     <crate::shell::OfflineControl bytes=offline_bytes />
                 </div>
@@ -57,6 +59,7 @@ pub fn Frame(
                     "The widgets could not start (the page's code did not load); the text and the figures above are complete. Reload to try again."
                 </p>
             </footer>
+            <keys::KeysSheet />
         </div>
     }
 }
