@@ -136,7 +136,9 @@ pub fn body(route: Route, ctx: &Context) -> String {
     let path = route.path();
     render_html(move || {
         let page = match route {
-            Route::Home => view! { <pages::home::Home /> }.into_any(),
+            Route::Home => {
+                view! { <pages::home::Home about=home_about().unwrap_or_default() /> }.into_any()
+            }
             Route::Part(p) => view! { <pages::part::Part page=p /> }.into_any(),
             Route::Progress => view! {
                 <div class="island" data-island=names::PROGRESS>
@@ -149,6 +151,24 @@ pub fn body(route: Route, ctx: &Context) -> String {
         };
         view! { <Frame route=path offline_bytes=bytes title=route.title()>{page}</Frame> }
     })
+}
+
+/// What the home page says of each part, in book order: its line of
+/// `chapters/teaches.md`, reading time, widgets and problem count.
+pub fn home_about() -> Result<Vec<pages::home::About>, Error> {
+    let path = ridgeline_app::content::chapters_dir().join("teaches.md");
+    let text = crate::read(&path)?;
+    let lines = pages::home::parse_teaches(&text, &PARTS)?;
+    Ok(PARTS
+        .iter()
+        .map(|p| {
+            let teaches = lines
+                .iter()
+                .find(|(slug, _)| *slug == p.slug)
+                .map_or("", |(_, t)| *t);
+            pages::home::about(p, teaches)
+        })
+        .collect())
 }
 
 /// Whether a page's body holds an island of one of `carrier`'s widgets.
@@ -292,6 +312,8 @@ pub fn write_pages(site: &Path, parts: &[SummaryPart], ctx: &Context) -> Result<
             PARTS.len()
         ));
     }
+    // Report a broken chapters/teaches.md rather than write a bare home.
+    home_about()?;
     let mut written = Written::default();
     for route in Route::all() {
         let (html, figures) = page(route, ctx)?;
@@ -515,6 +537,30 @@ pub(crate) mod tests {
         let home = document(Route::Home, &ctx);
         let main = between(&home, "<main", "</main>");
         assert_eq!(main.matches("<dd>").count(), SHORTCUTS.len());
+    }
+
+    #[test]
+    fn home_says_what_each_part_teaches_how_long_it_takes_and_its_widgets() {
+        let about = home_about().expect("teaches.md");
+        let home = document(Route::Home, &ctx());
+        for (p, a) in PARTS.iter().zip(&about) {
+            let item = between(&home, &format!("data-part=\"{}\"", p.number), "</li>");
+            // (Up to its first apostrophe, which HTML escapers write differently.)
+            let teaches = a.teaches.split('\'').next().unwrap_or_default();
+            assert!(item.contains(teaches), "part {}", p.number);
+            assert!(!a.teaches.is_empty());
+            if p.written {
+                assert!(a.minutes > 0);
+                assert!(item.contains(&format!("{} min read", a.minutes)), "{item}");
+            }
+            for w in &a.widgets {
+                assert!(item.contains(w), "part {}: widget {w}", p.number);
+            }
+            assert!(item.contains(&format!("data-problems=\"{}\"", a.problems)));
+            assert!(item.contains(p.book_url));
+        }
+        let rooflines = &about[1];
+        assert!(rooflines.widgets.contains(&"roofline") && rooflines.problems > 0);
     }
 
     #[test]

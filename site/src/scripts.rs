@@ -165,6 +165,22 @@ addEventListener('keydown', (e) => {
 parsed(() => {
   for (const b of document.querySelectorAll('#keys [data-close]')) b.addEventListener('click', () => b.closest('dialog').close());
 });
+// Home: each part's solved problems, from the stored progress (nothing when none).
+parsed(() => {
+  const cells = document.querySelectorAll('[data-progress]');
+  if (!cells.length) return;
+  let solved = {};
+  try {
+    solved = JSON.parse(localStorage.getItem('PROGRESS_KEY') || '{}').solved || {};
+  } catch (e) {
+    return;
+  }
+  const ids = Object.keys(solved);
+  for (const c of cells) {
+    const n = ids.filter((id) => id.startsWith(`ch${c.dataset.progress}-`)).length;
+    if (n > 0) c.textContent = `${n} of ${c.dataset.problems} problems solved`;
+  }
+});
 // The citation's permalink: the page knows its path, the browser its address.
 parsed(() => {
   for (const e of document.querySelectorAll('[data-permalink]')) e.textContent = new URL(e.textContent, document.baseURI).href;
@@ -189,7 +205,8 @@ pub fn start_js() -> String {
             islands.join(",")
         ));
     }
-    format!("{START_JS}parsed(() => {{\n{calls}}});\n")
+    let start = START_JS.replace("PROGRESS_KEY", ridgeline_app::progress::KEY);
+    format!("{start}parsed(() => {{\n{calls}}});\n")
 }
 
 /// The rules for islands: the sign on a figure that is not live yet, and the
@@ -468,6 +485,11 @@ mod tests {
         assert!(
             start.contains("e.key === 'd'") && start.contains("querySelector('.theme-toggle')")
         );
+        // It shows the home page's progress from the progress's own key.
+        assert!(start.contains(&format!(
+            "localStorage.getItem('{}')",
+            ridgeline_app::progress::KEY
+        )));
         // It makes the citation's permalink absolute.
         assert!(start.contains("querySelectorAll('[data-permalink]')"));
         assert!(ISLANDS_CSS.contains("[data-live]"));

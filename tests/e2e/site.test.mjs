@@ -96,3 +96,30 @@ test('the page about the numbers lists every chip with its source', async () => 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('home says what each part teaches, its reading time and widgets, and the reader\'s progress', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  const part1 = page.locator('li[data-part="1"]');
+  assert.match(await part1.locator('.part-teaches').textContent(), /ridge/);
+  assert.match(await part1.locator('.part-status').textContent(), /^\d+ min read$/);
+  assert.match(await part1.locator('.part-widgets').textContent(), /roofline/);
+  assert.equal(await part1.locator('a.book-link').getAttribute('href'), 'https://jax-ml.github.io/scaling-book/roofline/');
+  // No stored progress: nothing is shown.
+  assert.deepEqual((await page.locator('[data-progress]').allTextContents()).filter((t) => t), []);
+  assert.equal(await page.locator('[data-progress="1"]').isVisible(), false);
+  // Two of Part 1's problems solved: its line says so, and only its.
+  const total = Number(await page.locator('[data-progress="1"]').getAttribute('data-problems'));
+  assert.ok(total >= 2);
+  await page.evaluate(() => localStorage.setItem('ridgeline.progress.v1', JSON.stringify({
+    schema: 'ridgeline-progress', version: 1,
+    solved: { 'ch1-ex1a': { attempts: 1, seed: 0 }, 'ch1-ex2': { attempts: 2, seed: 0 } },
+  })));
+  await page.reload();
+  await ready(page);
+  assert.equal(await page.locator('[data-progress="1"]').textContent(), `2 of ${total} problems solved`);
+  assert.deepEqual((await page.locator('[data-progress]').allTextContents()).filter((t) => t).length, 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
