@@ -206,7 +206,21 @@ pub fn start_js() -> String {
         ));
     }
     let start = START_JS.replace("PROGRESS_KEY", ridgeline_app::progress::KEY);
-    format!("{start}parsed(() => {{\n{calls}}});\n")
+    strip_js(&format!("{start}parsed(() => {{\n{calls}}});\n"))
+}
+
+/// `js` without its comment lines, blank lines and indentation: every page
+/// loads the start script first, and its comments are for the reader of this
+/// file. (Lines keep their breaks, so automatic semicolons stay where they were.)
+fn strip_js(js: &str) -> String {
+    let mut out: String = js
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
 }
 
 /// The rules for islands: the sign on a figure that is not live yet, and the
@@ -297,15 +311,16 @@ pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets
     let index = ridgeline_app::content::search_index()?.to_string();
     let css = minify_css(&css)?;
     let start_js = start_js();
+    let theme_js = strip_js(THEME_JS);
     let assets = Assets {
         css: format!("style-{}.css", short_hash(css.as_bytes())),
-        theme: format!("theme-{}.js", short_hash(THEME_JS.as_bytes())),
+        theme: format!("theme-{}.js", short_hash(theme_js.as_bytes())),
         start: format!("start-{}.js", short_hash(start_js.as_bytes())),
         search: search::file_name(&index),
         favicon: "favicon.svg".to_string(),
     };
     write(&site.join(&assets.css), css)?;
-    write(&site.join(&assets.theme), THEME_JS)?;
+    write(&site.join(&assets.theme), &theme_js)?;
     write(&site.join(&assets.start), &start_js)?;
     write(&site.join(&assets.search), index)?;
     let icon = root.join("public/favicon.svg");
@@ -453,6 +468,16 @@ mod tests {
             out,
             ".a .b>c,d:has(>e){margin:0 calc(-1 * var(--x,2px));content:\"a  b\";}@media (max-width:600px){.a{x:1}}"
         );
+    }
+
+    #[test]
+    fn the_start_script_ships_without_comments_or_indentation() {
+        assert_eq!(
+            strip_js("// a note\nconst a = 1;\n\n  if (a) {\n    f(); // kept\n  }\n"),
+            "const a = 1;\nif (a) {\nf(); // kept\n}\n"
+        );
+        let start = start_js();
+        assert!(!start.contains("\n//") && !start.contains("\n "), "{start}");
     }
 
     #[test]
