@@ -136,7 +136,9 @@ pub fn body(route: Route, ctx: &Context) -> String {
     let path = route.path();
     render_html(move || {
         let page = match route {
-            Route::Home => view! { <pages::home::Home /> }.into_any(),
+            Route::Home => {
+                view! { <pages::home::Home about=home_about().unwrap_or_default() /> }.into_any()
+            }
             Route::Part(p) => view! { <pages::part::Part page=p /> }.into_any(),
             Route::Progress => view! {
                 <div class="island" data-island=names::PROGRESS>
@@ -147,8 +149,26 @@ pub fn body(route: Route, ctx: &Context) -> String {
             Route::Numbers => view! { <pages::numbers::NumbersPage /> }.into_any(),
             Route::NotFound => view! { <pages::NotFound /> }.into_any(),
         };
-        view! { <Frame route=path offline_bytes=bytes>{page}</Frame> }
+        view! { <Frame route=path offline_bytes=bytes title=route.title()>{page}</Frame> }
     })
+}
+
+/// What the home page says of each part, in book order: its line of
+/// `chapters/teaches.md`, reading time, widgets and problem count.
+pub fn home_about() -> Result<Vec<pages::home::About>, Error> {
+    let path = ridgeline_app::content::chapters_dir().join("teaches.md");
+    let text = crate::read(&path)?;
+    let lines = pages::home::parse_teaches(&text, &PARTS)?;
+    Ok(PARTS
+        .iter()
+        .map(|p| {
+            let teaches = lines
+                .iter()
+                .find(|(slug, _)| *slug == p.slug)
+                .map_or("", |(_, t)| *t);
+            pages::home::about(p, teaches)
+        })
+        .collect())
 }
 
 /// Whether a page's body holds an island of one of `carrier`'s widgets.
@@ -175,6 +195,34 @@ pub fn page(route: Route, ctx: &Context) -> Result<(String, Vec<Figure>), Error>
     Ok((wrap(route, ctx, &body), figures))
 }
 
+/// The description every page shares (`description`, `og:description`).
+const DESCRIPTION: &str = "An interactive companion to How to Scale Your Model: rooflines, sharding, training and inference arithmetic, live in the browser.";
+
+/// The Highwire (`citation_*`, read by Google Scholar and reference managers)
+/// and Open Graph tags of `route`: its title, and the book it accompanies as
+/// a `citation_reference`. No `og:url`: the build does not know the host.
+pub fn citation_meta(route: Route) -> String {
+    let title = escape(&route.title());
+    let kind = match route {
+        Route::Part(_) => "article",
+        _ => "website",
+    };
+    let authors: String = ridgeline_app::pages::cite::BOOK_AUTHORS
+        .iter()
+        .map(|a| format!("citation_author={a}; "))
+        .collect();
+    format!(
+        r#"<meta name="citation_title" content="{title}" />
+<meta name="citation_language" content="en" />
+<meta name="citation_reference" content="citation_title=How to Scale Your Model; {authors}citation_publisher=Google DeepMind; citation_publication_date=2025; citation_fulltext_html_url=https://jax-ml.github.io/scaling-book/" />
+<meta property="og:type" content="{kind}" />
+<meta property="og:site_name" content="ridgeline" />
+<meta property="og:title" content="{title}" />
+<meta property="og:description" content="{DESCRIPTION}" />
+"#
+    )
+}
+
 /// The head written here around a rendered `body`.
 fn wrap(route: Route, ctx: &Context, body: &str) -> String {
     let public = &ctx.public_url;
@@ -182,8 +230,9 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
     let mut head = format!(
         r#"<meta charset="utf-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
-<meta name="description" content="An interactive companion to How to Scale Your Model: rooflines, sharding, training and inference arithmetic, live in the browser." />
+<meta name="description" content="{DESCRIPTION}" />
 <meta name="color-scheme" content="light dark" />
+{citation}
 <meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'" />
 <title>{title}</title>
 <base href="{public}" />
@@ -193,6 +242,7 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
 <meta name="ridgeline-search" content="{public}{search}" />
 "#,
         title = escape(&route.title()),
+        citation = citation_meta(route),
         theme = a.theme,
         css = a.css,
         icon = a.favicon,
@@ -262,6 +312,8 @@ pub fn write_pages(site: &Path, parts: &[SummaryPart], ctx: &Context) -> Result<
             PARTS.len()
         ));
     }
+    // Report a broken chapters/teaches.md rather than write a bare home.
+    home_about()?;
     let mut written = Written::default();
     for route in Route::all() {
         let (html, figures) = page(route, ctx)?;
@@ -389,6 +441,126 @@ pub(crate) mod tests {
                 );
             }
         }
+    }
+
+    /// The values of `attr="…"` in `html`, in order.
+    fn attr_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+        let key = format!("{attr}=\"");
+        html.split(key.as_str())
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect()
+    }
+
+    /// The text of `html` from the first `start` to the next `end` after it.
+    fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+        let from = html.find(start).unwrap_or_else(|| panic!("no {start}"));
+        let rest = &html[from..];
+        &rest[..rest.find(end).unwrap_or(rest.len())]
+    }
+
+    #[test]
+    fn the_contents_link_every_section_heading_of_the_chapter_in_order() {
+        let ctx = ctx();
+        for p in PARTS.iter().filter(|p| p.written) {
+            let html = document(Route::Part(p), &ctx);
+            let toc = between(&html, "class=\"toc\">", "</nav>");
+            let links: Vec<&str> = attr_values(toc, "href");
+            let body = between(&html, "<div class=\"chapter-body\">", "class=\"pager\">");
+            let headings: Vec<String> = attr_values(body, "<h2 id")
+                .into_iter()
+                .map(|id| format!("{}#{id}", p.slug))
+                .collect();
+            assert!(!headings.is_empty(), "{}: no section headings", p.slug);
+            assert_eq!(links, headings, "{}", p.slug);
+        }
+    }
+
+    #[test]
+    fn every_page_says_how_to_cite_it_in_its_head_and_its_footer() {
+        let ctx = ctx();
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let head = between(&html, "<head>", "</head>");
+            let title = escape(&route.title());
+            for tag in [
+                format!(r#"<meta name="citation_title" content="{title}" />"#),
+                format!(r#"<meta property="og:title" content="{title}" />"#),
+                r#"<meta property="og:site_name" content="ridgeline" />"#.to_string(),
+            ] {
+                assert!(head.contains(&tag), "{}: no {tag}", route.file());
+            }
+            let reference = attr_values(head, "name=\"citation_reference\" content");
+            assert_eq!(reference.len(), 1, "{}", route.file());
+            assert!(reference[0].starts_with(
+                "citation_title=How to Scale Your Model; citation_author=Austin, Jacob; "
+            ));
+            assert_eq!(reference[0].matches("citation_author=").count(), 11);
+            // The footer's Cite: the page's entry with its permalink, and the book's.
+            let cite = between(&html, "data-cite=\"\"", "</details>");
+            let page = between(cite, "<pre data-bibtex=\"page\">", "</pre>");
+            assert!(page.contains(&format!(
+                "@misc{{{},",
+                ridgeline_app::pages::cite::key(route.path())
+            )));
+            assert!(page.contains(&format!("title = {{{title}}}")), "{page}");
+            assert!(
+                page.contains(&format!(
+                    "url = {{<span data-permalink=\"\">{}</span>}}",
+                    ridgeline_app::pages::cite::permalink(route.path())
+                )),
+                "{page}"
+            );
+            assert!(page.contains(&format!("version {}", ridgeline_app::pages::cite::VERSION)));
+            assert!(cite.contains("@article{scaling-book,"));
+        }
+    }
+
+    #[test]
+    fn every_page_holds_the_sheet_of_shortcuts_and_home_lists_them() {
+        use ridgeline_app::pages::keys::SHORTCUTS;
+        let ctx = ctx();
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let sheet = between(&html, "<dialog", "</dialog>");
+            assert!(sheet.contains("id=\"keys\""), "{}", route.file());
+            for (keys, what) in SHORTCUTS {
+                assert!(
+                    sheet.contains(&format!("<dd>{}</dd>", escape(what))),
+                    "{what}"
+                );
+                for k in *keys {
+                    assert!(sheet.contains(&format!("<kbd>{}</kbd>", escape(k))), "{k}");
+                }
+            }
+        }
+        let home = document(Route::Home, &ctx);
+        let main = between(&home, "<main", "</main>");
+        assert_eq!(main.matches("<dd>").count(), SHORTCUTS.len());
+    }
+
+    #[test]
+    fn home_says_what_each_part_teaches_how_long_it_takes_and_its_widgets() {
+        let about = home_about().expect("teaches.md");
+        let home = document(Route::Home, &ctx());
+        for (p, a) in PARTS.iter().zip(&about) {
+            let item = between(&home, &format!("data-part=\"{}\"", p.number), "</li>");
+            // (Up to its first apostrophe, which HTML escapers write differently.)
+            let teaches = a.teaches.split('\'').next().unwrap_or_default();
+            assert!(item.contains(teaches), "part {}", p.number);
+            assert!(!a.teaches.is_empty());
+            if p.written {
+                assert!(a.minutes > 0);
+                assert!(item.contains(&format!("{} min read", a.minutes)), "{item}");
+            }
+            for w in &a.widgets {
+                assert!(item.contains(w), "part {}: widget {w}", p.number);
+            }
+            assert!(item.contains(&format!("data-problems=\"{}\"", a.problems)));
+            assert!(item.contains(p.book_url));
+        }
+        let rooflines = &about[1];
+        assert!(rooflines.widgets.contains(&"roofline") && rooflines.problems > 0);
     }
 
     #[test]

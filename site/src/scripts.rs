@@ -1,5 +1,6 @@
 //! The site's small files besides the pages: the stylesheet (the app's CSS
-//! plus the chart colours of the dark theme), two tiny scripts, the search
+//! plus the chart colours of the dark theme), two tiny scripts (the start
+//! script also marks the section being read in a chapter's contents), the search
 //! index and the service worker. Every name but `sw.js` carries a hash of its
 //! content, so hosts may cache them for a year.
 
@@ -127,6 +128,63 @@ const lazy = (name, islands, attr) => {
 const parsed = (f) => (document.readyState === 'loading'
   ? document.addEventListener('DOMContentLoaded', f, { once: true })
   : f());
+// Marks the section being read in the table of contents (aria-current): the
+// last heading above the top third of the window. Colour only, so nothing moves.
+parsed(() => {
+  const links = [...document.querySelectorAll('nav.toc a')].filter((a) => a.hash);
+  const heads = links.map((a) => document.getElementById(decodeURIComponent(a.hash.slice(1))));
+  if (!links.length || heads.includes(null) || !('IntersectionObserver' in window)) return;
+  let current = -1;
+  const mark = () => {
+    let i = 0;
+    heads.forEach((h, k) => { if (h.getBoundingClientRect().top < innerHeight / 3) i = k; });
+    if (i === current) return;
+    if (current >= 0) links[current].removeAttribute('aria-current');
+    links[i].setAttribute('aria-current', 'location');
+    current = i;
+  };
+  const seen = new IntersectionObserver(mark, { rootMargin: '0px 0px -66% 0px' });
+  for (const h of heads) seen.observe(h);
+});
+// Every page's own keys: ? opens the sheet of shortcuts (a modal <dialog>:
+// Escape closes it), d flips the theme; not while typing or inside a widget.
+addEventListener('keydown', (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  const a = document.activeElement;
+  if (a && (/^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName) || a.isContentEditable || a.closest('[data-widget]'))) return;
+  const sheet = document.getElementById('keys');
+  if (!sheet || sheet.open) return;
+  if (e.key === '?') {
+    e.preventDefault();
+    sheet.showModal();
+  } else if (e.key === 'd') {
+    const toggle = document.querySelector('.theme-toggle');
+    if (toggle) toggle.click();
+  }
+});
+parsed(() => {
+  for (const b of document.querySelectorAll('#keys [data-close]')) b.addEventListener('click', () => b.closest('dialog').close());
+});
+// Home: each part's solved problems, from the stored progress (nothing when none).
+parsed(() => {
+  const cells = document.querySelectorAll('[data-progress]');
+  if (!cells.length) return;
+  let solved = {};
+  try {
+    solved = JSON.parse(localStorage.getItem('PROGRESS_KEY') || '{}').solved || {};
+  } catch (e) {
+    return;
+  }
+  const ids = Object.keys(solved);
+  for (const c of cells) {
+    const n = ids.filter((id) => id.startsWith(`ch${c.dataset.progress}-`)).length;
+    if (n > 0) c.textContent = `${n} of ${c.dataset.problems} problems solved`;
+  }
+});
+// The citation's permalink: the page knows its path, the browser its address.
+parsed(() => {
+  for (const e of document.querySelectorAll('[data-permalink]')) e.textContent = new URL(e.textContent, document.baseURI).href;
+});
 ";
 
 /// The page-start script (`START_JS`) with one `lazy(…)` call per lazily started bundle (the
@@ -147,7 +205,22 @@ pub fn start_js() -> String {
             islands.join(",")
         ));
     }
-    format!("{START_JS}parsed(() => {{\n{calls}}});\n")
+    let start = START_JS.replace("PROGRESS_KEY", ridgeline_app::progress::KEY);
+    strip_js(&format!("{start}parsed(() => {{\n{calls}}});\n"))
+}
+
+/// `js` without its comment lines, blank lines and indentation: every page
+/// loads the start script first, and its comments are for the reader of this
+/// file. (Lines keep their breaks, so automatic semicolons stay where they were.)
+fn strip_js(js: &str) -> String {
+    let mut out: String = js
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
 }
 
 /// The rules for islands: the sign on a figure that is not live yet, and the
@@ -238,15 +311,16 @@ pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets
     let index = ridgeline_app::content::search_index()?.to_string();
     let css = minify_css(&css)?;
     let start_js = start_js();
+    let theme_js = strip_js(THEME_JS);
     let assets = Assets {
         css: format!("style-{}.css", short_hash(css.as_bytes())),
-        theme: format!("theme-{}.js", short_hash(THEME_JS.as_bytes())),
+        theme: format!("theme-{}.js", short_hash(theme_js.as_bytes())),
         start: format!("start-{}.js", short_hash(start_js.as_bytes())),
         search: search::file_name(&index),
         favicon: "favicon.svg".to_string(),
     };
     write(&site.join(&assets.css), css)?;
-    write(&site.join(&assets.theme), THEME_JS)?;
+    write(&site.join(&assets.theme), &theme_js)?;
     write(&site.join(&assets.start), &start_js)?;
     write(&site.join(&assets.search), index)?;
     let icon = root.join("public/favicon.svg");
@@ -397,6 +471,16 @@ mod tests {
     }
 
     #[test]
+    fn the_start_script_ships_without_comments_or_indentation() {
+        assert_eq!(
+            strip_js("// a note\nconst a = 1;\n\n  if (a) {\n    f(); // kept\n  }\n"),
+            "const a = 1;\nif (a) {\nf(); // kept\n}\n"
+        );
+        let start = start_js();
+        assert!(!start.contains("\n//") && !start.contains("\n "), "{start}");
+    }
+
+    #[test]
     fn hashes_are_stable_and_tell_contents_apart() {
         // FNV-1a (64 bits) of "abc" is 0xe71fa2190541574b (the published test
         // vector); from the second offset, 0x6c62272e07bb0142, it ends in
@@ -419,6 +503,20 @@ mod tests {
         assert!(start.contains(
             "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');"
         ));
+        // It marks the section being read in the table of contents.
+        assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));
+        // It opens the sheet of shortcuts and flips the theme.
+        assert!(start.contains("e.key === '?'") && start.contains("sheet.showModal()"));
+        assert!(
+            start.contains("e.key === 'd'") && start.contains("querySelector('.theme-toggle')")
+        );
+        // It shows the home page's progress from the progress's own key.
+        assert!(start.contains(&format!(
+            "localStorage.getItem('{}')",
+            ridgeline_app::progress::KEY
+        )));
+        // It makes the citation's permalink absolute.
+        assert!(start.contains("querySelectorAll('[data-permalink]')"));
         assert!(ISLANDS_CSS.contains("[data-live]"));
         assert!(ISLANDS_CSS.contains(":root[data-library='failed']"));
     }

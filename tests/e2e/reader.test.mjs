@@ -64,6 +64,75 @@ test('n and p move between parts; sliders keep their arrow keys', async () => {
   await context.close();
 });
 
+test('Cite gives the page\'s BibTeX with its permalink, and the book\'s', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'tpus');
+  await ready(page);
+  const cite = page.locator('details[data-cite]');
+  const entry = cite.locator('pre[data-bibtex="page"]');
+  assert.equal(await entry.isVisible(), false, 'closed until asked');
+  await cite.locator('summary').click();
+  assert.equal(await entry.isVisible(), true);
+  const text = await entry.textContent();
+  assert.match(text, /^@misc\{ridgeline-tpus,\n/);
+  assert.match(text, /\n {2}title = \{Part 2\. How to Think About TPUs — ridgeline\},\n/);
+  assert.match(text, /ridgeline version \d+\.\d+\.\d+/);
+  assert.ok(text.includes(`\n  url = {${env.base}tpus}\n}`), text);
+  const book = await cite.locator('pre[data-bibtex="book"]').textContent();
+  assert.match(book, /^@article\{scaling-book,/);
+  assert.match(book, /author = \{Austin, Jacob and Douglas, Sholto and .* and Pope, Reiner\}/);
+  assert.match(book, /year = \{2025\}/);
+  // The head says the same to reference managers and link previews.
+  const title = 'Part 2. How to Think About TPUs — ridgeline';
+  assert.equal(await page.locator('meta[name="citation_title"]').getAttribute('content'), title);
+  assert.equal(await page.locator('meta[property="og:title"]').getAttribute('content'), title);
+  assert.match(await page.locator('meta[name="citation_reference"]').getAttribute('content'), /^citation_title=How to Scale Your Model; citation_author=Austin, Jacob;/);
+  // Home's permalink is the site's address.
+  await page.goto(env.base);
+  await ready(page);
+  assert.ok((await page.locator('pre[data-bibtex="page"]').textContent()).includes(`url = {${env.base}}`));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('? opens the sheet of shortcuts, Escape closes it; d flips the theme; home lists them', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const sheet = page.locator('dialog#keys');
+  assert.equal(await sheet.isVisible(), false);
+  await page.keyboard.press('?');
+  assert.equal(await sheet.isVisible(), true);
+  const keys = await sheet.locator('dt').allTextContents();
+  const what = await sheet.locator('dd').allTextContents();
+  assert.deepEqual(keys.map((k) => k.trim()), ['n →', 'p ←', '/', 'd', '?', 'Esc']);
+  assert.deepEqual(what, ['next part', 'previous part', 'search the parts', 'dark or light theme', 'this list of shortcuts', 'close it, or clear the search']);
+  await page.keyboard.press('Escape');
+  assert.equal(await sheet.isVisible(), false);
+  // Its Close button closes it too.
+  await page.keyboard.press('?');
+  await sheet.locator('button[data-close]').click();
+  assert.equal(await sheet.isVisible(), false);
+  // d flips the theme as the toggle does.
+  const theme = () => page.evaluate(() => document.documentElement.getAttribute('data-theme'));
+  const was = await theme();
+  await page.keyboard.press('d');
+  assert.notEqual(await theme(), was);
+  await page.keyboard.press('d');
+  assert.equal(await theme(), was);
+  // Not while typing: ? in the search box is a character.
+  await page.keyboard.press('/');
+  await page.keyboard.type('?');
+  assert.equal(await sheet.isVisible(), false);
+  assert.equal(await page.inputValue('#site-search'), '?');
+  // The home page lists the same shortcuts.
+  await page.goto(env.base);
+  await ready(page);
+  assert.deepEqual(await page.locator('main dl.shortcuts dd').allTextContents(), what);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a widget state survives a reload of its URL', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'rooflines');

@@ -13,9 +13,9 @@ test('the home page lists all 13 parts, every one written, and links to the book
   await ready(page);
   const parts = page.locator('.parts > li');
   assert.equal(await parts.count(), 13);
-  assert.match(await parts.nth(1).textContent(), /All About Rooflines.*live/);
+  assert.match(await parts.nth(1).textContent(), /All About Rooflines\d+ min read/);
   assert.equal(await page.locator('.parts > li.todo').count(), 0, 'a part lost its chapter');
-  for (let i = 0; i < 13; i++) assert.match(await parts.nth(i).textContent(), new RegExp(`^Part ${i}.*live`));
+  for (let i = 0; i < 13; i++) assert.match(await parts.nth(i).textContent(), new RegExp(`^Part ${i}.*\\d+ min read`));
   const bookLinks = await page.locator('.parts .book-link').evaluateAll((as) => as.map((a) => a.href));
   assert.equal(bookLinks.length, 13);
   assert.ok(bookLinks.every((h) => h.startsWith('https://jax-ml.github.io/scaling-book/')));
@@ -93,6 +93,33 @@ test('the page about the numbers lists every chip with its source', async () => 
   await page.goto(env.base + 'conclusion');
   await ready(page);
   assert.match(await page.locator('h1').first().textContent(), /Conclusions/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('home says what each part teaches, its reading time and widgets, and the reader\'s progress', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base);
+  await ready(page);
+  const part1 = page.locator('li[data-part="1"]');
+  assert.match(await part1.locator('.part-teaches').textContent(), /ridge/);
+  assert.match(await part1.locator('.part-status').textContent(), /^\d+ min read$/);
+  assert.match(await part1.locator('.part-widgets').textContent(), /roofline/);
+  assert.equal(await part1.locator('a.book-link').getAttribute('href'), 'https://jax-ml.github.io/scaling-book/roofline/');
+  // No stored progress: nothing is shown.
+  assert.deepEqual((await page.locator('[data-progress]').allTextContents()).filter((t) => t), []);
+  assert.equal(await page.locator('[data-progress="1"]').isVisible(), false);
+  // Two of Part 1's problems solved: its line says so, and only its.
+  const total = Number(await page.locator('[data-progress="1"]').getAttribute('data-problems'));
+  assert.ok(total >= 2);
+  await page.evaluate(() => localStorage.setItem('ridgeline.progress.v1', JSON.stringify({
+    schema: 'ridgeline-progress', version: 1,
+    solved: { 'ch1-ex1a': { attempts: 1, seed: 0 }, 'ch1-ex2': { attempts: 2, seed: 0 } },
+  })));
+  await page.reload();
+  await ready(page);
+  assert.equal(await page.locator('[data-progress="1"]').textContent(), `2 of ${total} problems solved`);
+  assert.deepEqual((await page.locator('[data-progress]').allTextContents()).filter((t) => t).length, 1);
   assert.deepEqual(problems, []);
   await context.close();
 });

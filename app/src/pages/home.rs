@@ -1,21 +1,161 @@
-//! The home page: every part of the book, from `chapters/SUMMARY.md`.
+//! The home page: every part of the book, from `chapters/SUMMARY.md`, with
+//! what each teaches (`chapters/teaches.md`), its reading time, its widgets
+//! and, once the start script has read the stored progress, how many of its
+//! problems the reader has solved.
 
-use crate::content::PARTS;
+use crate::content::{PartPage, Segment, EXERCISE_IDS, PARTS};
 use leptos::prelude::*;
 
-/// Lists all parts; unwritten ones say so and link to the book.
+/// Words a reader reads in a minute, for the reading time.
+pub const WORDS_PER_MINUTE: usize = 230;
+
+/// What the home page says of a part besides its title.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct About {
+    /// One or two sentences on what the part teaches.
+    pub teaches: String,
+    /// Minutes to read the chapter's text (0 when it is not written).
+    pub minutes: usize,
+    /// The widgets it holds, by directive name, each once, in page order
+    /// (the problems are counted apart).
+    pub widgets: Vec<&'static str>,
+    /// How many of the book's problems the part holds.
+    pub problems: usize,
+}
+
+/// The words of a chapter's text: its HTML segments without their tags.
+pub fn word_count(page: &PartPage) -> usize {
+    page.segments
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Html(h) => Some(*h),
+            Segment::Widget(..) => None,
+        })
+        .map(|h| {
+            let mut text = String::with_capacity(h.len());
+            let mut in_tag = false;
+            for c in h.chars() {
+                match c {
+                    '<' => {
+                        in_tag = true;
+                        text.push(' ');
+                    }
+                    '>' => in_tag = false,
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            text.split_whitespace()
+                .filter(|w| w.chars().any(char::is_alphanumeric))
+                .count()
+        })
+        .sum()
+}
+
+/// Minutes to read `words` at [`WORDS_PER_MINUTE`], rounded up.
+pub fn reading_minutes(words: usize) -> usize {
+    words.div_ceil(WORDS_PER_MINUTE)
+}
+
+/// What the home page says of `page`, with `teaches` from `chapters/teaches.md`.
+pub fn about(page: &PartPage, teaches: &str) -> About {
+    let mut widgets: Vec<&'static str> = Vec::new();
+    for s in page.segments {
+        if let Segment::Widget(name, _) = s {
+            if !name.starts_with("exercise") && !widgets.contains(name) {
+                widgets.push(name);
+            }
+        }
+    }
+    About {
+        teaches: teaches.to_string(),
+        minutes: if page.written {
+            reading_minutes(word_count(page))
+        } else {
+            0
+        },
+        widgets,
+        problems: EXERCISE_IDS
+            .iter()
+            .filter(|(_, n)| *n == page.number)
+            .count(),
+    }
+}
+
+/// Reads `chapters/teaches.md`: `slug: sentence` lines; `#` and blank lines
+/// are skipped. Every part of `parts` must be named, once.
+pub fn parse_teaches<'a>(
+    text: &'a str,
+    parts: &[PartPage],
+) -> Result<Vec<(&'a str, &'a str)>, String> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = |m: &str| format!("teaches.md line {}: {m}", i + 1);
+        let (slug, what) = line
+            .split_once(": ")
+            .ok_or_else(|| at("expected `slug: what the part teaches`"))?;
+        if !parts.iter().any(|p| p.slug == slug) {
+            return Err(at(&format!("no part has the slug `{slug}`")));
+        }
+        if out.iter().any(|(s, _)| *s == slug) {
+            return Err(at(&format!("`{slug}` appears twice")));
+        }
+        out.push((slug, what.trim()));
+    }
+    if let Some(p) = parts
+        .iter()
+        .find(|p| !out.iter().any(|(s, _)| *s == p.slug))
+    {
+        return Err(format!(
+            "teaches.md says nothing of part {} ({})",
+            p.number, p.slug
+        ));
+    }
+    Ok(out)
+}
+
+/// Lists all parts: what each teaches, its reading time, widgets and the
+/// reader's progress; unwritten ones say so and link to the book.
 #[component]
-pub fn Home() -> impl IntoView {
+pub fn Home(
+    /// What to say of each part, in [`PARTS`] order (empty: titles only).
+    #[prop(optional)]
+    about: Vec<About>,
+) -> impl IntoView {
     let items = PARTS
         .iter()
-        .map(|p| {
-            let status = if p.written { "live" } else { "not yet written" };
+        .enumerate()
+        .map(|(i, p)| {
+            let a = about.get(i).cloned().unwrap_or_default();
+            let status = if !p.written {
+                "not yet written".to_string()
+            } else if a.minutes > 0 {
+                format!("{} min read", a.minutes)
+            } else {
+                String::new()
+            };
+            let widgets = (!a.widgets.is_empty()).then(|| {
+                let names = a.widgets.join(", ");
+                view! { <span class="part-widgets">"widgets: " {names}</span> }
+            });
+            let problems = a.problems;
             view! {
                 <li class=if p.written { "part written" } else { "part todo" } data-part=p.number>
                     <span class="part-number">{format!("Part {}", p.number)}</span>
                     <a class="part-title" href=p.slug>{p.title}</a>
                     <span class="part-status">{status}</span>
-                    <a class="book-link" href=p.book_url rel="noopener">"the book's chapter ↗"</a>
+                    <div class="part-about">
+                        {(!a.teaches.is_empty()).then(|| view! { <p class="part-teaches">{a.teaches.clone()}</p> })}
+                        <p class="part-meta">
+                            <a class="book-link" href=p.book_url rel="noopener">"the book's chapter ↗"</a>
+                            {widgets}
+                            <span class="part-progress" data-progress=p.number data-problems=problems></span>
+                        </p>
+                    </div>
                 </li>
             }
         })
@@ -29,6 +169,68 @@ pub fn Home() -> impl IntoView {
                 " (Austin, Douglas, Frostig, Levskaya et al., Google DeepMind, 2025). Every number is computed live in your browser from one registry of the book's hardware; drag the sliders and watch the arithmetic move."
             </p>
             <ol class="parts">{items}</ol>
+            <h2 id="keys-home">"Keyboard shortcuts"</h2>
+            <crate::pages::keys::Shortcuts />
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Native only: the browser build carries no chapter text.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn reading_time_rounds_up_at_230_words_a_minute() {
+        assert_eq!(reading_minutes(0), 0);
+        assert_eq!(reading_minutes(1), 1);
+        assert_eq!(reading_minutes(230), 1);
+        assert_eq!(reading_minutes(231), 2);
+        let tpus = crate::content::part("tpus").expect("tpus");
+        let words = word_count(tpus);
+        assert!(words > 2000, "{words}");
+        assert_eq!(about(tpus, "x").minutes, reading_minutes(words));
+    }
+
+    #[test]
+    fn words_are_counted_without_tags() {
+        let page = PartPage {
+            number: 1,
+            title: "t",
+            slug: "t",
+            book_url: "",
+            written: true,
+            bundle: "main",
+            here: true,
+            sections: &[],
+            segments: &[
+                Segment::Html("<p>One <em>two</em> three.</p><math><mi>x</mi></math>"),
+                Segment::Widget("roofline", &[]),
+                Segment::Widget("exercise", &[]),
+                Segment::Html("<p>four — five</p>"),
+                Segment::Widget("roofline", &[]),
+            ],
+        };
+        assert_eq!(word_count(&page), 6);
+        let a = about(&page, "what");
+        assert_eq!(a.widgets, vec!["roofline"]);
+        assert_eq!(a.teaches, "what");
+    }
+
+    // Native only: the browser build carries no chapter text.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn every_part_says_what_it_teaches_and_problem_ids_carry_their_part() {
+        let text = std::fs::read_to_string(crate::content::chapters_dir().join("teaches.md"))
+            .expect("teaches.md");
+        let lines = parse_teaches(&text, &PARTS).expect("teaches.md");
+        assert_eq!(lines.len(), PARTS.len());
+        assert!(parse_teaches("nope: x", &PARTS).is_err());
+        assert!(parse_teaches("rooflines x", &PARTS).is_err());
+        // The start script counts a part's solved problems by this prefix.
+        for (id, part) in EXERCISE_IDS {
+            assert!(id.starts_with(&format!("ch{part}-")), "{id}");
+        }
     }
 }

@@ -1,9 +1,11 @@
 //! Whole pages, rendered to static HTML at build time by `ridgeline-site`:
 //! the frame around every page, the home page, a part's page, the progress and
-//! numbers pages and the page for unknown paths. Their live parts are islands
+//! numbers pages and the page for unknown paths, and how to cite a page. Their live parts are islands
 //! (see [`crate::islands`]).
 
+pub mod cite;
 pub mod home;
+pub mod keys;
 pub mod numbers;
 pub mod part;
 pub mod progress;
@@ -15,13 +17,16 @@ use leptos::prelude::*;
 pub const HOME_HREF: &str = "./";
 
 /// The frame of every page: skip link, header (with the search and theme
-/// islands), the page in `<main>`, footer.
+/// islands), the page in `<main>`, footer (with the Cite control).
 #[component]
 pub fn Frame(
     /// The page's route, for the skip link (`rooflines#main`); empty for home.
     route: &'static str,
     /// Compressed size of the "make available offline" download.
     offline_bytes: f64,
+    /// The page's title, for its citation.
+    #[prop(into)]
+    title: String,
     /// The page.
     children: Children,
 ) -> impl IntoView {
@@ -45,6 +50,8 @@ pub fn Frame(
                     " · "
                     <a href="introduction">"How to use this companion"</a>
                 </p>
+                <cite::Cite path=route title=title />
+                <p class="keys-hint">"Press " <kbd>"?"</kbd> " for the keyboard shortcuts."</p>
                 <div class="island" data-island=names::OFFLINE data-bytes=offline_bytes.to_string()>
                     <crate::shell::OfflineControl bytes=offline_bytes />
                 </div>
@@ -52,6 +59,7 @@ pub fn Frame(
                     "The widgets could not start (the page's code did not load); the text and the figures above are complete. Reload to try again."
                 </p>
             </footer>
+            <keys::KeysSheet />
         </div>
     }
 }

@@ -48,7 +48,12 @@ pub fn Part(
             .iter()
             .map(|(id, text)| view! { <li><a href=format!("{}#{id}", page.slug)>{*text}</a></li> })
             .collect_view();
-        view! { <nav class="toc" aria-label="sections"><ol>{items}</ol></nav> }
+        view! {
+            <nav class="toc" aria-label="sections">
+                <p class="toc-title">"On this page"</p>
+                <ol>{items}</ol>
+            </nav>
+        }
     });
     let pager = move |p: Option<&'static PartPage>, rel: &'static str, label: &'static str| {
         p.map(|p| {
@@ -71,7 +76,7 @@ pub fn Part(
                 {(!page.written).then(|| view! { <h1>{page.title}</h1> })}
             </header>
             {toc}
-            {body}
+            <div class="chapter-body">{body}</div>
             <nav class="pager" aria-label="previous and next part">
                 {pager(prev, "prev", "previous")}
                 {pager(next, "next", "next")}
