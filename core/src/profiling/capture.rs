@@ -210,6 +210,20 @@ impl Capture {
         (!self.steps.is_empty())
             .then(|| self.steps.iter().map(|s| s.dur).sum::<f64>() / self.steps.len() as f64)
     }
+
+    /// How busy the op lanes were over the steps: every op's self time over
+    /// (op lanes × the steps' total time), or `None` without steps or ops.
+    /// Ops outside the steps count too, so a trace that marks only some of
+    /// its steps reads high.
+    pub fn op_busy_fraction(&self) -> Option<f64> {
+        let lanes = self
+            .lanes
+            .iter()
+            .filter(|l| l.kind == LaneKind::Ops)
+            .count();
+        let steps: f64 = self.steps.iter().map(|s| s.dur).sum();
+        (lanes > 0 && steps > 0.0).then(|| self.op_self_us / (lanes as f64 * steps))
+    }
 }
 
 #[derive(Deserialize)]
@@ -701,6 +715,12 @@ mod tests {
         assert_eq!(c.steps.len(), 3);
         assert_eq!(c.steps[0].name, "train 0");
         assert!((c.steps[0].dur - FIXTURE_STEP0_US).abs() < 1e-6);
+        // 108,638.107 µs of ops over 8 lanes × 33,387.931 µs of steps.
+        let busy = c.op_busy_fraction().unwrap();
+        assert!(
+            (busy - 108_638.107 / (8.0 * 33_387.931)).abs() < 1e-9,
+            "{busy}"
+        );
     }
 
     #[test]
