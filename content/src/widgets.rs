@@ -19,8 +19,8 @@ pub enum Bundle {
     Page,
     /// The exercise checker, loaded when the reader reaches the problems.
     Exercises,
-    /// The reader's library (config.json and chip imports), loaded when the
-    /// reader reaches its forms.
+    /// The reader's library (config.json and chip imports) and the reader's
+    /// own trace file, loaded when the reader reaches their forms.
     Library,
 }
 
@@ -168,6 +168,8 @@ widget_specs! {
         "import a Hugging Face config.json: each field mapped to the book's symbols, the fields ignored, and total/active parameters, FLOPs and KV bytes per token from core";
     "own-chip" => own_chip::OwnChip(OwnChipParams), Library, ["chip", "bf16", "int8", "hbm", "hbm_bw", "link", "net"],
         "define your own chip from a registry one (peaks, HBM, link bandwidths with units), see its ridge points and save it for every chip picker";
+    "trace-viewer" => trace_viewer::TraceViewer(), Library, [],
+        "a reader's own profile (JAX's perfetto_trace.json.gz or PyTorch's Chrome trace), read in the browser: device lanes with the XLA ops first, steps, and an op table by self time; a real JAX trace until the reader opens one";
     "gpu" => gpu::Gpu(GpuParams), Page, ["gpu", "gpus", "op", "bytes", "chip", "vs", "n", "v"],
         "GPU cluster layout, collective cost inside and across NVLink domains, GPU and TPU rooflines";
     "gpu-collectives" => gpu_collectives::GpuCollectives(GpuCollectivesParams), Page, ["gpu", "op", "gpus", "bytes", "sharp", "k", "scope", "vs"],
@@ -245,6 +247,9 @@ mod tests {
         }
         let lazy = |b: Bundle| -> Vec<&str> { b.widgets().map(|w| w.name).collect() };
         assert_eq!(lazy(Bundle::Exercises), ["exercise", "exercises"]);
-        assert_eq!(lazy(Bundle::Library), ["own-model", "own-chip"]);
+        assert_eq!(
+            lazy(Bundle::Library),
+            ["own-model", "own-chip", "trace-viewer"]
+        );
     }
 }

@@ -77,7 +77,7 @@ const THEME_JS: &str =
 /// The exercise checker (`<meta name="ridgeline-exercises">`, on pages with
 /// problems) is a bundle of its own of about 200 KiB gzip, and the reader's
 /// library (`<meta name="ridgeline-library">`, on pages with the own-model and
-/// own-chip forms) another: one loader starts each only once the page's
+/// own-chip forms or the trace viewer) another: one loader starts each only once the page's
 /// bundle is done and the reader nears one of its islands (400 px ahead of the
 /// viewport) or touches or focuses one, so a first load never carries them.
 /// The root says `data-exercises` (or `data-library`) `="loading"`, then
@@ -248,6 +248,10 @@ const ISLANDS_CSS: &str = "
 :root[data-library='failed'] .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'static: the form could not load'; }
 :root:not([data-js]) .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'answers are checked only with JavaScript on'; }
 :root:not([data-js]) .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'the form needs JavaScript'; }
+.island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'the trace reader loads when you reach it'; }
+:root[data-library='loading'] .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'loading the trace reader…'; }
+:root[data-library='failed'] .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'static: the trace reader could not load'; }
+:root:not([data-js]) .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'opening a file needs JavaScript'; }
 /* Without JavaScript nothing goes live, so on a phone the sign takes its own line instead of covering the widget's first line. */
 @media (max-width: 600px) { :root:not([data-js]) .island:not([data-live]) > .widget::before { position: static; display: block; width: fit-content; margin: 0 0 .5rem auto; } }
 @media print { .island > .widget::before, .offline, .islands-status { display: none !important; } }
@@ -501,7 +505,7 @@ mod tests {
         assert_eq!(start.matches("lazy('ridgeline-").count(), 2);
         assert!(start.contains("'data-library'") && start.contains("'data-exercises'"));
         assert!(start.contains(
-            "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip]', 'data-library');"
+            "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip],[data-island=trace-viewer]', 'data-library');"
         ));
         // It marks the section being read in the table of contents.
         assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));

@@ -1,9 +1,11 @@
 // End-to-end tests of the widgets on /profiling (Part 9): the profile viewer
 // (its prose numbers, the bottleneck question, overlap, the trace window) and
-// the XLA op reader.
+// the XLA op reader, and the trace viewer that opens a reader's own trace file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, verdictOf } from './lib.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { start, watchedPage, ready, verdictOf, readyLibrary, ROOT } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -106,5 +108,77 @@ test('Part 9: the XLA op reader pads, costs and points at bad syntax', async () 
   assert.match(await w.locator('[data-notice]').textContent(), /^at character 13: .*⟨}⟩/);
   assert.equal(await w.locator('[data-padded]').textContent(), '[4,8]');
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// The committed traces (tests/data/traces/README.md gives the numbers, summed
+// with Python's json module).
+const TRACES = path.join(ROOT, 'tests/data/traces');
+
+test('Part 9: a reader\'s trace opens in the page (JAX gzip, PyTorch JSON), and bad files are refused inline', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'profiling');
+  await ready(page);
+  // The viewer comes with the library bundle, started when the reader nears it.
+  await readyLibrary(page, '[data-widget="trace-viewer"]');
+  const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
+  await viewer.waitFor();
+  assert.match(await viewer.locator('[data-trace-showing]').textContent(), /the sample trace/);
+  const input = viewer.locator('input[type="file"][data-trace-file]');
+  const error = viewer.locator('[data-trace-error]');
+  const refused = (name) => page.waitForFunction(
+    (n) => (document.querySelector('[data-widget="trace-viewer"] [data-trace-error]')?.textContent ?? '').includes(`${n} was not opened`), name);
+  const showing = (name) => page.waitForFunction(
+    (n) => (document.querySelector('[data-widget="trace-viewer"] [data-trace-showing]')?.textContent ?? '').includes(`your file ${n}`), name);
+  const jax = fs.readFileSync(path.join(TRACES, 'jax-sharded-matmul-8cpu.json.gz'));
+
+  // A gzip cut short, and a file that is not JSON: a reason each, nothing else changes.
+  await input.setInputFiles({ name: 'cut.json.gz', mimeType: 'application/gzip', buffer: jax.subarray(0, 4000) });
+  await refused('cut.json.gz');
+  assert.match(await error.textContent(), /truncated or corrupt/);
+  await input.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+  await refused('notes.txt');
+  assert.match(await error.textContent(), /not a JSON file/);
+  assert.match(await viewer.locator('[data-trace-showing]').textContent(), /the sample trace/);
+
+  // The real JAX trace: eight devices' XLA Ops lanes first, then host threads.
+  await input.setInputFiles({ name: 'perfetto_trace.json.gz', mimeType: 'application/gzip', buffer: jax });
+  await showing('perfetto_trace.json.gz');
+  assert.equal(await error.isHidden(), true);
+  const lanes = await viewer.locator('[data-trace-lanes] > li').evaluateAll((ls) => ls.map((l) => l.dataset.lane));
+  assert.deepEqual(lanes.slice(0, 8), [0, 1, 2, 3, 4, 5, 6, 7].map((d) => `device ${d} · XLA Ops`));
+  assert.ok(lanes.slice(8).length > 0 && lanes.slice(8).every((l) => !l.includes('XLA Ops')), `${lanes}`);
+  assert.equal(await viewer.locator('[data-trace-lanes] > li').first().locator('.trace-lane-name').textContent(), 'device 0 · XLA Ops');
+  // 72 op events (3 ops × 8 devices × 3 steps), each drawn on its device's lane.
+  assert.equal(await viewer.locator('[data-trace-lanes] > li[data-kind="ops"] rect').count(), 72);
+  // The op table: the second matmul's fusion on top, 24 runs, 56.1% of op time.
+  const rows = viewer.locator('[data-trace-ops] tbody tr');
+  assert.deepEqual(await rows.evaluateAll((rs) => rs.map((r) => r.dataset.op)), ['ynn_fusion', 'ynn_fusion.1', 'wrapped_tanh']);
+  assert.equal(await rows.first().locator('td').nth(1).textContent(), '24');
+  assert.equal(await rows.first().locator('[data-share]').textContent(), '56.1%');
+  assert.match(await viewer.locator('[data-trace-steps]').textContent(), /^3 steps, mean [\d.]+ ms: train 0 \(10\.2 ms\)/);
+
+  // PyTorch's Chrome trace: the GPU stream first, the sgemm kernel on top.
+  await input.setInputFiles({ name: 'trace.json', mimeType: 'application/json', buffer: fs.readFileSync(path.join(TRACES, 'pytorch-mlp-minimal.json')) });
+  await showing('trace.json');
+  assert.match(await viewer.locator('[data-trace-summary]').textContent(), /^PyTorch trace/);
+  assert.equal(await viewer.locator('[data-trace-lanes] > li').first().getAttribute('data-lane'), 'GPU 0 · stream 7');
+  assert.equal(await rows.first().getAttribute('data-op'), 'ampere_sgemm_128x64_tn');
+  // 460.5 of 572 µs.
+  assert.equal(await rows.first().locator('[data-share]').textContent(), '80.5%');
+  assert.match(await viewer.locator('[data-trace-steps]').textContent(), /^2 steps/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 9: without JavaScript the trace viewer shows the sample and says opening a file needs JavaScript', async () => {
+  const context = await env.browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(env.base + 'profiling');
+  const viewer = page.locator('[data-widget="trace-viewer"]');
+  assert.match(await viewer.locator('[data-trace-nojs]').textContent(), /needs JavaScript/);
+  assert.equal(await viewer.locator('input[type="file"]').count(), 0);
+  assert.equal(await viewer.locator('[data-trace-lanes] > li').first().getAttribute('data-lane'), 'device 0 · XLA Ops');
+  assert.equal(await viewer.locator('[data-trace-ops] tbody tr').first().getAttribute('data-op'), 'ynn_fusion');
   await context.close();
 });

@@ -111,6 +111,8 @@ pub mod strong_scaling;
 pub mod systolic;
 #[cfg(widget_module = "torus")]
 pub mod torus;
+#[cfg(widget_module = "trace_viewer")]
+pub mod trace_viewer;
 #[cfg(widget_module = "training_planner")]
 pub mod training_planner;
 #[cfg(widget_module = "training_roofline")]

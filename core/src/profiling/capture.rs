@@ -1,0 +1,817 @@
+//! A reader's own profile: the Chrome/Perfetto trace JSON that
+//! `jax.profiler.trace(dir, create_perfetto_trace=True)` writes
+//! (`perfetto_trace.json.gz`) or that PyTorch's profiler exports
+//! (`export_chrome_trace`), read into device lanes, steps and an op table.
+//!
+//! [`read`] takes the file's bytes as they are (gzip is recognised by its
+//! magic bytes and inflated here, never more than [`MAX_TRACE_BYTES`]), and
+//! either returns a [`Capture`] or a [`Refusal`] that says what is wrong.
+//!
+//! What counts as an *op*: an event that names its HLO instruction
+//! (`args.hlo_op`, as JAX's CPU and GPU runtimes write), an event on a
+//! thread named `XLA Ops` (TPU traces), or a PyTorch GPU kernel, copy or set
+//! (`cat` `kernel`, `gpu_memcpy`, `gpu_memset`); a PyTorch trace without any
+//! GPU work falls back to its `cpu_op` events. An op's *self time* is its
+//! duration less the ops nested inside it on the same thread. Steps are the
+//! events that carry a `step_num` argument (`jax.profiler.StepTraceAnnotation`)
+//! or are named `ProfilerStep#N` (PyTorch's `profiler.step()`), or sit on a
+//! `Steps` thread.
+//!
+//! ```
+//! use ridgeline_core::profiling::capture::{read, Refusal};
+//! let trace = br#"{"traceEvents": [
+//!   {"ph": "X", "pid": 1, "tid": 2, "ts": 0, "dur": 10, "name": "fusion.1",
+//!    "args": {"hlo_op": "fusion.1", "device_ordinal": "0"}},
+//!   {"ph": "X", "pid": 1, "tid": 2, "ts": 10, "dur": 30, "name": "dot.2",
+//!    "args": {"hlo_op": "dot.2", "device_ordinal": "0"}}]}"#;
+//! let c = read(trace).unwrap();
+//! assert_eq!(c.ops[0].name, "dot.2");
+//! assert!((c.ops[0].share - 0.75).abs() < 1e-12);
+//! assert_eq!(c.lanes[0].name, "device 0 · XLA Ops");
+//! assert!(matches!(read(b"not json"), Err(Refusal::NotJson(_))));
+//! ```
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The largest trace read, in bytes of JSON (after inflating a gzipped
+/// file): 64 MiB. Inflating stops as soon as the output would pass it.
+pub const MAX_TRACE_BYTES: usize = 64 << 20;
+
+/// The most events a trace may hold.
+pub const MAX_EVENTS: usize = 1_000_000;
+
+/// The longest duration taken as real, in µs (about eleven days); an event
+/// longer, or negative, is skipped and counted in [`Capture::skipped`].
+pub const MAX_DUR_US: f64 = 1e12;
+
+/// The latest timestamp taken as real, in µs (past three thousand years from
+/// the Unix epoch: PyTorch writes times from the epoch).
+pub const MAX_TS_US: f64 = 1e17;
+
+/// The most spans each lane keeps for drawing (the first in time); its
+/// totals count every event.
+pub const MAX_SPANS_PER_LANE: usize = 4000;
+
+/// Why a file is not read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The file (or what it inflates to) is larger than [`MAX_TRACE_BYTES`].
+    TooLarge,
+    /// A gzip file that ends early or is corrupt.
+    BadGzip,
+    /// Not JSON; serde_json's message (with line and column).
+    NotJson(String),
+    /// JSON, but neither `{"traceEvents": [...]}` nor an array of events.
+    NotATrace,
+    /// More events than [`MAX_EVENTS`].
+    TooManyEvents(usize),
+    /// A trace with no complete (`"ph": "X"`) event of sane time.
+    NoEvents,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::TooLarge => write!(
+                f,
+                "the trace is larger than {} MiB of JSON (after inflating); capture fewer steps",
+                MAX_TRACE_BYTES >> 20
+            ),
+            Refusal::BadGzip => write!(f, "the gzip file is truncated or corrupt"),
+            Refusal::NotJson(e) => write!(f, "not a JSON file ({e})"),
+            Refusal::NotATrace => write!(
+                f,
+                "JSON, but not a trace: expected {{\"traceEvents\": [...]}} or an array of events"
+            ),
+            Refusal::TooManyEvents(n) => {
+                write!(f, "{n} events, more than the {MAX_EVENTS} read here")
+            }
+            Refusal::NoEvents => write!(f, "the trace holds no complete event (\"ph\": \"X\")"),
+        }
+    }
+}
+
+/// Which profiler wrote the trace, as far as its contents tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// JAX/XLA (`jax.profiler.trace`): HLO ops, `/host:` or `/device:` processes.
+    Xla,
+    /// PyTorch's profiler (`schemaVersion`, `cpu_op`, `kernel` events).
+    PyTorch,
+    /// Some other Chrome trace.
+    Chrome,
+}
+
+impl Source {
+    /// A name for the reader.
+    pub fn label(self) -> &'static str {
+        match self {
+            Source::Xla => "JAX / XLA",
+            Source::PyTorch => "PyTorch",
+            Source::Chrome => "Chrome trace",
+        }
+    }
+}
+
+/// What a lane shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LaneKind {
+    /// The ops one device ran (XLA ops, GPU kernels).
+    Ops,
+    /// Another lane of a device process (steps, modules).
+    Device,
+    /// A host thread.
+    Host,
+}
+
+/// One drawn interval of a lane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    /// Start, µs from the trace's first event.
+    pub start: f64,
+    /// Duration, µs.
+    pub dur: f64,
+    /// Index into [`Capture::names`].
+    pub name: usize,
+}
+
+/// One lane: a device's ops, or one thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lane {
+    /// `device 0 · XLA Ops`, `/device:TPU:0 · Steps`, `/host:CPU · python`.
+    pub name: String,
+    /// What it shows.
+    pub kind: LaneKind,
+    /// Its events (all of them, drawn or not).
+    pub events: usize,
+    /// Time covered by its outermost events, µs.
+    pub busy: f64,
+    /// Its first [`MAX_SPANS_PER_LANE`] events in time.
+    pub spans: Vec<Span>,
+}
+
+/// One row of the op table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpRow {
+    /// The op's name (`fusion.3`, `aten::mm`, a kernel's name).
+    pub name: String,
+    /// How many times it ran, over every device.
+    pub count: usize,
+    /// Total self time, µs.
+    pub self_us: f64,
+    /// Total duration, µs (self time plus nested ops).
+    pub total_us: f64,
+    /// Its share of all ops' self time, in [0, 1].
+    pub share: f64,
+}
+
+/// One step (a `StepTraceAnnotation`, a `ProfilerStep#N`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Its name and number as the trace gives them (`train 0`, `ProfilerStep#3`).
+    pub name: String,
+    /// Start, µs from the trace's first event.
+    pub start: f64,
+    /// Duration, µs.
+    pub dur: f64,
+}
+
+/// A trace read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// Which profiler wrote it.
+    pub source: Source,
+    /// Lanes: devices' ops first (by device), then other device lanes, then host threads.
+    pub lanes: Vec<Lane>,
+    /// Ops by total self time, longest first.
+    pub ops: Vec<OpRow>,
+    /// The sum of every op's self time, µs.
+    pub op_self_us: f64,
+    /// Steps, in time order.
+    pub steps: Vec<Step>,
+    /// From the first event's start to the last one's end, µs.
+    pub span_us: f64,
+    /// Complete events read.
+    pub events: usize,
+    /// Events skipped for absurd times (negative, not finite, past [`MAX_TS_US`], [`MAX_DUR_US`]).
+    pub skipped: usize,
+    /// The span names (spans refer to them by index).
+    pub names: Vec<String>,
+}
+
+impl Capture {
+    /// The mean step duration, µs, if the trace marks steps.
+    pub fn mean_step_us(&self) -> Option<f64> {
+        (!self.steps.is_empty())
+            .then(|| self.steps.iter().map(|s| s.dur).sum::<f64>() / self.steps.len() as f64)
+    }
+
+    /// How busy the op lanes were over the steps: every op's self time over
+    /// (op lanes × the steps' total time), or `None` without steps or ops.
+    /// Ops outside the steps count too, so a trace that marks only some of
+    /// its steps reads high.
+    pub fn op_busy_fraction(&self) -> Option<f64> {
+        let lanes = self
+            .lanes
+            .iter()
+            .filter(|l| l.kind == LaneKind::Ops)
+            .count();
+        let steps: f64 = self.steps.iter().map(|s| s.dur).sum();
+        (lanes > 0 && steps > 0.0).then(|| self.op_self_us / (lanes as f64 * steps))
+    }
+}
+
+#[derive(Deserialize)]
+struct Doc<'a> {
+    #[serde(rename = "traceEvents", borrow)]
+    trace_events: Option<Vec<Event<'a>>>,
+    #[serde(rename = "schemaVersion")]
+    schema_version: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(default, borrow)]
+    ph: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    cat: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pid: Option<Value>,
+    #[serde(default)]
+    tid: Option<Value>,
+    #[serde(default)]
+    ts: Option<Value>,
+    #[serde(default)]
+    dur: Option<Value>,
+    #[serde(default)]
+    args: Option<Box<Args>>,
+}
+
+#[derive(Deserialize)]
+struct Args {
+    #[serde(default)]
+    hlo_op: Option<Value>,
+    #[serde(default)]
+    device_ordinal: Option<Value>,
+    #[serde(default)]
+    step_num: Option<Value>,
+    #[serde(default)]
+    device: Option<Value>,
+    #[serde(default)]
+    stream: Option<Value>,
+    #[serde(default)]
+    name: Option<Value>,
+}
+
+/// `v` as text: a string as it is, a number as JSON prints it.
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `v` as a number: a JSON number, or a string holding one.
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// The JSON text of `bytes`: inflated if it is gzip, refused past [`MAX_TRACE_BYTES`].
+pub fn json_bytes(bytes: &[u8]) -> Result<Cow<'_, [u8]>, Refusal> {
+    if bytes.len() > MAX_TRACE_BYTES {
+        return Err(Refusal::TooLarge);
+    }
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        return gunzip(bytes).map(Cow::Owned);
+    }
+    Ok(Cow::Borrowed(bytes))
+}
+
+/// Inflates a gzip member (RFC 1952), stopping at [`MAX_TRACE_BYTES`] of output.
+fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, Refusal> {
+    use miniz_oxide::inflate::{decompress_to_vec_with_limit, TINFLStatus};
+    if bytes.len() < 18 || bytes[2] != 8 {
+        return Err(Refusal::BadGzip);
+    }
+    let flags = bytes[3];
+    let mut at = 10usize;
+    if flags & 4 != 0 {
+        let extra = usize::from(*bytes.get(at).ok_or(Refusal::BadGzip)?)
+            | usize::from(*bytes.get(at + 1).ok_or(Refusal::BadGzip)?) << 8;
+        at += 2 + extra;
+    }
+    for bit in [8u8, 16] {
+        if flags & bit != 0 {
+            let end = bytes
+                .get(at..)
+                .and_then(|rest| rest.iter().position(|&b| b == 0))
+                .ok_or(Refusal::BadGzip)?;
+            at += end + 1;
+        }
+    }
+    if flags & 2 != 0 {
+        at += 2;
+    }
+    let body = bytes.get(at..).ok_or(Refusal::BadGzip)?;
+    match decompress_to_vec_with_limit(body, MAX_TRACE_BYTES) {
+        Ok(out) => Ok(out),
+        Err(e) if e.status == TINFLStatus::HasMoreOutput => Err(Refusal::TooLarge),
+        Err(_) => Err(Refusal::BadGzip),
+    }
+}
+
+/// One complete event kept for aggregation.
+struct Kept {
+    ts: f64,
+    dur: f64,
+    thread: usize,
+    name: usize,
+    lane: usize,
+    op: bool,
+}
+
+/// Reads a trace file's bytes (gzipped or not).
+pub fn read(bytes: &[u8]) -> Result<Capture, Refusal> {
+    let json = json_bytes(bytes)?;
+    let first = json.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let (events, pytorch_doc) = match first {
+        Some(b'[') => (
+            serde_json::from_slice::<Vec<Event>>(&json)
+                .map_err(|e| Refusal::NotJson(e.to_string()))?,
+            false,
+        ),
+        Some(b'{') => {
+            let doc: Doc = serde_json::from_slice(&json).map_err(|e| {
+                if e.is_data() {
+                    Refusal::NotATrace
+                } else {
+                    Refusal::NotJson(e.to_string())
+                }
+            })?;
+            let events = doc.trace_events.ok_or(Refusal::NotATrace)?;
+            (events, doc.schema_version.is_some())
+        }
+        _ => {
+            return Err(
+                match serde_json::from_slice::<serde::de::IgnoredAny>(&json) {
+                    Ok(_) => Refusal::NotATrace,
+                    Err(e) => Refusal::NotJson(e.to_string()),
+                },
+            )
+        }
+    };
+    if events.len() > MAX_EVENTS {
+        return Err(Refusal::TooManyEvents(events.len()));
+    }
+    build(&events, pytorch_doc)
+}
+
+fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
+    // Names of processes and threads from the metadata events.
+    let mut process: HashMap<String, String> = HashMap::new();
+    let mut thread: HashMap<(String, String), String> = HashMap::new();
+    let mut has_hlo = false;
+    let mut has_gpu = false;
+    let mut pytorch = pytorch_doc;
+    for e in events {
+        let ph = e.ph.as_deref().unwrap_or("");
+        let pid = e.pid.as_ref().map(text).unwrap_or_default();
+        let tid = e.tid.as_ref().map(text).unwrap_or_default();
+        let arg_name = e.args.as_ref().and_then(|a| a.name.as_ref()).map(text);
+        match (ph, e.name.as_deref(), arg_name) {
+            ("M", Some("process_name"), Some(n)) => {
+                process.insert(pid, n);
+            }
+            ("M", Some("thread_name"), Some(n)) => {
+                thread.insert((pid, tid), n);
+            }
+            _ => {}
+        }
+        if e.args.as_ref().is_some_and(|a| a.hlo_op.is_some()) {
+            has_hlo = true;
+        }
+        match e.cat.as_deref() {
+            Some("kernel" | "gpu_memcpy" | "gpu_memset") => {
+                has_gpu = true;
+                pytorch = true;
+            }
+            Some("cpu_op" | "python_function" | "user_annotation" | "cuda_runtime") => {
+                pytorch = true
+            }
+            _ => {}
+        }
+    }
+    let xla_ops_thread = thread.values().any(|n| n == "XLA Ops");
+    let source = if has_hlo
+        || xla_ops_thread
+        || process
+            .values()
+            .any(|p| p.starts_with("/host:") || p.starts_with("/device:"))
+    {
+        Source::Xla
+    } else if pytorch {
+        Source::PyTorch
+    } else {
+        Source::Chrome
+    };
+    let cpu_ops_are_ops = source == Source::PyTorch && !has_gpu;
+
+    let mut names: Vec<String> = Vec::new();
+    let mut name_ix: HashMap<String, usize> = HashMap::new();
+    let mut lanes: Vec<(String, LaneKind, f64)> = Vec::new();
+    let mut lane_ix: HashMap<String, usize> = HashMap::new();
+    let mut threads: HashMap<(String, String), usize> = HashMap::new();
+    let mut steps_by_thread: HashMap<usize, Vec<(String, f64, f64)>> = HashMap::new();
+    let mut kept: Vec<Kept> = Vec::new();
+    let mut skipped = 0usize;
+
+    for e in events {
+        if e.ph.as_deref() != Some("X") {
+            continue;
+        }
+        let ts = e.ts.as_ref().and_then(number);
+        let dur = e.dur.as_ref().and_then(number).unwrap_or(0.0);
+        let Some(ts) = ts.filter(|t| t.is_finite() && t.abs() <= MAX_TS_US) else {
+            skipped += 1;
+            continue;
+        };
+        if !(dur.is_finite() && (0.0..=MAX_DUR_US).contains(&dur)) {
+            skipped += 1;
+            continue;
+        }
+        let pid = e.pid.as_ref().map(text).unwrap_or_default();
+        let tid = e.tid.as_ref().map(text).unwrap_or_default();
+        let pname = process.get(&pid).cloned().unwrap_or_else(|| pid.clone());
+        let key = (pid, tid);
+        let tname = thread.get(&key).cloned().unwrap_or_else(|| key.1.clone());
+        let next = threads.len();
+        let thread_id = *threads.entry(key).or_insert(next);
+        let args = e.args.as_deref();
+        let cat = e.cat.as_deref().unwrap_or("");
+        let name = e.name.as_deref().unwrap_or("(unnamed)");
+
+        let step = args.and_then(|a| a.step_num.as_ref()).map(text);
+        if step.is_some() || name.starts_with("ProfilerStep#") || tname == "Steps" {
+            let label = match step {
+                Some(n) if !name.ends_with(&n) => format!("{name} {n}"),
+                _ => name.to_string(),
+            };
+            steps_by_thread
+                .entry(thread_id)
+                .or_default()
+                .push((label, ts, dur));
+        }
+
+        let (lane, kind, op) = if let Some(hlo) = args.and_then(|a| a.hlo_op.as_ref()) {
+            let _ = hlo;
+            let device = args
+                .and_then(|a| a.device_ordinal.as_ref())
+                .map(text)
+                .map_or_else(|| pname.clone(), |d| format!("device {d}"));
+            (format!("{device} · XLA Ops"), LaneKind::Ops, true)
+        } else if tname == "XLA Ops" {
+            (format!("{pname} · XLA Ops"), LaneKind::Ops, true)
+        } else if matches!(cat, "kernel" | "gpu_memcpy" | "gpu_memset") {
+            let device = args
+                .and_then(|a| a.device.as_ref())
+                .map_or_else(|| pname.clone(), text);
+            let stream = args
+                .and_then(|a| a.stream.as_ref())
+                .map_or_else(|| tname.clone(), text);
+            (
+                format!("GPU {device} · stream {stream}"),
+                LaneKind::Ops,
+                true,
+            )
+        } else if cpu_ops_are_ops && cat == "cpu_op" {
+            (format!("{pname} · {tname} · ops"), LaneKind::Ops, true)
+        } else if pname.starts_with("/device:") {
+            (format!("{pname} · {tname}"), LaneKind::Device, false)
+        } else {
+            (format!("{pname} · {tname}"), LaneKind::Host, false)
+        };
+        let next = lanes.len();
+        let lane = *lane_ix.entry(lane.clone()).or_insert_with(|| {
+            lanes.push((lane, kind, 0.0));
+            next
+        });
+        let next = names.len();
+        let name = *name_ix.entry(name.to_string()).or_insert_with(|| {
+            names.push(name.to_string());
+            next
+        });
+        kept.push(Kept {
+            ts,
+            dur,
+            thread: thread_id,
+            name,
+            lane,
+            op,
+        });
+    }
+    if kept.is_empty() {
+        return Err(Refusal::NoEvents);
+    }
+    let t0 = kept.iter().map(|k| k.ts).fold(f64::INFINITY, f64::min);
+    let t1 = kept
+        .iter()
+        .map(|k| k.ts + k.dur)
+        .fold(f64::NEG_INFINITY, f64::max);
+
+    // In time order (a longer event first when two start together, so that
+    // it encloses the shorter).
+    kept.sort_by(|a, b| a.ts.total_cmp(&b.ts).then(b.dur.total_cmp(&a.dur)));
+
+    // Self time of ops: each op less the ops nested in it on its thread.
+    let mut self_time: Vec<f64> = kept.iter().map(|k| k.dur).collect();
+    let mut open: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, k) in kept.iter().enumerate().filter(|(_, k)| k.op) {
+        let stack = open.entry(k.thread).or_default();
+        while let Some(&top) = stack.last() {
+            if kept[top].ts + kept[top].dur <= k.ts {
+                stack.pop();
+            } else {
+                break;
+            }
+        }
+        if let Some(&parent) = stack.last() {
+            self_time[parent] -= k.dur.min(kept[parent].dur);
+        }
+        stack.push(i);
+    }
+
+    // Lanes: spans and busy time (outermost events).
+    let mut lane_spans: Vec<Vec<Span>> = vec![Vec::new(); lanes.len()];
+    let mut lane_events = vec![0usize; lanes.len()];
+    let mut lane_end = vec![f64::NEG_INFINITY; lanes.len()];
+    let mut ops: HashMap<usize, (usize, f64, f64)> = HashMap::new();
+    for (i, k) in kept.iter().enumerate() {
+        lane_events[k.lane] += 1;
+        let end = k.ts + k.dur;
+        let busy = &mut lanes[k.lane].2;
+        if end > lane_end[k.lane] {
+            *busy += end - k.ts.max(lane_end[k.lane]);
+            lane_end[k.lane] = end;
+        }
+        if lane_spans[k.lane].len() < MAX_SPANS_PER_LANE {
+            lane_spans[k.lane].push(Span {
+                start: k.ts - t0,
+                dur: k.dur,
+                name: k.name,
+            });
+        }
+        if k.op {
+            let row = ops.entry(k.name).or_insert((0, 0.0, 0.0));
+            row.0 += 1;
+            row.1 += self_time[i].max(0.0);
+            row.2 += k.dur;
+        }
+    }
+    let op_self_us: f64 = ops.values().map(|r| r.1).sum();
+    let mut ops: Vec<OpRow> = ops
+        .into_iter()
+        .map(|(name, (count, self_us, total_us))| OpRow {
+            name: names[name].clone(),
+            count,
+            self_us,
+            total_us,
+            share: if op_self_us > 0.0 {
+                self_us / op_self_us
+            } else {
+                0.0
+            },
+        })
+        .collect();
+    ops.sort_by(|a, b| b.self_us.total_cmp(&a.self_us).then(a.name.cmp(&b.name)));
+
+    let mut lanes: Vec<Lane> = lanes
+        .into_iter()
+        .zip(lane_spans)
+        .zip(lane_events)
+        .map(|(((name, kind, busy), spans), events)| Lane {
+            name,
+            kind,
+            events,
+            busy,
+            spans,
+        })
+        .collect();
+    lanes.sort_by(|a, b| a.kind.cmp(&b.kind).then(natural(&a.name, &b.name)));
+
+    // Steps from the first thread that marks any (a TPU trace has one
+    // `Steps` lane per device).
+    let mut steps: Vec<Step> = steps_by_thread
+        .into_iter()
+        .min_by(|a, b| {
+            let first =
+                |v: &Vec<(String, f64, f64)>| v.iter().map(|s| s.1).fold(f64::INFINITY, f64::min);
+            first(&a.1).total_cmp(&first(&b.1)).then(a.0.cmp(&b.0))
+        })
+        .map(|(_, v)| {
+            v.into_iter()
+                .map(|(name, ts, dur)| Step {
+                    name,
+                    start: ts - t0,
+                    dur,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    steps.sort_by(|a, b| a.start.total_cmp(&b.start));
+
+    Ok(Capture {
+        source,
+        lanes,
+        ops,
+        op_self_us,
+        steps,
+        span_us: t1 - t0,
+        events: kept.len(),
+        skipped,
+        names,
+    })
+}
+
+/// Compares names with their digit runs as numbers (`device 2` before `device 10`).
+fn natural(a: &str, b: &str) -> std::cmp::Ordering {
+    fn key(s: &str) -> Vec<(String, u64)> {
+        let mut out = Vec::new();
+        let mut word = String::new();
+        let mut digits = String::new();
+        for c in s.chars() {
+            if c.is_ascii_digit() {
+                digits.push(c);
+            } else {
+                if !digits.is_empty() {
+                    out.push((
+                        std::mem::take(&mut word),
+                        digits.parse().unwrap_or(u64::MAX),
+                    ));
+                    digits.clear();
+                }
+                word.push(c);
+            }
+        }
+        out.push((word, digits.parse().unwrap_or(0)));
+        out
+    }
+    key(a).cmp(&key(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JAX: &[u8] = include_bytes!("../../../tests/data/traces/jax-sharded-matmul-8cpu.json.gz");
+    const TORCH: &[u8] = include_bytes!("../../../tests/data/traces/pytorch-mlp-minimal.json");
+
+    #[test]
+    fn a_real_jax_trace_of_a_sharded_matmul_on_eight_cpu_devices() {
+        let c = read(JAX).unwrap();
+        assert_eq!(c.source, Source::Xla);
+        assert_eq!(c.skipped, 0);
+        // Eight devices' XLA Ops lanes come first, in device order.
+        let ops_lanes: Vec<&str> = c
+            .lanes
+            .iter()
+            .take_while(|l| l.kind == LaneKind::Ops)
+            .map(|l| l.name.as_str())
+            .collect();
+        assert_eq!(
+            ops_lanes,
+            (0..8)
+                .map(|d| format!("device {d} · XLA Ops"))
+                .collect::<Vec<_>>()
+        );
+        // Three ops, each run once per device per step (8 × 3).
+        let names: Vec<&str> = c.ops.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, FIXTURE_OPS);
+        assert!(c.ops.iter().all(|o| o.count == 24));
+        for (row, (want_us, want_share)) in c.ops.iter().zip(FIXTURE_SELF) {
+            assert!(
+                (row.self_us - want_us).abs() < 1e-6,
+                "{}: {}",
+                row.name,
+                row.self_us
+            );
+            assert!(
+                (row.share - want_share).abs() < 1e-6,
+                "{}: {}",
+                row.name,
+                row.share
+            );
+        }
+        assert_eq!(c.steps.len(), 3);
+        assert_eq!(c.steps[0].name, "train 0");
+        assert!((c.steps[0].dur - FIXTURE_STEP0_US).abs() < 1e-6);
+        // 108,638.107 µs of ops over 8 lanes × 33,387.931 µs of steps.
+        let busy = c.op_busy_fraction().unwrap();
+        assert!(
+            (busy - 108_638.107 / (8.0 * 33_387.931)).abs() < 1e-9,
+            "{busy}"
+        );
+    }
+
+    #[test]
+    fn a_pytorch_chrome_trace() {
+        let c = read(TORCH).unwrap();
+        assert_eq!(c.source, Source::PyTorch);
+        assert_eq!(c.lanes[0].name, "GPU 0 · stream 7");
+        assert_eq!(c.lanes[0].kind, LaneKind::Ops);
+        let top: Vec<(&str, usize)> = c.ops.iter().map(|o| (o.name.as_str(), o.count)).collect();
+        assert_eq!(top, TORCH_OPS);
+        assert!((c.op_self_us - TORCH_OP_US).abs() < 1e-9);
+        assert_eq!(c.steps.len(), 2);
+        assert_eq!(c.steps[1].name, "ProfilerStep#1");
+    }
+
+    // Verified with Python's json module (tests/data/traces/README.md).
+    const FIXTURE_OPS: [&str; 3] = ["ynn_fusion", "ynn_fusion.1", "wrapped_tanh"];
+    const FIXTURE_SELF: [(f64, f64); 3] = [
+        (60930.183, 0.5608546087792196),
+        (34440.397, 0.31701948746216646),
+        (13267.527, 0.12212590375861389),
+    ];
+    const FIXTURE_STEP0_US: f64 = 10168.188;
+    const TORCH_OPS: [(&str, usize); 3] = [
+        ("ampere_sgemm_128x64_tn", 4),
+        ("Memcpy HtoD (Pageable -> Device)", 2),
+        (TORCH_RELU, 2),
+    ];
+    const TORCH_RELU: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
+    const TORCH_OP_US: f64 = 572.0;
+
+    #[test]
+    fn nested_ops_count_only_their_own_time() {
+        let t = br#"[
+          {"ph": "M", "pid": 1, "tid": 1, "name": "thread_name", "args": {"name": "XLA Ops"}},
+          {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "/device:TPU:0"}},
+          {"ph": "X", "pid": 1, "tid": 1, "ts": 100, "dur": 50, "name": "while"},
+          {"ph": "X", "pid": 1, "tid": 1, "ts": 110, "dur": 20, "name": "fusion"},
+          {"ph": "X", "pid": 1, "tid": 1, "ts": 130, "dur": 10, "name": "fusion"}
+        ]"#;
+        let c = read(t).unwrap();
+        assert_eq!(c.lanes[0].name, "/device:TPU:0 · XLA Ops");
+        assert_eq!(c.ops[0].name, "fusion");
+        assert_eq!(c.ops[0].count, 2);
+        assert!((c.ops[0].self_us - 30.0).abs() < 1e-12);
+        assert!((c.ops[1].self_us - 20.0).abs() < 1e-12);
+        assert!((c.ops[1].total_us - 50.0).abs() < 1e-12);
+        assert!((c.lanes[0].busy - 50.0).abs() < 1e-12);
+        assert!((c.span_us - 50.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_a_reason() {
+        assert!(matches!(read(b"{\"a\": "), Err(Refusal::NotJson(_))));
+        assert!(matches!(read(b"hello"), Err(Refusal::NotJson(_))));
+        assert_eq!(
+            read(b"{\"model_type\": \"llama\"}"),
+            Err(Refusal::NotATrace)
+        );
+        assert_eq!(read(b"{\"traceEvents\": 3}"), Err(Refusal::NotATrace));
+        assert_eq!(read(b"42"), Err(Refusal::NotATrace));
+        assert_eq!(read(b"{\"traceEvents\": []}"), Err(Refusal::NoEvents));
+        // Absurd times are skipped, and a trace of nothing else is refused.
+        let absurd = br#"[{"ph":"X","ts":-1e300,"dur":1,"name":"a"},{"ph":"X","ts":"soon","dur":1,"name":"d"},{"ph":"X","ts":0,"dur":1e200,"name":"b"},{"ph":"X","ts":0,"dur":-5,"name":"c"}]"#;
+        assert_eq!(read(absurd), Err(Refusal::NoEvents));
+        // Deep nesting stops at serde_json's recursion limit.
+        let deep = format!(
+            "{{\"traceEvents\": [{{\"args\": {}{}}}]}}",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        assert!(read(deep.as_bytes()).is_err());
+        // A gzip cut short.
+        assert_eq!(read(&JAX[..JAX.len() / 2]), Err(Refusal::BadGzip));
+        assert_eq!(read(&[0x1f, 0x8b, 8, 0]), Err(Refusal::BadGzip));
+        // Too large before or after inflating.
+        assert_eq!(
+            read(&vec![b' '; MAX_TRACE_BYTES + 1]),
+            Err(Refusal::TooLarge)
+        );
+        let bomb = gzip_of_spaces(MAX_TRACE_BYTES + 1);
+        assert!(bomb.len() < 1 << 20);
+        assert_eq!(read(&bomb), Err(Refusal::TooLarge));
+    }
+
+    /// A gzip file of `n` spaces, with a stored-nothing header.
+    fn gzip_of_spaces(n: usize) -> Vec<u8> {
+        let deflated = miniz_oxide::deflate::compress_to_vec(&vec![b' '; n], 6);
+        let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+        out.extend_from_slice(&deflated);
+        out.extend_from_slice(&[0; 8]);
+        out
+    }
+}
