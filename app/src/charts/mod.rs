@@ -11,6 +11,7 @@
 
 pub mod backend;
 pub mod batch_roofline;
+pub mod batch_scaling;
 pub mod collective_size;
 pub mod gpu_collectives;
 pub mod inference;
