@@ -1,4 +1,5 @@
-// End-to-end tests of the widgets on /inference (Part 7): decode on a
+// End-to-end tests of the widgets on /inference (Part 7): generation with and
+// without a KV cache, decode on a
 // roofline, the serving engine, speculative sampling, the KV cache sharded
 // over batch, the book's layer against batch (Appendix A), and 1D against 2D
 // weight-stationary sharding.
@@ -16,6 +17,32 @@ const micros = (text) => {
   assert.ok(m, `not a time in µs: ${text}`);
   return Number(m[1]);
 };
+
+test('Part 7: the cache-steps diagram counts quadratic passes without a cache and linear ones with it', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'inference');
+  await ready(page);
+  const widget = page.locator('[data-widget="cache-steps"]');
+  await widget.scrollIntoViewIfNeeded();
+  const naive = widget.locator('[data-naive]');
+  const cached = widget.locator('[data-cached]');
+  // Four prompt tokens and six generated: 4 + 5 + … + 9 against 4 + 5.
+  assert.equal(await naive.textContent(), '39');
+  assert.equal(await cached.textContent(), '9');
+  const svg = widget.locator('.plot svg');
+  assert.match(await svg.innerHTML(), /no cache: 39 token passes/);
+  assert.equal(await svg.locator('circle').count(), 12);
+  // Four more tokens (End on the slider, ten in all): 4 + … + 13 = 85 against 13.
+  await widget.locator('#cache-steps-tokens').focus();
+  await page.keyboard.press('End');
+  assert.equal(await widget.locator('[data-tokens]').textContent(), '10');
+  assert.equal(await naive.textContent(), '85');
+  assert.equal(await cached.textContent(), '13');
+  assert.match(await svg.innerHTML(), /KV cache: 13 token passes/);
+  assert.equal(await svg.locator('circle').count(), 20);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('Part 7: the batch flips the MLP verdict while attention stays memory-bound', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);

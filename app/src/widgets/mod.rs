@@ -29,6 +29,8 @@ pub mod batch_roofline;
 pub mod batch_scaling;
 #[cfg(widget_module = "book_links")]
 pub mod book_links;
+#[cfg(widget_module = "cache_steps")]
+pub mod cache_steps;
 #[cfg(widget_module = "chip_map")]
 pub mod chip_map;
 #[cfg(widget_module = "collective")]
