@@ -4,7 +4,7 @@
 //! get the next token's log-probabilities; with one, prefill runs the prompt
 //! once and each later pass runs only the newest token against the stored keys
 //! and values. The counts of token positions run are `core`'s
-//! [`token_passes`](ridgeline_core::inference::token_passes).
+//! [`token_passes`].
 
 use super::controls::Notice;
 use super::controls::Slider;
