@@ -3,7 +3,7 @@
 //! both bend, and the reader's batch.
 
 use crate::charts::palette;
-use crate::charts::style::{font, Styled, NOTE};
+use crate::charts::style::{font, Styled, NARROW, NOTE};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -80,7 +80,12 @@ pub fn draw<DB: DrawingBackend>(
             // Named once, in the top panel, where the curve is low at the line.
             let (kx, ky) = chart.backend_coord(&(v.knee, top));
             root.draw(&Text::new(
-                format!("critical batch ≈ {}", grouped(v.knee)),
+                if root.dim_in_pixel().0 < NARROW {
+                    // A phone's plot has no room for the long label right of the line.
+                    format!("B ≈ {}", grouped(v.knee))
+                } else {
+                    format!("critical batch ≈ {}", grouped(v.knee))
+                },
                 (kx + 6, ky + 4),
                 font(NOTE, &pal.text),
             ))?;

@@ -202,6 +202,12 @@ mod tests {
             assert!(svg.contains(text), "{text}: {svg}");
         }
         assert_eq!(svg.matches("<circle").count(), 2, "{svg}");
+        // A phone's drawing names the bend briefly, so the label stays inside.
+        let narrow = p.chart_svg(SHAPE.at(240.0));
+        assert!(
+            narrow.contains("B ≈ 256") && !narrow.contains("critical batch"),
+            "{narrow}"
+        );
     }
 
     #[test]
