@@ -122,6 +122,10 @@ widget_specs! {
         "attainable FLOPs/s against the batch on linear axes for two matmul shapes on one chip, each meeting with the peak marked with its batch, and both verdicts at the chosen batch";
     "serving-engine" => serving_engine::ServingEngine(EngineParams), Page, ["layout", "batching", "rate", "requests", "output", "cache", "seed"],
         "a seeded serving simulation: each replica's prefills and decode steps over time, time to first token, gaps between tokens and throughput";
+    "batch-scaling" => batch_scaling::BatchScaling(BatchScalingParams), Page, ["chip", "b"],
+        "Appendix A's layer of two 8192 × 32768 matmuls on four chips: time per layer and tokens per second against the batch, flat then linear past the critical batch";
+    "cache-steps" => cache_steps::CacheSteps(CacheStepsParams), Page, ["prompt", "tokens"],
+        "generation pass by pass without and with a KV cache: the token positions each forward pass runs, and core's totals (quadratic against linear)";
     "speculative" => speculative::SpeculativeWidget(SpecParams), Page, ["draft", "accept", "cost"],
         "speculative sampling: tokens per target step and speedup against the draft length, with a seeded check";
     "weight-stationary" => weight_stationary::WeightStationaryWidget(WeightStationaryWidgetParams), Page, ["model", "chip", "b", "n", "vs"],

@@ -1,6 +1,8 @@
-// End-to-end tests of the widgets on /inference (Part 7): decode on a
+// End-to-end tests of the widgets on /inference (Part 7): generation with and
+// without a KV cache, decode on a
 // roofline, the serving engine, speculative sampling, the KV cache sharded
-// over batch, and 1D against 2D weight-stationary sharding.
+// over batch, the book's layer against batch (Appendix A), and 1D against 2D
+// weight-stationary sharding.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready } from './lib.mjs';
@@ -15,6 +17,32 @@ const micros = (text) => {
   assert.ok(m, `not a time in µs: ${text}`);
   return Number(m[1]);
 };
+
+test('Part 7: the cache-steps diagram counts quadratic passes without a cache and linear ones with it', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'inference');
+  await ready(page);
+  const widget = page.locator('[data-widget="cache-steps"]');
+  await widget.scrollIntoViewIfNeeded();
+  const naive = widget.locator('[data-naive]');
+  const cached = widget.locator('[data-cached]');
+  // Four prompt tokens and six generated: 4 + 5 + … + 9 against 4 + 5.
+  assert.equal(await naive.textContent(), '39');
+  assert.equal(await cached.textContent(), '9');
+  const svg = widget.locator('.plot svg');
+  assert.match(await svg.innerHTML(), /no cache: 39 token passes/);
+  assert.equal(await svg.locator('circle').count(), 12);
+  // Four more tokens (End on the slider, ten in all): 4 + … + 13 = 85 against 13.
+  await widget.locator('#cache-steps-tokens').focus();
+  await page.keyboard.press('End');
+  assert.equal(await widget.locator('[data-tokens]').textContent(), '10');
+  assert.equal(await naive.textContent(), '85');
+  assert.equal(await cached.textContent(), '13');
+  assert.match(await svg.innerHTML(), /KV cache: 13 token passes/);
+  assert.equal(await svg.locator('circle').count(), 20);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('Part 7: the batch flips the MLP verdict while attention stays memory-bound', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
@@ -122,6 +150,33 @@ test('Part 7: the KV cache sharded over batch shrinks per chip as Z grows', asyn
   await w.locator('#kv-sharding-step').focus();
   await page.keyboard.press('End');
   assert.equal(await w.locator('tbody tr.current td').first().textContent(), '12');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 7 Appendix A: the batch slider runs the book\'s layer from its floor past the critical batch', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'inference');
+  await ready(page);
+  const widget = page.locator('[data-widget="batch-scaling"]');
+  await widget.scrollIntoViewIfNeeded();
+  const time = widget.locator('[data-time]');
+  const bound = widget.locator('[data-bound]');
+  // Two 8192 × 32768 matmuls on four v5e chips bend at B = 256, just past the ridge.
+  assert.equal(await widget.locator('[data-knee]').textContent(), '256');
+  assert.match(await widget.locator('.plot svg').innerHTML(), /critical batch ≈ 256/);
+  assert.equal(await widget.locator('[data-batch]').textContent(), 'B = 512');
+  assert.equal(await bound.textContent(), 'compute-bound');
+  const t512 = micros(await time.textContent());
+  const floor = micros(await widget.locator('[data-floor]').textContent());
+  // B = 512 is twice the bend: compute time 512·D·F/C, about twice the floor.
+  assert.ok(t512 / floor > 1.9 && t512 / floor < 2.3, `${floor} → ${t512}`);
+  // The slider's start, B = 8: memory-bound, at the weight-loading floor.
+  await widget.locator('input[type="range"]').focus();
+  await page.keyboard.press('Home');
+  assert.equal(await widget.locator('[data-batch]').textContent(), 'B = 8');
+  assert.equal(await bound.textContent(), 'memory-bound');
+  assert.ok(Math.abs(micros(await time.textContent()) / floor - 1) < 0.01);
   assert.deepEqual(problems, []);
   await context.close();
 });

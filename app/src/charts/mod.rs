@@ -11,6 +11,8 @@
 
 pub mod backend;
 pub mod batch_roofline;
+pub mod batch_scaling;
+pub mod cache_steps;
 pub mod collective_size;
 pub mod gpu_collectives;
 pub mod inference;

@@ -25,8 +25,12 @@ pub mod sharded_matmul;
 // one of its widgets (`widget_module`, set by `build.rs` from the widget table).
 #[cfg(widget_module = "batch_roofline")]
 pub mod batch_roofline;
+#[cfg(widget_module = "batch_scaling")]
+pub mod batch_scaling;
 #[cfg(widget_module = "book_links")]
 pub mod book_links;
+#[cfg(widget_module = "cache_steps")]
+pub mod cache_steps;
 #[cfg(widget_module = "chip_map")]
 pub mod chip_map;
 #[cfg(widget_module = "collective")]

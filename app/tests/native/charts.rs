@@ -14,9 +14,10 @@ use leptos::prelude::*;
 use ridgeline_app::widgets::widget_view;
 
 /// The chart widgets, and how many SVG charts (layers) each draws at its defaults.
-const CHARTS: [(&str, usize); 10] = [
+const CHARTS: [(&str, usize); 11] = [
     ("roofline", 2),
     ("batch-roofline", 1),
+    ("batch-scaling", 1),
     ("collective-size", 2),
     ("inference-roofline", 2),
     ("mlp-roofline", 2),

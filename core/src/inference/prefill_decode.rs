@@ -54,6 +54,30 @@ pub fn tokens_evicted_per_step(
     Ok(b * (p + g) / g)
 }
 
+/// Token positions pushed through the layers to generate `generated` tokens
+/// after a `prompt`-token prompt, with and without a KV cache (Part 7's first
+/// figures).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenPasses {
+    /// Without a cache: pass `k` re-runs the whole prefix, `prompt + k − 1`
+    /// tokens, so the total is `n·P + n(n − 1)/2`, quadratic in `n`.
+    pub naive: u64,
+    /// With a cache: prefill runs the prompt once, then each of the `n − 1`
+    /// later passes runs only the token sampled last: `P + n − 1`, linear.
+    pub cached: u64,
+}
+
+/// The passes of [`TokenPasses`]; `prompt` and `generated` at least one.
+pub fn token_passes(prompt: u64, generated: u64) -> Result<TokenPasses, InferenceError> {
+    positive("prompt length", prompt as f64)?;
+    positive("tokens generated", generated as f64)?;
+    let (p, n) = (prompt.min(1 << 20), generated.min(1 << 20));
+    Ok(TokenPasses {
+        naive: n * p + n * (n - 1) / 2,
+        cached: p + n - 1,
+    })
+}
+
 /// Expected tokens produced per big-model step by speculative decoding with `k`
 /// drafted tokens, each accepted independently with probability `accept`:
 /// `(1 − a^(k+1)) / (1 − a)` (Leviathan et al., cited in Part 7 Appendix D).
@@ -86,5 +110,30 @@ mod tests {
             speculative_tokens_per_step(1.5, 4).unwrap_err().to_string(),
             "acceptance rate must be a probability in [0, 1], not 1.5"
         );
+    }
+
+    #[test]
+    fn a_cache_turns_quadratic_passes_linear() {
+        // A four-token prompt and six generated tokens: 4+5+…+9 without a cache,
+        // 4 + 5 with one.
+        let t = token_passes(4, 6).unwrap();
+        assert_eq!(t.naive, 4 + 5 + 6 + 7 + 8 + 9);
+        assert_eq!(t.cached, 9);
+        // One token: only the prompt's pass, with or without the cache.
+        assert_eq!(
+            token_passes(3, 1).unwrap(),
+            TokenPasses {
+                naive: 3,
+                cached: 3
+            }
+        );
+        // Doubling n roughly quadruples the naive count and doubles the cached one.
+        let (a, b) = (
+            token_passes(1, 1000).unwrap(),
+            token_passes(1, 2000).unwrap(),
+        );
+        assert!((b.naive as f64 / a.naive as f64 - 4.0).abs() < 0.01);
+        assert!((b.cached as f64 / a.cached as f64 - 2.0).abs() < 0.01);
+        assert!(token_passes(0, 4).is_err() && token_passes(4, 0).is_err());
     }
 }
