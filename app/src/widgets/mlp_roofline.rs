@@ -368,39 +368,18 @@ impl MlpRooflineParams {
 impl WidgetParams for MlpRooflineParams {
     const ORDER: &'static [&'static [&'static str]] = &[&["chip"], &["mesh"]];
 
-    /// Sets one parameter from text, or explains why not (nothing changes then).
+    /// Sets one parameter from text, or explains why not (nothing changes
+    /// then). A new chip that cannot form the mesh brings its largest slice,
+    /// and a new mesh the split nearest the old one it can lay out.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.clone();
-        match key {
-            "chip" => {
-                let c = super::controls::tpu_with_ici(value)?;
-                if Cluster::new(c, &next.mesh, 1).is_err() {
-                    next.mesh = c.topology.largest_mesh();
-                }
-                next.chip = c;
-            }
-            "d" => next.d = parse_count(value, "D", 1.0, MAX_D_MODEL as f64)?.round(),
-            "f" => next.f = parse_count(value, "F", 1.0, MAX_D_FF as f64)?.round(),
-            "mesh" => next.mesh = parse_mesh(value)?,
-            "tp" => {
-                next.tensor = parse_count(value, "tensor-parallel degree", 1.0, 1e6)?.round() as u32
-            }
-            "view" => {
-                next.view = View::ALL
-                    .into_iter()
-                    .find(|v| v.name() == value.trim())
-                    .ok_or_else(|| format!("unknown view “{}” (time, ratio)", short(value)))?
-            }
-            "b" => {
-                next.batch =
-                    parse_count(value, "batch (tokens)", 1.0, GLOBAL_BATCH_MAX * 1000.0)?.round()
-            }
-            other => return Err(super::params::unknown_setting(other)),
+        next.assign(key, value)?;
+        if key == "chip" && Cluster::new(next.chip, &next.mesh, 1).is_err() {
+            next.mesh = next.chip.topology.largest_mesh();
         }
         if matches!(key, "chip" | "mesh")
             && Parallelism::mesh_split(&next.mesh, next.tensor).is_none()
         {
-            // A new mesh keeps the split nearest the old one it can lay out.
             let y = next.tensor as f64;
             if let Some(p) = Parallelism::mesh_splits(&next.mesh)
                 .into_iter()
@@ -412,9 +391,41 @@ impl WidgetParams for MlpRooflineParams {
                 next.tensor = p.tensor;
             }
         }
-        next.analyse()?;
+        next.check()?;
         *self = next;
         Ok(())
+    }
+
+    /// Sets one parameter from text checked on its own: a reader's chip, its
+    /// mesh and the split can be valid together but not one at a time (a
+    /// slice the default chip cannot form), so a link sets them together.
+    fn assign(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "chip" => self.chip = super::controls::tpu_with_ici(value)?,
+            "d" => self.d = parse_count(value, "D", 1.0, MAX_D_MODEL as f64)?.round(),
+            "f" => self.f = parse_count(value, "F", 1.0, MAX_D_FF as f64)?.round(),
+            "mesh" => self.mesh = parse_mesh(value)?,
+            "tp" => {
+                self.tensor = parse_count(value, "tensor-parallel degree", 1.0, 1e6)?.round() as u32
+            }
+            "view" => {
+                self.view = View::ALL
+                    .into_iter()
+                    .find(|v| v.name() == value.trim())
+                    .ok_or_else(|| format!("unknown view “{}” (time, ratio)", short(value)))?
+            }
+            "b" => {
+                self.batch =
+                    parse_count(value, "batch (tokens)", 1.0, GLOBAL_BATCH_MAX * 1000.0)?.round()
+            }
+            other => return Err(super::params::unknown_setting(other)),
+        }
+        Ok(())
+    }
+
+    /// The chip, mesh, split and sizes analysed together.
+    fn check(&self) -> Result<(), String> {
+        self.analyse().map(|_| ())
     }
 
     /// The parameters as `key=value` pairs.
@@ -589,6 +600,22 @@ pub fn MlpRoofline(
 mod tests {
     use super::*;
     use crate::widgets::params::testing::{assert_refused_keeps, assert_round_trip};
+
+    /// A reader's chip whose slices the default chip cannot form: its link
+    /// (chip, then mesh) must load whole, not fall back to the defaults.
+    #[test]
+    fn a_readers_chip_and_its_mesh_load_from_their_link() {
+        let code =
+            "c1~r~g~bf16:1.97e14~1.6e10~hbm:8.2e11_ici:4.5e10~t:2:1000x1000x1:1x1x1:axis16:1";
+        let mut p = MlpRooflineParams::default();
+        p.apply("mesh", "16x16").unwrap();
+        p.apply("chip", code).unwrap();
+        p.apply("mesh", "64").unwrap();
+        p.apply("tp", "8").unwrap();
+        let (again, refused) = MlpRooflineParams::from_pairs(&p.to_pairs());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(again, p);
+    }
 
     #[test]
     fn the_books_figure_steps_through_thirteen_splits() {
