@@ -50,7 +50,7 @@ target="${CARGO_TARGET_DIR:-$ROOT/target}"
 cache="$target/bundle-cache"
 sources_key="$(
   {
-    rustc -vV; trunk --version; wasm-bindgen --version; wasm-opt --version
+    rustc -vV; trunk --version; wasm-bindgen --version; wasm-opt --version; esbuild --version
     env | grep -E '^(RUSTFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_PROFILE_|CARGO_BUILD_)' | sort
     echo "public_url=$public_url"
     find Cargo.toml Cargo.lock Trunk.toml index.html .cargo app/Cargo.toml app/build.rs \
@@ -102,6 +102,12 @@ build_bundle() { # name features chapters_key
   trunk build --release --offline=true --public-url "${public_url}_b/$1/" \
     --dist "$stage/_b/$1" --no-default-features --features "$2" \
     > "$stage/.log-$1" 2>&1 || { cat "$stage/.log-$1" >&2; return 1; }
+  # The wasm-bindgen glue, minified in place (names the wasm imports and the
+  # boot script use are object keys and exports, which esbuild keeps).
+  local glue
+  for glue in "$stage/_b/$1"/ridgeline-app-*.js; do
+    esbuild "$glue" --minify --format=esm --log-level=warning --allow-overwrite --outfile="$glue"
+  done
   rm "$stage/.log-$1"
   rm -rf "$cache/$1"
   mkdir -p "$cache/$1"
