@@ -104,7 +104,8 @@ pub fn prose_runs(markdown: &str) -> Vec<Vec<String>> {
                 }
                 continue;
             }
-            let Some(i) = rest.find(['$', '`', '<', '{', '|', '#']) else {
+            let special = rest.find(['$', '`', '<', '{', '|', '#']);
+            let Some(i) = [special, rest.find("](")].into_iter().flatten().min() else {
                 text.push_str(rest);
                 break;
             };
@@ -120,6 +121,10 @@ pub fn prose_runs(markdown: &str) -> Vec<Vec<String>> {
                 after.find('`').map_or("", |j| &after[j + 1..])
             } else if let Some(after) = r.strip_prefix('<') {
                 after.find('>').map_or("", |j| &after[j + 1..])
+            } else if let Some(after) = r.strip_prefix("](") {
+                // A link's target is an address, not prose: the link text
+                // before it is kept, the URL skipped.
+                after.find(')').map_or("", |j| &after[j + 1..])
             } else if let Some(after) = r.strip_prefix("{%").or_else(|| r.strip_prefix("{{")) {
                 match after.find("%}").or_else(|| after.find("}}")) {
                     Some(j) => {
@@ -282,6 +287,27 @@ pub fn shared_runs(markdown: &str, book: &[u64]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn link_targets_are_not_prose() {
+        let runs = prose_runs("See [the notebook](https://docs.jax.dev/en/latest/notebooks/explicit-sharding.html) for more.");
+        let words: Vec<&str> = runs.iter().flatten().map(String::as_str).collect();
+        assert!(
+            words.contains(&"notebook") && words.contains(&"more"),
+            "{words:?}"
+        );
+        assert!(
+            !words
+                .iter()
+                .any(|w| w.contains("docs") || w.contains("sharding")),
+            "{words:?}"
+        );
+        // A bracket that opens no link leaves the run whole.
+        assert_eq!(
+            prose_runs("one [two] three").concat(),
+            ["one", "two", "three"]
+        );
+    }
 
     #[test]
     fn code_math_tags_and_directives_end_runs() {

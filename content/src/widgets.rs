@@ -19,8 +19,9 @@ pub enum Bundle {
     Page,
     /// The exercise checker, loaded when the reader reaches the problems.
     Exercises,
-    /// The reader's library (config.json and chip imports) and the reader's
-    /// own trace file, loaded when the reader reaches their forms.
+    /// The reader's library (config.json and chip imports), the reader's
+    /// own trace file and the registry's spec tables (static figures that
+    /// need no code of the page's own), loaded when the reader reaches them.
     Library,
 }
 
@@ -138,7 +139,7 @@ widget_specs! {
         "the KV cache sharded over heads and batch: the twelve steps of attention with both AllToAlls, per-chip shapes and times";
     "overlap" => overlap::Overlap(OverlapParams), Page, ["chip", "b", "d", "f", "vs"],
         "compute vs communication time of a matmul split over two chips, with and without overlap";
-    "spec-table" => spec_table::SpecTable(), Page, ["family"],
+    "spec-table" => spec_table::SpecTable(), Library, ["family"],
         "every chip in the registry as a table, each number citing its source";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
@@ -253,7 +254,7 @@ mod tests {
         assert_eq!(lazy(Bundle::Exercises), ["exercise", "exercises"]);
         assert_eq!(
             lazy(Bundle::Library),
-            ["own-model", "own-chip", "trace-viewer"]
+            ["spec-table", "own-model", "own-chip", "trace-viewer"]
         );
     }
 }
