@@ -582,7 +582,9 @@ pub(crate) mod tests {
                 with.push(route.path());
             }
         }
-        assert_eq!(with, vec!["applied-training"]);
+        // The reader's forms (Part 6), the trace viewer (Part 9) and the spec
+        // tables (Parts 2 and 12).
+        assert_eq!(with, vec!["tpus", "applied-training", "profiling", "gpus"]);
     }
 
     #[test]
