@@ -24,7 +24,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
-use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
+use crate::input::{mesh_text, parse_count, parse_mesh, parse_whole, short, GLOBAL_BATCH_MAX};
 
 /// The presets the profile offers (the reader's own models too: see [`profiled`]).
 pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
@@ -366,7 +366,7 @@ impl WidgetParams for ProfileParams {
                     .find(|s| s.name() == value.trim())
                     .ok_or_else(|| format!("unknown strategy “{}” (fsdp, fsdp-tp)", short(value)))?
             }
-            "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
+            "tp" => next.tensor = parse_whole::<u32>(value, "tensor degree", 1.0, 65536.0)?,
             "b" | "batch" => {
                 next.batch =
                     parse_count(value, "batch (tokens)", 1.0, GLOBAL_BATCH_MAX * 1000.0)?.round()
@@ -374,7 +374,7 @@ impl WidgetParams for ProfileParams {
             "overlap" => next.overlap = parse_bool(value, "overlap")?,
             "layers" => {
                 let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
-                next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
+                next.layers = parse_whole::<u32>(value, "layers shown", 1.0, max)?
             }
             other => return Err(super::params::unknown_setting(other)),
         }
