@@ -35,6 +35,24 @@ pub fn parse_count(text: &str, what: &str, min: f64, max: f64) -> Result<f64, St
     Ok(value)
 }
 
+/// Parses a whole count as [`parse_count`] does, rounded to the nearest whole
+/// number and returned as the count type `T` (`u32`, `u64`, `usize`): a value
+/// in range that the type cannot hold is refused, never wrapped or cut.
+pub fn parse_whole<T: TryFrom<u64>>(
+    text: &str,
+    what: &str,
+    min: f64,
+    max: f64,
+) -> Result<T, String> {
+    let value = parse_count(text, what, min, max)?.round();
+    ridgeline_core::check::whole(value).ok_or_else(|| {
+        format!(
+            "{what}: {} is more than a count can hold here",
+            bound(value)
+        )
+    })
+}
+
 /// A limit as a refusal states it: exact for a whole number a reader would
 /// type in full (`65,536`, not `65500`), in scientific notation beyond.
 fn bound(x: f64) -> String {
@@ -120,6 +138,26 @@ pub fn mesh_text(mesh: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A whole count is rounded, checked against its range, and refused (not
+    /// wrapped) when its type cannot hold it: 300 lanes as a `u8` was 44.
+    #[test]
+    fn a_whole_count_is_rounded_and_refused_past_its_type() {
+        assert_eq!(parse_whole::<u32>("2.6", "stages", 1.0, 64.0), Ok(3));
+        assert_eq!(parse_whole::<u64>("2^40", "tokens", 1.0, 1e15), Ok(1 << 40));
+        assert_eq!(
+            parse_whole::<u8>("300", "lanes", 1.0, 1000.0),
+            Err("lanes: 300 is more than a count can hold here".to_string())
+        );
+        assert_eq!(
+            parse_whole::<u32>("65", "stages", 1.0, 64.0),
+            Err("stages must be at most 64".to_string())
+        );
+        assert_eq!(
+            parse_whole::<u32>("NaN", "stages", 1.0, 64.0),
+            Err("stages: “NaN” is not a number".to_string())
+        );
+    }
 
     /// The limit in a refusal is the one applied: 65,536 GPUs was refused
     /// as "at most 65500" (three significant figures of 65,536).

@@ -75,9 +75,53 @@ pub fn positive(what: &'static str, value: f64) -> Result<f64, NotPositive> {
     }
 }
 
+/// `value` as a whole count of type `T` (a `u64`, `u32`, `usize`…), rounded
+/// toward zero, or `None` when it is not finite, is negative, or does not fit
+/// `T`.
+///
+/// The one float-to-count conversion of the crate: a bare `as` would turn `NaN`
+/// into 0 and 1e30 into `u64::MAX` without a word, so every count computed in
+/// floating point passes here and each caller names its own refusal for `None`.
+///
+/// ```
+/// use ridgeline_core::check::whole;
+///
+/// assert_eq!(whole::<u64>(4096.7), Some(4096));
+/// assert_eq!(whole::<u32>(5e9), None);
+/// assert_eq!(whole::<u64>(-1.0), None);
+/// assert_eq!(whole::<u64>(f64::NAN), None);
+/// ```
+pub fn whole<T: TryFrom<u64>>(value: f64) -> Option<T> {
+    // 2^64 is the first float a `u64` cannot hold.
+    if !(0.0..18_446_744_073_709_551_616.0).contains(&value) {
+        return None;
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "finite, non-negative and below 2^64: checked just above"
+    )]
+    let n = value as u64;
+    T::try_from(n).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A count out of a float is refused, not wrapped or saturated, at each
+    /// edge: the largest `u32`, one past it, 2^64, NaN and a negative zero.
+    #[test]
+    fn whole_refuses_what_does_not_fit() {
+        assert_eq!(whole::<u32>(4_294_967_295.0), Some(u32::MAX));
+        assert_eq!(whole::<u32>(4_294_967_296.0), None);
+        assert_eq!(whole::<u64>(18_446_744_073_709_551_616.0), None);
+        assert_eq!(whole::<u64>(f64::INFINITY), None);
+        assert_eq!(whole::<u64>(f64::NAN), None);
+        assert_eq!(whole::<u64>(-0.0), Some(0));
+        assert_eq!(whole::<u64>(-1e-9), None);
+        assert_eq!(whole::<u8>(255.9), Some(255));
+    }
 
     /// The message says what is wrong in words a reader knows; it never
     /// prints `NaN` or `inf` (a chip without a VPU figure read "must be a

@@ -14,7 +14,11 @@ pub fn round_sig(x: f64, sig: u32) -> f64 {
     if x == 0.0 || !x.is_finite() {
         return x;
     }
-    let sig = sig.clamp(1, 15) as i32;
+    let sig = sig.clamp(1, 15).cast_signed();
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the decimal exponent of a finite non-zero f64 is within -324..=308"
+    )]
     let mag = x.abs().log10().floor() as i32;
     let scale = 10f64.powi(sig - 1 - mag);
     let r = (x * scale).round() / scale;
@@ -23,7 +27,7 @@ pub fn round_sig(x: f64, sig: u32) -> f64 {
     }
     // Near the ends of the range the scale over- or underflows (10^312 for
     // 1e-310): the standard library's exact decimal formatting rounds instead.
-    format!("{:.*e}", (sig - 1) as usize, x)
+    format!("{:.*e}", usize::try_from(sig - 1).unwrap_or(0), x)
         .parse()
         .unwrap_or(x)
 }
@@ -59,7 +63,7 @@ pub fn sci(x: f64, sig: u32) -> String {
 }
 
 fn plain(r: f64, sig: u32, mag: i32) -> String {
-    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
+    let decimals = usize::try_from(i64::from(sig) - 1 - i64::from(mag)).unwrap_or(0);
     trim(format!("{r:.decimals$}"))
 }
 
@@ -105,8 +109,8 @@ pub fn si(x: f64, unit: &str, sig: u32) -> String {
         .find(|(e, _)| mag >= *e)
         .unwrap_or((-12, "p"));
     let scaled = r / 10f64.powi(exp);
-    let digits = sig as i32 - 1 - (mag - exp);
-    let text = trim(format!("{:.*}", digits.max(0) as usize, scaled));
+    let digits = usize::try_from(i64::from(sig) - 1 - i64::from(mag - exp)).unwrap_or(0);
+    let text = trim(format!("{scaled:.digits$}"));
     format!("{text} {prefix}{unit}")
 }
 

@@ -40,6 +40,19 @@
 //! | [`rng`] | deterministic random numbers and a content hash, for the grader and every crate's fuzz tests |
 //! | [`exercises`] | the book's problems: solvers, the answer parser and the grader |
 
+// Counts never pass through a silent `as`: a float becomes a count through
+// `check::whole`, an integer narrows through `try_from`, and the few casts left
+// carry an `allow` saying why they are in range. Unit tests are exempt: their
+// casts are of the constants they choose.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_possible_wrap
+    )
+)]
+
 pub mod check;
 pub mod comms;
 pub mod dtype;

@@ -64,7 +64,9 @@ impl Rng {
 
     /// Uniform on `0..n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
+        #[allow(clippy::cast_possible_truncation, reason = "below n, a usize")]
+        let i = (self.next_u64() % n.max(1) as u64) as usize;
+        i
     }
 
     /// One of `items`, uniformly.

@@ -2,7 +2,9 @@
 // keyboard navigation, shareable URLs, and working offline.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, verdictOf, DIST } from './lib.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { start, watchedPage, ready, readyExercises, readyLibrary, verdictOf, DIST } from './lib.mjs';
 import { serve } from './serve.mjs';
 
 let env;
@@ -204,6 +206,20 @@ test('after one visit the site works offline', async () => {
 });
 
 test('"make available offline" downloads every bundle after showing its size', async () => {
+  // What the button must state: the size a reader downloads, every file of
+  // the bundles as served (its .gz where there is one), in MB to two figures.
+  const served = (dir) => fs.readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => {
+    const file = path.join(dir, e.name);
+    if (e.isDirectory()) return sum + served(file);
+    if (/\.(gz|br)$/.test(e.name)) return sum;
+    return sum + fs.statSync(fs.existsSync(file + '.gz') ? file + '.gz' : file).size;
+  }, 0);
+  const megabytes = served(path.join(DIST, '_b')) / 1e6;
+  const stated = megabytes < 10 ? megabytes.toFixed(1) : megabytes.toFixed(0);
+  // Every page bundle (one a page of widgets) and the two shared ones.
+  const pages = fs.readdirSync(path.join(DIST, '_b'))
+    .filter((b) => !['main', 'exercises', 'library'].includes(b));
+  assert.ok(pages.length >= 10, `${pages.length} page bundles`);
   const server = await serve(DIST, 0);
   const base = `http://127.0.0.1:${server.address().port}/`;
   const context = await env.browser.newContext();
@@ -212,14 +228,27 @@ test('"make available offline" downloads every bundle after showing its size', a
   await ready(page);
   await page.evaluate(() => navigator.serviceWorker.ready);
   const button = page.locator('.offline-button');
-  assert.match(await button.textContent(), /available offline \([0-9.]+ [kM]B\)/);
+  assert.equal((await button.textContent()).trim(), `Make every widget available offline (${stated} MB)`);
   await button.click();
   await page.locator('[data-offline-status]', { hasText: 'Done' }).waitFor({ timeout: 60000 });
   await new Promise((r) => server.close(r));
   server.closeAllConnections?.();
-  // Offline now, a chapter never visited comes alive from the cache.
-  await page.goto(base + 'sharding');
+  // Offline now, each page never visited comes alive from the cache: its
+  // widgets start (not the "could not start" notice) and show their numbers.
+  for (const name of pages) {
+    await page.goto(base + name);
+    await ready(page);
+    assert.equal(await page.locator('main [data-page]').getAttribute('data-page'), name);
+    assert.equal(await page.locator('[data-islands-status]').isVisible(), false, name);
+    const first = page.locator('main [data-widget]').first();
+    assert.match(await first.innerText(), /\d/, `${name}: the first widget shows no number`);
+  }
+  // The problems' checker and the reader's library come from the cache too.
+  await page.goto(base + 'rooflines');
   await ready(page);
-  await page.waitForSelector('[data-widget="sharding"]');
+  await readyExercises(page);
+  await page.goto(base + 'applied-training');
+  await ready(page);
+  await readyLibrary(page);
   await context.close();
 });

@@ -46,6 +46,9 @@ test('without JavaScript every page shows its text, figures and exercise questio
       assert.ok(box && box.height > 40, `${r}: widget ${name} is empty`);
       const figure = await w.locator('svg, table, [data-verdict], [data-facts], dl, pre, ol, ul').count();
       assert.ok(figure > 0, `${r}: widget ${name} has no static figure`);
+      // …and what the reader reads off it: numbers, in the text or the drawing.
+      assert.match(await w.innerText() + (await w.locator('svg text').allTextContents()).join(' '), /\d/,
+        `${r}: widget ${name} shows no number`);
     }
     // Every exercise shows its question and its answer box.
     const exercises = await page.locator('[data-exercise]').all();

@@ -15,7 +15,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::cache_steps::draw;
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::parse_count;
+use crate::input::parse_whole;
 
 /// The drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 300, 420);
@@ -68,12 +68,11 @@ impl WidgetParams for CacheStepsParams {
         let mut next = *self;
         match key {
             "prompt" => {
-                next.prompt =
-                    parse_count(value, "prompt length", 1.0, MAX_PROMPT.into())?.round() as u32
+                next.prompt = parse_whole::<u32>(value, "prompt length", 1.0, MAX_PROMPT.into())?
             }
             "tokens" => {
-                next.generated = parse_count(value, "tokens generated", 1.0, MAX_GENERATED.into())?
-                    .round() as u32
+                next.generated =
+                    parse_whole::<u32>(value, "tokens generated", 1.0, MAX_GENERATED.into())?
             }
             other => return Err(super::params::unknown_setting(other)),
         }

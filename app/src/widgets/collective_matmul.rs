@@ -29,7 +29,7 @@ use ridgeline_core::roofline::Verdict;
 
 use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
-use crate::input::{parse_count, parse_flag, short};
+use crate::input::{parse_flag, parse_whole, short};
 
 /// Most devices the widget steps through (the table stays readable).
 pub const MAX_DEVICES: u32 = 32;
@@ -168,7 +168,7 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
-        let dim = |what: &str| parse_count(value, what, 1.0, 1e7).map(|v| v.round() as u64);
+        let dim = |what: &str| parse_whole::<u64>(value, what, 1.0, 1e7);
         match key {
             "chip" => {
                 let c = super::controls::chip(value)?;
@@ -177,8 +177,8 @@ impl WidgetParams for CollectiveMatmulWidgetParams {
             }
             VS => next.vs = parse_vs_chip(value, has_ici)?,
             "n" => {
-                next.n = parse_count(value, "the number of devices", 2.0, MAX_DEVICES as f64)?
-                    .round() as u32
+                next.n =
+                    parse_whole::<u32>(value, "the number of devices", 2.0, MAX_DEVICES as f64)?
             }
             "case" => {
                 next.case = MatmulCase::parse(value).ok_or_else(|| {

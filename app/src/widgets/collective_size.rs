@@ -23,7 +23,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::collective_size::{draw, draw_bandwidth, SizeModel, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_whole};
 
 const STEPS: f64 = 320.0;
 /// The chart's drawing size (SVG user units).
@@ -206,7 +206,7 @@ impl WidgetParams for SizeParams {
                     Network::ici(c).map(|_| ()).map_err(|e| e.to_string())
                 })?
             }
-            "n" => self.n = parse_count(value, "ring size", 2.0, 256.0)?.round() as u32,
+            "n" => self.n = parse_whole::<u32>(value, "ring size", 2.0, 256.0)?,
             "wrap" => self.wrap = crate::input::parse_flag(value, "wraparound")?,
             "v" => self.v = parse_count(value, "array size", V_RANGE.0, V_RANGE.1)?,
             other => return Err(super::params::unknown_setting(other)),

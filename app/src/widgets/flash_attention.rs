@@ -15,7 +15,7 @@ use ridgeline_core::model::flash_attention::{
 };
 
 use super::params::{WidgetParams, WidgetState};
-use crate::input::parse_count;
+use crate::input::parse_whole;
 
 /// Query rows drawn in the state table (the rest are computed, not shown).
 pub const SHOWN_ROWS: usize = 4;
@@ -56,14 +56,14 @@ impl WidgetParams for FlashChoice {
         let mut next = *self;
         let p = &mut next.params;
         let count = |what, max: usize| -> Result<usize, String> {
-            Ok(parse_count(value, what, 1.0, max as f64)?.round() as usize)
+            parse_whole::<usize>(value, what, 1.0, max as f64)
         };
         match key {
             "queries" => p.queries = count("queries T", MAX_QUERIES)?,
             "keys" => p.keys = count("keys S", MAX_KEYS)?,
             "h" => p.head_dim = count("head dimension H", MAX_HEAD_DIM)?,
             "block" => p.block = count("block size", MAX_KEYS)?,
-            "seed" => p.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
+            "seed" => p.seed = parse_whole::<u64>(value, "seed", 0.0, 1e9)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         p.validate().map_err(|e| {

@@ -22,7 +22,7 @@ use ridgeline_core::units::Bytes;
 use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::{parse_count, parse_whole, short};
 
 /// Largest GPU count (2^16).
 pub const GPUS_MAX: f64 = 65_536.0;
@@ -190,9 +190,7 @@ impl WidgetParams for GpuParams {
         match key {
             "gpu" | "chip" => next = next.on(find_gpu(value)?),
             VS => next.vs = parse_vs(value, "GPU", |v| find_gpu_chip(v).ok())?,
-            "gpus" | "n" => {
-                next.gpus = parse_count(value, "GPU count", 1.0, GPUS_MAX)?.round() as u64
-            }
+            "gpus" | "n" => next.gpus = parse_whole::<u64>(value, "GPU count", 1.0, GPUS_MAX)?,
             "op" => {
                 next.kind = Collective::parse(value)
                     .ok_or_else(|| format!("unknown collective “{}”", short(value)))?

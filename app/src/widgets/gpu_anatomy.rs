@@ -23,7 +23,7 @@ use ridgeline_core::hardware::{Vendor, CHIPS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
-use crate::input::{parse_count, short};
+use crate::input::{parse_whole, short};
 
 /// The reader's choices; always a valid view.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,9 +98,7 @@ impl WidgetParams for AnatomyChoice {
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
-        let count = |what: &str, max: u32| {
-            parse_count(value, what, 0.0, f64::from(max)).map(|v| v.round() as u32)
-        };
+        let count = |what: &str, max: u32| parse_whole::<u32>(value, what, 0.0, f64::from(max));
         match key {
             "gpu" => {
                 let g = ridgeline_core::gpu::specs::generation(value)

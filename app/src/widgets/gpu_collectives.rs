@@ -30,7 +30,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, parse_flag, short};
+use crate::input::{parse_count, parse_flag, parse_whole, short};
 use ridgeline_core::hardware::Chip;
 
 /// Largest GPU count offered (2^16).
@@ -319,10 +319,10 @@ impl WidgetParams for GpuCollectivesParams {
                     }
                 };
             }
-            "gpus" => next.gpus = parse_count(value, "gpus", 2.0, GPUS_MAX as f64)?.round() as u64,
+            "gpus" => next.gpus = parse_whole::<u64>(value, "gpus", 2.0, GPUS_MAX as f64)?,
             "bytes" => next.bytes = parse_count(value, "bytes", V_RANGE.0, V_RANGE.1)?,
             "sharp" => next.sharp = parse_flag(value, "sharp")?,
-            "k" => next.k = parse_count(value, "k", 1.0, 256.0)?.round() as u32,
+            "k" => next.k = parse_whole::<u32>(value, "k", 1.0, 256.0)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         next.compute()?;

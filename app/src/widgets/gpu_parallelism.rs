@@ -28,7 +28,7 @@ use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, Boxes, Fit, Px, LABEL_W, MAX_W, ROW as TIMELINE_ROW};
 use crate::charts::size::Frame;
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_whole};
 
 /// Most stages the widget draws (one row each).
 pub const MAX_STAGES: u32 = 16;
@@ -171,8 +171,7 @@ impl WidgetParams for ParallelismChoice {
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
-        let count =
-            |what: &str, max: f64| parse_count(value, what, 1.0, max).map(|v| v.round() as u32);
+        let count = |what: &str, max: f64| parse_whole::<u32>(value, what, 1.0, max);
         match key {
             // A GPU with smaller nodes caps the GPUs per stage: shrink to fit.
             "gpu" => next = self.on(find_gpu(value)?)?,

@@ -20,7 +20,7 @@ use super::compare::{
 };
 use super::controls::ici_chip;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::parse_count;
+use crate::input::parse_whole;
 use ridgeline_core::dtype::Dtype;
 
 /// The reader's settings; always a valid mesh for the shape.
@@ -95,7 +95,7 @@ impl WidgetParams for KvParams {
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.clone();
         let count = |what: &str, max: f64| -> Result<u64, String> {
-            Ok(parse_count(value, what, 1.0, max)?.round() as u64)
+            parse_whole::<u64>(value, what, 1.0, max)
         };
         match key {
             "chip" => next.p.chip = super::controls::chip(value)?.id.to_string(),

@@ -17,7 +17,7 @@ use crate::charts::training::{
     comms_bound_region, draw_operating_point, draw_ratio, draw_roofline, CommsLine, RatioLine,
     RatioModel, TrainingModel,
 };
-use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
+use crate::input::{mesh_text, parse_count, parse_mesh, parse_whole, short, GLOBAL_BATCH_MAX};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::grouped;
@@ -405,9 +405,7 @@ impl WidgetParams for MlpRooflineParams {
             "d" => self.d = parse_count(value, "D", 1.0, MAX_D_MODEL as f64)?.round(),
             "f" => self.f = parse_count(value, "F", 1.0, MAX_D_FF as f64)?.round(),
             "mesh" => self.mesh = parse_mesh(value)?,
-            "tp" => {
-                self.tensor = parse_count(value, "tensor-parallel degree", 1.0, 1e6)?.round() as u32
-            }
+            "tp" => self.tensor = parse_whole::<u32>(value, "tensor-parallel degree", 1.0, 1e6)?,
             "view" => {
                 self.view = View::ALL
                     .into_iter()

@@ -22,7 +22,7 @@ use ridgeline_core::model::moe::{analyse, MoeAnalysis, MoeParams};
 
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::{parse_count, parse_whole, short};
 
 /// Range of the batch slider, in tokens.
 pub const TOKENS_RANGE: (f64, f64) = (16.0, 16_777_216.0);
@@ -229,17 +229,17 @@ impl WidgetParams for MoeChoice {
             }
             "chip" => p.chip = super::controls::tpu_with_ici(value)?,
             "e" => {
-                let e = parse_count(value, "experts E", 1.0, 4096.0)?.round() as u64;
+                let e = parse_whole::<u64>(value, "experts E", 1.0, 4096.0)?;
                 let (k, ff) = (self.active().min(e), self.expert_ff());
                 *p = p.with_experts(e, k, ff);
                 p.expert_parallel = gcd(e, p.expert_parallel as u64).max(1) as u32;
             }
             "k" => {
-                let k = parse_count(value, "active experts k", 1.0, 4096.0)?.round() as u64;
+                let k = parse_whole::<u64>(value, "active experts k", 1.0, 4096.0)?;
                 *p = p.with_experts(self.experts(), k, self.expert_ff());
             }
             "ff" => {
-                let ff = parse_count(value, "expert width", 1.0, 1e6)?.round() as u64;
+                let ff = parse_whole::<u64>(value, "expert width", 1.0, 1e6)?;
                 *p = p.with_experts(self.experts(), self.active(), ff);
             }
             "tokens" => {
@@ -255,7 +255,7 @@ impl WidgetParams for MoeChoice {
             }
             "ep" => {
                 p.expert_parallel =
-                    parse_count(value, "expert-parallel degree", 1.0, 4096.0)?.round() as u32
+                    parse_whole::<u32>(value, "expert-parallel degree", 1.0, 4096.0)?
             }
             VS => {
                 next.vs = super::compare::vs_model(value)?;

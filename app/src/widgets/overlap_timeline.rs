@@ -23,7 +23,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::overlap_timeline::draw;
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::{parse_count, short};
+use crate::input::{parse_whole, short};
 
 /// Mesh axis sizes offered for `Y`.
 pub const Y_CHOICES: [u64; 6] = [1, 2, 4, 8, 16, 32];
@@ -152,7 +152,7 @@ impl TimelineParams {
     fn apply_own(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.p.clone();
         let count = |what: &str| -> Result<u64, String> {
-            Ok(parse_count(value, what, 1.0, f64::from(1u32 << 24))?.round() as u64)
+            parse_whole::<u64>(value, what, 1.0, f64::from(1u32 << 24))
         };
         match key {
             "chip" => next.chip = chip_named(value)?.id.to_string(),

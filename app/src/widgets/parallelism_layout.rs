@@ -23,7 +23,7 @@ use super::compare::{
 };
 use super::controls::{ici_chip, option};
 use super::params::{WidgetParams, WidgetState};
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_whole};
 
 /// Range of the batch slider, in tokens.
 pub const BATCH_RANGE: (f64, f64) = (1024.0, 67_108_864.0);
@@ -177,10 +177,8 @@ impl WidgetParams for ParallelismParams {
             "model" => next.model = super::controls::model(value)?,
             "chip" => next.chip = super::controls::tpu_with_ici(value)?,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
-            "chips" => next.chips = parse_count(value, "chips", 1.0, MAX_CHIPS)?.round() as u32,
-            "tp" => {
-                next.tensor = parse_count(value, "tensor degree", 1.0, MAX_CHIPS)?.round() as u32
-            }
+            "chips" => next.chips = parse_whole::<u32>(value, "chips", 1.0, MAX_CHIPS)?,
+            "tp" => next.tensor = parse_whole::<u32>(value, "tensor degree", 1.0, MAX_CHIPS)?,
             "b" => {
                 next.batch =
                     parse_count(value, "batch (tokens)", BATCH_RANGE.0, BATCH_RANGE.1)?.round()

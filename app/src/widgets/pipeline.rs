@@ -15,7 +15,7 @@ use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, MAX_W};
 use crate::charts::size::Frame;
-use crate::input::parse_count;
+use crate::input::parse_whole;
 
 /// Most stages the widget draws (each is a row of the timeline).
 pub const MAX_STAGES: u32 = 16;
@@ -93,16 +93,12 @@ impl WidgetParams for PipelineChoice {
         let mut next = *self;
         match key {
             "schedule" => next.schedule = Schedule::parse(value)?,
-            "stages" => {
-                next.stages = parse_count(value, "stages", 1.0, MAX_STAGES as f64)?.round() as u32
-            }
+            "stages" => next.stages = parse_whole::<u32>(value, "stages", 1.0, MAX_STAGES as f64)?,
             "microbatches" => {
                 next.microbatches =
-                    parse_count(value, "microbatches", 1.0, MAX_MICROBATCHES as f64)?.round() as u32
+                    parse_whole::<u32>(value, "microbatches", 1.0, MAX_MICROBATCHES as f64)?
             }
-            "chunks" => {
-                next.chunks = parse_count(value, "chunks", 1.0, MAX_CHUNKS as f64)?.round() as u32
-            }
+            "chunks" => next.chunks = parse_whole::<u32>(value, "chunks", 1.0, MAX_CHUNKS as f64)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         *self = next;

@@ -24,7 +24,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::trace::{draw_trace, TraceModel};
-use crate::input::{mesh_text, parse_count, parse_mesh, short, GLOBAL_BATCH_MAX};
+use crate::input::{mesh_text, parse_count, parse_mesh, parse_whole, short, GLOBAL_BATCH_MAX};
 
 /// The presets the profile offers (the reader's own models too: see [`profiled`]).
 pub const PROFILE_MODELS: [&str; 2] = ["llama3-8b", "llama3-70b"];
@@ -167,15 +167,6 @@ impl ProfileParams {
         let e = evaluate(&job, &cluster, &par).map_err(|e| e.to_string())?;
         let overhead = update_overhead(&e, cluster.chip);
         Ok((job, cluster, par, overhead))
-    }
-
-    /// Says what is wrong, if anything, without building the schedules:
-    /// [`Self::analyse`] succeeds exactly when this does.
-    pub fn check(&self) -> Result<(), String> {
-        let (job, cluster, par, overhead) = self.step()?;
-        check_profile(&job, &cluster, &par, self.layers, overhead)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
     }
 
     /// Builds the profile, or says what is wrong.
@@ -333,6 +324,18 @@ impl WidgetParams for ProfileParams {
     /// Sets one parameter from text, or explains why not (nothing changes then).
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = self.clone();
+        next.assign(key, value)?;
+        next.check()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// Sets one parameter from its own text; the slice, split, batch and
+    /// window are checked together by [`Self::check`], so that a link whose
+    /// settings are valid only together (a small slice with a small batch)
+    /// loads whole.
+    fn assign(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let next = self;
         match key {
             "model" => {
                 let id = value.trim();
@@ -363,7 +366,7 @@ impl WidgetParams for ProfileParams {
                     .find(|s| s.name() == value.trim())
                     .ok_or_else(|| format!("unknown strategy “{}” (fsdp, fsdp-tp)", short(value)))?
             }
-            "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
+            "tp" => next.tensor = parse_whole::<u32>(value, "tensor degree", 1.0, 65536.0)?,
             "b" | "batch" => {
                 next.batch =
                     parse_count(value, "batch (tokens)", 1.0, GLOBAL_BATCH_MAX * 1000.0)?.round()
@@ -371,13 +374,20 @@ impl WidgetParams for ProfileParams {
             "overlap" => next.overlap = parse_bool(value, "overlap")?,
             "layers" => {
                 let max = MAX_LAYERS.min(MAX_WINDOW_LAYERS) as f64;
-                next.layers = parse_count(value, "layers shown", 1.0, max)?.round() as u32
+                next.layers = parse_whole::<u32>(value, "layers shown", 1.0, max)?
             }
             other => return Err(super::params::unknown_setting(other)),
         }
-        next.check()?;
-        *self = next;
         Ok(())
+    }
+
+    /// Says what is wrong, if anything, without building the schedules:
+    /// [`ProfileParams::analyse`] succeeds exactly when this does.
+    fn check(&self) -> Result<(), String> {
+        let (job, cluster, par, overhead) = self.step()?;
+        check_profile(&job, &cluster, &par, self.layers, overhead)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 
     /// The parameters as `key=value` pairs.
@@ -772,5 +782,51 @@ mod tests {
         assert_eq!(r.mesh, vec![16, 16]);
         let (_, n) = ProfileParams::from_pairs(&pairs(&[("batch", "zero")]));
         assert_eq!(n.len(), 1);
+    }
+
+    /// The profile's cross-setting check is the trait's ([`WidgetParams::check`]),
+    /// which `from_pairs` runs on a link's settings assigned together. Every
+    /// state a reader reaches by single changes loads whole from its link,
+    /// and a link whose settings are wrong together is refused, naming why:
+    /// a tensor degree as large as a slice of four chips.
+    #[test]
+    fn a_link_loads_what_the_reader_set_and_refuses_a_wrong_combination() {
+        let mut loaded = 0;
+        for slice in ["2x2x1", "2x2x2", "4x4x4", "16x16x16"] {
+            for tp in ["2", "4", "8"] {
+                for scheme in ["fsdp", "fsdp-tp"] {
+                    for batch in ["8192", "2097152"] {
+                        let mut p = ProfileParams::default();
+                        p.apply("model", "llama3-8b").unwrap();
+                        let steps = [
+                            ("tp", tp),
+                            ("slice", slice),
+                            ("scheme", scheme),
+                            ("batch", batch),
+                            ("layers", "2"),
+                        ];
+                        if steps.iter().all(|(k, v)| p.apply(k, v).is_ok()) {
+                            let (q, refused) = ProfileParams::from_pairs(&p.to_pairs());
+                            assert_eq!(refused, Vec::<String>::new(), "{steps:?}");
+                            assert_eq!(q, p, "{steps:?}");
+                            loaded += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(loaded >= 30, "{loaded} states reached");
+        let bad = pairs(&[
+            ("model", "llama3-8b"),
+            ("slice", "2x2x1"),
+            ("tp", "4"),
+            ("scheme", "fsdp-tp"),
+        ]);
+        let (p, refused) = ProfileParams::from_pairs(&bad);
+        assert_eq!(p.scheme, ProfileScheme::Fsdp);
+        assert_eq!(
+            refused,
+            vec!["the tensor degree 4 must be at least 2 and divide the 4 chips of the slice, leaving FSDP at least 2".to_string()]
+        );
     }
 }

@@ -23,7 +23,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::rooflines::{draw, RooflinesModel, VsRoof};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_whole};
 
 /// The chart's drawing size (SVG user units) and least height.
 const SHAPE: Shape = Shape::new(760, 460, 420);
@@ -196,7 +196,7 @@ impl WidgetParams for RooflinesParams {
     /// Sets one parameter from text, or explains why not.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
-        let side = |what: &str| parse_count(value, what, 8.0, 65536.0).map(|v| v.round() as u64);
+        let side = |what: &str| parse_whole::<u64>(value, what, 8.0, 65536.0);
         match key {
             "chip" => next.chip = super::controls::chip(value)?,
             "faster" => next.faster = parse_count(value, "the speed-up of memory 2", 1.0, 100.0)?,

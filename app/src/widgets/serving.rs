@@ -27,7 +27,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving::{draw_breakdown, draw_pareto};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_whole};
 
 const STEPS: f64 = 240.0;
 /// Points on the Pareto curve.
@@ -224,15 +224,13 @@ impl WidgetParams for ServingParams {
             }
             "chip" => next.chip = super::controls::chip(value)?,
             "chips" => {
-                let n = parse_count(value, "chips", 1.0, 4096.0)?.round() as u64;
+                let n = parse_whole::<u64>(value, "chips", 1.0, 4096.0)?;
                 if next.tp == next.chips || !n.is_multiple_of(next.tp) {
                     next.tp = n;
                 }
                 next.chips = n;
             }
-            "tp" => {
-                next.tp = parse_count(value, "tensor-parallel degree", 1.0, 4096.0)?.round() as u64
-            }
+            "tp" => next.tp = parse_whole::<u64>(value, "tensor-parallel degree", 1.0, 4096.0)?,
             "dtype" | "weight" => next.dtype = super::controls::dtype(value)?,
             VS => next.vs = super::compare::vs_chip(value)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),

@@ -20,7 +20,7 @@ use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::serving_engine::timeline_svg;
 use crate::charts::size::Frame;
-use crate::input::{parse_count, short};
+use crate::input::{parse_count, parse_whole, short};
 
 /// The arrival-rate slider's range, requests per second.
 pub const RATE_RANGE: (f64, f64) = (0.5, 200.0);
@@ -84,22 +84,20 @@ impl WidgetParams for EngineParams {
                 next.arrival_rate = parse_count(value, "arrival rate", RATE_RANGE.0, RATE_RANGE.1)?
             }
             "requests" => {
-                next.requests = parse_count(value, "requests", 10.0, MAX_REQUESTS)?.round() as u32
+                next.requests = parse_whole::<u32>(value, "requests", 10.0, MAX_REQUESTS)?
             }
             "output" => {
-                next.output_max = parse_count(
+                next.output_max = parse_whole::<u32>(
                     value,
                     "longest answer",
                     next.output_min as f64,
                     f64::from(1u32 << 20),
                 )?
-                .round() as u32
             }
             "cache" => {
-                next.prefix_cache_tokens =
-                    parse_count(value, "prefix cache", 0.0, 1e7)?.round() as u64
+                next.prefix_cache_tokens = parse_whole::<u64>(value, "prefix cache", 0.0, 1e7)?
             }
-            "seed" => next.seed = parse_count(value, "seed", 0.0, 1e9)?.round() as u64,
+            "seed" => next.seed = parse_whole::<u64>(value, "seed", 0.0, 1e9)?,
             other => return Err(super::params::unknown_setting(other)),
         }
         next.resolve().map_err(|e| friendly(&e))?;

@@ -24,7 +24,7 @@ use ridgeline_core::roofline::Verdict;
 
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::{parse_whole, short};
 
 /// Weight formats the reader may pick.
 const DTYPES: [(Dtype, &str); 3] = [
@@ -252,10 +252,7 @@ impl WidgetParams for SlowestStageParams {
             }
             "slice" => next.slice = Slice::parse(self.slice.chip, value)?,
             VS => next.vs = parse_vs_chip(value, torus)?,
-            "side" => {
-                next.side =
-                    parse_count(value, "the matrix side", 128.0, 1_048_576.0)?.round() as u64
-            }
+            "side" => next.side = parse_whole::<u64>(value, "the matrix side", 128.0, 1_048_576.0)?,
             "dtype" => {
                 next.dtype = DTYPES
                     .iter()
@@ -263,10 +260,9 @@ impl WidgetParams for SlowestStageParams {
                     .map(|(d, _)| *d)
                     .ok_or_else(|| format!("format “{}” is not int8, bf16 or f32", short(value)))?
             }
-            "batch" => next.batch = parse_count(value, "the batch", 1.0, 65536.0)?.round() as u64,
+            "batch" => next.batch = parse_whole::<u64>(value, "the batch", 1.0, 65536.0)?,
             "pieces" => {
-                next.pieces =
-                    parse_count(value, "the number of pieces", 1.0, 4096.0)?.round() as u64
+                next.pieces = parse_whole::<u64>(value, "the number of pieces", 1.0, 4096.0)?
             }
             other => return Err(super::params::unknown_setting(other)),
         }

@@ -17,7 +17,7 @@ use super::params::{WidgetParams, WidgetState};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::speculative::{draw, SpecView};
 use crate::charts::svg;
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_whole};
 
 /// The longest draft on the slider and the chart.
 pub const MAX_DRAFT: u32 = 16;
@@ -85,8 +85,7 @@ impl WidgetParams for SpecParams {
         let mut next = self.spec;
         match key {
             "draft" => {
-                next.draft =
-                    parse_count(value, "draft length", 0.0, MAX_DRAFT as f64)?.round() as u32
+                next.draft = parse_whole::<u32>(value, "draft length", 0.0, MAX_DRAFT as f64)?
             }
             "accept" => next.accept = parse_count(value, "acceptance", 0.0, 1.0)?,
             "cost" => next.draft_cost = parse_count(value, "draft cost", 0.0, 1.0)?,

@@ -21,7 +21,7 @@ use ridgeline_core::units::Seconds;
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::{parse_count, short};
+use crate::input::{parse_count, parse_whole, short};
 use ridgeline_core::reader::compact::MODEL_TAG;
 
 /// The models the planner offers (Part 6 is about LLaMA 3).
@@ -308,12 +308,10 @@ impl WidgetParams for PlannerParams {
                 next.slice = if value.trim() == "pod" {
                     None
                 } else {
-                    Some(parse_count(value, "chips per slice", 1.0, 1e6)?.round() as u32)
+                    Some(parse_whole::<u32>(value, "chips per slice", 1.0, 1e6)?)
                 }
             }
-            "pods" => {
-                next.pods = parse_count(value, "pods", 1.0, MAX_SLICES as f64)?.round() as u32
-            }
+            "pods" => next.pods = parse_whole::<u32>(value, "pods", 1.0, MAX_SLICES as f64)?,
             "scheme" => {
                 next.choice = [PlanChoice::Fsdp, PlanChoice::FsdpTp, PlanChoice::Best]
                     .into_iter()
@@ -322,7 +320,7 @@ impl WidgetParams for PlannerParams {
                         format!("unknown plan “{}” (fsdp, fsdp-tp, best)", short(value))
                     })?
             }
-            "tp" => next.tensor = parse_count(value, "tensor degree", 1.0, 65536.0)?.round() as u32,
+            "tp" => next.tensor = parse_whole::<u32>(value, "tensor degree", 1.0, 65536.0)?,
             "batch" => next.batch = parse_count(value, "batch (tokens)", 1.0, 1e12)?.round(),
             "tokens" => next.tokens = parse_count(value, "training tokens", 1.0, 1e18)?,
             "mfu" => next.mfu = parse_count(value, "MFU (%)", 0.1, 100.0)? / 100.0,

@@ -7,7 +7,8 @@
 //! fails here with the widget and arguments that caused it.
 //!
 //! `RIDGELINE_RENDER_CASES` sets the renders per widget (default 150, about
-//! seven thousand renders in all; a long run sets more).
+//! seven thousand renders in all; a long run sets more); with
+//! `RIDGELINE_FUZZ_TIMES` set it prints each widget's mean time a render.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -75,6 +76,7 @@ fn every_widget_renders_any_link_in_bounded_time_without_nan() {
             let mut rng = Rng::new(0x00fa_11ed_11c5);
             for name in NAMES {
                 let keys = keys_of(name);
+                let started = std::time::Instant::now();
                 for case in 0..cases {
                     let mut args = Vec::new();
                     if !keys.is_empty() {
@@ -110,6 +112,12 @@ fn every_widget_renders_any_link_in_bounded_time_without_nan() {
                     {
                         return;
                     }
+                }
+                if std::env::var_os("RIDGELINE_FUZZ_TIMES").is_some() {
+                    eprintln!(
+                        "{name}: {:?} a render",
+                        started.elapsed() / cases.max(1) as u32
+                    );
                 }
             }
         })

@@ -232,6 +232,7 @@ pub fn overlap_timeline(p: &OverlapParams) -> Result<OverlapReport, String> {
 /// chip or the reader's own), whatever `p.chip` names.
 pub fn overlap_timeline_on(p: &OverlapParams, c: &'static Chip) -> Result<OverlapReport, String> {
     p.validate_sizes()?;
+    let ring_y = u32::try_from(p.y).map_err(|_| format!("y: {} is too many devices", p.y))?;
     let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
     let mm = matmul_time(c, p.dtype)?;
     let (b, d, f) = ((p.b / p.x) as f64, p.d as f64, (p.f / p.y) as f64);
@@ -245,7 +246,7 @@ pub fn overlap_timeline_on(p: &OverlapParams, c: &'static Chip) -> Result<Overla
         cost(
             Collective::AllGather,
             dt.size_of(b * d),
-            &[RingAxis::ring(p.y as u32)],
+            &[RingAxis::ring(ring_y)],
             &net,
         )
         .map_err(|e| e.to_string())?
@@ -272,7 +273,7 @@ pub fn overlap_timeline_on(p: &OverlapParams, c: &'static Chip) -> Result<Overla
     };
     // Step i multiplies the chunk held while the next one travels; the next
     // step starts when both are done. The last step only multiplies.
-    let steps = gather_ring(p.y as u32, false, chunk_matmul, chunk_permute);
+    let steps = gather_ring(ring_y, false, chunk_matmul, chunk_permute);
     let mut spans = Vec::new();
     for s in &steps {
         let step = u64::from(s.index);
@@ -336,6 +337,7 @@ pub struct FusedCost {
 /// the AllGather and ReduceScatter ones.
 pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), String> {
     let c = p.validate()?;
+    let ring_y = u32::try_from(p.y).map_err(|_| format!("y: {} is too many devices", p.y))?;
     let net = Network::ici(c).map_err(|e| format!("chip: {e}"))?;
     let matmul = matmul_time(c, p.dtype)?;
     let mm = |rows: f64, k: f64, cols: f64| matmul(rows, k, cols).0;
@@ -346,7 +348,7 @@ pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), Str
         if p.y == 1 {
             return Ok(0.0);
         }
-        cost(kind, dt.size_of(elems), &[RingAxis::ring(p.y as u32)], &net)
+        cost(kind, dt.size_of(elems), &[RingAxis::ring(ring_y)], &net)
             .map(|k| k.time.0)
             .map_err(|e| e.to_string())
     };
@@ -355,7 +357,7 @@ pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), Str
     // per step. `tail` is what the last step leaves to pay after the loop.
     let looped = |chunk_mm: f64, chunk_hop: f64, tail: f64| {
         let ring = |both| {
-            let steps = gather_ring(p.y as u32, both, Seconds(chunk_mm), Seconds(chunk_hop));
+            let steps = gather_ring(ring_y, both, Seconds(chunk_mm), Seconds(chunk_hop));
             steps.last().map_or(0.0, |s| s.end.0) + tail
         };
         let one = ring(false);

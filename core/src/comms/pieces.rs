@@ -98,6 +98,10 @@ impl std::error::Error for BadDevices {}
 /// with its own; an AllReduce is a ReduceScatter followed by an AllGather of
 /// the reduced pieces; an AllToAll forwards every piece not yet at its
 /// destination (piece `i` is bound for device `i`).
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "every list counted holds at most `devices` (a u32) pieces or devices"
+)]
 pub fn pieces(collective: Collective, devices: u32) -> Result<Pieces, BadDevices> {
     if !(MIN_DEVICES..=MAX_DEVICES).contains(&devices) {
         return Err(BadDevices(devices));

@@ -72,7 +72,9 @@ impl Param {
     /// The chosen name, for a [`Scale::Choice`] parameter.
     pub fn choice(&self) -> Option<&'static str> {
         match self.scale {
-            Scale::Choice(names) => names.get(self.value as usize).copied(),
+            Scale::Choice(names) => {
+                crate::check::whole(self.value).and_then(|i: usize| names.get(i).copied())
+            }
             _ => None,
         }
     }

@@ -230,12 +230,17 @@ impl Precision {
 /// figures, 9.7 for 9.728.
 pub fn sig_fig_tolerance(value: f64, n: u32) -> f64 {
     let v = value.abs();
-    let n = n.clamp(1, 12) as i32;
+    let n = n.clamp(1, 12).cast_signed();
     let floor = 10f64.powi(-n);
     if !is_positive(v) {
         return floor;
     }
-    let unit = 10f64.powi(v.log10().floor() as i32 - (n - 1));
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the decimal exponent of a finite positive f64 is within -324..=308"
+    )]
+    let exp = v.log10().floor() as i32;
+    let unit = 10f64.powi(exp - (n - 1));
     (0.5 * unit / v * (1.0 + 1e-9)).max(floor)
 }
 

@@ -138,10 +138,16 @@ pub(super) fn describe(m: &ModelPreset) -> String {
 pub(super) fn int(p: &[Param], name: &str) -> u64 {
     let v = value(p, name);
     if (1.0..1e15).contains(&v) {
-        v.round() as u64
+        crate::check::whole(v.round()).unwrap_or(0)
     } else {
         0
     }
+}
+
+/// A whole-number parameter as a `u32` (0 if not positive or too large), for
+/// the mesh axes, rings and pod counts that take one.
+pub(super) fn int32(p: &[Param], name: &str) -> u32 {
+    u32::try_from(int(p, name)).unwrap_or(0)
 }
 
 /// A numeric solution with one derivation line, graded with the policy's

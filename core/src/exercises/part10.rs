@@ -2,7 +2,7 @@
 //! [`crate::sharding::jax`] as in `golden_ch10.rs`.
 
 use super::def::{n, param, value, Def, Kind, Param, Scale, Solution};
-use super::kit::{def, int, num, pick, reg, s, unanswered};
+use super::kit::{def, int, int32, num, pick, reg, s, unanswered};
 use crate::format::seconds;
 use crate::sharding::jax::{jit_matmul, pmean_of_slices, shard_means, JitMatmul, PartitionSpec};
 use crate::sharding::Mesh;
@@ -25,7 +25,7 @@ fn spec(text: &str) -> Result<PartitionSpec, String> {
 }
 
 fn mesh(p: &[Param]) -> Result<Mesh, String> {
-    Mesh::new(&[('X', int(p, "X") as u32), ('Y', int(p, "Y") as u32)]).map_err(s)
+    Mesh::new(&[('X', int32(p, "X")), ('Y', int32(p, "Y"))]).map_err(s)
 }
 
 fn shapes(m: &JitMatmul) -> String {

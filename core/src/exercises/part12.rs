@@ -3,7 +3,8 @@
 
 use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
-use super::kit::{chip_param, def, fix, int, name, num, pick, reference, reg, s};
+use super::kit::{chip_param, def, fix, int, int32, name, num, pick, reference, reg, s};
+use crate::check::whole;
 use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
@@ -225,7 +226,7 @@ fn chip_level() -> Vec<Def> {
         def("ch12-ex4", Kind::WorkedExample, P_REGS,
             |p| format!("If every thread of a kernel uses {} registers, how many warps of 32 threads can an SM keep resident?", n(value(p, "r"))),
             |p| {
-                let w = resident_warps(int(p, "r") as u32).map_err(s)?;
+                let w = resident_warps(int32(p, "r")).map_err(s)?;
                 Ok(num(f64::from(w), "warps", format!("register file / (4 B × 32 threads × {}) = {w}", n(value(p, "r")))))
             },
             &["Divide the register file by what one warp needs."]),
@@ -498,7 +499,7 @@ fn network_level() -> Vec<Def> {
             |_| "In one node of N GPUs with egress W each, what does a dense AllToAll of an array of B bytes cost (exactly)? Give a formula in B, N and W.".into(),
             |_| {
                 let vars = vec![Var::new("B", 1e6, 1e10), Var::stepped("N", 2.0, 72.0, 1.0), Var::new("W", 1e11, 1e12)];
-                Ok(sym("B*(N-1)/(W*N^2)", vars, |x| in_node(Collective::AllToAll, Bytes(at(x, 0)), at(x, 1) as u32, BytesPerSec(at(x, 2)), EXACT).map_or(f64::NAN, |t| t.0))
+                Ok(sym("B*(N-1)/(W*N^2)", vars, |x| in_node(Collective::AllToAll, Bytes(at(x, 0)), whole::<u32>(at(x, 1)).unwrap_or(0), BytesPerSec(at(x, 2)), EXACT).map_or(f64::NAN, |t| t.0))
                     .step("each GPU keeps 1/N of its B/N bytes and sends the rest: B(N−1)/N² over W")
                     .step("about B/(W·N); if only half the destinations get data, half that"))
             },
@@ -564,7 +565,7 @@ fn network_level() -> Vec<Def> {
             &["Every GPU must end up with all B bytes; the top switch forwards each node's share to the others."]),
         def("ch12-c-q2", Kind::Question, &[],
             |_| "In one node of N GPUs, a SHARP AllReduce of B bytes: how many bytes leave the switch? Give a formula in B and N.".into(),
-            |_| Ok(sym("B*N", vec![Var::new("B", 1e6, 1e10), Var::stepped("N", 2.0, 72.0, 1.0)], |x| sharp_all_reduce_traffic(Bytes(at(x, 0)), at(x, 1) as u32).map_or(f64::NAN, |t| t.egress.0))
+            |_| Ok(sym("B*N", vec![Var::new("B", 1e6, 1e10), Var::stepped("N", 2.0, 72.0, 1.0)], |x| sharp_all_reduce_traffic(Bytes(at(x, 0)), whole::<u32>(at(x, 1)).unwrap_or(0)).map_or(f64::NAN, |t| t.egress.0))
                 .step("each GPU receives its reduced shard and the others' shards: B per GPU")
                 .step("so B·N each way, and T = B / W_gpu")),
             &["Each GPU must end up with the whole reduced array."]),
@@ -572,7 +573,7 @@ fn network_level() -> Vec<Def> {
             |_| "Within one node with in-network reduction, what does AllReduce(bf16[D, F_Y]{U_X}) cost? Give a formula in D, F, Y and W (GPU egress).".into(),
             |_| {
                 let vars = vec![Var::stepped("D", 1024.0, 16384.0, 128.0), Var::stepped("F", 1024.0, 65536.0, 128.0), Var::stepped("Y", 1.0, 8.0, 1.0), Var::new("W", 1e11, 1e12)];
-                Ok(sym("2*D*F/(Y*W)", vars, |x| in_node(Collective::AllReduce, Bytes(2.0 * at(x, 0) * at(x, 1)), 8, BytesPerSec(at(x, 3)), EXACT.with_sharp().with_inner(at(x, 2) as u32)).map_or(f64::NAN, |t| t.0))
+                Ok(sym("2*D*F/(Y*W)", vars, |x| in_node(Collective::AllReduce, Bytes(2.0 * at(x, 0) * at(x, 1)), 8, BytesPerSec(at(x, 3)), EXACT.with_sharp().with_inner(whole::<u32>(at(x, 2)).unwrap_or(0))).map_or(f64::NAN, |t| t.0))
                     .step("with SHARP an AllReduce costs B/W; the Y shards divide B by Y")
                     .step("T = 2DF/(Y·W), falling with Y"))
             },
@@ -809,13 +810,13 @@ fn rooflines() -> Vec<Def> {
         def("ch12-r-ex5", Kind::WorkedExample, P_REX5,
             |p| format!("An MoE with {} experts, {} active per token, trained with data parallelism across H100 nodes: how many tokens per GPU are needed?", n(value(p, "E")), n(value(p, "k"))),
             |p| {
-                let t = h100()?.moe_dp_threshold(Scope::Network, int(p, "E") as u32, int(p, "k") as u32).map_err(s)?;
+                let t = h100()?.moe_dp_threshold(Scope::Network, int32(p, "E"), int32(p, "k")).map_err(s)?;
                 Ok(num(t, "tokens", format!("E/k × 2475 = {}", sci(t, 4))))
             },
             &["Only k/E of the weights see each token, so E/k times more tokens are needed."]),
         def("ch12-r-ex6", Kind::WorkedExample, P_REX6,
             |p| format!("Data parallelism over only {} H100 nodes: what is the per-GPU threshold, with the (X−1)/X factor?", n(value(p, "X"))),
-            |p| { let t = h100()?.small_dp_threshold(Scope::Network, int(p, "X") as u32).map_err(s)?; Ok(num(t, "tokens", format!("2475 × (X−1)/X = {}", sci(t, 4)))) },
+            |p| { let t = h100()?.small_dp_threshold(Scope::Network, int32(p, "X")).map_err(s)?; Ok(num(t, "tokens", format!("2475 × (X−1)/X = {}", sci(t, 4)))) },
             &["A small ring moves only (X−1)/X of the bytes."]),
         def("ch12-r-ex7", Kind::WorkedExample, P_REX7,
             |p| format!("Tensor parallelism across H100 nodes: with F = {}, how many ways can the MLP be split before comms dominate?", n(value(p, "F"))),
@@ -874,7 +875,7 @@ fn rooflines() -> Vec<Def> {
             |p| format!("Add pipelining so each model copy spans {} H100s ({} nodes). What per-GPU batch does the outer data-parallel reduction now need?", n(value(p, "Y")), n(value(p, "Y") / 8.0)),
             |p| {
                 let sy = h100()?;
-                let f = outer_reduction_factor(int(p, "Y") as u32, sy.gpus_per_node).map_err(s)?;
+                let f = outer_reduction_factor(int32(p, "Y"), sy.gpus_per_node).map_err(s)?;
                 let w = sy.w_node.ok_or("no node egress")? / f;
                 let t = (sy.peak / w).0;
                 Ok(num(t, "tokens", format!("the reduction uses {} nodes' egress: {}", sci(1.0 / f, 3), si(w.0, "B/s", 3))).step(format!("C / that = {}", sci(t, 4))))

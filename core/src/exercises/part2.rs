@@ -2,6 +2,7 @@
 
 use super::def::{choice, n, param, value, Def, Kind, Param, Scale, Solution};
 use super::kit::{chip_param, peak, ridge};
+use crate::check::whole;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
 use crate::hardware::tpu::{
@@ -265,8 +266,8 @@ pub(super) fn defs() -> Vec<Def> {
                 let c = chip_param(p, "chip")?;
                 let (params, chips) = (value(p, "params"), value(p, "chips"));
                 let bytes = Dtype::Bf16.size_of(params);
-                let t = weight_load_time(bytes, chips as u64, c).map_err(tpu_err)?;
-                let int8 = weight_load_time(Dtype::Int8.size_of(params), chips as u64, c).map_err(tpu_err)?;
+                let t = weight_load_time(bytes, whole(chips).unwrap_or(0), c).map_err(tpu_err)?;
+                let int8 = weight_load_time(Dtype::Int8.size_of(params), whole(chips).unwrap_or(0), c).map_err(tpu_err)?;
                 Ok(Solution::numeric(t.0, "ms")
                     .step(format!("bytes = 2 × {} = {}", sci(params, 3), sci(bytes.0, 3)))
                     .step(format!("T = bytes / (chips × W_hbm) = {} / ({} × {})", sci(bytes.0, 3), n(chips), sci(c.hbm_bw().0, 3)))
@@ -387,7 +388,7 @@ pub(super) fn defs() -> Vec<Def> {
                 )
             },
             solve: |p| {
-                let k = value(p, "side") as u32;
+                let k = whole::<u32>(value(p, "side")).unwrap_or(0);
                 let s = Slice::new(chip("v5e").ok_or("no v5e")?, &[k, k]).map_err(tpu_err)?;
                 let far = [k - 1, k - 1, 0];
                 let hops = s.hops([0, 0, 0], far).map_err(tpu_err)?;
@@ -416,7 +417,7 @@ pub(super) fn defs() -> Vec<Def> {
                 )
             },
             solve: |p| {
-                let k = value(p, "side") as u32;
+                let k = whole::<u32>(value(p, "side")).unwrap_or(0);
                 let s = Slice::new(chip("v5e").ok_or("no v5e")?, &[k, k]).map_err(tpu_err)?;
                 let bytes = Dtype::Bf16.size_of(value(p, "B") * 128.0 * value(p, "D"));
                 let t = s.send([0, 0, 0], [k - 1, k - 1, 0], bytes).map_err(tpu_err)?;
@@ -523,7 +524,7 @@ pub(super) fn defs() -> Vec<Def> {
                     op.compute_dtype(),
                     Flops(op.flops().0),
                     &[
-                        LinkLoad { link: Link::Pcie, bytes: total, lanes: s.chips() as u32, one_way: false },
+                        LinkLoad { link: Link::Pcie, bytes: total, lanes: u32::try_from(s.chips()).map_err(|e| e.to_string())?, one_way: false },
                         LinkLoad { link: Link::Ici, bytes: total * (15.0 / 16.0), lanes: 2, one_way: true },
                         LinkLoad::new(Link::Hbm, total),
                     ],

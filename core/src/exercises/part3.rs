@@ -3,7 +3,8 @@
 
 use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
-use super::kit::{chip_param, reference, ridge, s, unanswered};
+use super::kit::{chip_param, int, int32, reference, ridge, s, unanswered};
+use crate::check::whole;
 use crate::comms::collectives::{cost, Bound, Collective, CollectiveCost, Network, RingAxis};
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
@@ -19,15 +20,6 @@ const GPUS: &[&str] = &["h100", "a100", "h200", "b200"];
 
 fn net(id: &str) -> Result<Network, String> {
     Network::ici(chip(id).ok_or_else(|| format!("no chip {id}"))?).map_err(s)
-}
-
-fn int(p: &[Param], name: &str) -> u64 {
-    let v = value(p, name);
-    if v.is_finite() && v >= 1.0 {
-        v as u64
-    } else {
-        0
-    }
 }
 
 fn array_bytes(spec: &str, mesh: &Mesh, dims: &str, dtype: Dtype) -> Result<Bytes, String> {
@@ -230,12 +222,7 @@ fn ring_time_ratio(
 }
 
 fn d_of(p: &[Param]) -> u32 {
-    let d = value(p, "D");
-    if d.is_finite() && d >= 1.0 && d <= u32::MAX as f64 {
-        d as u32
-    } else {
-        0
-    }
+    whole(value(p, "D")).unwrap_or(0)
 }
 
 fn nd_vars() -> Vec<Var> {
@@ -545,7 +532,7 @@ pub(super) fn defs() -> Vec<Def> {
                 )
             },
             solve: |p| {
-                let c = cost(Collective::AllGather, Bytes(value(p, "total")), &[RingAxis::ring(int(p, "shards") as u32)], &net("v5e")?).map_err(s)?;
+                let c = cost(Collective::AllGather, Bytes(value(p, "total")), &[RingAxis::ring(int32(p, "shards"))], &net("v5e")?).map_err(s)?;
                 Ok(Solution::numeric(c.shard.0, "kB")
                     .step(format!("shard = V / devices = {} / {}", sci(c.bytes.0, 3), c.devices))
                     .step(format!("= {}", si(c.shard.0, "B", 3)))
@@ -754,7 +741,7 @@ pub(super) fn defs() -> Vec<Def> {
                 let mesh = Mesh::parse("X=4").map_err(s)?;
                 let opts = PlanOptions::for_chip(v5p).map_err(s)?;
                 let reduce_wins = |b: f64, d: f64| -> Result<bool, String> {
-                    let round = |x: f64| ((x / 64.0).round().max(1.0) * 64.0) as u64;
+                    let round = |x: f64| whole::<u64>((x / 64.0).round().max(1.0) * 64.0).unwrap_or(0);
                     let dims = format!("B={}, D={}, F=8192", round(b), round(d));
                     let time = |strategy| -> Result<f64, String> {
                         let p = plan("X[B, D] · Y[D_X, F] -> Z[B, F]", &mesh, &dims, &opts.with_strategy(strategy))?;
@@ -1068,7 +1055,7 @@ pub(super) fn defs() -> Vec<Def> {
                     let go = || -> Result<f64, String> {
                         let mesh = Mesh::parse("X=8").map_err(s)?;
                         let opts = PlanOptions::for_chip(chip("v5p").ok_or("no v5p")?).map_err(s)?;
-                        let dims = format!("N={}, M={}, K={}", x[0] as u64, x[1] as u64, x[2] as u64);
+                        let dims = format!("N={}, M={}, K={}", whole::<u64>(x[0]).unwrap_or(0), whole::<u64>(x[1]).unwrap_or(0), whole::<u64>(x[2]).unwrap_or(0));
                         let gather = plan("A[N, M_X] · B[M, K] -> C[N, K]", &mesh, &dims, &opts)?;
                         let reduce = plan("A[N, M_X] · B[M, K] -> C[N_X, K]", &mesh, &dims, &opts.with_strategy(Strategy::ReduceAfter))?;
                         let g: f64 = gather
@@ -1110,7 +1097,7 @@ pub(super) fn defs() -> Vec<Def> {
                     vars: nd_vars(),
                     reference: reference(|x: &[f64]| {
                         if x.len() < 2 { return f64::NAN; }
-                        ring(Collective::AllGather, x[0], x[1] as u32, false).map_or(f64::NAN, |c| c.bytes_per_link.0)
+                        ring(Collective::AllGather, x[0], whole::<u32>(x[1]).unwrap_or(0), false).map_or(f64::NAN, |c| c.bytes_per_link.0)
                     }),
                 })
                 .step("each device's N²/D block must pass D − 1 links")
@@ -1135,7 +1122,7 @@ pub(super) fn defs() -> Vec<Def> {
                     vars: nd_vars(),
                     reference: reference(|x: &[f64]| {
                         if x.len() < 2 { return f64::NAN; }
-                        ring(Collective::AllToAll, x[0], x[1] as u32, false).map_or(f64::NAN, |c| c.bytes_per_link.0)
+                        ring(Collective::AllToAll, x[0], whole::<u32>(x[1]).unwrap_or(0), false).map_or(f64::NAN, |c| c.bytes_per_link.0)
                     }),
                 })
                 .step("each device sends an N²/D² block to every other device; blocks travel about D/2 hops on average")

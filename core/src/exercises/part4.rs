@@ -3,7 +3,8 @@
 
 use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::expr::Var;
-use super::kit::{bdf, chip_param, reference, ridge, s};
+use super::kit::{bdf, chip_param, int, reference, ridge, s};
+use crate::check::whole;
 use crate::dtype::Dtype;
 use crate::format::{round_sig, sci, si};
 use crate::hardware::Link;
@@ -18,15 +19,6 @@ use crate::training::available_flops;
 use crate::units::{FlopsPerSec, Intensity};
 
 const TPUS: &[&str] = &["v5e", "v5p", "v6e", "v4p"];
-
-fn int(p: &[Param], name: &str) -> u64 {
-    let v = value(p, name);
-    if v.is_finite() && v >= 1.0 {
-        v as u64
-    } else {
-        0
-    }
-}
 
 fn at(x: &[f64], i: usize) -> f64 {
     x.get(i).copied().unwrap_or(f64::NAN)
@@ -506,7 +498,7 @@ pub(super) fn defs() -> Vec<Def> {
                         Var::stepped("H", 64.0, 256.0, 64.0),
                     ],
                     reference: reference(|x| {
-                        let (nn, h) = (at(x, 2) as u64, at(x, 3) as u64);
+                        let (nn, h) = (whole::<u64>(at(x, 2)).unwrap_or(0), whole::<u64>(at(x, 3)).unwrap_or(0));
                         ModelConfig::dense(nn * h, 4 * nn * h, 1, nn, nn, h, 1000)
                             .ok()
                             .and_then(|cfg| Remat::BigMatmuls.extra_flops(&cfg, at(x, 0), at(x, 1), false).ok())

@@ -3,6 +3,7 @@
 
 use super::def::{choice, n, param, value, Answer, Def, Kind, Param, Scale, Solution};
 use super::kit::{chip_param, def, describe, model_param, s};
+use crate::check::whole;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::{chip, Chip};
@@ -521,7 +522,7 @@ pub(super) fn defs() -> Vec<Def> {
                 if !(1.0..=16.0).contains(&side) {
                     return Err("the side must be 1 to 16".into());
                 }
-                let slice = Cluster::new(v, &[side as u32; 3], 1).map_err(s)?;
+                let slice = Cluster::new(v, &[whole(side).unwrap_or(0); 3], 1).map_err(s)?;
                 let a = ici_intensity(v, Dtype::Bf16).map_err(s)?;
                 let f = value(p, "F");
                 let per_chip = fsdp_tp_critical_tokens_per_chip(a, f, 2.0, 1.0);
@@ -624,7 +625,7 @@ pub(super) fn defs() -> Vec<Def> {
                 if !(1.0..=64.0).contains(&pods) {
                     return Err("1 to 64 pods".into());
                 }
-                let cl = Cluster::full_pod(v5p()?, pods as u32).map_err(s)?;
+                let cl = Cluster::full_pod(v5p()?, whole(pods).unwrap_or(0)).map_err(s)?;
                 let t = value(p, "B") / cl.chips();
                 Ok(Solution::numeric(t, "tokens")
                     .step(format!("{} pods × {} chips = {} chips", n(pods), n(cl.chips_per_slice as f64), n(cl.chips())))

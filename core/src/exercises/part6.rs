@@ -7,6 +7,7 @@ use super::part5::{
     attention_count, count_def, count_prompt, mixed, mixed_prompt, mlp_count, total_count,
     vocab_count, x_opt, x_opt_prompt, V5P_FIRST,
 };
+use crate::check::whole;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds, si};
 use crate::hardware::{chip, Chip};
@@ -44,7 +45,7 @@ fn ckpt(p: &[Param]) -> Result<Remat, String> {
     if !(1.0..=64.0).contains(&c) {
         return Err("1 to 64 checkpoints per layer".into());
     }
-    Ok(Remat::PerLayer(c as u32))
+    Ok(Remat::PerLayer(whole(c).unwrap_or(1)))
 }
 
 /// Checkpoints and Adam state of LLaMA 3-70B: (activations, total).
@@ -173,7 +174,7 @@ fn pods_plan(p: &[Param]) -> Result<Solution, String> {
     let m = model_param(p, "model")?;
     let c = v5p()?;
     let pods = value(p, "pods");
-    let cl = Cluster::full_pod(c, pods as u32).map_err(s)?;
+    let cl = Cluster::full_pod(c, whole(pods).unwrap_or(0)).map_err(s)?;
     let b = value(p, "B");
     let per_chip = b / cl.chips();
     let per_pod = b / pods;
@@ -230,7 +231,7 @@ fn pods_plan(p: &[Param]) -> Result<Solution, String> {
 fn pods_days(p: &[Param]) -> Result<Solution, String> {
     let m = model_param(p, "model")?;
     let c = v5p()?;
-    let cl = Cluster::full_pod(c, value(p, "pods") as u32).map_err(s)?;
+    let cl = Cluster::full_pod(c, whole::<u32>(value(p, "pods")).unwrap_or(0)).map_err(s)?;
     let peak = c.peak(Dtype::Bf16).ok_or("no bf16 peak")?;
     let total = params(&m.config).total();
     let run = estimate_run(total, 15e12, cl.chips(), peak, value(p, "mfu")).map_err(s)?;

@@ -59,7 +59,7 @@ fn q1_of(p: &[Param]) -> Result<ModelConfig, String> {
     let f = value(p, "F");
     let l = value(p, "L");
     let k = value(p, "K");
-    let or = |v: f64, book: u64| if v.is_finite() { v as u64 } else { book };
+    let or = |v: f64, book: u64| crate::check::whole(v).unwrap_or(book);
     q1_model(or(d, 4096), or(f, 16384), or(l, 64), or(k, 8))
 }
 

@@ -2,7 +2,7 @@
 //! [`crate::profiling`] as in `golden_ch9.rs`.
 
 use super::def::{n, param, value, Def, Kind, Param, Scale, Solution};
-use super::kit::{def, int, num, pick, s};
+use super::kit::{def, int, int32, num, pick, s};
 use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
 use crate::format::{sci, seconds};
@@ -79,7 +79,7 @@ fn ex1(p: &[Param]) -> Result<Solution, String> {
 
 fn ex2(p: &[Param]) -> Result<Solution, String> {
     let (b, d, f) = (value(p, "B"), value(p, "D"), value(p, "F"));
-    let cores = int(p, "N") as u32;
+    let cores = int32(p, "N");
     let rate = TPU_V2_CORE_PEAK.value;
     let t = predicted_matmul_time(b, d, f, cores, rate).map_err(s)?;
     Ok(num(

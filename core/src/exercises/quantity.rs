@@ -702,6 +702,10 @@ fn read_number(s: &[char]) -> Result<Number, InvalidAnswer> {
             ));
         };
         let base: f64 = parse_decimal(&digits, exp10)?;
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "clamped to ±2000 just here"
+        )]
         let k = k.clamp(-2000, 2000) as i32;
         factor = base.powi(k);
         digits = "1".into();

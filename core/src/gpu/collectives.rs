@@ -324,11 +324,13 @@ pub fn cost_curve(
     let tree = p.system.fat_tree().map_err(|e| format!("gpu: {e}"))?;
     let latency = p.latency.unwrap_or(nccl_fit().latency);
     let n = u32::try_from(p.gpus).map_err(|_| "gpus: too many".to_string())?;
-    let steps = (to - from) as u32 * per_decade;
+    // 0 <= from <= to <= 15, checked above.
+    let decades = u32::try_from(to - from).unwrap_or(0);
+    let steps = decades * per_decade;
     let mut curve = Vec::with_capacity(steps as usize + 1);
     for i in 0..=steps {
         let b = if i % per_decade == 0 {
-            Bytes(10f64.powi(from + (i / per_decade) as i32))
+            Bytes(10f64.powi(from + i32::try_from(i / per_decade).unwrap_or(0)))
         } else {
             Bytes(10f64.powf(f64::from(from) + f64::from(i) / f64::from(per_decade)))
         };

@@ -356,8 +356,10 @@ pub fn resident_warps(registers_per_thread: u32) -> Result<u32, GpuError> {
     }
     let per_warp =
         u64::from(SM.register_bytes) * u64::from(SM.warp_size) * u64::from(registers_per_thread);
-    let file = SM.register_file().0 as u64;
-    Ok(((file / per_warp) as u32).min(SM.max_resident_warps))
+    let file: u64 = crate::check::whole(SM.register_file().0).unwrap_or(0);
+    Ok(u32::try_from(file / per_warp)
+        .unwrap_or(u32::MAX)
+        .min(SM.max_resident_warps))
 }
 
 /// The fewest GPUs whose HBM holds `bytes` (weights, optimizer state...).
@@ -365,14 +367,14 @@ pub fn gpus_to_hold(bytes: Bytes, per_gpu: Bytes) -> Result<u64, GpuError> {
     positive("bytes to hold", bytes.0)?;
     positive("HBM per GPU", per_gpu.0)?;
     let n = (bytes / per_gpu).ceil();
-    if n > 1e15 {
-        return Err(GpuError::TooLarge {
+    match crate::check::whole(n) {
+        Some(count) if n <= 1e15 => Ok(count),
+        _ => Err(GpuError::TooLarge {
             what: "GPU count",
             value: n,
             max: 1e15,
-        });
+        }),
     }
-    Ok(n as u64)
 }
 
 #[cfg(test)]

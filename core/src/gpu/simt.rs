@@ -246,7 +246,7 @@ pub fn run(params: &DivergenceParams) -> Result<SimtRun, String> {
         );
     }
     for (i, s) in steps.iter_mut().enumerate() {
-        s.cycle = i as u32;
+        s.cycle = u32::try_from(i).unwrap_or(u32::MAX);
     }
     let longer = if taken == 0 {
         params.else_ops
@@ -257,7 +257,7 @@ pub fn run(params: &DivergenceParams) -> Result<SimtRun, String> {
     };
     Ok(SimtRun {
         lanes,
-        cycles: steps.len() as u32,
+        cycles: u32::try_from(steps.len()).unwrap_or(u32::MAX),
         cycles_without_divergence: longer + params.after_ops,
         diverged: taken != 0 && other != 0,
         steps,

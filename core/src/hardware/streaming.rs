@@ -239,7 +239,8 @@ pub fn simulate(p: &StreamParams) -> Result<StreamRun, String> {
     let slowest = stage_time.iter().map(|t| t.0).fold(0.0, f64::max);
     let which = stage_time.iter().position(|t| t.0 == slowest).unwrap_or(0);
     let sum: f64 = stage_time.iter().map(|t| t.0).sum();
-    let n = chunks as u64;
+    // At most 10^12 (checked above), so a whole `u64`.
+    let n: u64 = crate::check::whole(chunks).unwrap_or(1);
     let total = Seconds(sum + (chunks - 1.0) * slowest);
     let kept = n.min(MAX_TIMELINE_CHUNKS);
     let mut timeline = Vec::with_capacity(kept as usize * 3);

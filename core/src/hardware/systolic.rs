@@ -232,6 +232,10 @@ pub fn run(p: &SystolicParams) -> Result<SystolicRun, String> {
 /// Runs the array with the first activation entering at cycle `first`.
 /// [`run`] passes `K`, the earliest cycle at which every activation meets
 /// its cell's own weight; the tests show that one cycle earlier is wrong.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "rows, columns and cycles are bounded by MAX_SIDE and MAX_ROWS (checked by validate)"
+)]
 fn simulate(p: &SystolicParams, first: u32) -> Result<SystolicRun, String> {
     let (k, n) = (p.k as usize, p.n as usize);
     let rows = (p.m * p.blocks) as usize;

@@ -392,7 +392,7 @@ impl Slice {
 
     /// Sends `bytes` from `a` to `b` over all of `a`'s outgoing ICI links at once.
     pub fn send(&self, a: Coord, b: Coord, bytes: Bytes) -> Result<Transfer, TpuError> {
-        let links = self.neighbours(a)?.len() as u32;
+        let links = u32::try_from(self.neighbours(a)?.len()).unwrap_or(u32::MAX);
         let one_way = self
             .chip
             .link(Link::Ici)

@@ -186,6 +186,12 @@ pub fn kv_sharding_on(p: &KvShardingParams, c: &'static Chip) -> Result<KvShardi
         p.batch, p.d_model, p.heads, p.kv_heads, p.head_dim, p.seq, p.y, p.z,
     );
     let m = n / k;
+    let ring = |axis: &str, size: u64| {
+        u32::try_from(size)
+            .map(RingAxis::ring)
+            .map_err(|_| format!("{axis}: {size} is too many devices for one ring"))
+    };
+    let (ring_y, ring_z) = (ring("y", y)?, ring("z", z)?);
     let f = |x: u64| x as f64;
     let matmul = |flops: f64, bytes: Bytes| -> (Flops, Bytes, Seconds) {
         let a = Analysis::new(Flops(flops), peak, &[(Link::Hbm, bytes, w)]);
@@ -234,7 +240,7 @@ pub fn kv_sharding_on(p: &KvShardingParams, c: &'static Chip) -> Result<KvShardi
     );
     // The AllToAll runs within each Z group over the group's Q[B, N_Y, H].
     let q_group = act.size_of(f(b) * f(n * h) / f(y));
-    let (sh, t) = collective(Collective::AllToAll, q_group, &[RingAxis::ring(z as u32)])?;
+    let (sh, t) = collective(Collective::AllToAll, q_group, &[ring_z])?;
     push(
         "Q[B_Z, N_Y, H] = AllToAll_Z→B(Q[B, N_YZ, H])",
         StepKind::AllToAll,
@@ -267,7 +273,7 @@ pub fn kv_sharding_on(p: &KvShardingParams, c: &'static Chip) -> Result<KvShardi
         vec![b / z, k / y, m, h],
         matmul(att, cache),
     );
-    let (sh, t) = collective(Collective::AllToAll, q_group, &[RingAxis::ring(z as u32)])?;
+    let (sh, t) = collective(Collective::AllToAll, q_group, &[ring_z])?;
     push(
         "O[B, K_Y, M_Z, H] = AllToAll_Z→M(O[B_Z, K_Y, M, H])",
         StepKind::AllToAll,
@@ -292,7 +298,7 @@ pub fn kv_sharding_on(p: &KvShardingParams, c: &'static Chip) -> Result<KvShardi
     let (sh, t) = collective(
         Collective::AllReduce,
         act.size_of(f(b) * f(d)),
-        &[RingAxis::ring(y as u32), RingAxis::ring(z as u32)],
+        &[ring_y, ring_z],
     )?;
     push(
         "X[B, D] = AllReduce_YZ(X[B, D]{U_YZ})",

@@ -61,7 +61,10 @@ pub fn largest_batch(
         });
     }
     let b = ((capacity - param_bytes) / kv_per_seq).floor();
-    Ok(b.min(MAX_BATCH) as u64)
+    crate::check::whole(b.min(MAX_BATCH)).ok_or(InferenceError::OutOfRange {
+        quantity: "largest batch",
+        value: b,
+    })
 }
 
 /// The largest batch of `seq`-token sequences one replica of `slice` can hold.

@@ -23,12 +23,13 @@ pub struct ParetoPoint {
 /// Batch sizes from 1 to `max`, about `points` of them spaced geometrically,
 /// always including 1 and `max`.
 pub fn batch_grid(max: u64, points: usize) -> Vec<u64> {
-    let max = max.clamp(1, MAX_BATCH as u64);
+    let max = max.clamp(1, crate::check::whole(MAX_BATCH).unwrap_or(1));
     let points = points.clamp(2, 10_000);
     let mut out: Vec<u64> = Vec::with_capacity(points);
     let ln = (max as f64).ln();
     for i in 0..points {
-        let b = (ln * i as f64 / (points - 1) as f64).exp().round() as u64;
+        let b =
+            crate::check::whole((ln * i as f64 / (points - 1) as f64).exp().round()).unwrap_or(max);
         let b = b.clamp(1, max);
         if out.last() != Some(&b) {
             out.push(b);

@@ -88,11 +88,12 @@ pub fn speculative_tokens_per_step(accept: f64, k: u32) -> Result<f64, Inference
             value: accept,
         });
     }
-    let k = k.min(10_000);
+    #[allow(clippy::cast_possible_wrap, reason = "at most 10,000 just here")]
+    let k = k.min(10_000) as i32;
     if accept >= 1.0 {
-        return Ok(k as f64 + 1.0);
+        return Ok(f64::from(k) + 1.0);
     }
-    Ok((1.0 - accept.powi(k as i32 + 1)) / (1.0 - accept))
+    Ok((1.0 - accept.powi(k + 1)) / (1.0 - accept))
 }
 
 #[cfg(test)]

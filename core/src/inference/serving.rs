@@ -285,7 +285,11 @@ pub fn trick_effects(
                     chips: slice.tp,
                 });
             }
-            let max_batch = (free / kv_per_seq).floor().clamp(0.0, 1e7) as u64;
+            let max_batch: u64 = crate::check::whole((free / kv_per_seq).floor().clamp(0.0, 1e7))
+                .ok_or(InferenceError::OutOfRange {
+                quantity: "largest batch",
+                value: free / kv_per_seq,
+            })?;
             let b = max_batch.max(1) as f64;
             let work =
                 DecodeWorkload::new(b, m.active_params, m.param_bytes(p.weights), kv_per_seq)?;

@@ -535,7 +535,8 @@ pub fn analytic_decode_per_chip(
     let t = r.decode_time(
         params.precision,
         params.max_batch,
-        (b * (prompt + output / 2.0)).round() as u64,
+        crate::check::whole((b * (prompt + output / 2.0)).round())
+            .ok_or_else(|| "the tokens in flight are too many to count".to_string())?,
     )?;
     Ok(b / t.0 / params.decode_tp as f64)
 }
@@ -706,7 +707,11 @@ fn draw_requests(p: &SimParams) -> Vec<Request> {
     (0..p.requests)
         .map(|_| {
             t += -unit().ln() / p.arrival_rate;
-            let pick = |u: f64, n: u32| ((u * n as f64) as u32).min(n.saturating_sub(1));
+            let pick = |u: f64, n: u32| {
+                crate::check::whole::<u32>(u * f64::from(n))
+                    .unwrap_or(0)
+                    .min(n.saturating_sub(1))
+            };
             let system = (p.system_prompts > 0).then(|| pick(unit(), p.system_prompts));
             let conversation = (p.conversations > 0).then(|| pick(unit(), p.conversations));
             let span = |lo: u32, hi: u32, u: f64| lo + pick(u, hi - lo + 1);
@@ -797,7 +802,9 @@ impl LogHistogram {
     }
 
     fn add(&mut self, x: f64, n: u64) {
-        let i = ((x.max(HIST_LO) / HIST_LO).ln() / HIST_STEP.ln_1p()) as usize;
+        // Past the last bin (or not a number): the last bin.
+        let i = crate::check::whole((x.max(HIST_LO) / HIST_LO).ln() / HIST_STEP.ln_1p())
+            .unwrap_or(usize::MAX);
         let last = self.bins.len() - 1;
         self.bins[i.min(last)] += n;
         self.count += n;
@@ -805,7 +812,7 @@ impl LogHistogram {
     }
 
     fn quantile(&self, q: f64) -> f64 {
-        let target = (q * self.count as f64).ceil().max(1.0) as u64;
+        let target = crate::check::whole((q * self.count as f64).ceil().max(1.0)).unwrap_or(1);
         let mut seen = 0;
         for (i, &n) in self.bins.iter().enumerate() {
             seen += n;
@@ -833,7 +840,10 @@ fn exact(mut xs: Vec<f64>) -> Percentiles {
         return Percentiles::default();
     }
     xs.sort_by(f64::total_cmp);
-    let at = |q: f64| xs[((q * xs.len() as f64).ceil() as usize).clamp(1, xs.len()) - 1];
+    let at = |q: f64| {
+        let rank = crate::check::whole((q * xs.len() as f64).ceil()).unwrap_or(xs.len());
+        xs[rank.clamp(1, xs.len()) - 1]
+    };
     Percentiles {
         p50: Seconds(at(0.5)),
         p95: Seconds(at(0.95)),
@@ -939,7 +949,7 @@ impl Engine<'_> {
                     start: now,
                     tokens: computed,
                 };
-                self.push(now + d.0, Kind::Free(s as u32));
+                self.push(now + d.0, Kind::Free(server_id(s)));
                 return Ok(());
             }
         }
@@ -952,7 +962,7 @@ impl Engine<'_> {
                 start: now,
             };
             self.servers[s].filling = false;
-            self.push(now + d, Kind::Free(s as u32));
+            self.push(now + d, Kind::Free(server_id(s)));
             return Ok(());
         }
         self.servers[s].busy = Busy::Idle;
@@ -996,7 +1006,7 @@ impl Engine<'_> {
         let (from, to) = self.window;
         if now > from && start < to && self.spans.len() < MAX_SPANS {
             self.spans.push(EngineStep {
-                lane: s as u32,
+                lane: server_id(s),
                 prefill,
                 start: Seconds(start),
                 duration: Seconds(now - start),
@@ -1176,6 +1186,7 @@ pub fn simulate(params: &SimParams) -> Result<SimReport, String> {
         };
         let Some(ev) = ev else {
             let t = e.reqs[next].arrival;
+            #[allow(clippy::cast_possible_truncation, reason = "below MAX_REQUESTS, a u32")]
             e.prefill_q.push_back(next as u32);
             next += 1;
             e.wake(Role::Prefill, t)?;
@@ -1277,6 +1288,16 @@ fn downsample(
 /// generate server, in the cache format of `precision`.
 pub fn handover_bytes(model: &ServingModel, precision: Precision, tokens: f64) -> Bytes {
     model.kv_per_token(precision.kv) * tokens.max(0.0)
+}
+
+/// Server `s`'s id in events and spans: servers are built from at most
+/// `MAX_REPLICAS` replicas, so the index always fits.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "servers are at most a few times MAX_REPLICAS"
+)]
+fn server_id(s: usize) -> u32 {
+    s as u32
 }
 
 #[cfg(test)]

@@ -18,10 +18,9 @@ pub fn chips_for_bytes(bytes: Bytes, chip: &'static Chip) -> Result<f64, Inferen
 /// The fewest whole chips that hold `bytes`: `ceil(bytes / HBM)`.
 pub fn min_chips(bytes: Bytes, chip: &'static Chip) -> Result<u64, InferenceError> {
     let n = chips_for_bytes(bytes, chip)?.ceil();
-    if n > MAX_CHIPS as f64 {
-        return Err(InferenceError::BadChipCount(u64::MAX));
-    }
-    Ok(n as u64)
+    crate::check::whole(n)
+        .filter(|&count| count <= MAX_CHIPS)
+        .ok_or(InferenceError::BadChipCount(u64::MAX))
 }
 
 /// The smallest power-of-two slice that holds `bytes` (the book's

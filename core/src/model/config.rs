@@ -169,14 +169,13 @@ pub fn parse_dim(field: &'static str, value: f64, max: u64) -> Result<u64, Model
     if v.fract() != 0.0 {
         return Err(ModelError::NotAnInteger { field, value });
     }
-    if v > max as f64 {
-        return Err(ModelError::TooLarge {
+    crate::check::whole(v)
+        .filter(|&n| n <= max)
+        .ok_or(ModelError::TooLarge {
             field,
             value,
             max: max as f64,
-        });
-    }
-    Ok(v as u64)
+        })
 }
 
 fn check_dim(field: &'static str, value: u64, max: u64) -> Result<(), ModelError> {

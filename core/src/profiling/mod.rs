@@ -220,8 +220,11 @@ impl TiledArray {
         };
         let m2m: Vec<usize> = ints(order, "layout entry")?
             .into_iter()
-            .map(|x| x as usize)
-            .collect();
+            .map(|x| {
+                usize::try_from(x)
+                    .map_err(|_| syntax(format!("layout entry {x} is not a dimension")))
+            })
+            .collect::<Result<_, _>>()?;
         let m2m = if m2m.is_empty() {
             (0..shape.len()).rev().collect()
         } else {

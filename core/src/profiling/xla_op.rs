@@ -356,8 +356,10 @@ impl<'a> Cursor<'a> {
                 let mut seen = vec![false; dims.len()];
                 let ok = order.len() == dims.len()
                     && order.iter().all(|&d| {
-                        let d = d as usize;
-                        d < seen.len() && !std::mem::replace(&mut seen[d], true)
+                        // A dimension past `usize` (in 32-bit WebAssembly) is
+                        // refused, not wrapped onto a small one.
+                        usize::try_from(d)
+                            .is_ok_and(|d| d < seen.len() && !std::mem::replace(&mut seen[d], true))
                     });
                 if !ok {
                     self.pos = layout_at;
@@ -366,7 +368,10 @@ impl<'a> Cursor<'a> {
                         dims.len()
                     ));
                 }
-                minor_to_major = order.iter().map(|&d| d as usize).collect();
+                minor_to_major = order
+                    .iter()
+                    .filter_map(|&d| usize::try_from(d).ok())
+                    .collect();
             }
             if self.eat(':') {
                 loop {
@@ -398,7 +403,9 @@ impl<'a> Cursor<'a> {
                         Some('S') => {
                             self.pos += 1;
                             self.expect('(', "after S")?;
-                            memory_space = self.number("memory space", 255)? as u32;
+                            memory_space = u32::from(
+                                u8::try_from(self.number("memory space", 255)?).unwrap_or(u8::MAX),
+                            );
                             self.expect(')', "after the memory space")?;
                         }
                         Some(c) => {

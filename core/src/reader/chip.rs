@@ -470,7 +470,7 @@ fn object<'a>(field: &str, v: &'a Value) -> Result<&'a Map<String, Value>, Impor
 fn whole(field: &str, v: &Value, max: u32) -> Result<u32, ImportError> {
     v.as_u64()
         .filter(|n| (1..=u64::from(max)).contains(n))
-        .map(|n| n as u32)
+        .and_then(|n| u32::try_from(n).ok())
         .ok_or_else(|| err(field, format!("expected a whole number from 1 to {max}")))
 }
 
@@ -707,7 +707,7 @@ fn read_topology(t: &Value) -> Result<Topology, ImportError> {
             }
         };
         Ok(Topology::Torus {
-            dims: dims as u8,
+            dims: u8::try_from(dims).map_err(|_| err("topology.torus.dims", "expected 2 or 3"))?,
             max_slice: triple("max_slice")?,
             host: triple("host")?,
             wrap,

@@ -133,7 +133,8 @@ impl StrongScalingParams {
         }
         let mesh = self.chip.topology.largest_mesh();
         let domain: u64 = mesh.iter().map(|&a| u64::from(a)).product();
-        let fewest = u64::from(chips).div_ceil(domain.max(1)) as u32;
+        // At most `chips` (a domain has at least one chip).
+        let fewest = u32::try_from(u64::from(chips).div_ceil(domain.max(1))).unwrap_or(chips);
         let (slices, shape) = (fewest..=chips)
             .filter(|s| chips.is_multiple_of(*s))
             .find_map(|s| box_shape(&mesh, chips / s).map(|shape| (s, shape)))
@@ -162,10 +163,12 @@ impl StrongScalingParams {
                 grouped(domain as f64)
             ));
         }
+        let domain = u32::try_from(domain)
+            .map_err(|_| format!("an ICI domain of {domain} chips is too many to count"))?;
         Ok(Layout {
             slices,
             slice,
-            domain: domain as u32,
+            domain,
         })
     }
 

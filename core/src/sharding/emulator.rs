@@ -27,6 +27,17 @@
 //! Values are carried in `f32`; bytes are counted in the plan's format, so the
 //! trace agrees with the plan's cost model.
 
+// Every index, length and coordinate here is bounded by `check_size` before
+// anything is built: each array holds at most `MAX_ELEMENTS` (2^22) values and
+// a mesh has at most 2^26 / 3 devices, so `u64`/`usize`/`u32` conversions
+// between them cannot lose a bit, on 64-bit hosts or in 32-bit WebAssembly.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "indices bounded by MAX_ELEMENTS and MAX_WORK (check_size)"
+)]
+
 use crate::comms::collectives::Collective;
 use crate::rng::Rng;
 use crate::sharding::layout::{Block, IndexRange, Sharding};

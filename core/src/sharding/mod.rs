@@ -235,7 +235,12 @@ impl Mesh {
         let mut rest = device;
         for (i, a) in self.axes.iter().enumerate().rev() {
             let n = a.size as usize;
-            c[i] = (rest % n) as u32;
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "below the axis size, a u32"
+            )]
+            let at = (rest % n) as u32;
+            c[i] = at;
             rest /= n;
         }
         c

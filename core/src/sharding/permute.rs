@@ -169,6 +169,10 @@ pub fn within(outer: Block, inner: Block) -> bool {
 }
 
 /// Prices `pieces` of `element_bytes`-byte elements on `net` over `mesh`.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "a coordinate taken modulo its axis size (a u32) fits a u32"
+)]
 pub fn permute_cost(
     pieces: &[PieceMove],
     mesh: &Mesh,

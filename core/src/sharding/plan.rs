@@ -302,7 +302,7 @@ pub struct MatmulPlan {
 fn resolve(arr: &ArraySpec, mesh: &Mesh) -> Sharding {
     let idx = |axes: &[char]| -> Vec<u8> {
         axes.iter()
-            .filter_map(|&a| mesh.axis(a).map(|i| i as u8))
+            .filter_map(|&a| mesh.axis(a).and_then(|i| u8::try_from(i).ok()))
             .collect()
     };
     Sharding {

@@ -79,7 +79,7 @@ impl Cluster {
             });
         }
         let chips: u64 = shape.iter().map(|&a| a as u64).product();
-        let axes = shape.iter().filter(|&&a| a > 1).count().max(1) as u8;
+        let axes = u8::try_from(shape.iter().filter(|&&a| a > 1).count().max(1)).unwrap_or(u8::MAX);
         Cluster::checked(chip, chips, max_chips, axes, slices)
     }
 

@@ -355,7 +355,8 @@ pub(super) fn check_batch(
     if shards > sequences && !job.sequence_sharding {
         return Err(TrainingError::SequenceShardingRequired { shards, sequences });
     }
-    Ok(sequence_degree(shards as u64, sequences) as f64)
+    let shards = crate::check::whole(shards).unwrap_or(u64::MAX);
+    Ok(sequence_degree(shards, sequences) as f64)
 }
 
 /// The sequence (context) sharding degree for `shards` data shards over `sequences`

@@ -329,6 +329,10 @@ struct Op {
 }
 
 /// Simulates `p` and returns its timeline.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "device indices are below MAX_STAGES (checked by validate)"
+)]
 pub fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
     p.validate()?;
     if p.schedule == Schedule::DualPipe {

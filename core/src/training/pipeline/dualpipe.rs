@@ -118,12 +118,17 @@ struct Done {
 }
 
 impl Done {
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "dir is 0 or 1; stages and microbatches are bounded by MAX_STAGES and MAX_MICROBATCHES"
+    )]
     fn at(&self, (dir, i, st): Unit) -> usize {
         ((dir as u32 * self.half_m + i) * self.s + st) as usize
     }
 }
 
 /// Simulates DualPipe; `p` is valid and its schedule is DualPipe.
+#[allow(clippy::cast_possible_truncation, reason = "a direction is 0 or 1")]
 pub(super) fn simulate(p: &PipelineParams) -> Result<PipelineRun, String> {
     let (s, m) = (p.stages, p.microbatches);
     let half_m = m / 2;
