@@ -113,9 +113,10 @@ pub fn mark(id: &str) -> Result<String, String> {
     ))
 }
 
-fn table(rows: &[&(Entry, Prediction)], ids: bool) -> String {
-    let mut out = String::from(
-        "<div class=\"table-scroll\"><table class=\"measured-table\"><thead><tr>\
+fn table(rows: &[&(Entry, Prediction)], ids: bool, caption: &str) -> String {
+    let mut out = format!(
+        "<div class=\"table-scroll\" tabindex=\"0\"><table class=\"measured-table\">\
+         <caption>{caption}</caption><thead><tr>\
          <th scope=\"col\">Kind</th><th scope=\"col\">Chip</th><th scope=\"col\">Configuration</th>\
          <th scope=\"col\">Measured</th><th scope=\"col\">Core predicts</th>\
          <th scope=\"col\">Measured / predicted</th><th scope=\"col\">Source and convention</th>\
@@ -201,9 +202,17 @@ pub fn page() -> Result<String, String> {
         n = rows.len(),
         kinds = kinds.join(", "),
     );
-    html.push_str(&table(&by_kind, true));
+    html.push_str(&table(
+        &by_kind,
+        true,
+        "Every measurement, sorted by kind and then chip",
+    ));
     html.push_str("<h2 id=\"by-chip\">Sorted by chip</h2>");
-    html.push_str(&table(&by_chip, false));
+    html.push_str(&table(
+        &by_chip,
+        false,
+        "Every measurement, sorted by chip and then kind",
+    ));
     Ok(html)
 }
 
