@@ -465,6 +465,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn every_page_links_the_measured_page_from_its_footer() {
+        let ctx = ctx();
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let footer = between(&html, "<footer class=\"site-footer\">", "</footer>");
+            assert!(
+                footer.contains("<a href=\"measured\">Predicted beside measured</a>"),
+                "{}: {footer}",
+                route.file()
+            );
+        }
+    }
+
+    #[test]
     fn a_part_page_holds_its_chapter_and_every_widgets_static_figure() {
         let ctx = ctx();
         for p in PARTS.iter().filter(|p| p.written) {
