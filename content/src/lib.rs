@@ -19,6 +19,7 @@ pub mod coverage;
 pub mod directive;
 pub mod html;
 pub mod lint;
+pub mod measured;
 pub mod ngrams;
 pub mod render;
 pub mod search;

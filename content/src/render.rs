@@ -52,10 +52,11 @@ pub enum Segment {
 }
 
 const SLOT: &str = "RIDGELINESLOT";
+const MARK: &str = "RIDGELINEMEASURED";
 
 /// Renders one chapter, or explains precisely what is wrong with it.
 pub fn render_chapter(source: &str) -> Result<Rendered, String> {
-    let (expanded, widgets) = expand_directives(source)?;
+    let (expanded, widgets, marks) = expand_directives(source)?;
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_MATH);
@@ -121,7 +122,7 @@ pub fn render_chapter(source: &str) -> Result<Rendered, String> {
             Event::Text(t) | Event::Code(t) => {
                 if let Some((_, _, h)) = heading.as_mut() {
                     h.push_str(t);
-                } else if !t.starts_with(SLOT) {
+                } else if !t.starts_with(SLOT) && !t.starts_with(MARK) {
                     text.push_str(t);
                     text.push(' ');
                 }
@@ -145,6 +146,13 @@ pub fn render_chapter(source: &str) -> Result<Rendered, String> {
 
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    for (i, mark) in marks.iter().enumerate() {
+        let token = format!("<p>{MARK}{i}X</p>\n");
+        if !html.contains(&token) {
+            return Err("a measured directive must stand alone in its own paragraph".into());
+        }
+        html = html.replacen(&token, mark, 1);
+    }
     let mut segments = Vec::new();
     let mut rest = html.as_str();
     let mut with_slots = String::new();
@@ -192,13 +200,14 @@ fn line_at(source: &str, at: usize) -> usize {
 }
 
 /// Replaces value directives with their values and widget lines with slot tokens.
-fn expand_directives(source: &str) -> Result<(String, Vec<Directive>), String> {
+fn expand_directives(source: &str) -> Result<(String, Vec<Directive>, Vec<String>), String> {
     let found = find_directives(source).map_err(|e| {
         let line = line_at(source, e.at);
         format!("line {line}: {}", e.message)
     })?;
     let mut out = String::with_capacity(source.len());
     let mut widgets = Vec::new();
+    let mut marks = Vec::new();
     let mut last = 0;
     for (range, d) in found {
         let line = line_at(source, range.start);
@@ -217,6 +226,17 @@ fn expand_directives(source: &str) -> Result<(String, Vec<Directive>), String> {
                 out.push_str(&format!("{SLOT}{}X", widgets.len()));
                 widgets.push(d);
             }
+            "measured" => {
+                d.check_args(&["id"])
+                    .map_err(|e| format!("line {line}: {e}"))?;
+                let id = match (d.positional.as_slice(), d.arg("id")) {
+                    ([], Some(id)) => id,
+                    _ => return Err(format!("line {line}: {d} must name one id=")),
+                };
+                let html = crate::measured::mark(id).map_err(|e| format!("line {line}: {e}"))?;
+                out.push_str(&format!("{MARK}{}X", marks.len()));
+                marks.push(html);
+            }
             _ => {
                 let value = evaluate(&d).map_err(|e| format!("line {line}: {d}: {e}"))?;
                 out.push_str(&value);
@@ -224,7 +244,7 @@ fn expand_directives(source: &str) -> Result<(String, Vec<Directive>), String> {
         }
     }
     out.push_str(&source[last..]);
-    Ok((out, widgets))
+    Ok((out, widgets, marks))
 }
 
 fn slot_html(d: &Directive) -> String {
@@ -284,6 +304,26 @@ fn unique_slug(text: &str, taken: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measured_directive_becomes_a_static_mark() {
+        let r =
+            render_chapter("# T\n\nText.\n\n{{measured id=nccl-h100-ring}}\n\nMore.\n").unwrap();
+        assert!(
+            r.html
+                .contains("<aside class=\"measured\" data-measured=\"nccl-h100-ring\">"),
+            "{}",
+            r.html
+        );
+        assert!(!r.html.contains(MARK));
+        assert!(!r.text.contains(MARK));
+        let e = render_chapter("# T\n\n{{measured id=nope}}\n").unwrap_err();
+        assert!(e.contains("no measurement `nope`"), "{e}");
+        let e = render_chapter("# T\n\nSee {{measured id=nccl-h100-ring}} here.\n").unwrap_err();
+        assert!(e.contains("own paragraph"), "{e}");
+        let e = render_chapter("# T\n\n{{measured chip=v5e}}\n").unwrap_err();
+        assert!(e.contains("line 3"), "{e}");
+    }
 
     #[test]
     fn headings_get_ids_and_sections() {

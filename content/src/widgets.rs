@@ -117,8 +117,8 @@ widget_specs! {
         "one of the book's problems, self-graded";
     "exercises" => exercise::ExerciseList(), Exercises, ["chapter"],
         "every problem of one part of the book, self-graded";
-    "roofline" => roofline::Roofline(RooflineParams), Page, ["chip", "dtype", "weight", "op", "b", "d", "f", "vs", "act"],
-        "log-log roofline of one chip (and optionally a second, `vs`) with an operation whose batch the reader drags";
+    "roofline" => roofline::Roofline(RooflineParams), Page, ["chip", "dtype", "weight", "op", "b", "d", "f", "vs", "act", "flops_derate", "hbm_derate"],
+        "log-log roofline of one chip (and optionally a second, `vs`) with an operation whose batch the reader drags, and an achievable roof (`flops_derate`, `hbm_derate`: shares of the quoted peaks) every number below the chart uses";
     "batch-roofline" => batch_roofline::BatchRoofline(BatchRooflineParams), Page, ["chip", "act", "weight", "d", "f", "d2", "f2", "b", "bmax"],
         "attainable FLOPs/s against the batch on linear axes for two matmul shapes on one chip, each meeting with the peak marked with its batch, and both verdicts at the chosen batch";
     "serving-engine" => serving_engine::ServingEngine(EngineParams), Page, ["layout", "batching", "rate", "requests", "output", "cache", "seed"],

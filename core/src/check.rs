@@ -1,5 +1,6 @@
 //! The one check every reader-entered quantity goes through: is it a finite,
-//! positive number?
+//! positive number? And, for a share of something, is it also at most one
+//! ([`fraction`])?
 //!
 //! Sizes, rates, bandwidths and counts that a reader types into a widget must be
 //! finite and greater than zero before any formula may divide by them. Each domain
@@ -105,6 +106,57 @@ pub fn whole<T: TryFrom<u64>>(value: f64) -> Option<T> {
     T::try_from(n).ok()
 }
 
+/// A share that had to be a number in (0, 1] and was not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NotFraction {
+    /// What the share is, as a reader would name it ("the FLOPs derate").
+    pub what: &'static str,
+    /// The value it had: zero or less, above one, infinite or NaN.
+    pub value: f64,
+}
+
+impl fmt::Display for NotFraction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = self.what;
+        if self.value.is_nan() {
+            write!(f, "{what} is unknown; it must be a number in (0, 1]")
+        } else {
+            write!(
+                f,
+                "{what} must be a number in (0, 1], not {}",
+                crate::format::sci(self.value, 3)
+            )
+        }
+    }
+}
+
+impl std::error::Error for NotFraction {}
+
+impl From<NotFraction> for String {
+    fn from(e: NotFraction) -> String {
+        e.to_string()
+    }
+}
+
+/// Returns `value` if it is a positive share of at most one, else the error
+/// naming `what`.
+///
+/// ```
+/// use ridgeline_core::check::fraction;
+///
+/// assert_eq!(fraction("the HBM derate", 0.8), Ok(0.8));
+/// assert_eq!(fraction("the HBM derate", 1.0), Ok(1.0));
+/// assert!(fraction("the HBM derate", 0.0).is_err());
+/// assert!(fraction("the HBM derate", 1.5).is_err());
+/// ```
+pub fn fraction(what: &'static str, value: f64) -> Result<f64, NotFraction> {
+    if is_positive(value) && value <= 1.0 {
+        Ok(value)
+    } else {
+        Err(NotFraction { what, value })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +194,24 @@ mod tests {
             "the compute rate must be positive, not -2.5e-3"
         );
         assert_eq!(text(0.0), "the compute rate must be positive, not 0");
+    }
+
+    #[test]
+    fn a_fraction_is_in_the_half_open_unit_interval() {
+        let text = |v: f64| fraction("the FLOPs derate", v).unwrap_err().to_string();
+        assert_eq!(fraction("the FLOPs derate", 1e-3), Ok(1e-3));
+        assert_eq!(
+            text(0.0),
+            "the FLOPs derate must be a number in (0, 1], not 0"
+        );
+        assert_eq!(
+            text(1.25),
+            "the FLOPs derate must be a number in (0, 1], not 1.25"
+        );
+        assert_eq!(
+            text(f64::NAN),
+            "the FLOPs derate is unknown; it must be a number in (0, 1]"
+        );
+        assert!(fraction("x", f64::INFINITY).is_err());
     }
 }

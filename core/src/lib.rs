@@ -61,6 +61,8 @@ pub mod format;
 pub mod gpu;
 pub mod hardware;
 pub mod inference;
+#[cfg(feature = "measured")]
+pub mod measured;
 pub mod model;
 pub mod profiling;
 pub mod reader;

@@ -1,7 +1,7 @@
 //! # ridgeline-site
 //!
 //! Writes the static site: one HTML document per route of
-//! `chapters/SUMMARY.md` (home, every part, progress, numbers, 404), each
+//! `chapters/SUMMARY.md` (home, every part, progress, numbers, measured, 404), each
 //! rendered natively by the app's own Leptos components (`ssr`), with the
 //! whole chapter text, its MathML, every widget's figure drawn as inline SVG
 //! with its verdict and numbers, the exercise questions and the navigation. A
@@ -180,8 +180,10 @@ fn attribute_after(text: &str, tag_start: &str, name: &str) -> Option<String> {
 /// `compress` writes the precompressed copies a static host serves (the live
 /// edit loop's server sends files as they are, and goes without).
 pub fn write_site(site: &Path, public_url: &str, compress: bool) -> Result<Summary, Error> {
-    // A chapter that does not render is named here, before any page is written.
+    // A chapter that does not render is named here, before any page is written,
+    // and so is a malformed measurement.
     ridgeline_app::content::load()?;
+    ridgeline_content::measured::page()?;
     let parts = parts()?;
     let mut built: BTreeMap<String, Bundle> = BTreeMap::new();
     for (name, _) in bundles(&parts) {
@@ -230,6 +232,7 @@ pub fn write_site(site: &Path, public_url: &str, compress: bool) -> Result<Summa
 /// page's sizes.
 pub fn write_static(site: &Path) -> Result<Vec<PageSizes>, Error> {
     ridgeline_app::content::load()?;
+    ridgeline_content::measured::page()?;
     let parts = parts()?;
     let assets = scripts::write_assets(site, &repo_root(), &figures::css())?;
     let ctx = pages::Context {

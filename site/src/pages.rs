@@ -46,16 +46,23 @@ pub enum Route {
     Progress,
     /// Every registry constant with its source.
     Numbers,
+    /// Every published measurement beside core's prediction (`data/measured.json`).
+    Measured,
     /// What a host serves for an unknown path.
     NotFound,
 }
 
 impl Route {
-    /// Every route: home, the parts in book order, progress, numbers, 404.
+    /// Every route: home, the parts in book order, progress, numbers, measured, 404.
     pub fn all() -> Vec<Route> {
         let mut routes = vec![Route::Home];
         routes.extend(PARTS.iter().map(Route::Part));
-        routes.extend([Route::Progress, Route::Numbers, Route::NotFound]);
+        routes.extend([
+            Route::Progress,
+            Route::Numbers,
+            Route::Measured,
+            Route::NotFound,
+        ]);
         routes
     }
 
@@ -66,6 +73,7 @@ impl Route {
             Route::Part(p) => p.slug,
             Route::Progress => "progress",
             Route::Numbers => "numbers",
+            Route::Measured => ridgeline_content::measured::PAGE,
             Route::NotFound => "404",
         }
     }
@@ -93,6 +101,7 @@ impl Route {
             Route::Part(p) => format!("Part {}. {} — ridgeline", p.number, p.title),
             Route::Progress => "Your progress — ridgeline".to_string(),
             Route::Numbers => "About the numbers — ridgeline".to_string(),
+            Route::Measured => "Measured beside predicted — ridgeline".to_string(),
             Route::NotFound => "Not found — ridgeline".to_string(),
         }
     }
@@ -147,6 +156,13 @@ pub fn body(route: Route, ctx: &Context) -> String {
             }
             .into_any(),
             Route::Numbers => view! { <pages::numbers::NumbersPage /> }.into_any(),
+            // `write_site` and `write_static` check the dataset first, so an
+            // error cannot reach here; the page would be empty, not wrong.
+            Route::Measured => {
+                let html = ridgeline_content::measured::page().unwrap_or_default();
+                view! { <section class="page measured prose" data-page="measured" inner_html=html></section> }
+                    .into_any()
+            }
             Route::NotFound => view! { <pages::NotFound /> }.into_any(),
         };
         view! { <Frame route=path offline_bytes=bytes title=route.title()>{page}</Frame> }
@@ -394,13 +410,71 @@ pub(crate) mod tests {
     #[test]
     fn every_route_of_the_summary_gets_a_document() {
         let routes = Route::all();
-        assert_eq!(routes.len(), PARTS.len() + 4);
+        assert_eq!(routes.len(), PARTS.len() + 5);
         let files: Vec<String> = routes.iter().map(|r| r.file()).collect();
         for p in PARTS.iter() {
             assert!(files.contains(&format!("{}.html", p.slug)), "{}", p.slug);
         }
-        for f in ["index.html", "progress.html", "numbers.html", "404.html"] {
+        for f in [
+            "index.html",
+            "progress.html",
+            "numbers.html",
+            "measured.html",
+            "404.html",
+        ] {
             assert!(files.iter().any(|x| x == f), "{f}");
+        }
+    }
+
+    #[test]
+    fn the_measured_page_and_its_marks_link_each_other() {
+        let ctx = ctx();
+        let page = document(Route::Measured, &ctx);
+        assert!(
+            page.contains("<h1>Measured beside predicted</h1>"),
+            "{page}"
+        );
+        assert!(page.contains("<title>Measured beside predicted — ridgeline</title>"));
+        let entries = ridgeline_core::measured::entries().unwrap();
+        for e in &entries {
+            // One row the marks link to, one more in the view sorted by chip.
+            assert!(page.contains(&format!("<tr id=\"{}\"", e.id)), "{}", e.id);
+        }
+        assert_eq!(page.matches("<tr ").count(), 2 * entries.len());
+        assert!(!page.contains("<script>"), "no inline script");
+        // Every mark placed in a chapter names a row of the page.
+        let mut marks = 0;
+        for p in PARTS.iter().filter(|p| p.written) {
+            let doc = document(Route::Part(p), &ctx);
+            for chunk in doc.split("data-measured=\"").skip(1) {
+                let id = chunk.split('"').next().unwrap();
+                assert!(
+                    page.contains(&format!("<tr id=\"{id}\"")),
+                    "{}: {id}",
+                    p.slug
+                );
+                assert!(
+                    chunk.contains(&format!("href=\"measured#{id}\"")),
+                    "{}: {id}",
+                    p.slug
+                );
+                marks += 1;
+            }
+        }
+        assert!(marks >= 10, "only {marks} marks in the chapters");
+    }
+
+    #[test]
+    fn every_page_links_the_measured_page_from_its_footer() {
+        let ctx = ctx();
+        for route in Route::all() {
+            let html = document(route, &ctx);
+            let footer = between(&html, "<footer class=\"site-footer\">", "</footer>");
+            assert!(
+                footer.contains("<a href=\"measured\">Predicted beside measured</a>"),
+                "{}: {footer}",
+                route.file()
+            );
         }
     }
 

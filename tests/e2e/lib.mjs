@@ -119,7 +119,8 @@ export async function verdictOf(page, widget) {
   return (await page.locator(`[data-widget="${widget}"] [data-verdict]`).first().textContent()).trim();
 }
 
-// Every page of the site: the home page, progress, numbers and each part the
+// Every page of the site: the home page, progress, numbers, the measured
+// systems and each part the
 // home page links to (as paths relative to the base, '' for the home page).
 export async function pageSlugs(env) {
   const { page, context } = await watchedPage(env.browser, env.base);
@@ -127,7 +128,7 @@ export async function pageSlugs(env) {
   await ready(page);
   const parts = await page.locator('.parts a.part-title').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
   await context.close();
-  return ['', 'progress', 'numbers', ...parts];
+  return ['', 'progress', 'numbers', 'measured', ...parts];
 }
 
 // For a test file that visits every page, given node:test's `before` and

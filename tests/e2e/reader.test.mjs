@@ -56,7 +56,7 @@ test('n and p move between parts; sliders keep their arrow keys', async () => {
   await ready(page);
   await page.keyboard.press('p');
   await page.waitForSelector('[data-page="rooflines"]');
-  const slider = page.locator('[data-widget="roofline"] input[type="range"]');
+  const slider = page.locator('#roofline-b');
   await slider.focus();
   const v = await slider.inputValue();
   await page.keyboard.press('ArrowRight');
@@ -193,7 +193,7 @@ test('after one visit the site works offline', async () => {
   await page.reload();
   await ready(page);
   assert.match(await page.locator('h1').first().textContent(), /All About Rooflines/);
-  await page.locator('[data-widget="roofline"] input[type="range"]').focus();
+  await page.locator('#roofline-b').focus();
   await page.keyboard.press('End');
   assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
   // Another chapter, by deep link: its text is cached (every page's HTML is),

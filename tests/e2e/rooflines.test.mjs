@@ -1,6 +1,6 @@
 // End-to-end tests of the widgets on /rooflines (Part 1): the roofline's
-// batch slider and draggable point, the overlap widget, the two rooflines
-// and the tile of a matmul.
+// batch slider and draggable point, its achievable roof, the overlap widget,
+// the two rooflines and the tile of a matmul.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready, verdictOf } from './lib.mjs';
@@ -18,7 +18,7 @@ test('moving the batch slider with the keyboard flips the verdict and redraws th
   assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
   const plot = widget.locator('.plot');
   const before = await plot.screenshot();
-  const slider = widget.locator('input[type="range"]');
+  const slider = widget.locator('#roofline-b');
   await slider.focus();
   // Each ArrowRight multiplies B by 2^(1/20); 60 steps take 64 past the ridge (~256).
   for (let i = 0; i < 60; i++) await page.keyboard.press('ArrowRight');
@@ -32,13 +32,40 @@ test('moving the batch slider with the keyboard flips the verdict and redraws th
   await context.close();
 });
 
+test('the roofline\'s achievable roof: a share from the link, the presets, the keyboard and a refused share', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines?roofline.flops_derate=0.8');
+  await ready(page);
+  const widget = page.locator('[data-widget="roofline"]');
+  await widget.scrollIntoViewIfNeeded();
+  // 80 % of the v5e's bf16 peak over its HBM: the ridge falls from 240 to 192 FLOPs/B.
+  assert.equal(await widget.locator('[data-ridge]').textContent(), '192 FLOPs/B');
+  assert.equal(await widget.locator('#roofline-flops-derate').inputValue(), '0.8');
+  await widget.locator('[data-derate-preset="peak"]').click();
+  assert.equal(await widget.locator('[data-ridge]').textContent(), '240 FLOPs/B');
+  await widget.locator('[data-derate-preset="achievable"]').click();
+  await page.waitForFunction(() => /roofline\.flops_derate=0\.95/.test(location.search));
+  // The keyboard moves a share by one percent.
+  await widget.locator('#roofline-hbm-derate').focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => /roofline\.hbm_derate=0\.99/.test(location.search));
+  // A share above one is refused by name, and the quoted roof stays.
+  await page.goto(env.base + 'rooflines?roofline.flops_derate=1.5');
+  await ready(page);
+  const again = page.locator('[data-widget="roofline"]');
+  assert.match(await again.locator('[data-notice]').textContent(), /the FLOPs derate must be a number in \(0, 1\]/);
+  assert.equal(await again.locator('[data-ridge]').textContent(), '240 FLOPs/B');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('dragging the point on the plot moves the slider', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'rooflines');
   await ready(page);
   const widget = page.locator('[data-widget="roofline"]');
   await widget.scrollIntoViewIfNeeded();
-  const slider = widget.locator('input[type="range"]');
+  const slider = widget.locator('#roofline-b');
   const start = Number(await slider.inputValue());
   const box = await widget.locator('.layer.overlay').boundingBox();
   const y = box.y + box.height / 2;

@@ -88,7 +88,7 @@ test('Back and Forward keep the scroll position and the widget state', async () 
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'rooflines');
   await ready(page);
-  const slider = page.locator('[data-widget="roofline"] input[type="range"]').first();
+  const slider = page.locator('#roofline-b');
   await slider.focus();
   await page.keyboard.press('End');
   await page.waitForFunction(() => /roofline\.b=/.test(location.search));

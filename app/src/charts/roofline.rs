@@ -6,12 +6,17 @@
 //!
 //! A second chip may be drawn on the same axes ([`RoofModel::beside`]): its
 //! HBM and compute roofs and its ridge, in a colour of their own.
+//!
+//! An achievable roof may be drawn under the quoted one
+//! ([`RoofModel::derated`]): the HBM and compute roofs scaled by a
+//! [`Derate`], dashed and labelled; the operation's point then sits under it.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{sci, si};
 use ridgeline_core::hardware::{Chip, Link};
+use ridgeline_core::roofline::derate::Derate;
 use ridgeline_core::roofline::ops::Op;
 use ridgeline_core::roofline::{attainable, Verdict};
 use ridgeline_core::units::Intensity;
@@ -54,6 +59,20 @@ pub struct RoofModel {
     pub y: (f64, f64),
     /// A second chip drawn beside this one, if any.
     pub second: Option<Second>,
+    /// The achievable roof drawn under the quoted one, if the reader derates it.
+    pub achievable: Option<Achievable>,
+}
+
+/// The quoted roofs scaled by a [`Derate`]: what the operation's point sits
+/// under when the reader assumes less than the quoted peaks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Achievable {
+    /// The shares assumed.
+    pub derate: Derate,
+    /// The derated compute roof, FLOPs/s.
+    pub peak: f64,
+    /// The derated HBM roof.
+    pub hbm: Roof,
 }
 
 /// A second chip on the same axes: its compute roof and its HBM roof.
@@ -97,6 +116,7 @@ impl RoofModel {
             x: (0.05, 1e6),
             y: (peak.0 * 1e-6, peak.0 * 4.0),
             second: None,
+            achievable: None,
         })
     }
 
@@ -125,6 +145,36 @@ impl RoofModel {
     pub fn hbm(&self) -> Option<&Roof> {
         self.roofs.iter().find(|r| r.link == Link::Hbm)
     }
+
+    /// These roofs with the achievable roof `derate` gives drawn under them
+    /// (its compute roof and its HBM roof, with their ridge); unchanged when
+    /// `derate` is the quoted peak or there is no HBM roof.
+    pub fn derated(mut self, derate: Derate) -> RoofModel {
+        let hbm = self.hbm().cloned();
+        self.achievable = hbm.filter(|_| !derate.is_peak()).map(|hbm| {
+            let peak = derate.rate(ridgeline_core::units::FlopsPerSec(self.peak));
+            let w = derate.bandwidth(Link::Hbm, ridgeline_core::units::BytesPerSec(hbm.bandwidth));
+            Achievable {
+                derate,
+                peak: peak.0,
+                hbm: Roof {
+                    bandwidth: w.0,
+                    ridge: (peak / w).0,
+                    ..hbm
+                },
+            }
+        });
+        self
+    }
+
+    /// The compute roof and HBM roof the operation sits under: the
+    /// achievable ones when drawn, else the quoted ones.
+    pub fn ceiling(&self) -> Option<(f64, &Roof)> {
+        match &self.achievable {
+            Some(a) => Some((a.peak, &a.hbm)),
+            None => self.hbm().map(|r| (self.peak, r)),
+        }
+    }
 }
 
 /// The operation's point.
@@ -139,13 +189,14 @@ pub struct OpPoint {
 }
 
 impl OpPoint {
-    /// The point of `op` under `model`'s HBM roof.
+    /// The point of `op` under `model`'s HBM roof (the achievable one when
+    /// it is drawn).
     pub fn of(op: &Op, model: &RoofModel) -> OpPoint {
-        let (w, ridge) = model
-            .hbm()
-            .map(|r| (r.bandwidth, r.ridge))
-            .unwrap_or((f64::NAN, f64::NAN));
-        OpPoint::under(op.intensity(), model.peak, w, ridge)
+        let (peak, w, ridge) = model
+            .ceiling()
+            .map(|(peak, r)| (peak, r.bandwidth, r.ridge))
+            .unwrap_or((model.peak, f64::NAN, f64::NAN));
+        OpPoint::under(op.intensity(), peak, w, ridge)
     }
 
     /// The point of `op` under the second chip's HBM roof, if there is one.
@@ -230,12 +281,28 @@ fn entries(model: &RoofModel, pal: &super::Palette) -> Vec<Entry> {
             Mark::Line(3),
         ));
     }
+    if let Some(a) = &model.achievable {
+        e.push(Entry::new(achievable_label(a), pal.text, Mark::Dashed));
+    }
     e
+}
+
+/// The achievable roof's legend entry: the shares it assumes and its peak.
+fn achievable_label(a: &Achievable) -> String {
+    format!(
+        "achievable ({:.0}% FLOPs, {:.0}% HBM): {}",
+        100.0 * a.derate.flops(),
+        100.0 * a.derate.hbm(),
+        si(a.peak, "FLOPs/s", 3)
+    )
 }
 
 /// How many entries the legend has.
 fn entry_count(model: &RoofModel) -> usize {
-    model.roofs.len() + 1 + usize::from(model.second.is_some())
+    model.roofs.len()
+        + 1
+        + usize::from(model.second.is_some())
+        + usize::from(model.achievable.is_some())
 }
 
 /// The band above a narrow chart's plot that holds the operation's label:
@@ -334,6 +401,23 @@ pub fn draw_static<DB: DrawingBackend>(
             vec![(x0, x0 * w), (ridge, ridge * w), (model.x.1, s.peak)],
             colour.stroke_width(3),
         ))?;
+    }
+
+    // The achievable roof under the quoted one, dashed, with its ridge.
+    if let Some(a) = &model.achievable {
+        let (w, ridge) = (a.hbm.bandwidth, a.hbm.ridge.min(model.x.1));
+        let x0 = model.x.0.max(model.y.0 / w);
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x0, x0 * w), (ridge, ridge * w), (model.x.1, a.peak)],
+            8,
+            5,
+            pal.text.stroke_width(2),
+        ))?;
+        chart.draw_series(std::iter::once(Circle::new(
+            (a.hbm.ridge, a.peak),
+            4,
+            pal.text.filled(),
+        )))?;
     }
 
     // The HBM ridge points, marked and labelled with their values.
@@ -512,6 +596,12 @@ impl Layout {
             placer.avoid_line(&[px(x0, x0 * w), px(ridge, ridge * w), px(model.x.1, s.peak)]);
             placer.avoid_point(px(s.hbm.ridge, s.peak), 7);
         }
+        if let Some(a) = &model.achievable {
+            let (w, ridge) = (a.hbm.bandwidth, a.hbm.ridge.min(model.x.1));
+            let x0 = model.x.0.max(model.y.0 / w);
+            placer.avoid_line(&[px(x0, x0 * w), px(ridge, ridge * w), px(model.x.1, a.peak)]);
+            placer.avoid_point(px(a.hbm.ridge, a.peak), 5);
+        }
         let first_ridge = model
             .roofs
             .iter()
@@ -534,6 +624,10 @@ impl Layout {
         if let Some(s) = &model.second {
             let text = format!("{}: HBM ridge {} FLOPs/B", s.chip, sci(s.hbm.ridge, 3));
             ridges.push((text, px(s.hbm.ridge, s.peak)));
+        }
+        if let Some(a) = &model.achievable {
+            let text = format!("achievable ridge {} FLOPs/B", sci(a.hbm.ridge, 3));
+            ridges.push((text, px(a.hbm.ridge, a.peak)));
         }
         for (_, at) in &ridges {
             placer.avoid_point(*at, 7);
@@ -559,6 +653,37 @@ mod tests {
     use super::*;
     use plotters_svg::SVGBackend;
     use ridgeline_core::hardware::chip;
+
+    #[test]
+    fn a_derated_chart_draws_and_labels_the_achievable_roof() {
+        let v5e = chip("v5e").unwrap();
+        let quoted = RoofModel::new(v5e, Dtype::Bf16).unwrap();
+        // The quoted peak draws nothing more.
+        assert_eq!(quoted.clone().derated(Derate::PEAK), quoted);
+        let model = quoted.clone().derated(Derate::new(0.8, 1.0, 1.0).unwrap());
+        let a = model.achievable.as_ref().unwrap();
+        // 0.8 × 1.97e14 = 1.576e14 FLOPs/s over 8.2e11 B/s: a ridge of 192.
+        assert_eq!(sci(a.peak, 4), "1.576e14");
+        assert_eq!(sci(a.hbm.ridge, 3), "192");
+        let op = ridgeline_core::roofline::ops::OpKind::Matmul.build(
+            64.0,
+            8192.0,
+            8192.0,
+            Dtype::Bf16,
+            Dtype::Bf16,
+        );
+        let drawn = svg(&model, &op);
+        assert!(drawn.contains("achievable ridge 192 FLOPs/B"), "{drawn}");
+        assert!(
+            drawn.contains("achievable (80% FLOPs, 100% HBM)"),
+            "{drawn}"
+        );
+        assert!(
+            drawn.contains("HBM ridge 240 FLOPs/B"),
+            "the quoted ridge stays"
+        );
+        assert!(!svg(&quoted, &op).contains("achievable"));
+    }
 
     fn svg(model: &RoofModel, op: &Op) -> String {
         let mut out = String::new();

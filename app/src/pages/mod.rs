@@ -49,6 +49,8 @@ pub fn Frame(
                     <a href="numbers">"About the numbers"</a>
                     " · "
                     <a href="introduction">"How to use this companion"</a>
+                    " · "
+                    <a href="measured">"Predicted beside measured"</a>
                 </p>
                 <cite::Cite path=route title=title />
                 <p class="keys-hint">"Press " <kbd>"?"</kbd> " for the keyboard shortcuts."</p>

@@ -3,6 +3,12 @@
 //! text field or the point itself. A second chip (`vs`) may be drawn on the
 //! same axes, with the same operation's verdict on it and the difference
 //! between the chips spelled out.
+//!
+//! The reader may derate the chip (`flops_derate`, `hbm_derate`: the share of
+//! peak FLOPs/s and of HBM bandwidth to assume, with a one-click preset at
+//! Part 1's achievable share): the achievable roof is drawn dashed under the
+//! quoted one, and every time, ridge, verdict and share below the chart comes
+//! from core's derated analysis.
 
 use super::controls::Notice;
 use super::controls::NumberField;
@@ -12,6 +18,7 @@ use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::{chip, Chip, Link, CHIPS};
+use ridgeline_core::roofline::derate::Derate;
 use ridgeline_core::roofline::ops::{Op, OpKind};
 use ridgeline_core::roofline::Verdict;
 
@@ -55,6 +62,9 @@ pub struct RooflineParams {
     pub d: f64,
     /// Output features.
     pub f: f64,
+    /// The shares of the chip's peak FLOPs/s and HBM bandwidth assumed
+    /// ([`Derate::PEAK`]: the quoted roof).
+    pub derate: Derate,
 }
 
 impl Default for RooflineParams {
@@ -68,6 +78,7 @@ impl Default for RooflineParams {
             b: 64.0,
             d: 8192.0,
             f: 8192.0,
+            derate: Derate::PEAK,
         }
     }
 }
@@ -82,7 +93,7 @@ impl RooflineParams {
     /// The chart's static model (with the second chip's roofs, if one is chosen).
     pub fn model(&self) -> Option<RoofModel> {
         let dtype = self.op().compute_dtype();
-        let model = RoofModel::new(self.chip, dtype)?;
+        let model = RoofModel::new(self.chip, dtype)?.derated(self.derate);
         match self.vs {
             Some(vs) => model.beside(vs, dtype),
             None => Some(model),
@@ -99,7 +110,7 @@ impl RooflineParams {
     pub fn comparison(&self) -> Option<Comparison> {
         let vs = self.vs?;
         let op = self.op();
-        let (a, b) = (op.analyse(self.chip)?, op.analyse(vs)?);
+        let (a, b) = (self.analysis()?, op.analyse(vs)?);
         let mut rows = chip_rows(self.chip, vs, op.compute_dtype());
         rows.push(Diff::number(
             "time",
@@ -121,9 +132,26 @@ impl RooflineParams {
         })
     }
 
+    /// Core's analysis of the operation on the chip at the derated rates.
+    pub fn analysis(&self) -> Option<ridgeline_core::roofline::Analysis> {
+        self.op().analyse_derated(self.chip, self.derate)
+    }
+
+    /// The HBM ridge the operation is judged against (the achievable roof's
+    /// when the chip is derated), FLOPs per byte.
+    pub fn ridge(&self) -> Option<f64> {
+        self.model()?.ceiling().map(|(_, r)| r.ridge)
+    }
+
+    /// The share of the quoted peak FLOPs/s the operation reaches: its
+    /// share of the derated roof times the FLOPs share assumed.
+    pub fn of_peak(&self) -> Option<f64> {
+        Some(self.analysis()?.utilisation() * self.derate.flops())
+    }
+
     /// The batch at which the op crosses the HBM ridge (matmuls only), if it does.
     pub fn crossing_batch(&self) -> Option<f64> {
-        let ridge = self.model()?.hbm()?.ridge;
+        let ridge = self.ridge()?;
         let op = self.op();
         if op.kind() != OpKind::Matmul {
             return None;
@@ -135,10 +163,7 @@ impl RooflineParams {
     /// The sentence about where the op crosses the HBM ridge.
     pub fn crossing(&self) -> String {
         let op = self.op();
-        let Some(model) = self.model() else {
-            return String::new();
-        };
-        let Some(ridge) = model.hbm().map(|r| r.ridge) else {
+        let Some(ridge) = self.ridge() else {
             return String::new();
         };
         let name = self.chip.name;
@@ -176,6 +201,14 @@ impl WidgetParams for RooflineParams {
             "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
             "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
             "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
+            "flops_derate" => {
+                let share = parse_count(value, "the FLOPs derate", 0.0, 1.0)?;
+                next.derate = next.derate.with_flops(share)?;
+            }
+            "hbm_derate" => {
+                let share = parse_count(value, "the HBM derate", 0.0, 1.0)?;
+                next.derate = next.derate.with_hbm(share)?;
+            }
             other => return Err(super::params::unknown_setting(other)),
         }
         let dtype = next.op().compute_dtype();
@@ -207,8 +240,35 @@ impl WidgetParams for RooflineParams {
             ("f".into(), format!("{}", self.f)),
         ];
         pairs.extend(self.vs.map(|vs| (VS.into(), vs.id.into())));
+        let d = self.derate;
+        for (key, share) in [("flops_derate", d.flops()), ("hbm_derate", d.hbm())] {
+            if share != 1.0 {
+                pairs.push((key.into(), format!("{share}")));
+            }
+        }
         pairs
     }
+}
+
+/// A slider row for one share of peak, from 5 % to 100 % in steps of one
+/// percent, with the share it stands for shown beside it.
+fn share_row(
+    label: &'static str,
+    id: &'static str,
+    key: &'static str,
+    share: impl Fn() -> f64 + Copy + Send + Sync + 'static,
+    set: impl Fn(&'static str, String) + Copy + Send + Sync + 'static,
+) -> AnyView {
+    let percent = move || format!("{:.0}%", 100.0 * share());
+    Slider::new("0.05", || "1".into(), "0.01")
+        .id(id)
+        .valuetext(percent)
+        .row(
+            label,
+            move || format!("{}", share()),
+            move |v: String| set(key, v),
+            view! { <output for=id>{percent}</output> },
+        )
 }
 
 /// The formats both the chip and the compared one (if any) have a rate for.
@@ -239,7 +299,15 @@ pub fn Roofline(
 
     // The static layer only changes with the chip or the compute format.
     let static_key = Memo::new(move |_| {
-        params.with(|p| (p.chip.id, p.vs.map(|c| c.id), p.op().compute_dtype()))
+        params.with(|p| {
+            let d = p.derate;
+            (
+                p.chip.id,
+                p.vs.map(|c| c.id),
+                p.op().compute_dtype(),
+                (d.flops().to_bits(), d.hbm().to_bits()),
+            )
+        })
     });
     let base = Memo::new(move |_| {
         let _ = static_key.get();
@@ -268,7 +336,7 @@ pub fn Roofline(
         })
     };
 
-    let analysis = Memo::new(move |_| params.with(|p| p.op().analyse(p.chip)));
+    let analysis = Memo::new(move |_| params.with(|p| p.analysis()));
     let verdict = move || {
         analysis.with(|a| {
             a.as_ref()
@@ -396,6 +464,21 @@ pub fn Roofline(
                 ></div>
             </div>
             {Slider::positions(STEPS).id("roofline-b").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch B", LogScale::new(STEPS, move || (B_MIN, B_MAX), rounded), move || params.with(|p| p.b), "b", set, NumberField::new("b", "batch B", 9).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set))}
+            <fieldset class="derate" data-derate="">
+                <legend>"Achievable roof (share of the quoted peak)"</legend>
+                {share_row("FLOPs/s ", "roofline-flops-derate", "flops_derate", move || params.with(|p| p.derate.flops()), set)}
+                {share_row("HBM bandwidth ", "roofline-hbm-derate", "hbm_derate", move || params.with(|p| p.derate.hbm()), set)}
+                <button type="button" data-derate-preset="achievable" on:click=move |_| {
+                    let d = Derate::achievable(params.get_untracked().chip);
+                    set("hbm_derate", format!("{}", d.hbm()));
+                    set("flops_derate", format!("{}", d.flops()));
+                }>{move || params.with(|p| format!("Achievable ({:.0}% of peak FLOPs/s, Part 1)", 100.0 * Derate::achievable(p.chip).flops()))}</button>
+                " "
+                <button type="button" data-derate-preset="peak" on:click=move |_| {
+                    set("flops_derate", "1".into());
+                    set("hbm_derate", "1".into());
+                }>"Quoted peak"</button>
+            </fieldset>
             <p class="verdict-line">
                 "At B = "
                 {move || grouped(params.with(|p| p.b))}
@@ -423,9 +506,10 @@ pub fn Roofline(
                 <div><dt>"T_HBM"</dt><dd>{move || time_of(|a| a.t_comms(Link::Hbm).map(|t| t.0).unwrap_or(f64::NAN))}</dd></div>
                 <div><dt>"overlapped (max)"</dt><dd>{move || time_of(|a| a.lower.0)}</dd></div>
                 <div><dt>"serial (sum)"</dt><dd>{move || time_of(|a| a.upper.0)}</dd></div>
+                <div><dt>"HBM ridge"</dt><dd data-ridge="">{move || params.with(|p| p.ridge().map(|r| format!("{} FLOPs/B", sci(r, 3))).unwrap_or_default())}</dd></div>
                 <div>
                     <dt>"of peak"</dt>
-                    <dd>{move || analysis.with(|a| a.as_ref().map(|a| format!("{:.0}%", 100.0 * a.utilisation())).unwrap_or_default())}</dd>
+                    <dd>{move || params.with(|p| p.of_peak().map(|u| format!("{:.0}%", 100.0 * u)).unwrap_or_default())}</dd>
                 </div>
             </dl>
             {compare_table(move || params.with(|p| p.comparison()))}
@@ -537,6 +621,95 @@ mod tests {
             p.crossing().starts_with("Never compute-bound"),
             "{}",
             p.crossing()
+        );
+    }
+
+    #[test]
+    fn the_derate_moves_every_number_below_the_chart() {
+        let base = RooflineParams::default();
+        let (p, refused) = RooflineParams::from_pairs(&pairs(&[("flops_derate", "0.8")]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p.derate.flops(), 0.8);
+        // The quoted peak changes nothing: the numbers are core's undrated ones.
+        assert_eq!(base.analysis(), base.op().analyse(base.chip));
+        assert_eq!(base.model().unwrap().achievable, None);
+        // At 80 % of peak FLOPs/s the math takes 1/0.8 as long, the ridge
+        // falls from 240 to 192 FLOPs/B and B = 210 (intensity 199.8)
+        // turns compute-bound; the crossing batch falls with the ridge.
+        let (a, b) = (base.analysis().unwrap(), p.analysis().unwrap());
+        assert!((b.t_math.0 / a.t_math.0 - 1.25).abs() < 1e-12);
+        assert_eq!(sci(base.ridge().unwrap(), 3), "240");
+        assert_eq!(sci(p.ridge().unwrap(), 3), "192");
+        assert!(p.crossing().contains("192 FLOPs/B"), "{}", p.crossing());
+        assert!(p.crossing_batch().unwrap() < base.crossing_batch().unwrap());
+        let mut q = p;
+        q.apply("b", "210").unwrap();
+        let mut r = base;
+        r.apply("b", "210").unwrap();
+        assert_eq!(q.analysis().unwrap().verdict, Verdict::ComputeBound);
+        assert_eq!(r.analysis().unwrap().verdict, Verdict::MemoryBound);
+        // The point sits under the achievable roof, which the chart draws.
+        let model = q.model().unwrap();
+        let point = OpPoint::of(&q.op(), &model);
+        assert_eq!(point.verdict, Verdict::ComputeBound);
+        assert_eq!(point.attainable, model.achievable.as_ref().unwrap().peak);
+        // Compute-bound on the derated roof, it reaches 80 % of the quoted peak.
+        assert!((q.of_peak().unwrap() - 0.8).abs() < 1e-12);
+        // A slower HBM stretches the memory time of a memory-bound op.
+        let (h, _) = RooflineParams::from_pairs(&pairs(&[("hbm_derate", "0.5")]));
+        let hbm = |p: &RooflineParams| p.analysis().unwrap().lower.0;
+        assert!((hbm(&h) / hbm(&base) - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_derate_round_trips_and_bad_shares_are_refused_by_name() {
+        let p: RooflineParams = assert_round_trip(&[
+            ("chip", "h100"),
+            ("flops_derate", "0.8"),
+            ("hbm_derate", "0.9"),
+        ]);
+        assert_eq!((p.derate.flops(), p.derate.hbm()), (0.8, 0.9));
+        // The quoted peak leaves no derate in the link.
+        assert!(RooflineParams::default()
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| !k.ends_with("derate")));
+        let messages = assert_refused_keeps(
+            &p,
+            &[
+                ("flops_derate", "0"),
+                ("flops_derate", "1.5"),
+                ("hbm_derate", "-1"),
+                ("hbm_derate", "lots"),
+            ],
+        );
+        assert!(
+            messages[0].starts_with("the FLOPs derate must be a number in (0, 1]"),
+            "{}",
+            messages[0]
+        );
+        assert!(
+            messages[1].starts_with("the FLOPs derate"),
+            "{}",
+            messages[1]
+        );
+        assert!(messages[2].starts_with("the HBM derate"), "{}", messages[2]);
+        assert!(messages[3].starts_with("the HBM derate"), "{}", messages[3]);
+    }
+
+    #[test]
+    fn the_achievable_preset_is_parts_one_share() {
+        let mut p = RooflineParams::default();
+        p.apply("chip", "h100").unwrap();
+        let d = Derate::achievable(p.chip);
+        p.apply("flops_derate", &format!("{}", d.flops())).unwrap();
+        assert_eq!(p.derate, d);
+        // The chart labels the achievable roof with the shares it assumes.
+        let a = p.model().unwrap().achievable.unwrap();
+        assert_eq!(a.derate.flops(), 0.8);
+        assert_eq!(
+            p.to_pairs().last(),
+            Some(&("flops_derate".into(), "0.8".into()))
         );
     }
 }

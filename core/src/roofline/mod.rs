@@ -21,9 +21,11 @@
 //! | file | what |
 //! |---|---|
 //! | `mod.rs` | the roofline itself: time bounded by compute and by each link, the [`Verdict`] |
+//! | `derate.rs` | an achievable roof: the share of peak FLOPs/s, HBM and link bandwidth a reader assumes |
 //! | `ops.rs` | the operations Part 1 puts on a roofline (dot products, matmuls, pointwise ops) with their FLOPs and bytes, the rate each attains, and a matmul's rate against its batch |
 //! | `strong_scaling.rs` | Part 0's strong scaling: a fixed step spread over more chips |
 
+pub mod derate;
 pub mod ops;
 pub mod strong_scaling;
 

@@ -13,6 +13,7 @@
 use crate::check::is_positive;
 use crate::dtype::Dtype;
 use crate::hardware::{Chip, Link};
+use crate::roofline::derate::Derate;
 use crate::roofline::{Analysis, Verdict};
 use crate::units::{Bytes, Flops, FlopsPerSec, Intensity};
 
@@ -286,11 +287,22 @@ impl Op {
     /// The roofline analysis on `chip` against HBM, or `None` when the chip has no
     /// peak for the op's format (or a wider one).
     pub fn analyse(&self, chip: &Chip) -> Option<Analysis> {
+        self.analyse_derated(chip, Derate::PEAK)
+    }
+
+    /// The roofline analysis on `chip` against HBM with its peak FLOPs/s and
+    /// HBM bandwidth scaled by `derate` (an achievable roof), or `None` when
+    /// the chip has no peak for the op's format (or a wider one).
+    pub fn analyse_derated(&self, chip: &Chip, derate: Derate) -> Option<Analysis> {
         let (_, rate) = chip.peak_or_wider(self.compute_dtype())?;
         Some(Analysis::new(
             self.flops(),
-            rate,
-            &[(Link::Hbm, self.hbm_bytes(), chip.hbm_bw())],
+            derate.rate(rate),
+            &[(
+                Link::Hbm,
+                self.hbm_bytes(),
+                derate.bandwidth(Link::Hbm, chip.hbm_bw()),
+            )],
         ))
     }
 
