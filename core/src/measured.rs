@@ -277,7 +277,8 @@ impl Fields<'_> {
         if v.fract() != 0.0 {
             return Err(self.err(field, format!("must be a whole number (got {v})")));
         }
-        Ok(v as u64)
+        crate::check::whole(v)
+            .ok_or_else(|| self.err(field, format!("must be a whole number (got {v})")))
     }
 
     fn dtype(&self, field: &str) -> Result<Dtype, MeasuredError> {
@@ -370,7 +371,8 @@ fn entry(index: usize, value: &Value) -> Result<Entry, MeasuredError> {
         },
         Kind::P2pBandwidth => Setup::P2p,
         Kind::AllgatherBandwidth => Setup::Allgather {
-            ring: f.count("ring", chips)? as u32,
+            ring: u32::try_from(f.count("ring", chips)?)
+                .map_err(|_| f.err("ring", "must fit a 32-bit count"))?,
         },
         Kind::DecodeThroughput => Setup::Decode {
             model: f.model()?,
