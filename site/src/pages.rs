@@ -248,6 +248,15 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
         icon = a.favicon,
         search = a.search,
     );
+    // The math font, fetched early by the pages that draw math only (a page
+    // without MathML never loads it: the stylesheet names it for `math` alone).
+    if body.contains("<math") {
+        head.push_str(&format!(
+            r#"<link rel="preload" href="{public}{font}" as="font" type="font/woff2" crossorigin="anonymous" />
+"#,
+            font = a.math_font
+        ));
+    }
     if let Some(b) = route.bundle(ctx) {
         head.push_str(&format!(
             r#"<meta name="ridgeline-bundle" content="{public}{boot}" />
@@ -354,6 +363,7 @@ pub(crate) mod tests {
                 start: "start-1.js".into(),
                 search: "search-1.txt".into(),
                 favicon: "favicon.svg".into(),
+                math_font: "math-1.woff2".into(),
             },
             bundles,
             default_bundle: "main".into(),
@@ -389,6 +399,31 @@ pub(crate) mod tests {
         for route in Route::all() {
             assert!(!document(route, &ctx).contains("<!>"), "{route:?}");
         }
+    }
+
+    /// Only a page that draws math names the math font (the stylesheet's
+    /// `@font-face` is fetched only when a `math` element uses it).
+    #[test]
+    fn only_pages_with_math_preload_the_math_font() {
+        let ctx = ctx();
+        let link = format!("href=\"/{}\" as=\"font\"", ctx.assets.math_font);
+        let mut with = Vec::new();
+        for route in Route::all() {
+            let doc = document(route, &ctx);
+            assert_eq!(
+                doc.contains(&link),
+                doc.contains("<math"),
+                "{}",
+                route.path()
+            );
+            if doc.contains(&link) {
+                with.push(route.path());
+            }
+        }
+        assert!(
+            with.contains(&"training") && !with.contains(&""),
+            "{with:?}"
+        );
     }
 
     #[test]

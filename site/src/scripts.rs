@@ -46,6 +46,8 @@ pub struct Assets {
     pub search: String,
     /// The icon.
     pub favicon: String,
+    /// The math font (`mathfont`), which only pages with MathML load.
+    pub math_font: String,
 }
 
 /// Runs before the body is parsed (a blocking script in `<head>`, so that a
@@ -306,8 +308,12 @@ pub fn system_dark_rules(css: &str) -> String {
 /// (`figures::css`).
 pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets, Error> {
     let base = minify_css(&read(&root.join("public/style.css"))?)?;
+    let font = std::fs::read(root.join(crate::mathfont::FONT))
+        .map_err(|e| format!("{}: {e}", crate::mathfont::FONT))?;
+    let math_font = format!("math-{}.woff2", short_hash(&font));
     let css = format!(
-        "{base}\n{}\n{}\n{ISLANDS_CSS}{}",
+        "{base}\n{}\n{}\n{}\n{ISLANDS_CSS}{}",
+        crate::mathfont::css(&math_font),
         system_dark_rules(&base),
         ridgeline_app::charts::dark_theme_css(),
         figure_css
@@ -322,11 +328,13 @@ pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets
         start: format!("start-{}.js", short_hash(start_js.as_bytes())),
         search: search::file_name(&index),
         favicon: "favicon.svg".to_string(),
+        math_font,
     };
     write(&site.join(&assets.css), css)?;
     write(&site.join(&assets.theme), &theme_js)?;
     write(&site.join(&assets.start), &start_js)?;
     write(&site.join(&assets.search), index)?;
+    write(&site.join(&assets.math_font), font)?;
     let icon = root.join("public/favicon.svg");
     std::fs::copy(&icon, site.join(&assets.favicon))
         .map_err(|e| format!("{}: {e}", icon.display()))?;
