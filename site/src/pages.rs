@@ -90,7 +90,7 @@ impl Route {
     pub fn title(self) -> String {
         match self {
             Route::Home => "ridgeline — a companion to How to Scale Your Model".to_string(),
-            Route::Part(p) => format!("Part {}. {} — ridgeline", p.number, p.title),
+            Route::Part(p) => p.page_title(),
             Route::Progress => "Your progress — ridgeline".to_string(),
             Route::Numbers => "About the numbers — ridgeline".to_string(),
             Route::NotFound => "Not found — ridgeline".to_string(),
@@ -424,6 +424,46 @@ pub(crate) mod tests {
             with.contains(&"training") && !with.contains(&""),
             "{with:?}"
         );
+    }
+
+    /// Each widget is followed by its "Cite this figure" control: a link to
+    /// the figure (its id) and a BibTeX entry naming it, complete without
+    /// JavaScript; the start script adds the widget's settings.
+    #[test]
+    fn every_widget_can_be_cited_with_a_link_to_it() {
+        let ctx = ctx();
+        let mut n = 0;
+        for p in PARTS.iter().filter(|p| p.written) {
+            let doc = document(Route::Part(p), &ctx);
+            let figures: Vec<&str> = doc.split(" id=\"figure-").skip(1).collect();
+            for island in figures {
+                let name = &island[..island.find('"').expect("id ends")];
+                let tag = &island[..island.find('>').expect("tag ends")];
+                assert!(tag.contains(&format!("data-island=\"{name}\"")), "{tag}");
+                let cite = format!("data-cite-figure=\"{name}\"");
+                let at = island
+                    .find(&cite)
+                    .unwrap_or_else(|| panic!("{}: {name}", p.slug));
+                let at = island[..at].rfind("<details").expect("a details element");
+                let open = &island[at..at + island[at..].find('>').expect("tag ends")];
+                assert!(open.contains("class=\"cite cite-figure\""), "{open}");
+                let block = &island[at..island[at..].find("</details>").expect("closed") + at];
+                let link = format!("{}#figure-{name}", p.slug);
+                assert!(block.contains(&format!("href=\"{link}\"")), "{block}");
+                assert!(
+                    block.contains(&format!("@misc{{ridgeline-{}-{name},", p.slug)),
+                    "{block}"
+                );
+                assert!(
+                    block.contains(&format!("<span data-permalink=\"\">{link}</span>")),
+                    "{block}"
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 30, "{n} widgets");
+        let start = crate::scripts::start_js();
+        assert!(start.contains("[data-cite-figure]") && start.contains("k.startsWith(`${name}.`)"));
     }
 
     #[test]

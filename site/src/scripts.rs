@@ -187,6 +187,32 @@ parsed(() => {
 parsed(() => {
   for (const e of document.querySelectorAll('[data-permalink]')) e.textContent = new URL(e.textContent, document.baseURI).href;
 });
+// Cite this figure: its link carries the widget's settings as the page's
+// address holds them (the widget writes `?NAME.key=value` a quarter second
+// after a change), updated when the control opens and after each change.
+parsed(() => {
+  for (const d of document.querySelectorAll('[data-cite-figure]')) {
+    const name = d.dataset.citeFigure;
+    const a = d.querySelector('[data-figure-link]');
+    const spans = d.querySelectorAll('[data-permalink]');
+    if (!a) continue;
+    const base = new URL(a.getAttribute('href'), document.baseURI);
+    const update = () => {
+      const url = new URL(base);
+      const own = new URLSearchParams();
+      for (const [k, v] of new URLSearchParams(location.search)) if (k.startsWith(`${name}.`)) own.append(k, v);
+      url.search = own.toString();
+      a.href = url.href;
+      for (const s of spans) s.textContent = url.href;
+    };
+    update();
+    d.addEventListener('toggle', () => { if (d.open) update(); });
+    const host = d.previousElementSibling;
+    let timer = 0;
+    const later = () => { clearTimeout(timer); timer = setTimeout(update, 400); };
+    if (host) for (const t of ['input', 'change', 'click']) host.addEventListener(t, later);
+  }
+});
 ";
 
 /// The page-start script (`START_JS`) with one `lazy(…)` call per lazily started bundle (the
