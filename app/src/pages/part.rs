@@ -4,7 +4,7 @@
 use crate::content::{neighbours, PartPage, Segment};
 use crate::islands::encode_args;
 use crate::pages::cite::{figure_id, CiteFigure};
-use crate::widgets::widget_view;
+use crate::widgets::{is_figure, widget_view};
 use leptos::prelude::*;
 
 /// One part of the book.
@@ -26,7 +26,9 @@ pub fn Part(
                             view! { <p class="notice" role="status">{message}</p> }.into_any()
                         })}
                     </div>
-                    <CiteFigure path=page.slug title=page.page_title() widget=name />
+                    {is_figure(name).then(|| view! {
+                        <CiteFigure path=page.slug title=page.page_title() widget=name />
+                    })}
                 }
                 .into_any(),
             })

@@ -1,0 +1,76 @@
+// End-to-end tests of what makes a page pleasant to read and to cite: math
+// drawn in the site's math font (and the font fetched only where there is
+// math), and "Cite this figure" giving a link with the widget's settings.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, watchedPage, ready } from './lib.mjs';
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env.close(); });
+
+test('math is drawn in the math font, which only pages with math fetch', async () => {
+  for (const [slug, math] of [['training', true], ['', false], ['conclusion', false]]) {
+    const { page, context, problems } = await watchedPage(env.browser, env.base);
+    const fonts = [];
+    page.on('request', (r) => { if (r.url().endsWith('.woff2')) fonts.push(r.url()); });
+    await page.goto(env.base + slug);
+    await ready(page);
+    await page.evaluate(() => document.fonts.ready);
+    const seen = await page.evaluate(() => {
+      const m = document.querySelector('math');
+      return {
+        family: m && getComputedStyle(m).fontFamily,
+        loaded: [...document.fonts].some((f) => f.family.replace(/"/g, '') === 'Ridgeline Math' && f.status === 'loaded'),
+      };
+    });
+    if (math) {
+      assert.match(seen.family, /^"?Ridgeline Math"?, math$/, `/${slug}`);
+      assert.ok(seen.loaded, `/${slug}: the math font is loaded`);
+      assert.equal(fonts.length, 1, `/${slug}: one font file`);
+    } else {
+      assert.equal(seen.family, null, `/${slug} has no math`);
+      assert.deepEqual(fonts, [], `/${slug} fetches no font`);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
+test('cite this figure: the link and the BibTeX carry the widget settings the reader chose', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const cite = page.locator('[data-cite-figure="roofline"]');
+  const link = cite.locator('[data-figure-link]');
+  // Before any change: the page's own address and the figure's anchor.
+  await cite.locator('summary').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await cite.evaluate((d) => d.open), true, 'opens from the keyboard');
+  assert.equal(await link.getAttribute('href'), `${env.base}rooflines#figure-roofline`);
+  // The reader drags the batch: the address gains roofline.b, and so does the citation.
+  const slider = page.locator('#figure-roofline input[type=range]').first();
+  await slider.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => /[?&]roofline\.\w+=/.test(location.search));
+  await page.waitForFunction(() => document.querySelector('[data-cite-figure="roofline"] [data-figure-link]').href.includes('?roofline.'));
+  const href = await link.getAttribute('href');
+  const own = [...new URL(page.url()).searchParams].filter(([k]) => k.startsWith('roofline.'));
+  assert.ok(own.length > 0);
+  assert.deepEqual([...new URL(href).searchParams], own, 'the link holds exactly the widget\'s pairs');
+  assert.equal(new URL(href).hash, '#figure-roofline');
+  const bibtex = await cite.locator('pre[data-bibtex="figure"]').textContent();
+  assert.match(bibtex, /^@misc\{ridgeline-rooflines-roofline,/);
+  assert.match(bibtex, /title = \{Figure “roofline”, in Part 1\. /);
+  assert.ok(bibtex.includes(`url = {${href}}`), bibtex);
+  // The link opens the figure as the reader left it.
+  const { page: other, context: c2 } = await watchedPage(env.browser, env.base);
+  await other.goto(href);
+  await ready(other);
+  const value = await other.locator('#figure-roofline input[type=range]').first().inputValue();
+  assert.equal(value, await slider.inputValue());
+  await c2.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
