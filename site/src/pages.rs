@@ -473,6 +473,22 @@ pub(crate) mod tests {
         assert!(start.contains("[data-cite-figure]") && start.contains("k.startsWith(`${name}.`)"));
     }
 
+    /// Home opens with the roofline and its ridge, drawn at build time with
+    /// core's numbers, and a way into Part 1's live widget.
+    #[test]
+    fn home_shows_the_ridge_and_leads_to_the_live_roofline() {
+        let home = document(Route::Home, &ctx());
+        let f = ridgeline_app::pages::home::ridge_figure(720, 360).expect("figure");
+        assert!(home.contains("data-home-figure"));
+        let ridge = format!(
+            "HBM ridge {} FLOPs/B",
+            ridgeline_core::format::sci(f.ridge, 3)
+        );
+        assert_eq!(home.matches(&ridge).count(), 2, "{ridge}: wide and narrow");
+        assert!(home.contains("href=\"rooflines#figure-roofline\""));
+        assert!(home.find("data-home-figure") < home.find("class=\"parts\""));
+    }
+
     #[test]
     fn every_route_of_the_summary_gets_a_document() {
         let routes = Route::all();

@@ -74,3 +74,25 @@ test('cite this figure: the link and the BibTeX carry the widget settings the re
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('home opens with the roofline and its ridge, wide or narrow, and leads into Part 1', async () => {
+  for (const [width, shown] of [[1280, 'wide'], [390, 'narrow']]) {
+    const { page, context, problems } = await watchedPage(env.browser, env.base, { viewport: { width, height: 900 } });
+    await page.goto(env.base);
+    await ready(page);
+    const chart = page.locator(`.home-figure .home-chart.${shown}`);
+    assert.ok(await chart.isVisible(), `${width} px: the ${shown} drawing`);
+    assert.equal(await page.locator('.home-figure .home-chart:visible').count(), 1);
+    assert.match(await chart.locator('svg').textContent(), /HBM ridge \d+ FLOPs\/B/);
+    const box = await chart.boundingBox();
+    assert.ok(box.width <= width && box.height > 200, `${width} px: ${JSON.stringify(box)}`);
+    const caption = await page.locator('.home-figure figcaption').textContent();
+    assert.match(caption, /at \d+ FLOPs per byte/);
+    await page.locator('.home-figure figcaption a').click();
+    await page.waitForURL(/rooflines#figure-roofline$/);
+    await ready(page);
+    assert.ok(await page.locator('#figure-roofline').isVisible());
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
