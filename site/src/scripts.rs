@@ -187,6 +187,22 @@ parsed(() => {
 parsed(() => {
   for (const e of document.querySelectorAll('[data-permalink]')) e.textContent = new URL(e.textContent, document.baseURI).href;
 });
+// A displayed formula wider than the column scrolls sideways: such a one
+// (and only such a one) takes a place in the tab order, so that a reader
+// without a pointer can scroll it too. Checked again once the fonts are in
+// and when the window is resized.
+parsed(() => {
+  const wide = () => {
+    for (const m of document.querySelectorAll('math[display=block]')) {
+      if (m.scrollWidth > m.clientWidth + 1) m.setAttribute('tabindex', '0');
+      else m.removeAttribute('tabindex');
+    }
+  };
+  wide();
+  if (document.fonts) document.fonts.ready.then(wide);
+  let t = 0;
+  addEventListener('resize', () => { clearTimeout(t); t = setTimeout(wide, 200); });
+});
 // Cite this figure: its link carries the widget's settings as the page's
 // address holds them (the widget writes `?NAME.key=value` a quarter second
 // after a change), updated when the control opens and after each change.

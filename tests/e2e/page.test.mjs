@@ -96,3 +96,18 @@ test('home opens with the roofline and its ridge, wide or narrow, and leads into
     await context.close();
   }
 });
+
+test('a displayed formula wider than a phone takes a place in the tab order, and only such a one', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base, { viewport: { width: 390, height: 844 } });
+  await page.goto(env.base + 'sharding');
+  await ready(page);
+  await page.evaluate(() => document.fonts.ready);
+  await page.waitForTimeout(100);
+  const seen = await page.evaluate(() => [...document.querySelectorAll('math[display=block]')]
+    .map((m) => ({ wide: m.scrollWidth > m.clientWidth + 1, tab: m.getAttribute('tabindex') === '0' })));
+  assert.ok(seen.some((m) => m.wide), 'some formula is wider than a phone');
+  assert.ok(seen.some((m) => !m.wide), 'some formula fits');
+  for (const m of seen) assert.equal(m.tab, m.wide);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
