@@ -38,6 +38,13 @@ pub struct PartPage {
 
 include!(concat!(env!("OUT_DIR"), "/chapters.rs"));
 
+impl PartPage {
+    /// The title of the part's page (its document's, and what a citation names).
+    pub fn page_title(&self) -> String {
+        format!("Part {}. {} — ridgeline", self.number, self.title)
+    }
+}
+
 /// Every part of the book, in SUMMARY.md order: read and rendered from
 /// `chapters/` when first used (see [`load`]).
 #[cfg(not(target_arch = "wasm32"))]

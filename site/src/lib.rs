@@ -26,6 +26,7 @@
 
 pub mod compress;
 pub mod figures;
+pub mod mathfont;
 pub mod pages;
 pub mod scripts;
 

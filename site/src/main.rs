@@ -17,6 +17,14 @@ fn run() -> Result<(), String> {
             }
             Ok(())
         }
+        // The characters the chapters' MathML uses, as hex code points
+        // separated by commas (scripts/math-font.sh cuts the font to them).
+        Some("math-chars") => {
+            let chars = ridgeline_site::mathfont::chapter_math_chars()?;
+            let hex: Vec<String> = chars.iter().map(|c| format!("{:X}", *c as u32)).collect();
+            println!("{}", hex.join(","));
+            Ok(())
+        }
         Some("check") => ridgeline_site::check_chapters(),
         Some("write") => {
             let dir = args.get(1).ok_or("write needs the site folder")?;
@@ -77,7 +85,7 @@ fn run() -> Result<(), String> {
             Ok(())
         }
         _ => {
-            Err("usage: ridgeline-site bundle-inputs | check | write DIR [--public-url /sub/] [--no-compress] | pages DIR".into())
+            Err("usage: ridgeline-site bundle-inputs | math-chars | check | write DIR [--public-url /sub/] [--no-compress] | pages DIR".into())
         }
     }
 }

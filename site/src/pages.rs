@@ -98,7 +98,7 @@ impl Route {
     pub fn title(self) -> String {
         match self {
             Route::Home => "ridgeline — a companion to How to Scale Your Model".to_string(),
-            Route::Part(p) => format!("Part {}. {} — ridgeline", p.number, p.title),
+            Route::Part(p) => p.page_title(),
             Route::Progress => "Your progress — ridgeline".to_string(),
             Route::Numbers => "About the numbers — ridgeline".to_string(),
             Route::Measured => "Measured beside predicted — ridgeline".to_string(),
@@ -264,6 +264,15 @@ fn wrap(route: Route, ctx: &Context, body: &str) -> String {
         icon = a.favicon,
         search = a.search,
     );
+    // The math font, fetched early by the pages that draw math only (a page
+    // without MathML never loads it: the stylesheet names it for `math` alone).
+    if body.contains("<math") {
+        head.push_str(&format!(
+            r#"<link rel="preload" href="{public}{font}" as="font" type="font/woff2" crossorigin="anonymous" />
+"#,
+            font = a.math_font
+        ));
+    }
     if let Some(b) = route.bundle(ctx) {
         head.push_str(&format!(
             r#"<meta name="ridgeline-bundle" content="{public}{boot}" />
@@ -370,6 +379,7 @@ pub(crate) mod tests {
                 start: "start-1.js".into(),
                 search: "search-1.txt".into(),
                 favicon: "favicon.svg".into(),
+                math_font: "math-1.woff2".into(),
             },
             bundles,
             default_bundle: "main".into(),
@@ -405,6 +415,94 @@ pub(crate) mod tests {
         for route in Route::all() {
             assert!(!document(route, &ctx).contains("<!>"), "{route:?}");
         }
+    }
+
+    /// Only a page that draws math names the math font (the stylesheet's
+    /// `@font-face` is fetched only when a `math` element uses it).
+    #[test]
+    fn only_pages_with_math_preload_the_math_font() {
+        let ctx = ctx();
+        let link = format!("href=\"/{}\" as=\"font\"", ctx.assets.math_font);
+        let mut with = Vec::new();
+        for route in Route::all() {
+            let doc = document(route, &ctx);
+            assert_eq!(
+                doc.contains(&link),
+                doc.contains("<math"),
+                "{}",
+                route.path()
+            );
+            if doc.contains(&link) {
+                with.push(route.path());
+            }
+        }
+        assert!(
+            with.contains(&"training") && !with.contains(&""),
+            "{with:?}"
+        );
+    }
+
+    /// Each widget is followed by its "Cite this figure" control: a link to
+    /// the figure (its id) and a BibTeX entry naming it, complete without
+    /// JavaScript; the start script adds the widget's settings.
+    #[test]
+    fn every_widget_can_be_cited_with_a_link_to_it() {
+        let ctx = ctx();
+        let mut n = 0;
+        for p in PARTS.iter().filter(|p| p.written) {
+            let doc = document(Route::Part(p), &ctx);
+            let figures: Vec<&str> = doc.split(" id=\"figure-").skip(1).collect();
+            for island in figures {
+                let name = &island[..island.find('"').expect("id ends")];
+                if name.starts_with("exercise") {
+                    assert!(
+                        !island.contains("data-cite-figure"),
+                        "{name}: a problem is no figure"
+                    );
+                    continue;
+                }
+                let tag = &island[..island.find('>').expect("tag ends")];
+                assert!(tag.contains(&format!("data-island=\"{name}\"")), "{tag}");
+                let cite = format!("data-cite-figure=\"{name}\"");
+                let at = island
+                    .find(&cite)
+                    .unwrap_or_else(|| panic!("{}: {name}", p.slug));
+                let at = island[..at].rfind("<details").expect("a details element");
+                let open = &island[at..at + island[at..].find('>').expect("tag ends")];
+                assert!(open.contains("class=\"cite cite-figure\""), "{open}");
+                let block = &island[at..island[at..].find("</details>").expect("closed") + at];
+                let link = format!("{}#figure-{name}", p.slug);
+                assert!(block.contains(&format!("href=\"{link}\"")), "{block}");
+                assert!(
+                    block.contains(&format!("@misc{{ridgeline-{}-{name},", p.slug)),
+                    "{block}"
+                );
+                assert!(
+                    block.contains(&format!("<span data-permalink=\"\">{link}</span>")),
+                    "{block}"
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 30, "{n} widgets");
+        let start = crate::scripts::start_js();
+        assert!(start.contains("[data-cite-figure]") && start.contains("k.startsWith(`${name}.`)"));
+    }
+
+    /// Home opens with the roofline and its ridge, drawn at build time with
+    /// core's numbers, and a way into Part 1's live widget.
+    #[test]
+    fn home_shows_the_ridge_and_leads_to_the_live_roofline() {
+        let home = document(Route::Home, &ctx());
+        let f = ridgeline_app::pages::home::ridge_figure(720, 360).expect("figure");
+        assert!(home.contains("data-home-figure"));
+        let ridge = format!(
+            "HBM ridge {} FLOPs/B",
+            ridgeline_core::format::sci(f.ridge, 3)
+        );
+        assert_eq!(home.matches(&ridge).count(), 2, "{ridge}: wide and narrow");
+        assert!(home.contains("href=\"rooflines#figure-roofline\""));
+        assert!(home.find("data-home-figure") < home.find("class=\"parts\""));
     }
 
     #[test]

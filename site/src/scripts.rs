@@ -46,6 +46,8 @@ pub struct Assets {
     pub search: String,
     /// The icon.
     pub favicon: String,
+    /// The math font (`mathfont`), which only pages with MathML load.
+    pub math_font: String,
 }
 
 /// Runs before the body is parsed (a blocking script in `<head>`, so that a
@@ -185,6 +187,48 @@ parsed(() => {
 parsed(() => {
   for (const e of document.querySelectorAll('[data-permalink]')) e.textContent = new URL(e.textContent, document.baseURI).href;
 });
+// A displayed formula wider than the column scrolls sideways: such a one
+// (and only such a one) takes a place in the tab order, so that a reader
+// without a pointer can scroll it too. Checked again once the fonts are in
+// and when the window is resized.
+parsed(() => {
+  const wide = () => {
+    for (const m of document.querySelectorAll('math[display=block]')) {
+      if (m.scrollWidth > m.clientWidth + 1) m.setAttribute('tabindex', '0');
+      else m.removeAttribute('tabindex');
+    }
+  };
+  wide();
+  if (document.fonts) document.fonts.ready.then(wide);
+  let t = 0;
+  addEventListener('resize', () => { clearTimeout(t); t = setTimeout(wide, 200); });
+});
+// Cite this figure: its link carries the widget's settings as the page's
+// address holds them (the widget writes `?NAME.key=value` a quarter second
+// after a change), updated when the control opens and after each change.
+parsed(() => {
+  for (const d of document.querySelectorAll('[data-cite-figure]')) {
+    const name = d.dataset.citeFigure;
+    const a = d.querySelector('[data-figure-link]');
+    const spans = d.querySelectorAll('[data-permalink]');
+    if (!a) continue;
+    const base = new URL(a.getAttribute('href'), document.baseURI);
+    const update = () => {
+      const url = new URL(base);
+      const own = new URLSearchParams();
+      for (const [k, v] of new URLSearchParams(location.search)) if (k.startsWith(`${name}.`)) own.append(k, v);
+      url.search = own.toString();
+      a.href = url.href;
+      for (const s of spans) s.textContent = url.href;
+    };
+    update();
+    d.addEventListener('toggle', () => { if (d.open) update(); });
+    const host = d.previousElementSibling;
+    let timer = 0;
+    const later = () => { clearTimeout(timer); timer = setTimeout(update, 400); };
+    if (host) for (const t of ['input', 'change', 'click']) host.addEventListener(t, later);
+  }
+});
 ";
 
 /// The page-start script (`START_JS`) with one `lazy(…)` call per lazily started bundle (the
@@ -306,8 +350,12 @@ pub fn system_dark_rules(css: &str) -> String {
 /// (`figures::css`).
 pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets, Error> {
     let base = minify_css(&read(&root.join("public/style.css"))?)?;
+    let font = std::fs::read(root.join(crate::mathfont::FONT))
+        .map_err(|e| format!("{}: {e}", crate::mathfont::FONT))?;
+    let math_font = format!("math-{}.woff2", short_hash(&font));
     let css = format!(
-        "{base}\n{}\n{}\n{ISLANDS_CSS}{}",
+        "{base}\n{}\n{}\n{}\n{ISLANDS_CSS}{}",
+        crate::mathfont::css(&math_font),
         system_dark_rules(&base),
         ridgeline_app::charts::dark_theme_css(),
         figure_css
@@ -322,11 +370,13 @@ pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets
         start: format!("start-{}.js", short_hash(start_js.as_bytes())),
         search: search::file_name(&index),
         favicon: "favicon.svg".to_string(),
+        math_font,
     };
     write(&site.join(&assets.css), css)?;
     write(&site.join(&assets.theme), &theme_js)?;
     write(&site.join(&assets.start), &start_js)?;
     write(&site.join(&assets.search), index)?;
+    write(&site.join(&assets.math_font), font)?;
     let icon = root.join("public/favicon.svg");
     std::fs::copy(&icon, site.join(&assets.favicon))
         .map_err(|e| format!("{}: {e}", icon.display()))?;

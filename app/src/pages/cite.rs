@@ -1,7 +1,9 @@
 //! How to cite a page: BibTeX for the companion's page (its permalink and the
 //! build's version) and for the book, in a `<details>` that works without
-//! JavaScript. The start script makes the permalink absolute
-//! (`[data-permalink]`): the static page knows its path, not its host.
+//! JavaScript; and how to cite one figure (a widget), with a link to it. The
+//! start script makes each permalink absolute (`[data-permalink]`): the static
+//! page knows its path, not its host; a figure's link gains the widget's
+//! current settings (`?NAME.key=value`) from the page's address.
 
 use leptos::prelude::*;
 
@@ -61,12 +63,30 @@ pub fn key(path: &str) -> String {
 /// The companion's entry for a page, split where the permalink goes: the text
 /// before the url, and the text after it.
 pub fn companion_bibtex(path: &str, title: &str) -> (String, String) {
+    entry(&key(path), title)
+}
+
+/// The companion's entry for the figure `widget` of the page at `path` titled
+/// `title`, split where the permalink goes (see [`companion_bibtex`]).
+pub fn figure_bibtex(path: &str, title: &str, widget: &str) -> (String, String) {
+    entry(
+        &format!("{}-{widget}", key(path)),
+        &format!("Figure “{widget}”, in {title}"),
+    )
+}
+
+/// A `@misc` entry of the companion with `key` and `title`, split where the url goes.
+fn entry(key: &str, title: &str) -> (String, String) {
     let head = format!(
         "@misc{{{key},\n  title = {{{title}}},\n  howpublished = {{Online}},\n  note = {{ridgeline version {VERSION}, an interactive companion to How to Scale Your Model}},\n  url = {{",
-        key = key(path),
         title = bibtex_escape(title),
     );
     (head, "}\n}".to_string())
+}
+
+/// The id of the figure `widget` on its page (the target of its link).
+pub fn figure_id(widget: &str) -> String {
+    format!("figure-{widget}")
 }
 
 /// The permalink of the page at `path` as the static page writes it, relative
@@ -100,6 +120,36 @@ pub fn Cite(
     }
 }
 
+/// "Cite this figure": a link to the figure `widget` of the page at `path`
+/// and its BibTeX. Without JavaScript the link opens the figure as the
+/// chapter sets it; the start script adds the widget's current settings
+/// (`[data-cite-figure]`) whenever the reader opens the control or changes
+/// the widget.
+#[component]
+pub fn CiteFigure(
+    /// The page's path below the site's base.
+    path: &'static str,
+    /// The page's title.
+    title: String,
+    /// The widget's directive name.
+    widget: &'static str,
+) -> impl IntoView {
+    let (head, tail) = figure_bibtex(path, &title, widget);
+    let link = format!("{}#{}", permalink(path), figure_id(widget));
+    view! {
+        <details class="cite cite-figure" data-cite-figure=widget>
+            <summary>"Cite this figure"</summary>
+            <p>
+                "Link to this figure with its settings: "
+                <a data-figure-link="" href=link.clone()>
+                    <span data-permalink="">{link.clone()}</span>
+                </a>
+            </p>
+            <pre data-bibtex="figure">{head}<span data-permalink="">{link}</span>{tail}</pre>
+        </details>
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +168,29 @@ mod tests {
         assert_eq!(entry.matches('{').count(), entry.matches('}').count());
         assert_eq!(key(""), "ridgeline");
         assert_eq!(bibtex_escape("Q&A 50% {x}"), "Q\\&A 50\\% x");
+    }
+
+    #[test]
+    fn a_figure_entry_names_the_widget_the_page_and_the_version() {
+        let (head, tail) = figure_bibtex(
+            "rooflines",
+            "Part 1. Rooflines — ridgeline",
+            "roofline_ridge",
+        );
+        let entry = format!("{head}https://example.org/rooflines#figure-roofline_ridge{tail}");
+        assert!(
+            entry.starts_with("@misc{ridgeline-rooflines-roofline_ridge,\n"),
+            "{entry}"
+        );
+        assert!(
+            entry.contains(
+                "  title = {Figure “roofline\\_ridge”, in Part 1. Rooflines — ridgeline},\n"
+            ),
+            "{entry}"
+        );
+        assert!(entry.contains(&format!("ridgeline version {VERSION},")));
+        assert_eq!(entry.matches('{').count(), entry.matches('}').count());
+        assert_eq!(figure_id("training-roofline"), "figure-training-roofline");
     }
 
     #[test]

@@ -3,8 +3,101 @@
 //! and, once the start script has read the stored progress, how many of its
 //! problems the reader has solved.
 
+use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
 use crate::content::{PartPage, Segment, EXERCISE_IDS, PARTS};
 use leptos::prelude::*;
+use ridgeline_core::dtype::Dtype;
+use ridgeline_core::format::{grouped, sci};
+use ridgeline_core::hardware::chip;
+use ridgeline_core::roofline::ops::OpKind;
+use ridgeline_core::units::Intensity;
+
+/// The home page's figure: what the companion is for, in one chart. The
+/// roofline of a TPU v5e in bf16, drawn by the roofline widget's chart code,
+/// with a square matmul at a small batch, left of the ridge: the reader sees
+/// the two regimes and where they meet, then drags the batch in Part 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RidgeFigure {
+    /// The chart, an SVG document.
+    pub svg: String,
+    /// The chip's name.
+    pub chip: &'static str,
+    /// The ridge: FLOPs per byte of HBM traffic where the two roofs meet.
+    pub ridge: f64,
+    /// The matmul's batch.
+    pub batch: f64,
+    /// Its width (contracting and output dimension).
+    pub width: f64,
+    /// Its arithmetic intensity at that batch.
+    pub intensity: f64,
+    /// The batch from which it is compute-bound.
+    pub crossing: f64,
+}
+
+/// The matmul of the home page's figure: batch and width, as the roofline
+/// widget's own defaults in Part 1.
+const FIGURE_MATMUL: (f64, f64) = (64.0, 8192.0);
+
+/// The figure's drawing sizes: for a wide column, and for a phone's (each
+/// scales to its column, so its text stays about as large as drawn).
+const FIGURE_SIZE: (u32, u32) = (720, 360);
+const FIGURE_NARROW: (u32, u32) = (340, 420);
+
+/// Draws the home page's figure at the given size (`None` if the registry
+/// lacks the chip, which a core test rules out).
+pub fn ridge_figure(width: u32, height: u32) -> Option<RidgeFigure> {
+    let chip = chip("v5e")?;
+    let model = RoofModel::new(chip, Dtype::Bf16)?;
+    let (batch, dim) = FIGURE_MATMUL;
+    let op = OpKind::Matmul.build(batch, dim, dim, Dtype::Bf16, Dtype::Bf16);
+    let point = OpPoint::of(&op, &model);
+    let ridge = model.hbm()?.ridge;
+    let crossing = op.critical_batch(Intensity(ridge))?.ceil();
+    let label = format!("B = {}, I = {}", grouped(batch), sci(point.intensity, 3));
+    let (svg, drawn) = crate::charts::svg(width, height, |root| {
+        draw_static(root, &model, false).ok()?;
+        draw_point(root, &model, &point, None, &label, false).ok()
+    });
+    drawn?;
+    Some(RidgeFigure {
+        svg,
+        chip: chip.name,
+        ridge,
+        batch,
+        width: dim,
+        intensity: point.intensity,
+        crossing,
+    })
+}
+
+/// The figure (drawn wide, and again narrow for phones) with its caption and
+/// the way into Part 1's live widget.
+#[component]
+fn Ridge(figure: RidgeFigure, narrow: RidgeFigure) -> impl IntoView {
+    let caption = format!(
+        "The roofline of one {chip} in bf16. Left of the ridge, at {ridge} FLOPs per byte, a chip waits on its memory; right of it, on its arithmetic. A matmul {width} wide at batch {batch} does {intensity} FLOPs per byte it moves, so it is memory-bound: it needs a batch of {crossing} to keep the chip busy. ",
+        chip = figure.chip,
+        ridge = sci(figure.ridge, 3),
+        width = grouped(figure.width),
+        batch = grouped(figure.batch),
+        intensity = sci(figure.intensity, 3),
+        crossing = grouped(figure.crossing),
+    );
+    let label = format!(
+        "Roofline of a {} with a matmul left of its ridge",
+        figure.chip
+    );
+    view! {
+        <figure class="home-figure" data-home-figure="">
+            <div class="home-chart wide" role="img" aria-label=label.clone() inner_html=figure.svg></div>
+            <div class="home-chart narrow" role="img" aria-label=label inner_html=narrow.svg></div>
+            <figcaption>
+                {caption}
+                <a href="rooflines#figure-roofline">"Drag the batch across the ridge in Part 1 →"</a>
+            </figcaption>
+        </figure>
+    }
+}
 
 /// Words a reader reads in a minute, for the reading time.
 pub const WORDS_PER_MINUTE: usize = 230;
@@ -168,6 +261,9 @@ pub fn Home(
                 <a href="https://jax-ml.github.io/scaling-book/" rel="noopener"><cite>"How to Scale Your Model"</cite></a>
                 " (Austin, Douglas, Frostig, Levskaya et al., Google DeepMind, 2025). Every number is computed live in your browser from one registry of the book's hardware; drag the sliders and watch the arithmetic move."
             </p>
+            {ridge_figure(FIGURE_SIZE.0, FIGURE_SIZE.1)
+                .zip(ridge_figure(FIGURE_NARROW.0, FIGURE_NARROW.1))
+                .map(|(figure, narrow)| view! { <Ridge figure=figure narrow=narrow /> })}
             <ol class="parts">{items}</ol>
             <h2 id="keys-home">"Keyboard shortcuts"</h2>
             <crate::pages::keys::Shortcuts />
@@ -178,6 +274,29 @@ pub fn Home(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_home_figure_puts_the_matmul_left_of_the_ridge_with_cores_numbers() {
+        let f = ridge_figure(720, 360).expect("v5e is in the registry");
+        let v5e = chip("v5e").expect("v5e");
+        let ridge = v5e
+            .ridge(Dtype::Bf16, ridgeline_core::hardware::Link::Hbm)
+            .expect("bf16 ridge")
+            .0;
+        assert!(
+            (f.ridge - ridge).abs() < 1e-9 * ridge,
+            "{} {ridge}",
+            f.ridge
+        );
+        assert!(f.intensity < f.ridge, "{f:?}");
+        let op = OpKind::Matmul.build(f.crossing, f.width, f.width, Dtype::Bf16, Dtype::Bf16);
+        assert!(op.intensity().0 >= f.ridge && f.crossing > f.batch, "{f:?}");
+        assert!(
+            f.svg.starts_with("<svg") && f.svg.contains("ridge"),
+            "{}",
+            &f.svg[..200]
+        );
+    }
 
     // Native only: the browser build carries no chapter text.
     #[cfg(not(target_arch = "wasm32"))]

@@ -3,7 +3,8 @@
 
 use crate::content::{neighbours, PartPage, Segment};
 use crate::islands::encode_args;
-use crate::widgets::widget_view;
+use crate::pages::cite::{figure_id, CiteFigure};
+use crate::widgets::{is_figure, widget_view};
 use leptos::prelude::*;
 
 /// One part of the book.
@@ -19,12 +20,15 @@ pub fn Part(
             .map(|s| match s {
                 Segment::Html(h) => view! { <div class="prose" inner_html=*h></div> }.into_any(),
                 Segment::Widget(name, args) => view! {
-                    <div class="island" data-island=*name data-args=encode_args(args)>
+                    <div class="island" id=figure_id(name) data-island=*name data-args=encode_args(args)>
                         {widget_view(name, args).unwrap_or_else(|| {
                             let message = format!("Unknown widget “{name}”.");
                             view! { <p class="notice" role="status">{message}</p> }.into_any()
                         })}
                     </div>
+                    {is_figure(name).then(|| view! {
+                        <CiteFigure path=page.slug title=page.page_title() widget=name />
+                    })}
                 }
                 .into_any(),
             })

@@ -139,6 +139,15 @@ macro_rules! register {
         /// Every widget the app can mount.
         pub const NAMES: &[&str] = &[$($name),*];
 
+        /// Whether widget `name` is a figure a reader may cite ("Cite this
+        /// figure"): every widget but the problems (the exercise checker's).
+        pub fn is_figure(name: &str) -> bool {
+            match name {
+                $($name => stringify!($bundle) != "Exercises",)*
+                _ => false,
+            }
+        }
+
         /// The parameter keys widget `name` declares (its directive's
         /// arguments and its URL state), empty for an unknown name.
         pub fn keys_of(name: &str) -> &'static [&'static str] {
