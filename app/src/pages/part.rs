@@ -1,9 +1,10 @@
-//! A part's page: the chapter body with its widgets (each an island), or an
-//! honest placeholder.
+//! A part's page: the chapter body with its widgets (each an island, but a
+//! static figure, which is drawn in place and never mounted), or an honest
+//! placeholder.
 
 use crate::content::{neighbours, PartPage, Segment};
 use crate::islands::encode_args;
-use crate::widgets::widget_view;
+use crate::widgets::{widget_view, STATIC};
 use leptos::prelude::*;
 
 /// One part of the book.
@@ -18,6 +19,16 @@ pub fn Part(
             .iter()
             .map(|s| match s {
                 Segment::Html(h) => view! { <div class="prose" inner_html=*h></div> }.into_any(),
+                // A static figure is drawn here, once, and never mounted: no island.
+                Segment::Widget(name, args) if STATIC.contains(name) => view! {
+                    <div class="static-figure">
+                        {widget_view(name, args).unwrap_or_else(|| {
+                            let message = format!("Figure “{name}” is not in this build.");
+                            view! { <p class="notice" role="status">{message}</p> }.into_any()
+                        })}
+                    </div>
+                }
+                .into_any(),
                 Segment::Widget(name, args) => view! {
                     <div class="island" data-island=*name data-args=encode_args(args)>
                         {widget_view(name, args).unwrap_or_else(|| {
