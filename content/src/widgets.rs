@@ -150,6 +150,8 @@ widget_specs! {
         "a static figure: the 1D (Megatron) and 2D weight-stationary layouts of an MLP layer step by step, which mesh axes split each array, the collectives between the matmuls, and core's best split and time per layer for each";
     "spec-round" => spec_round::SpecRound(), Static, [],
         "a static figure: two rounds of greedy speculative sampling token by token, the drafted tokens against the large model's top choices, the agreeing prefix kept, the first miss replaced and the bonus token, checked by core";
+    "paged-kv" => paged_kv::PagedKv(), Static, [],
+        "a static figure: three requests' KV caches padded to the context and stored in pages from one pool, with block tables and the slots and bytes each layout holds, from core";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
     "link-roofline" => link_roofline::LinkRoofline(LinkParams), Page, ["chip", "b", "d", "f", "vs"],
@@ -267,7 +269,7 @@ mod tests {
         );
         assert_eq!(
             lazy(Bundle::Static),
-            ["spec-table", "ws-layouts", "spec-round"]
+            ["spec-table", "ws-layouts", "spec-round", "paged-kv"]
         );
         assert!(Bundle::Static.meta().is_none() && Bundle::Static.status().is_none());
     }

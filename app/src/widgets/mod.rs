@@ -88,6 +88,8 @@ pub mod overlap_timeline;
 pub mod own_chip;
 #[cfg(widget_module = "own_model")]
 pub mod own_model;
+#[cfg(widget_module = "paged_kv")]
+pub mod paged_kv;
 #[cfg(widget_module = "parallelism_layout")]
 pub mod parallelism_layout;
 #[cfg(widget_module = "pipeline")]
