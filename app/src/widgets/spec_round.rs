@@ -43,6 +43,22 @@ const LEFT: f64 = 16.0;
 /// One round's three rows: drafted, the large model's choices, emitted.
 fn round(top_y: f64, ex: &Example, r: GreedyRound) -> AnyView {
     let x = |i: usize| LEFT + i as f64 * CELL;
+    // A token in its box, in column `i` at height `y`.
+    let cell = |out: &mut Vec<AnyView>,
+                i: usize,
+                y: f64,
+                boxed: &'static str,
+                text: &'static str,
+                tok: &str| {
+        out.push(rect(x(i), y, CELL - 6.0, H, boxed));
+        out.push(label(
+            x(i) + (CELL - 6.0) / 2.0,
+            y + 16.0,
+            "middle",
+            text,
+            tok,
+        ));
+    };
     let mut out = vec![label(LEFT, top_y, "start", "fig-title", ex.context)];
     let rows = [
         (top_y + 20.0, "drafted (k = 4, cheap)"),
@@ -61,26 +77,12 @@ fn round(top_y: f64, ex: &Example, r: GreedyRound) -> AnyView {
         } else {
             ("fig-box", "fig-muted")
         };
-        out.push(rect(x(i), y, CELL - 6.0, H, class));
-        out.push(label(
-            x(i) + (CELL - 6.0) / 2.0,
-            y + 16.0,
-            "middle",
-            text_class,
-            tok,
-        ));
+        cell(&mut out, i, y, class, text_class, tok);
     }
     for (i, tok) in ex.top.iter().enumerate() {
         let y = top_y + 76.0;
         let class = if i == r.kept { "fig-comm" } else { "fig-muted" };
-        out.push(rect(x(i), y, CELL - 6.0, H, "fig-box"));
-        out.push(label(
-            x(i) + (CELL - 6.0) / 2.0,
-            y + 16.0,
-            "middle",
-            class,
-            tok,
-        ));
+        cell(&mut out, i, y, "fig-box", class, tok);
     }
     for i in 0..r.emitted {
         let y = top_y + 126.0;
@@ -89,15 +91,8 @@ fn round(top_y: f64, ex: &Example, r: GreedyRound) -> AnyView {
         } else {
             (ex.top[i], "fig-box")
         };
-        out.push(rect(x(i), y, CELL - 6.0, H, class));
         let text_class = if i < r.kept { "" } else { "fig-comm" };
-        out.push(label(
-            x(i) + (CELL - 6.0) / 2.0,
-            y + 16.0,
-            "middle",
-            text_class,
-            tok,
-        ));
+        cell(&mut out, i, y, class, text_class, tok);
     }
     let verdict = if r.bonus {
         format!("all {} kept, plus a bonus: {} tokens", r.kept, r.emitted)
