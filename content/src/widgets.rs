@@ -152,6 +152,8 @@ widget_specs! {
         "a static figure: two rounds of greedy speculative sampling token by token, the drafted tokens against the large model's top choices, the agreeing prefix kept, the first miss replaced and the bonus token, checked by core";
     "paged-kv" => paged_kv::PagedKv(), Static, [],
         "a static figure: three requests' KV caches padded to the context and stored in pages from one pool, with block tables and the slots and bytes each layout holds, from core";
+    "prefix-trie" => prefix_trie::PrefixTrieFigure(), Static, [],
+        "a static figure: four prompts of system, history and turn segments inserted into core's prefix-cache trie, the trie drawn, and the tokens each found cached";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
     "link-roofline" => link_roofline::LinkRoofline(LinkParams), Page, ["chip", "b", "d", "f", "vs"],
@@ -269,7 +271,13 @@ mod tests {
         );
         assert_eq!(
             lazy(Bundle::Static),
-            ["spec-table", "ws-layouts", "spec-round", "paged-kv"]
+            [
+                "spec-table",
+                "ws-layouts",
+                "spec-round",
+                "paged-kv",
+                "prefix-trie"
+            ]
         );
         assert!(Bundle::Static.meta().is_none() && Bundle::Static.status().is_none());
     }

@@ -92,6 +92,17 @@ pub fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: &'static str) -> AnyView 
     .into_any()
 }
 
+/// A figure's drawing: `parts` in an SVG [`WIDTH`] wide and `height` tall,
+/// described for a screen reader by `aria`.
+pub fn drawing(height: f64, aria: &'static str, parts: Vec<AnyView>) -> AnyView {
+    view! {
+        <svg viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-label=aria>
+            {parts.into_iter().collect_view()}
+        </svg>
+    }
+    .into_any()
+}
+
 /// The value of `key` among a figure's chapter arguments, or `default`.
 pub fn arg<'a>(args: &'a [(String, String)], key: &str, default: &'a str) -> &'a str {
     args.iter()

@@ -94,6 +94,8 @@ pub mod paged_kv;
 pub mod parallelism_layout;
 #[cfg(widget_module = "pipeline")]
 pub mod pipeline;
+#[cfg(widget_module = "prefix_trie")]
+pub mod prefix_trie;
 #[cfg(widget_module = "profile")]
 pub mod profile;
 #[cfg(widget_module = "remat")]

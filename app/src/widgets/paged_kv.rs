@@ -6,7 +6,7 @@
 //! tables and slot counts are `core`'s `inference::paged_cache`; the bytes
 //! per token are `core`'s `kv_bytes_per_token` for LLaMA 2-13B in bf16.
 
-use super::figure::{label, rect, WIDTH};
+use super::figure::{drawing, label, rect};
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::si;
@@ -137,10 +137,7 @@ pub fn PagedKv(
     );
     view! {
         <figure class="widget fig paged-kv" data-widget="paged-kv">
-            <svg viewBox=format!("0 0 {WIDTH} {height:.0}") role="img"
-                aria-label="Three requests' KV caches, padded to the context and stored in pages">
-                {parts.into_iter().collect_view()}
-            </svg>
+            {drawing(height, "Three requests' KV caches, padded to the context and stored in pages", parts)}
             <p data-numbers="">{summary}</p>
             <figcaption>
                 "Green slots hold a token's keys and values. Padding reserves the longest context for \
