@@ -24,6 +24,10 @@
 //! nothing else. `cfg(page_islands)` marks a bundle that makes a page's own
 //! islands live (any part enabled).
 //!
+//! A static figure (`Bundle::Static`) is compiled by every native build and
+//! by no wasm build: the site's native build draws it into the page, and no
+//! bundle mounts it, so it ships no code.
+//!
 //! The reader's library is the other exception, for the same reason: the
 //! `own-model` and `own-chip` forms need the config.json import, the JSON chip
 //! definition and the library file, so they ship in the library bundle
@@ -151,6 +155,11 @@ fn widget_table(used: &BTreeSet<String>) -> String {
         out,
         "/// The root's attributes that say this bundle's lazily started part is live.\npub const LIVE_STATUS: &[&str] = &{live:?};"
     );
+    let figures: Vec<&str> = Bundle::Static.widgets().map(|w| w.name).collect();
+    let _ = writeln!(
+        out,
+        "/// The static figures: drawn when the native build writes a page, never mounted.\npub const STATIC: &[&str] = &{figures:?};"
+    );
     out
 }
 
@@ -210,8 +219,14 @@ pub fn load(chapters: &Path, features: &Features) -> Result<Chapters, String> {
     let all_enabled =
         summary.iter().all(|p| enabled(p.number)) && features.exercises && features.library;
     let mut used_widgets: BTreeSet<String> = BTreeSet::new();
+    // Static figures are drawn by the native build only (see `generate`).
     if all_enabled {
-        used_widgets.extend(WIDGETS.iter().map(|w| w.name.to_string()));
+        used_widgets.extend(
+            WIDGETS
+                .iter()
+                .filter(|w| w.bundle != Bundle::Static)
+                .map(|w| w.name.to_string()),
+        );
     }
     if features.exercises {
         used_widgets.extend(Bundle::Exercises.widgets().map(|w| w.name.to_string()));
@@ -291,6 +306,13 @@ pub fn generate(chapters: &Path, features: &Features, wasm: bool) -> Result<Gene
             read: Vec::new(),
         }
     };
+    let mut c = c;
+    // A static figure is drawn when the native build writes the page and is
+    // never mounted: every native build compiles them all, no wasm build any.
+    if !wasm {
+        c.used_widgets
+            .extend(Bundle::Static.widgets().map(|w| w.name.to_string()));
+    }
     let mut out = String::new();
     if wasm {
         out.push_str(
@@ -450,6 +472,41 @@ mod tests {
         ] {
             assert_eq!(Features::parse(list).unwrap().names(), list);
         }
+    }
+
+    /// A static figure is compiled by every native build (the page writer
+    /// draws it) and by no wasm build, even one with every feature on.
+    #[test]
+    fn static_figures_compile_natively_and_in_no_bundle() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../chapters");
+        let all = Features::parse(
+            "part0 part1 part2 part3 part4 part5 part6 part7 part8 part9 part10 part11 part12 exercises library",
+        )
+        .unwrap();
+        let figures: Vec<&str> = Bundle::Static.widgets().map(|w| w.name).collect();
+        assert!(figures.contains(&"spec-table"));
+        for f in [all.clone(), Features::parse("part2").unwrap()] {
+            let wasm = generate(&dir, &f, true).unwrap();
+            let native = generate(&dir, &f, false).unwrap();
+            for name in &figures {
+                let cfg = format!("widget={name:?}");
+                assert!(!wasm.cfgs.contains(&cfg), "{}: {cfg}", f.names());
+                assert!(native.cfgs.contains(&cfg), "{}: {cfg}", f.names());
+            }
+            assert!(wasm
+                .widget_table
+                .contains("pub const STATIC: &[&str] = &[\"spec-table\""));
+        }
+        let wasm = generate(&dir, &all, true).unwrap();
+        let modules: BTreeSet<&str> = WIDGETS.iter().map(|w| w.module).collect();
+        let static_modules = Bundle::Static
+            .widgets()
+            .map(|w| w.module)
+            .collect::<BTreeSet<_>>();
+        assert_eq!(
+            wasm.cfgs.len(),
+            2 + WIDGETS.len() - figures.len() + modules.len() - static_modules.len()
+        );
     }
 
     /// A native build with every feature reads no chapter: the page writer

@@ -3,7 +3,7 @@
 //! The `widget_specs!` table below is the one place a widget is
 //! declared: its directive name, its module and component in `ridgeline-app`
 //! (with the type of its parameters, if it has any), the bundle that carries
-//! it, the keys a chapter or the page URL may set, and what it shows.
+//! it (or `Static`, a figure drawn at build time that no bundle carries), the keys a chapter or the page URL may set, and what it shows.
 //! Everything else is derived from it: [`WIDGETS`] here (which the build
 //! checks every chapter's directives against), and in the app (whose build
 //! script writes the table back from [`WIDGETS`]) the
@@ -19,10 +19,15 @@ pub enum Bundle {
     Page,
     /// The exercise checker, loaded when the reader reaches the problems.
     Exercises,
-    /// The reader's library (config.json and chip imports), the reader's
-    /// own trace file and the registry's spec tables (static figures that
-    /// need no code of the page's own), loaded when the reader reaches them.
+    /// The reader's library (config.json and chip imports) and the reader's
+    /// own trace file, loaded when the reader reaches them.
     Library,
+    /// No bundle: a static figure, drawn once by the app's component when the
+    /// site's native build writes the page, and never mounted (no island, no
+    /// code shipped to the browser; its root still carries
+    /// `data-widget="NAME"`). Its keys are the chapter's arguments only: with
+    /// no live copy, no URL state reaches it.
+    Static,
 }
 
 impl Bundle {
@@ -30,10 +35,10 @@ impl Bundle {
     pub const LAZY: [Bundle; 2] = [Bundle::Exercises, Bundle::Library];
 
     /// The name of the page's `<meta>` that points at a lazy bundle's
-    /// script, or `None` for the page's own bundle.
+    /// script, or `None` for the page's own bundle and a static figure.
     pub fn meta(self) -> Option<&'static str> {
         match self {
-            Bundle::Page => None,
+            Bundle::Page | Bundle::Static => None,
             Bundle::Exercises => Some("ridgeline-exercises"),
             Bundle::Library => Some("ridgeline-library"),
         }
@@ -41,10 +46,10 @@ impl Bundle {
 
     /// The root element's attribute that says how a lazy bundle's loading
     /// went (`loading`, `live` or `failed`), or `None` for the page's own
-    /// bundle (which says it in `data-islands`).
+    /// bundle (which says it in `data-islands`) and for a static figure.
     pub fn status(self) -> Option<&'static str> {
         match self {
-            Bundle::Page => None,
+            Bundle::Page | Bundle::Static => None,
             Bundle::Exercises => Some("data-exercises"),
             Bundle::Library => Some("data-library"),
         }
@@ -139,8 +144,16 @@ widget_specs! {
         "the KV cache sharded over heads and batch: the twelve steps of attention with both AllToAlls, per-chip shapes and times";
     "overlap" => overlap::Overlap(OverlapParams), Page, ["chip", "b", "d", "f", "vs"],
         "compute vs communication time of a matmul split over two chips, with and without overlap";
-    "spec-table" => spec_table::SpecTable(), Library, ["family"],
+    "spec-table" => spec_table::SpecTable(), Static, ["family"],
         "every chip in the registry as a table, each number citing its source";
+    "ws-layouts" => ws_layouts::WsLayouts(), Static, ["chip", "b", "n"],
+        "a static figure: the 1D (Megatron) and 2D weight-stationary layouts of an MLP layer step by step, which mesh axes split each array, the collectives between the matmuls, and core's best split and time per layer for each";
+    "spec-round" => spec_round::SpecRound(), Static, [],
+        "a static figure: two rounds of greedy speculative sampling token by token, the drafted tokens against the large model's top choices, the agreeing prefix kept, the first miss replaced and the bonus token, checked by core";
+    "paged-kv" => paged_kv::PagedKv(), Static, [],
+        "a static figure: three requests' KV caches padded to the context and stored in pages from one pool, with block tables and the slots and bytes each layout holds, from core";
+    "prefix-trie" => prefix_trie::PrefixTrieFigure(), Static, [],
+        "a static figure: four prompts of system, history and turn segments inserted into core's prefix-cache trie, the trie drawn, and the tokens each found cached";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
     "link-roofline" => link_roofline::LinkRoofline(LinkParams), Page, ["chip", "b", "d", "f", "vs"],
@@ -254,7 +267,18 @@ mod tests {
         assert_eq!(lazy(Bundle::Exercises), ["exercise", "exercises"]);
         assert_eq!(
             lazy(Bundle::Library),
-            ["spec-table", "own-model", "own-chip", "trace-viewer"]
+            ["own-model", "own-chip", "trace-viewer"]
         );
+        assert_eq!(
+            lazy(Bundle::Static),
+            [
+                "spec-table",
+                "ws-layouts",
+                "spec-round",
+                "paged-kv",
+                "prefix-trie"
+            ]
+        );
+        assert!(Bundle::Static.meta().is_none() && Bundle::Static.status().is_none());
     }
 }

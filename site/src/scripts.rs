@@ -555,7 +555,7 @@ mod tests {
         assert_eq!(start.matches("lazy('ridgeline-").count(), 2);
         assert!(start.contains("'data-library'") && start.contains("'data-exercises'"));
         assert!(start.contains(
-            "lazy('ridgeline-library', '[data-island=spec-table],[data-island=own-model],[data-island=own-chip],[data-island=trace-viewer]', 'data-library');"
+            "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip],[data-island=trace-viewer]', 'data-library');"
         ));
         // It marks the section being read in the table of contents.
         assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));

@@ -1,10 +1,11 @@
-//! A part's page: the chapter body with its widgets (each an island), or an
-//! honest placeholder.
+//! A part's page: the chapter body with its widgets (each an island, but a
+//! static figure, which is drawn in place and never mounted), or an honest
+//! placeholder.
 
 use crate::content::{neighbours, PartPage, Segment};
 use crate::islands::encode_args;
 use crate::pages::cite::{figure_id, CiteFigure};
-use crate::widgets::{is_figure, widget_view};
+use crate::widgets::{is_figure, widget_view, STATIC};
 use leptos::prelude::*;
 
 /// One part of the book.
@@ -19,6 +20,17 @@ pub fn Part(
             .iter()
             .map(|s| match s {
                 Segment::Html(h) => view! { <div class="prose" inner_html=*h></div> }.into_any(),
+                // A static figure is drawn here, once, and never mounted: no island.
+                Segment::Widget(name, args) if STATIC.contains(name) => view! {
+                    <div class="static-figure" id=figure_id(name)>
+                        {widget_view(name, args).unwrap_or_else(|| {
+                            let message = format!("Figure “{name}” is not in this build.");
+                            view! { <p class="notice" role="status">{message}</p> }.into_any()
+                        })}
+                    </div>
+                    <CiteFigure path=page.slug title=page.page_title() widget=name />
+                }
+                .into_any(),
                 Segment::Widget(name, args) => view! {
                     <div class="island" id=figure_id(name) data-island=*name data-args=encode_args(args)>
                         {widget_view(name, args).unwrap_or_else(|| {

@@ -8,12 +8,17 @@
 //! [`widget_view`] and its declaration are compiled only when a chapter of
 //! this build uses the widget (`cfg(widget_module = "MODULE")` and
 //! `cfg(widget = "NAME")`, set by `build.rs`), so a per-part bundle compiles
-//! only its own widgets. A widget never imports from another widget's module:
+//! only its own widgets. A static figure (the table's `Static` kind, listed
+//! in [`STATIC`]) is compiled by native builds only: the page writer draws it
+//! and no bundle mounts it. A widget never imports from another widget's module:
 //! what two widgets share lives in a module of its own, compiled in every build.
 
 // Shared by several widgets: compiled in every build.
 pub mod compare;
+// The static figures' drawing helpers: native builds only, where they are drawn.
 pub mod controls;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod figure;
 pub mod gpu_choice;
 pub mod params;
 pub mod player;
@@ -83,10 +88,14 @@ pub mod overlap_timeline;
 pub mod own_chip;
 #[cfg(widget_module = "own_model")]
 pub mod own_model;
+#[cfg(widget_module = "paged_kv")]
+pub mod paged_kv;
 #[cfg(widget_module = "parallelism_layout")]
 pub mod parallelism_layout;
 #[cfg(widget_module = "pipeline")]
 pub mod pipeline;
+#[cfg(widget_module = "prefix_trie")]
+pub mod prefix_trie;
 #[cfg(widget_module = "profile")]
 pub mod profile;
 #[cfg(widget_module = "remat")]
@@ -103,6 +112,8 @@ pub mod serving_engine;
 pub mod sharding;
 #[cfg(widget_module = "slowest_stage")]
 pub mod slowest_stage;
+#[cfg(widget_module = "spec_round")]
+pub mod spec_round;
 #[cfg(widget_module = "spec_table")]
 pub mod spec_table;
 #[cfg(widget_module = "speculative")]
@@ -125,6 +136,8 @@ pub mod training_roofline;
 pub mod transformer;
 #[cfg(widget_module = "weight_stationary")]
 pub mod weight_stationary;
+#[cfg(widget_module = "ws_layouts")]
+pub mod ws_layouts;
 #[cfg(widget_module = "xla_op")]
 pub mod xla_op;
 #[cfg(widget_module = "zero")]

@@ -145,9 +145,73 @@ pub fn decode_activation_bytes(
     Ok(dtype.size_of(b * (cfg.d_model as f64 + widest)))
 }
 
+/// Caches of several requests stored in fixed-size pages (paged attention,
+/// Part 7): each request's block table lists the pages it holds, allocated
+/// from one pool as its tokens arrive, so a request holds whole pages of
+/// its own tokens instead of a slot padded to the full context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PagedCache {
+    /// Each request's block table: the pool's page numbers it holds, in order.
+    pub tables: Vec<Vec<usize>>,
+    /// Pages allocated from the pool.
+    pub pages: usize,
+    /// Token slots the pages hold, `pages · page`.
+    pub paged_slots: u64,
+    /// Token slots a padded cache holds, one full context per request.
+    pub padded_slots: u64,
+    /// Tokens the requests actually have.
+    pub tokens: u64,
+}
+
+/// Pages requests of `lengths` tokens into pages of `page` tokens, the pool
+/// handing out page numbers in order as all requests decode in step, and
+/// compares with padding each to `context` tokens. A page of no tokens, no
+/// request, or a request longer than the context is an error.
+pub fn paged_cache(lengths: &[u64], page: u64, context: u64) -> Result<PagedCache, String> {
+    if page == 0 || lengths.is_empty() {
+        return Err("a page holds at least one token, and a cache at least one request".into());
+    }
+    if let Some(&long) = lengths.iter().find(|&&l| l > context) {
+        return Err(format!(
+            "a request of {long} tokens exceeds the {context}-token context"
+        ));
+    }
+    let mut tables = vec![Vec::new(); lengths.len()];
+    let mut pages = 0;
+    let longest = lengths.iter().copied().max().unwrap_or(0);
+    for t in (0..longest).step_by(page as usize) {
+        for (table, &len) in tables.iter_mut().zip(lengths) {
+            if len > t {
+                table.push(pages);
+                pages += 1;
+            }
+        }
+    }
+    Ok(PagedCache {
+        tables,
+        pages,
+        paged_slots: pages as u64 * page,
+        padded_slots: lengths.len() as u64 * context,
+        tokens: lengths.iter().sum(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_come_from_one_pool_in_the_order_tokens_arrive() {
+        let c = paged_cache(&[5, 11, 3], 4, 16).unwrap();
+        assert_eq!(c.tables, vec![vec![0, 3], vec![1, 4, 5], vec![2]]);
+        assert_eq!(
+            (c.pages, c.paged_slots, c.padded_slots, c.tokens),
+            (6, 24, 48, 19)
+        );
+        assert!(paged_cache(&[17], 4, 16).unwrap_err().contains("exceeds"));
+        assert!(paged_cache(&[1], 0, 16).is_err());
+        assert!(paged_cache(&[], 4, 16).is_err());
+    }
 
     #[test]
     fn kv_variants() {

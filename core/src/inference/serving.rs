@@ -557,6 +557,41 @@ pub fn simulate_speculative(p: &SpeculativeParams, rounds: u32, seed: u64) -> Re
     Ok(tokens as f64 / rounds.max(1) as f64)
 }
 
+/// One round of greedy speculative decoding, checked token by token
+/// (Appendix D): the drafted tokens kept, and the large model's token that
+/// follows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GreedyRound {
+    /// Drafted tokens kept: the longest prefix equal to the large model's
+    /// top choice at each position.
+    pub kept: usize,
+    /// Whether every drafted token was kept, so the large model's choice
+    /// after them is a bonus token rather than a replacement.
+    pub bonus: bool,
+    /// Tokens the round emits: the kept ones and the large model's one.
+    pub emitted: usize,
+}
+
+/// Checks `draft` (k tokens) against `top`, the large model's top choice at
+/// each of the k + 1 positions its one pass scores: keep the drafted tokens
+/// while they agree, then emit the large model's token (the replacement at
+/// the first miss, or the bonus token when all k agree).
+pub fn greedy_round<T: PartialEq>(draft: &[T], top: &[T]) -> Result<GreedyRound, String> {
+    if top.len() != draft.len() + 1 {
+        return Err(format!(
+            "top: {} choices for {} drafted tokens; the pass scores k + 1 positions",
+            top.len(),
+            draft.len()
+        ));
+    }
+    let kept = draft.iter().zip(top).take_while(|(d, t)| d == t).count();
+    Ok(GreedyRound {
+        kept,
+        bonus: kept == draft.len(),
+        emitted: kept + 1,
+    })
+}
+
 // ---------------------------------------------------------------- Part 8: prefill and decode pools
 
 /// The KV handover arithmetic of disaggregated serving (Part 8, "What about
@@ -608,6 +643,35 @@ pub fn handover(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_greedy_round_keeps_the_agreeing_prefix_and_adds_one_token() {
+        let miss = greedy_round(&["a", "b", "x", "d"], &["a", "b", "c", "d", "e"]).unwrap();
+        assert_eq!(
+            miss,
+            GreedyRound {
+                kept: 2,
+                bonus: false,
+                emitted: 3
+            }
+        );
+        let all = greedy_round(&[1, 2, 3], &[1, 2, 3, 4]).unwrap();
+        assert_eq!(
+            all,
+            GreedyRound {
+                kept: 3,
+                bonus: true,
+                emitted: 4
+            }
+        );
+        let first = greedy_round(&[9], &[1, 2]).unwrap();
+        assert_eq!((first.kept, first.emitted), (0, 1));
+        assert!(greedy_round(&[1, 2], &[1, 2])
+            .unwrap_err()
+            .contains("k + 1"));
+        assert_eq!(greedy_round::<u8>(&[], &[7]).unwrap().emitted, 1);
+    }
+
     use crate::hardware::chip;
     use proptest::prelude::*;
 

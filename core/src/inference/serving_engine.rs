@@ -608,6 +608,17 @@ impl PrefixTrie {
         self.held
     }
 
+    /// The cached segments, parents before children: `(node, parent, key,
+    /// tokens)`, node 0 being the empty root (never listed).
+    pub fn segments(&self) -> Vec<(usize, usize, u32, u64)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| *i != 0 && n.alive)
+            .map(|(i, n)| (i, n.parent, n.key, n.tokens))
+            .collect()
+    }
+
     fn child(&self, at: usize, key: u32) -> Option<usize> {
         self.nodes[at]
             .children

@@ -1,0 +1,139 @@
+//! What the static figures (the widget table's `Static` kind) share: the
+//! drawing width, labels whose `_x` parts are subscripts, and the reading of
+//! a figure's chapter arguments. Static figures are drawn by the native page
+//! writer only, so this module is compiled in native builds only.
+
+use leptos::prelude::*;
+
+/// A static figure's drawing width in SVG user units: about the phone column
+/// (390 px), so a 13 px label stays 13 px there.
+pub const WIDTH: f64 = 400.0;
+
+/// One piece of a label: plain text, or a subscript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Set on the baseline.
+    Plain(String),
+    /// Set as a subscript.
+    Sub(String),
+}
+
+/// Splits `text` at each `_`: the letters and digits after it are a
+/// subscript (`W_in[D_X, F_YZ]` → `W`, `in`, `[D`, `X`, `, F`, `YZ`, `]`).
+pub fn pieces(text: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut plain = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '_' {
+            let mut sub = String::new();
+            while let Some(&n) = chars.peek() {
+                if !n.is_alphanumeric() {
+                    break;
+                }
+                sub.push(n);
+                chars.next();
+            }
+            if !plain.is_empty() {
+                out.push(Piece::Plain(std::mem::take(&mut plain)));
+            }
+            out.push(Piece::Sub(sub));
+        } else {
+            plain.push(c);
+        }
+    }
+    if !plain.is_empty() {
+        out.push(Piece::Plain(plain));
+    }
+    out
+}
+
+/// An SVG `<text>` at `(x, y)` with `anchor` and `class`, its `_x` parts set
+/// as subscripts.
+pub fn label(x: f64, y: f64, anchor: &'static str, class: &'static str, text: &str) -> AnyView {
+    // A subscript drops 4 units; the plain text after it rises back.
+    let mut low = false;
+    let spans = pieces(text)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Plain(t) => {
+                let dy = std::mem::take(&mut low).then_some("-4");
+                view! { <tspan dy=dy>{t}</tspan> }.into_any()
+            }
+            Piece::Sub(t) => {
+                let dy = if std::mem::replace(&mut low, true) {
+                    "0"
+                } else {
+                    "4"
+                };
+                view! { <tspan class="sub" dy=dy>{t}</tspan> }.into_any()
+            }
+        })
+        .collect_view();
+    view! {
+        <text x=format!("{x:.1}") y=format!("{y:.1}") text-anchor=anchor class=class>{spans}</text>
+    }
+    .into_any()
+}
+
+/// A rectangle with rounded corners.
+pub fn rect(x: f64, y: f64, w: f64, h: f64, class: &'static str) -> AnyView {
+    view! {
+        <rect x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{w:.1}") height=format!("{h:.1}") rx="4" class=class />
+    }
+    .into_any()
+}
+
+/// A line from `(x1, y1)` to `(x2, y2)`.
+pub fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: &'static str) -> AnyView {
+    view! {
+        <line x1=format!("{x1:.1}") y1=format!("{y1:.1}") x2=format!("{x2:.1}") y2=format!("{y2:.1}") class=class />
+    }
+    .into_any()
+}
+
+/// A figure's drawing: `parts` in an SVG [`WIDTH`] wide and `height` tall,
+/// described for a screen reader by `aria`.
+pub fn drawing(height: f64, aria: &'static str, parts: Vec<AnyView>) -> AnyView {
+    view! {
+        <svg viewBox=format!("0 0 {WIDTH} {height:.0}") role="img" aria-label=aria>
+            {parts.into_iter().collect_view()}
+        </svg>
+    }
+    .into_any()
+}
+
+/// The value of `key` among a figure's chapter arguments, or `default`.
+pub fn arg<'a>(args: &'a [(String, String)], key: &str, default: &'a str) -> &'a str {
+    args.iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map_or(default, |(_, v)| v.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn underscores_start_subscripts() {
+        let p = |s: &str| Piece::Plain(s.to_string());
+        let s = |s: &str| Piece::Sub(s.to_string());
+        assert_eq!(
+            pieces("W_in[D_X, F_YZ]"),
+            vec![p("W"), s("in"), p("[D"), s("X"), p(", F"), s("YZ"), p("]")]
+        );
+        assert_eq!(pieces("plain"), vec![p("plain")]);
+        assert_eq!(pieces(""), vec![]);
+    }
+
+    #[test]
+    fn later_arguments_win() {
+        let args = vec![
+            ("b".to_string(), "1".to_string()),
+            ("b".to_string(), "2".to_string()),
+        ];
+        assert_eq!(arg(&args, "b", "9"), "2");
+        assert_eq!(arg(&args, "n", "9"), "9");
+    }
+}
