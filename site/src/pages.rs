@@ -129,9 +129,9 @@ impl Route {
 /// The markers tell a hydrating client where a dynamic child starts; islands
 /// are mounted, never hydrated (`ridgeline_app::islands`), so on a static page
 /// they are bytes with no reader. Without them a page is the same whichever
-/// way the app was compiled: native builds erase component types
-/// (`--cfg erase_components` in `.cargo/config.toml`, half the compile time),
-/// which renders the same elements with more markers.
+/// way the app was compiled: every build erases component types
+/// (`--cfg erase_components` in `.cargo/config.toml`: half the native compile
+/// time, a smaller wasm), which renders the same elements with more markers.
 pub fn render_html<V: IntoView + 'static>(view: impl FnOnce() -> V) -> String {
     let owner = Owner::new();
     owner
