@@ -135,10 +135,12 @@ pub fn PrefixTrieFigure(
     view! {
         <figure class="widget fig prefix-trie" data-widget="prefix-trie">
             {drawing(height, "A prefix cache as a trie of prompt segments", parts)}
+            <div class="table-scroll" tabindex="0" role="region" aria-label="what each prompt found cached">
             <table>
                 <thead><tr><th scope="col">"prompt"</th><th scope="col">"segments"</th><th scope="col">"tokens found cached"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
+            </div>
             <figcaption>
                 "Four prompts, in order, each a path from the root. A shared beginning is stored once: \
                  the second prompt repeats the first one's system prompt and history, so only its new \
