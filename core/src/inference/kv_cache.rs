@@ -179,7 +179,8 @@ pub fn paged_cache(lengths: &[u64], page: u64, context: u64) -> Result<PagedCach
     let mut tables = vec![Vec::new(); lengths.len()];
     let mut pages = 0;
     let longest = lengths.iter().copied().max().unwrap_or(0);
-    for t in (0..longest).step_by(page as usize) {
+    // The first token of each page, in page-sized steps up to the longest request.
+    for t in (0..longest.div_ceil(page)).map(|i| i * page) {
         for (table, &len) in tables.iter_mut().zip(lengths) {
             if len > t {
                 table.push(pages);
