@@ -160,7 +160,7 @@ pub fn body(route: Route, ctx: &Context) -> String {
             // error cannot reach here; the page would be empty, not wrong.
             Route::Measured => {
                 let html = ridgeline_content::measured::page().unwrap_or_default();
-                view! { <section class="page measured prose" data-page="measured" inner_html=html></section> }
+                view! { <section class="page measured-page prose" data-page="measured" inner_html=html></section> }
                     .into_any()
             }
             Route::NotFound => view! { <pages::NotFound /> }.into_any(),
