@@ -15,8 +15,8 @@
 
 // Shared by several widgets: compiled in every build.
 pub mod compare;
-// The static figures' drawing helpers: native builds only, where they are drawn.
 pub mod controls;
+// The static figures' drawing helpers: native builds only, where they are drawn.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod figure;
 pub mod gpu_choice;
