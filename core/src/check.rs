@@ -67,6 +67,12 @@ pub fn is_positive(value: f64) -> bool {
     value.is_finite() && value > 0.0
 }
 
+/// Whether `value` is a share in (0, 1]: positive, finite and at most one.
+/// The one test behind [`fraction`] and the checks that name their own error.
+pub fn is_fraction(value: f64) -> bool {
+    is_positive(value) && value <= 1.0
+}
+
 /// Returns `value` if it is finite and positive, else the error naming `what`.
 pub fn positive(what: &'static str, value: f64) -> Result<f64, NotPositive> {
     if is_positive(value) {
@@ -150,7 +156,7 @@ impl From<NotFraction> for String {
 /// assert!(fraction("the HBM derate", 1.5).is_err());
 /// ```
 pub fn fraction(what: &'static str, value: f64) -> Result<f64, NotFraction> {
-    if is_positive(value) && value <= 1.0 {
+    if is_fraction(value) {
         Ok(value)
     } else {
         Err(NotFraction { what, value })

@@ -267,7 +267,7 @@ pub fn trick_effects(
                 Trick::Gqa { .. } | Trick::Mqa => {}
                 Trick::Int8 => p = Precision::stored(Dtype::Int8),
                 Trick::Paged { mean_fill } => {
-                    if !(mean_fill.is_finite() && mean_fill > 0.0 && mean_fill <= 1.0) {
+                    if !crate::check::is_fraction(mean_fill) {
                         return Err(InferenceError::BadFraction {
                             field: "mean fill",
                             value: mean_fill,

@@ -378,7 +378,7 @@ impl SimParams {
             self.output_min as u64,
             1 << 20,
         )?;
-        if !(self.prefill_mfu.is_finite() && self.prefill_mfu > 0.0 && self.prefill_mfu <= 1.0) {
+        if !crate::check::is_fraction(self.prefill_mfu) {
             return Err(field_err(
                 "prefill_mfu",
                 format!("{} is not a fraction in (0, 1]", self.prefill_mfu),

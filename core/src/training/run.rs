@@ -12,7 +12,7 @@ pub const DAY: f64 = 86_400.0;
 pub const YEAR: f64 = 365.25 * DAY;
 
 pub(super) fn check_mfu(mfu: f64) -> Result<f64, TrainingError> {
-    if mfu.is_finite() && mfu > 0.0 && mfu <= 1.0 {
+    if crate::check::is_fraction(mfu) {
         Ok(mfu)
     } else {
         Err(TrainingError::BadMfu(mfu))
