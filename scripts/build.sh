@@ -5,7 +5,8 @@
 # The site is one HTML document per route, written by ridgeline-site with the
 # app's own components rendered natively, plus one WebAssembly bundle per group
 # of parts (`bundle=` in chapters/SUMMARY.md) that makes each page's islands
-# live: Trunk builds each bundle with only its parts' Cargo features into
+# live: each bundle is compiled with only its parts' Cargo features (cargo,
+# then wasm-bindgen, wasm-opt -Oz and esbuild for the glue) into
 # _b/<bundle>/, then ridgeline-site writes the pages, stylesheet, service
 # worker and precompressed copies. Options: --public-url /sub/path/ to host
 # under a sub-path; --no-compress to leave out the precompressed copies (the
@@ -50,10 +51,10 @@ target="${CARGO_TARGET_DIR:-$ROOT/target}"
 cache="$target/bundle-cache"
 sources_key="$(
   {
-    rustc -vV; trunk --version; wasm-bindgen --version; wasm-opt --version; esbuild --version
+    rustc -vV; wasm-bindgen --version; wasm-opt --version; esbuild --version
     env | grep -E '^(RUSTFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_PROFILE_|CARGO_BUILD_)' | sort
-    echo "public_url=$public_url"
-    find Cargo.toml Cargo.lock Trunk.toml index.html .cargo app/Cargo.toml app/build.rs \
+    sed -n '/^build_bundle()/,/^}/p' "$ROOT/scripts/build.sh"
+    find Cargo.toml Cargo.lock .cargo app/Cargo.toml app/build.rs \
       core/Cargo.toml content/Cargo.toml -type f -print0 \
       | sort -z | xargs -0 sha256sum
   } | sha256sum | cut -c1-32
@@ -99,15 +100,23 @@ done < "$stage/.inputs"
 
 build_bundle() { # name features chapters_key
   say "bundle $1 ($2)"
-  trunk build --release --offline=true --public-url "${public_url}_b/$1/" \
-    --dist "$stage/_b/$1" --no-default-features --features "$2" \
-    > "$stage/.log-$1" 2>&1 || { cat "$stage/.log-$1" >&2; return 1; }
-  # The wasm-bindgen glue, minified in place (names the wasm imports and the
-  # boot script use are object keys and exports, which esbuild keeps).
-  local glue
-  for glue in "$stage/_b/$1"/ridgeline-app-*.js; do
-    esbuild "$glue" --minify --format=esm --log-level=warning --allow-overwrite --outfile="$glue"
-  done
+  local out="$stage/_b/$1" built="${CARGO_TARGET_DIR:-$target}/wasm32-unknown-unknown/release"
+  mkdir -p "$out"
+  {
+    cargo build --release --offline --target wasm32-unknown-unknown -p ridgeline-app \
+      --bin ridgeline-app --no-default-features --features "$2" &&
+      wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name ridgeline-app \
+        "$built/ridgeline-app.wasm" &&
+      wasm-opt -Oz --output "$out/ridgeline-app_bg.wasm" "$out/ridgeline-app_bg.wasm" &&
+      esbuild "$out/ridgeline-app.js" --minify --format=esm --log-level=warning \
+        --allow-overwrite --outfile="$out/ridgeline-app.js"
+  } > "$stage/.log-$1" 2>&1 || { cat "$stage/.log-$1" >&2; return 1; }
+  # Named by their content, so that a browser never runs a stale cached copy
+  # (ridgeline-site writes the boot module that loads them).
+  local hash
+  hash="$(cat "$out/ridgeline-app_bg.wasm" "$out/ridgeline-app.js" | sha256sum | cut -c1-16)"
+  mv "$out/ridgeline-app_bg.wasm" "$out/ridgeline-app-${hash}_bg.wasm"
+  mv "$out/ridgeline-app.js" "$out/ridgeline-app-$hash.js"
   rm "$stage/.log-$1"
   rm -rf "$cache/$1"
   mkdir -p "$cache/$1"

@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
 cd "$ROOT"
 
-# Trunk and wasm-bindgen-cli, when missing, compile while the checks run.
+# wasm-bindgen-cli, when missing, compiles while the checks run.
 start_build_tools
 ensure_chromium
 ensure_e2e_deps

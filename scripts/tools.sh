@@ -4,7 +4,6 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TRUNK_VERSION="0.21.14"
 BINARYEN_VERSION="132.0.0"
 ESBUILD_VERSION="0.24.2"
 export PATH="$HOME/.cargo/bin:$ROOT/.tools/node_modules/.bin:$PATH"
@@ -21,13 +20,6 @@ ensure_wasm_target() {
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     say "adding the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown
-  fi
-}
-
-ensure_trunk() {
-  if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
-    say "installing trunk $TRUNK_VERSION (the newest that builds with rustc 1.95; ~7 min)"
-    cargo install trunk --locked --version "$TRUNK_VERSION"
   fi
 }
 
@@ -50,8 +42,8 @@ ensure_wasm_opt() {
   fi
 }
 
-# esbuild minifies each bundle's wasm-bindgen glue (Trunk's own minifier
-# cannot parse it), about a quarter of the glue's gzip size.
+# esbuild minifies each bundle's wasm-bindgen glue, about a quarter of the
+# glue's gzip size.
 ensure_esbuild() {
   if ! esbuild --version 2>/dev/null | grep -qx "$ESBUILD_VERSION"; then
     say "installing esbuild $ESBUILD_VERSION from npm"
@@ -84,18 +76,15 @@ ensure_e2e_deps() {
   fi
 }
 
-# Starts installing the build tools in the background (Trunk and
-# wasm-bindgen-cli compile from source, each mostly on one core at a time, so
-# they are compiled side by side, and beside whatever the caller builds next);
-# wait_build_tools waits for them and fails if one failed.
+# Starts installing the build tools; wasm-bindgen-cli, the one compiled from
+# source, in the background, beside whatever the caller builds next (the page
+# writer, the checks); wait_build_tools waits for it and fails if it failed.
 tool_pids=()
 start_build_tools() {
   ensure_node
   ensure_wasm_target
   ensure_wasm_opt
   ensure_esbuild
-  ensure_trunk &
-  tool_pids+=("$!")
   ensure_wasm_bindgen &
   tool_pids+=("$!")
 }

@@ -28,7 +28,7 @@ const chapters = path.resolve(process.env.RIDGELINE_CHAPTERS || path.join(ROOT, 
 const WATCHED = [
   [chapters, false], ['public', false],
   ['app', true], ['core', true], ['content', true], ['site', true],
-  ['index.html', true], ['Trunk.toml', true], ['Cargo.toml', true], ['Cargo.lock', true],
+  ['Cargo.toml', true], ['Cargo.lock', true],
 ];
 
 const live = { state: { kind: 'ok', build: 0, text: '' }, clients: new Set() };

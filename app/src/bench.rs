@@ -1,5 +1,5 @@
-//! Entry points the benchmark script calls in the browser (through Trunk's
-//! `window.wasmBindings`), so `core` is timed as the reader's browser runs it.
+//! Entry points the benchmark script calls in the browser (through
+//! `window.wasmBindings`, which each bundle's boot module sets), so `core` is timed as the reader's browser runs it.
 
 #[cfg(widget = "sharding")]
 use ridgeline_core::hardware::chip;

@@ -9,8 +9,8 @@
 //! chapter; when the page's WebAssembly bundle starts, its islands come alive
 //! in place (see `ridgeline_app::islands`).
 //!
-//! The build (`scripts/build.sh`) runs Trunk once per bundle into
-//! `_b/<bundle>/`, then [`write_site`] turns those builds and the chapters into
+//! The build (`scripts/build.sh`) compiles each bundle (cargo, wasm-bindgen,
+//! wasm-opt, esbuild) into `_b/<bundle>/`, then [`write_site`] turns those builds and the chapters into
 //! the site: pages, stylesheet, the small scripts (theme, start), the service
 //! worker, and a gzip and a brotli copy of every compressible file.
 //!
@@ -96,7 +96,7 @@ pub fn parts() -> Result<Vec<Part>, Error> {
 }
 
 /// One line per bundle, `name features` (features comma-separated), for the
-/// build script's Trunk loop: the page bundles, then the exercise checker and
+/// build script's bundle loop: the page bundles, then the exercise checker and
 /// the reader's library.
 pub fn bundle_lines(parts: &[Part]) -> String {
     let mut out = String::new();
@@ -112,7 +112,8 @@ pub fn bundle_lines(parts: &[Part]) -> String {
     out
 }
 
-/// A bundle's files as Trunk wrote them, and the route of each page it serves.
+/// A bundle's files as `scripts/build.sh` wrote them, and the boot module
+/// that starts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bundle {
     /// Its name (`bundle=` in SUMMARY.md).
@@ -125,56 +126,58 @@ pub struct Bundle {
     pub wasm: String,
 }
 
-/// Reads the Trunk build of bundle `name` in `site/_b/name/`: takes Trunk's
-/// inline boot script out of its `index.html` into `boot-<hash>.js` (the
-/// pages' Content-Security-Policy forbids inline scripts), and removes the
-/// `index.html`, which no reader is served.
+/// The stem every bundle's files share: `ridgeline-app-<hash>.js` and
+/// `ridgeline-app-<hash>_bg.wasm`, as `scripts/build.sh` names them.
+const BUNDLE_STEM: &str = "ridgeline-app-";
+
+/// Adopts the build of bundle `name` in `site/_b/name/` (its wasm-bindgen
+/// module and wasm, named by their content's hash) and writes its boot module,
+/// `boot-<hash>.js`, which loads the wasm from under `public_url` and starts
+/// it (a file, since the pages' Content-Security-Policy forbids inline
+/// scripts). The boot module leaves the module's exports on
+/// `window.wasmBindings` for the benchmark (`app/src/bench.rs`).
 pub fn adopt_bundle(site: &Path, name: &str, public_url: &str) -> Result<Bundle, Error> {
     let dir = site.join("_b").join(name);
-    let index_path = dir.join("index.html");
-    let html = read(&index_path)?;
-    let prefix = format!("{public_url}_b/{name}/");
-    let script = between(&html, "<script type=\"module\">", "</script>")
-        .ok_or_else(|| format!("bundle {name}: Trunk's index.html has no inline boot script"))?;
-    let js = attribute_after(&html, "<link rel=\"modulepreload\"", "href")
-        .ok_or_else(|| format!("bundle {name}: no modulepreload link"))?;
-    let wasm = attribute_after(&html, "<link rel=\"preload\"", "href")
-        .filter(|h| h.ends_with(".wasm"))
-        .ok_or_else(|| format!("bundle {name}: no wasm preload link"))?;
-    let relative = |url: &str| -> Result<String, Error> {
-        url.strip_prefix(&prefix)
-            .map(|rest| format!("_b/{name}/{rest}"))
-            .ok_or_else(|| format!("bundle {name}: {url} is not under {prefix}"))
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| format!("bundle {name}: {}: {e}", dir.display()))?;
+    let mut files: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.starts_with(BUNDLE_STEM))
+        .collect();
+    files.sort_unstable();
+    let only = |suffix: &str| -> Result<String, Error> {
+        let found: Vec<&String> = files.iter().filter(|f| f.ends_with(suffix)).collect();
+        match found.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(format!(
+                "bundle {name}: no {BUNDLE_STEM}*{suffix} in {}",
+                dir.display()
+            )),
+            many => Err(format!(
+                "bundle {name}: {} files {BUNDLE_STEM}*{suffix}, one expected",
+                many.len()
+            )),
+        }
     };
+    let wasm = only("_bg.wasm")?;
+    let js = only(".js")?;
+    let prefix = format!("{public_url}_b/{name}/");
+    let script = format!(
+        "import init, * as bindings from '{prefix}{js}';\n\
+         await init({{ module_or_path: '{prefix}{wasm}' }});\n\
+         window.wasmBindings = bindings;\n"
+    );
     let boot_name = format!("boot-{}.js", scripts::short_hash(script.as_bytes()));
-    write(&dir.join(&boot_name), script.trim())?;
-    std::fs::remove_file(&index_path).map_err(|e| format!("{}: {e}", index_path.display()))?;
-    // Trunk copies the favicon into every bundle; the site serves one at its root.
-    let _ = std::fs::remove_file(dir.join("favicon.svg"));
+    write(&dir.join(&boot_name), &script)?;
     Ok(Bundle {
         name: name.to_string(),
         boot: format!("_b/{name}/{boot_name}"),
-        js: relative(&js)?,
-        wasm: relative(&wasm)?,
+        js: format!("_b/{name}/{js}"),
+        wasm: format!("_b/{name}/{wasm}"),
     })
 }
 
-/// The text between the first `open` and the next `close`.
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let start = text.find(open)? + open.len();
-    let end = text[start..].find(close)? + start;
-    Some(&text[start..end])
-}
-
-/// The value of attribute `name` in the first tag that starts with `tag_start`.
-fn attribute_after(text: &str, tag_start: &str, name: &str) -> Option<String> {
-    let at = text.find(tag_start)?;
-    let tag_end = text[at..].find('>')? + at;
-    let tag = &text[at..tag_end];
-    between(tag, &format!("{name}=\""), "\"").map(str::to_string)
-}
-
-/// Writes the whole site into `site`, which already holds one Trunk build per
+/// Writes the whole site into `site`, which already holds one build per
 /// bundle in `_b/<bundle>/`. `public_url` is the path the site is served
 /// under (`/` or `/sub/`).
 ///
@@ -228,7 +231,7 @@ pub fn write_site(site: &Path, public_url: &str, compress: bool) -> Result<Summa
 
 /// Writes the pages, the stylesheet, the small scripts and the narrow chart
 /// copies into `site` without any bundle (no page names a script bundle):
-/// the site as a reader without JavaScript gets it, written without Trunk,
+/// the site as a reader without JavaScript gets it, written without compiling a bundle,
 /// for measuring pages and for trying the no-JavaScript tests. Returns each
 /// page's sizes.
 pub fn write_static(site: &Path) -> Result<Vec<PageSizes>, Error> {
@@ -344,25 +347,34 @@ mod tests {
     }
 
     #[test]
-    fn reads_trunks_index() {
-        let html = r#"<html><head><link rel="modulepreload" href="/_b/x/app-1.js" crossorigin="anonymous"><link rel="preload" href="/_b/x/app-1_bg.wasm" as="fetch"></head><body><script type="module">
-import init from '/_b/x/app-1.js';
-await init({ module_or_path: '/_b/x/app-1_bg.wasm' });
-</script></body></html>"#;
+    fn adopts_a_bundle_and_writes_its_boot_module() {
         let dir = std::env::temp_dir().join(format!("ridgeline-adopt-{}", std::process::id()));
-        write(&dir.join("_b/x/index.html"), html).expect("temp dir");
-        let b = adopt_bundle(&dir, "x", "/").expect("adopts");
-        assert_eq!(b.js, "_b/x/app-1.js");
-        assert_eq!(b.wasm, "_b/x/app-1_bg.wasm");
-        assert!(b.boot.starts_with("_b/x/boot-") && b.boot.ends_with(".js"));
-        let boot = read(&dir.join(&b.boot)).expect("boot written");
-        assert!(boot.starts_with("import init"));
-        assert!(!dir.join("_b/x/index.html").exists());
-        let e = adopt_bundle(&dir, "x", "/").unwrap_err().to_string();
-        assert!(
-            e.contains("_b/x/index.html: No such file"),
-            "index.html is gone: {e}"
+        let _ = std::fs::remove_dir_all(&dir);
+        let b = dir.join("_b/x");
+        let e = adopt_bundle(&dir, "x", "/sub/").unwrap_err().to_string();
+        assert!(e.starts_with("bundle x: ") && e.contains("_b/x"), "{e}");
+        write(&b.join("ridgeline-app-1a2b.js"), "export default 1;").expect("temp dir");
+        let e = adopt_bundle(&dir, "x", "/sub/").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("bundle x: no ridgeline-app-*_bg.wasm in {}", b.display())
         );
+        write(&b.join("ridgeline-app-1a2b_bg.wasm"), "\0asm").expect("temp dir");
+        let bundle = adopt_bundle(&dir, "x", "/sub/").expect("adopts");
+        assert_eq!(bundle.js, "_b/x/ridgeline-app-1a2b.js");
+        assert_eq!(bundle.wasm, "_b/x/ridgeline-app-1a2b_bg.wasm");
+        assert!(bundle.boot.starts_with("_b/x/boot-") && bundle.boot.ends_with(".js"));
+        let boot = read(&dir.join(&bundle.boot)).expect("boot written");
+        assert_eq!(
+            boot,
+            "import init, * as bindings from '/sub/_b/x/ridgeline-app-1a2b.js';\n\
+             await init({ module_or_path: '/sub/_b/x/ridgeline-app-1a2b_bg.wasm' });\n\
+             window.wasmBindings = bindings;\n"
+        );
+        // A stale second build beside the first is refused, not guessed between.
+        write(&b.join("ridgeline-app-9f9f.js"), "export default 2;").expect("temp dir");
+        let e = adopt_bundle(&dir, "x", "/sub/").unwrap_err().to_string();
+        assert_eq!(e, "bundle x: 2 files ridgeline-app-*.js, one expected");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
