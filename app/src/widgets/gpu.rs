@@ -9,13 +9,14 @@
 use super::controls::Notice;
 use super::controls::NumberField;
 use super::controls::Slider;
-use super::gpu_choice::{achievable_label, find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{
+    achievable_label, achievable_shares, find_gpu, find_gpu_chip, gpu_options, gpu_system,
+};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::count as counted;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::gpu::collectives::achievable;
 use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{ClusterLayout, CollectiveCost, CollectiveOptions};
 use ridgeline_core::gpu::GpuSystem;
@@ -167,10 +168,7 @@ impl GpuParams {
     /// The Achievable preset: the links at the share the book measured on
     /// this GPU, or at their quoted bandwidth where it measured none.
     pub fn achievable(&self) -> Derate {
-        let shares = gpu_system(self.gpu).map_or(Derate::PEAK, |s| achievable(&s));
-        Derate::PEAK
-            .with_link(shares.link())
-            .unwrap_or(Derate::PEAK)
+        achievable_shares(self.gpu, false)
     }
 
     /// Everything computed, or why not (the collective at the assumed link

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
-use ridgeline_core::gpu::collectives::measured_link_share;
+use ridgeline_core::gpu::collectives::{achievable, measured_link_share};
 use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Chip, Topology};
 use ridgeline_core::roofline::derate::Derate;
@@ -38,6 +38,23 @@ pub fn find_gpu_chip(value: &str) -> Result<&'static Chip, String> {
 /// The id of the GPU the reader named ([`find_gpu_chip`]).
 pub fn find_gpu(value: &str) -> Result<&'static str, String> {
     find_gpu_chip(value).map(|c| c.id)
+}
+
+/// A GPU widget's Achievable preset for GPU `id` (core's
+/// [`ridgeline_core::gpu::collectives::achievable`]): the link share the book
+/// measured on it, or the quoted links where it measured none, and with
+/// `flops`, Part 1's share of peak FLOPs/s; every other share one.
+pub fn achievable_shares(id: &str, flops: bool) -> Derate {
+    let Ok(sys) = gpu_system(id) else {
+        return Derate::PEAK;
+    };
+    let d = achievable(&sys);
+    let d = if flops {
+        d
+    } else {
+        d.with_flops(1.0).unwrap_or(d)
+    };
+    d.with_hbm(1.0).unwrap_or(d)
 }
 
 /// The label of a GPU widget's Achievable preset for GPU `id`: the link

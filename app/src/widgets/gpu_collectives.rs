@@ -20,8 +20,8 @@ use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::format::count as counted;
 use ridgeline_core::format::{grouped, seconds, si};
 use ridgeline_core::gpu::collectives::{
-    achievable, collective_report, cost_curve, sharded_curve, sharp_gain, CollectiveParams,
-    CollectiveReport, CurvePoint, Regime,
+    collective_report, cost_curve, sharded_curve, sharp_gain, CollectiveParams, CollectiveReport,
+    CurvePoint, Regime,
 };
 use ridgeline_core::gpu::network::{
     ragged_fraction, ragged_fraction_approx, sharp_all_reduce_traffic, ShardedCost, SwitchTraffic,
@@ -32,7 +32,9 @@ use ridgeline_core::units::Bytes;
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
 use super::derate::{self, Share};
-use super::gpu_choice::{achievable_label, find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{
+    achievable_label, achievable_shares, find_gpu, find_gpu_chip, gpu_options, gpu_system,
+};
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
@@ -222,10 +224,7 @@ impl GpuCollectivesParams {
     /// The Achievable preset: the links at the share the book measured on
     /// this GPU, or at their quoted bandwidth where it measured none.
     pub fn achievable(&self) -> Derate {
-        let shares = gpu_system(self.gpu).map_or(Derate::PEAK, |s| achievable(&s));
-        Derate::PEAK
-            .with_link(shares.link())
-            .unwrap_or(Derate::PEAK)
+        achievable_shares(self.gpu, false)
     }
 
     /// Whether the collective leaves one node.

@@ -19,7 +19,6 @@ use super::controls::NumberField;
 use super::controls::Slider;
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si};
-use ridgeline_core::gpu::collectives::achievable;
 use ridgeline_core::gpu::pipelining::{
     link_name, parse_link, pipelining, zero_bubble, Pipelining, PipeliningParams, ZeroBubbleStep,
 };
@@ -32,7 +31,9 @@ use ridgeline_core::training::pipeline::{Pass, Slot};
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
 use super::derate::{self, Share};
-use super::gpu_choice::{achievable_label, find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{
+    achievable_label, achievable_shares, find_gpu, find_gpu_chip, gpu_options, gpu_system,
+};
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, Boxes, Fit, Px, LABEL_W, MAX_W, ROW as TIMELINE_ROW};
 use crate::charts::size::Frame;
@@ -110,7 +111,7 @@ impl ParallelismChoice {
     /// The Achievable preset: Part 1's share of peak FLOPs/s and the link
     /// share the book measured on this GPU (quoted links where it has none).
     pub fn achievable(&self) -> Derate {
-        gpu_system(self.gpu).map_or(Derate::PEAK, |s| achievable(&s))
+        achievable_shares(self.gpu, true)
     }
 
     /// The same step on GPU `id`, its GPUs per stage capped at a node of it.
