@@ -76,9 +76,8 @@ pub struct Hit {
 pub const MAX_QUERY: usize = 80;
 
 /// Finds `query` (every word, ignoring ASCII case: the chapters' words are
-/// English) in the written parts. Lowercasing only ASCII keeps Unicode's case
-/// tables out of every bundle, and keeps byte offsets the same in the
-/// lowered text.
+/// English) in the written parts. Lowercasing only ASCII needs no Unicode
+/// case tables, and keeps byte offsets the same in the lowered text.
 pub fn search(query: &str, index: &Index) -> Vec<Hit> {
     let q: String = query
         .chars()
