@@ -5,57 +5,94 @@
 //! the bundles, named in `<meta name="ridgeline-search">`; it is fetched on the
 //! reader's first search and precached by the service worker for offline use.
 
-use crate::content::{part, PartPage};
 use leptos::prelude::*;
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
 
+/// One written part as the search index holds it (`ridgeline_content::search`):
+/// the index carries each part's number, title and sections with its text, so
+/// no bundle carries the book's contents table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedPart {
+    /// Our route.
+    pub slug: String,
+    /// The book's part number.
+    pub number: u8,
+    /// The part's title.
+    pub title: String,
+    /// Level-2 headings: (anchor id, text).
+    pub sections: Vec<(String, String)>,
+    /// The chapter's plain text.
+    pub text: String,
+}
+
 /// The searchable text of every written part.
-pub type Index = Vec<(&'static PartPage, String)>;
+pub type Index = Vec<IndexedPart>;
 
 /// Reads the index file (see `ridgeline_content::search`): records separated
-/// by U+001E, route and text by U+001F. Unknown routes and malformed records
-/// are skipped; nothing here can fail.
+/// by U+001E, each route, part number, title, sections and text separated by
+/// U+001F; sections separated by U+001D, anchor and heading by U+001C.
+/// Malformed records are skipped; nothing here can fail.
 pub fn parse_index(raw: &str) -> Index {
     raw.split('\u{1e}')
-        .filter_map(|r| r.split_once('\u{1f}'))
-        .filter_map(|(slug, text)| part(slug).map(|p| (p, text.to_string())))
+        .filter_map(|r| {
+            let mut f = r.splitn(5, '\u{1f}');
+            let (slug, number, title, sections, text) =
+                (f.next()?, f.next()?, f.next()?, f.next()?, f.next()?);
+            (!slug.is_empty()).then_some(())?;
+            Some(IndexedPart {
+                slug: slug.to_string(),
+                number: number.parse().ok()?,
+                title: title.to_string(),
+                sections: sections
+                    .split('\u{1d}')
+                    .filter_map(|s| s.split_once('\u{1c}'))
+                    .map(|(id, h)| (id.to_string(), h.to_string()))
+                    .collect(),
+                text: text.to_string(),
+            })
+        })
         .collect()
 }
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
-    /// The part it is in.
-    pub part: &'static PartPage,
+    /// The part's route.
+    pub slug: String,
+    /// The part's number and title, as the result names it.
+    pub title: String,
     /// The section anchor, when a heading matched.
-    pub anchor: Option<&'static str>,
+    pub anchor: Option<String>,
     /// Text around the first match.
     pub snippet: String,
     /// Higher is better.
     pub score: u32,
+    /// The part's number, which orders equal scores.
+    number: u8,
 }
 
 /// Longest query searched; longer input is cut.
 pub const MAX_QUERY: usize = 80;
 
-/// Finds `query` (every word, case-insensitively) in the written parts.
+/// Finds `query` (every word, ignoring ASCII case: the chapters' words are
+/// English) in the written parts. Lowercasing only ASCII needs no Unicode
+/// case tables, and keeps byte offsets the same in the lowered text.
 pub fn search(query: &str, index: &Index) -> Vec<Hit> {
     let q: String = query
         .chars()
         .take(MAX_QUERY)
         .collect::<String>()
-        .to_lowercase();
+        .to_ascii_lowercase();
     let words: Vec<&str> = q.split_whitespace().collect();
     if words.is_empty() || q.trim().chars().count() < 2 {
         return Vec::new();
     }
     let mut hits: Vec<Hit> = index
         .iter()
-        .filter(|(p, _)| p.written)
-        .filter_map(|&(p, ref body)| {
-            let title = p.title.to_lowercase();
-            let text = body.to_lowercase();
+        .filter_map(|p| {
+            let title = p.title.to_ascii_lowercase();
+            let text = p.text.to_ascii_lowercase();
             if !words.iter().all(|w| title.contains(w) || text.contains(w)) {
                 return None;
             }
@@ -69,42 +106,36 @@ pub fn search(query: &str, index: &Index) -> Vec<Hit> {
             let anchor = p
                 .sections
                 .iter()
-                .find(|(_, s)| words.iter().any(|w| s.to_lowercase().contains(w)))
-                .map(|(id, _)| *id);
+                .find(|(_, s)| {
+                    let s = s.to_ascii_lowercase();
+                    words.iter().any(|w| s.contains(w))
+                })
+                .map(|(id, _)| id.clone());
             if anchor.is_some() {
                 score += 20;
             }
             Some(Hit {
-                part: p,
+                slug: p.slug.clone(),
+                title: format!("Part {}. {}", p.number, p.title),
                 anchor,
-                snippet: snippet(body, words[0]),
+                snippet: snippet(&p.text, words[0]),
                 score,
+                number: p.number,
             })
         })
         .collect();
-    hits.sort_by(|a, b| {
-        b.score
-            .cmp(&a.score)
-            .then(a.part.number.cmp(&b.part.number))
-    });
+    hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.number.cmp(&b.number)));
     hits
 }
 
-/// About 120 characters of `text` around the first case-insensitive match of `word`.
+/// About 120 characters of `text` around the first match of `word` (ASCII
+/// lowercase), which starts the snippet's window 50 characters earlier.
 fn snippet(text: &str, word: &str) -> String {
-    let lower = text.to_lowercase();
-    // Byte offsets of `lower` and `text` can differ for some characters; work in chars.
+    // ASCII lowercasing keeps every byte offset: a match in the lowered text
+    // is at the same place in `text`.
+    let at_byte = text.to_ascii_lowercase().find(word).unwrap_or(0);
+    let at = text[..at_byte].chars().count();
     let chars: Vec<char> = text.chars().collect();
-    let lower_chars: Vec<char> = lower.chars().collect();
-    let needle: Vec<char> = word.chars().collect();
-    let at = if chars.len() == lower_chars.len() {
-        lower_chars
-            .windows(needle.len().max(1))
-            .position(|w| w == needle.as_slice())
-            .unwrap_or(0)
-    } else {
-        0
-    };
     let start = at.saturating_sub(50);
     let end = (at + 70).min(chars.len());
     let mut s: String = chars[start..end].iter().collect();
@@ -216,13 +247,13 @@ pub fn Search() -> impl IntoView {
                 .take(8)
                 .map(|h| {
                     let href = match h.anchor {
-                        Some(a) => format!("{}#{a}", h.part.slug),
-                        None => h.part.slug.to_string(),
+                        Some(a) => format!("{}#{a}", h.slug),
+                        None => h.slug,
                     };
                     view! {
                         <li>
                             <a href=href on:click=move |_| query.set(String::new())>
-                                <span class="hit-title">{format!("Part {}. {}", h.part.number, h.part.title)}</span>
+                                <span class="hit-title">{h.title}</span>
                                 <span class="hit-snippet">{h.snippet}</span>
                             </a>
                         </li>
@@ -511,11 +542,32 @@ mod tests {
     #[test]
     fn reads_the_built_index_and_skips_junk() {
         let i = index();
-        assert_eq!(i.len(), PARTS.iter().filter(|p| p.written).count());
-        assert!(i.iter().all(|(p, text)| text.starts_with(p.title)));
+        let written: Vec<_> = PARTS.iter().filter(|p| p.written).collect();
+        assert_eq!(i.len(), written.len());
+        for (e, p) in i.iter().zip(written) {
+            assert!(e.text.starts_with(p.title));
+            assert_eq!(
+                (e.slug.as_str(), e.number, e.title.as_str()),
+                (p.slug, p.number, p.title)
+            );
+            let sections: Vec<(&str, &str)> = e
+                .sections
+                .iter()
+                .map(|(a, h)| (a.as_str(), h.as_str()))
+                .collect();
+            assert_eq!(sections, p.sections);
+        }
         assert!(parse_index("").is_empty());
         assert!(parse_index("nope\u{1f}text\u{1e}\u{1f}\u{1e}rooflines").is_empty());
-        assert_eq!(parse_index("rooflines\u{1f}ridge").len(), 1);
+        assert!(parse_index("r\u{1f}x\u{1f}t\u{1f}\u{1f}text").is_empty());
+        let one = parse_index(
+            "rooflines\u{1f}1\u{1f}All About Rooflines\u{1f}a\u{1c}A\u{1d}b\u{1c}B\u{1f}ridge",
+        );
+        assert_eq!(one.len(), 1);
+        assert_eq!(
+            one[0].sections,
+            vec![("a".into(), "A".into()), ("b".into(), "B".into())]
+        );
     }
 
     #[test]
@@ -523,12 +575,23 @@ mod tests {
         let index = index();
         let search = |q: &str| search(q, &index);
         let hits = search("ridge point");
-        assert_eq!(hits.first().map(|h| h.part.slug), Some("rooflines"));
+        assert_eq!(hits.first().map(|h| h.slug.as_str()), Some("rooflines"));
+        assert_eq!(
+            hits.first().map(|h| h.title.as_str()),
+            Some("Part 1. All About Rooflines")
+        );
+        // Case does not matter.
+        assert_eq!(search("RIDGE Point").first(), hits.first());
         let hits = search("wraparound");
-        assert!(hits.iter().any(|h| h.part.slug == "tpus"));
-        assert!(search("AllGather")
+        assert!(hits.iter().any(|h| h.slug == "tpus"));
+        assert!(search("AllGather").iter().any(|h| h.slug == "sharding"));
+        // A word in a heading links to that section.
+        let tree = search("fat tree");
+        let gpus = tree
             .iter()
-            .any(|h| h.part.slug == "sharding"));
+            .find(|h| h.slug == "gpus")
+            .expect("the GPU part");
+        assert!(gpus.anchor.is_some(), "{gpus:?}");
         assert!(search("x").is_empty());
         assert!(search("zzqqxx nothing").is_empty());
         let long = "é".repeat(10_000);
@@ -543,5 +606,8 @@ mod tests {
         );
         assert!(s.contains("ridge point"));
         assert_eq!(snippet("Ünïcode ridge", "ridge"), "Ünïcode ridge");
+        // The window is counted in characters, after multi-byte ones too.
+        let s = snippet(&format!("{} The Ridge point", "é".repeat(80)), "ridge");
+        assert!(s.starts_with('…') && s.contains("The Ridge point"), "{s}");
     }
 }

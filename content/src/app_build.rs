@@ -377,10 +377,16 @@ pub fn generate(chapters: &Path, features: &Features, wasm: bool) -> Result<Gene
 
 /// The search index of `parts` (`crate::search`), as the site ships it.
 pub fn search_index(parts: &[PartData]) -> String {
-    let entries: Vec<(&str, &str)> = parts
+    let entries: Vec<search::Entry> = parts
         .iter()
         .filter(|p| p.written)
-        .map(|p| (p.slug.as_str(), p.text.as_str()))
+        .map(|p| search::Entry {
+            route: p.slug.clone(),
+            number: p.number,
+            title: p.title.clone(),
+            sections: p.sections.clone(),
+            text: p.text.clone(),
+        })
         .collect();
     search::encode(&entries)
 }
@@ -544,6 +550,18 @@ mod tests {
             index.matches("rooflines").count() >= 1,
             c.parts.iter().any(|p| p.slug == "rooflines" && p.written)
         );
+        // Each written part's number, title and sections travel with its
+        // text: the search needs no contents table in the bundle.
+        let decoded = search::decode(&index);
+        let written: Vec<&PartData> = c.parts.iter().filter(|p| p.written).collect();
+        assert_eq!(decoded.len(), written.len());
+        for (e, p) in decoded.iter().zip(written) {
+            assert_eq!(
+                (&e.route, e.number, &e.title, &e.sections),
+                (&p.slug, p.number, &p.title, &p.sections)
+            );
+            assert!(!e.sections.is_empty(), "{}", e.route);
+        }
         assert!(
             c.parts.iter().all(|p| p.segments.is_empty()),
             "no part is here"

@@ -188,16 +188,16 @@ widget_specs! {
         "define your own chip from a registry one (peaks, HBM, link bandwidths with units), see its ridge points and save it for every chip picker";
     "trace-viewer" => trace_viewer::TraceViewer(), Library, [],
         "a reader's own profile (JAX's perfetto_trace.json.gz or PyTorch's Chrome trace), read in the browser: device lanes with the XLA ops first, steps, and an op table by self time; a real JAX trace until the reader opens one";
-    "gpu" => gpu::Gpu(GpuParams), Page, ["gpu", "gpus", "op", "bytes", "chip", "vs", "n", "v"],
-        "GPU cluster layout, collective cost inside and across NVLink domains, GPU and TPU rooflines";
-    "gpu-collectives" => gpu_collectives::GpuCollectives(GpuCollectivesParams), Page, ["gpu", "op", "gpus", "bytes", "sharp", "k", "scope", "vs"],
-        "GPU collectives against array size inside and across nodes, SHARP on or off, beside the book's NCCL and TPU measurements";
+    "gpu" => gpu::Gpu(GpuParams), Page, ["gpu", "gpus", "op", "bytes", "chip", "vs", "n", "v", "link_derate"],
+        "GPU cluster layout, collective cost inside and across NVLink domains at a share of the quoted link bandwidth (`link_derate`), GPU and TPU rooflines";
+    "gpu-collectives" => gpu_collectives::GpuCollectives(GpuCollectivesParams), Page, ["gpu", "op", "gpus", "bytes", "sharp", "k", "scope", "vs", "link_derate"],
+        "GPU collectives against array size inside and across nodes, SHARP on or off, beside the book's NCCL and TPU measurements, with the model at a share of the quoted link bandwidth (`link_derate`) drawn dashed and timing every number";
     "nvlink-node" => nvlink_node::NvlinkNodeView(NvlinkNodeParams), Page, ["gpu", "vs"],
         "an NVLink node's GPUs, NVSwitches and links, with per-GPU, node, bisection and scale-out bandwidths";
     "gpu-anatomy" => gpu_anatomy::GpuAnatomy(AnatomyChoice), Page, ["gpu", "tpu", "part", "taken", "mod", "then", "else"],
         "a GPU generation's SMs, subpartitions, SMEM, L2 and HBM, each part's count, capacity and rate beside its TPU counterpart, the peak rebuilt from the parts, and a warp stepping through a divergent branch";
-    "gpu-parallelism" => gpu_parallelism::GpuParallelism(ParallelismChoice), Page, ["gpu", "model", "batch", "stages", "microbatches", "dp", "link", "tp", "vs"],
-        "a GPipe schedule on a registry GPU and model: the bubble, activation transfers between stages and each stage's exposed gradient AllReduce, timed";
+    "gpu-parallelism" => gpu_parallelism::GpuParallelism(ParallelismChoice), Page, ["gpu", "model", "batch", "stages", "microbatches", "dp", "link", "tp", "vs", "flops_derate", "link_derate"],
+        "a GPipe schedule on a registry GPU and model: the bubble, activation transfers between stages and each stage's exposed gradient AllReduce, timed at the shares of quoted FLOPs/s and link bandwidth the reader assumes (`flops_derate`, `link_derate`), with the MFU";
     "profile" => profile::ProfileViewer(ProfileParams), Page, ["model", "chip", "slice", "scheme", "tp", "batch", "overlap", "layers", "mesh", "b"],
         "a synthetic trace of one training step: TensorCore and ICI lanes, overlap, budget, top ops, find the bottleneck";
     "parallelism-layout" => parallelism_layout::ParallelismLayout(ParallelismParams), Page, ["scheme", "model", "chip", "chips", "tp", "b", "vs"],

@@ -1,6 +1,7 @@
 // End-to-end tests of the widgets on /gpus (Part 12): GPU clusters, GPU
 // collectives, the NVLink node, the rooflines table, the GPU anatomy and the
-// GPU pipeline (timed, and zero-bubble).
+// GPU pipeline (timed, and zero-bubble), and the shares of quoted peak a
+// reader assumes on them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready } from './lib.mjs';
@@ -17,7 +18,7 @@ test('Part 12: crossing nodes costs more than staying inside one', async () => {
   const seconds = async (scope) => Number(await widget.locator(`[data-scope="${scope}"]`).getAttribute('data-seconds'));
   assert.ok(await seconds('network') > await seconds('node'));
   assert.match(await widget.locator('[data-facts]').textContent(), /128 nodes of 8/);
-  await widget.locator('input[type="range"]').focus();
+  await widget.locator('#gpu-count').focus();
   await page.keyboard.press('ArrowRight');
   assert.match(await widget.locator('[data-facts]').textContent(), /2,048 GPUs/);
   assert.ok(await seconds('network') > await seconds('node'));
@@ -207,6 +208,52 @@ test('Part 12: the GPU pipeline times its bubble, sends and reductions', async (
   await widget.locator('input.in-tp').press('Enter');
   assert.match(await widget.locator('[data-notice]').textContent(), /^tp/);
   assert.equal(await bubble.textContent(), '8.57%');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Part 12: a share of quoted peak stretches the collective and the pipeline step', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'gpus');
+  await ready(page);
+  const coll = page.locator('[data-widget="gpu-collectives"]');
+  await coll.scrollIntoViewIfNeeded();
+  const total = coll.locator('[data-total]');
+  const quoted = Number(await total.getAttribute('data-total'));
+  const measured = await coll.locator('p.measured-here').textContent();
+  const chart = coll.locator('.plot svg');
+  assert.doesNotMatch(await chart.innerHTML(), /links at/);
+  // The links at the book's measured NCCL share: the transfer takes longer,
+  // the dashed derated model joins the chart, the measurements stay.
+  await coll.locator('[data-derate-preset="achievable"]').click();
+  await page.waitForFunction(() => /gpu-collectives\.link_derate=0\.7/.test(location.search));
+  const slow = Number(await total.getAttribute('data-total'));
+  assert.ok(slow > 1.2 * quoted, `${slow} vs ${quoted}`);
+  assert.match(await coll.locator('output[for="gpu-collectives-link-derate"]').textContent(), /^80%$/);
+  assert.match(await chart.innerHTML(), /links at 80%/);
+  assert.equal(await coll.locator('p.measured-here').textContent(), measured);
+  await coll.locator('[data-derate-preset="peak"]').click();
+  await page.waitForFunction(() => !/link_derate/.test(location.search));
+  assert.equal(Number(await total.getAttribute('data-total')), quoted);
+  // The pipeline: 80 % of peak FLOPs/s and the measured link share stretch
+  // the step and lower the MFU.
+  const pipe = page.locator('[data-widget="gpu-parallelism"]');
+  await pipe.scrollIntoViewIfNeeded();
+  const step = async () => Number(await pipe.locator('[data-step]').getAttribute('data-step'));
+  const mfu = async () => Number(await pipe.locator('[data-mfu]').getAttribute('data-mfu'));
+  const [step0, mfu0] = [await step(), await mfu()];
+  await pipe.locator('[data-derate-preset="achievable"]').click();
+  await page.waitForFunction(() => /gpu-parallelism\.flops_derate=0\.8/.test(location.search) && /gpu-parallelism\.link_derate=/.test(location.search));
+  assert.ok(await step() > 1.2 * step0, `${await step()} vs ${step0}`);
+  assert.ok(await mfu() < mfu0, `${await mfu()} vs ${mfu0}`);
+  // A share above one is refused by name and the step stays.
+  const kept = await step();
+  await page.goto(env.base + 'gpus?gpu-parallelism.flops_derate=0.8&gpu-parallelism.link_derate=1.5');
+  await ready(page);
+  const again = page.locator('[data-widget="gpu-parallelism"]');
+  assert.match(await again.locator('[data-notice]').textContent(), /the link derate must be at most 1/);
+  assert.equal(await again.locator('#gpu-parallelism-flops-derate').inputValue(), '0.8');
+  assert.ok(Number(await again.locator('[data-step]').getAttribute('data-step')) < kept);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,7 +1,8 @@
 //! A GPU collective's bus bandwidth against array size (Part 12): the model
 //! (start-up cost plus the fat tree's transfer time) with SHARP on and off,
-//! the book's measured NCCL and TPU curves beside it, and a marker at the
-//! reader's size.
+//! the same model at a derated link bandwidth (dashed, in the model's
+//! colour), the book's measured NCCL and TPU curves beside it, and a marker at
+//! the reader's size.
 
 use crate::charts::style::Styled;
 use plotters::coord::Shift;
@@ -32,8 +33,11 @@ pub struct Curve {
 /// What the chart draws.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectivesChart {
-    /// The model at the reader's settings.
+    /// The model at the reader's settings and the quoted link bandwidth.
     pub model: Curve,
+    /// The same model at the share of link bandwidth the reader assumes,
+    /// when it is below one.
+    pub derated: Option<Curve>,
     /// The model with SHARP the other way round (AllReduce only).
     pub other: Option<Curve>,
     /// The book's measurements (drawn with markers, never joined to the model).
@@ -53,6 +57,7 @@ pub fn draw<DB: DrawingBackend>(
     let pal = palette(dark);
     root.fill(&pal.background)?;
     let all = std::iter::once(&m.model)
+        .chain(m.derated.iter())
         .chain(m.other.iter())
         .chain(m.vs.iter())
         .chain(m.measured.iter());
@@ -66,7 +71,11 @@ pub fn draw<DB: DrawingBackend>(
     // with the curves' short labels.
     let (width, height) = root.dim_in_pixel();
     let narrow = width < NARROW;
-    let rows = 1 + usize::from(m.other.is_some()) + usize::from(m.vs.is_some()) + m.measured.len();
+    let rows = 1
+        + usize::from(m.derated.is_some())
+        + usize::from(m.other.is_some())
+        + usize::from(m.vs.is_some())
+        + m.measured.len();
     let below = if narrow { legend_below_height(rows) } else { 0 };
     let label = |c: &Curve| {
         if narrow {
@@ -104,6 +113,15 @@ pub fn draw<DB: DrawingBackend>(
         colour.stroke_width(3),
     ))?;
     let mut legend = vec![Entry::new(label(&m.model), colour, Mark::Line(3))];
+    if let Some(derated) = &m.derated {
+        chart.draw_series(DashedLineSeries::new(
+            keep(&derated.points),
+            10,
+            6,
+            colour.stroke_width(3),
+        ))?;
+        legend.push(Entry::new(label(derated), colour, Mark::Dashed));
+    }
     if let Some(other) = &m.other {
         let colour = pal.series[2];
         chart.draw_series(DashedLineSeries::new(
@@ -155,6 +173,11 @@ mod tests {
                 short: "model".into(),
                 points: vec![(1e3, 1e6), (1e11, 4e11)],
             },
+            derated: Some(Curve {
+                label: "at 80% of the links".into(),
+                short: "at 80%".into(),
+                points: vec![(1e3, 0.9e6), (1e11, 3.2e11)],
+            }),
             other: Some(Curve {
                 label: "with SHARP".into(),
                 short: "with SHARP".into(),
@@ -180,6 +203,7 @@ mod tests {
         }
         for label in [
             "model",
+            "at 80% of the links",
             "with SHARP",
             "second GPU",
             "measured",

@@ -2,12 +2,16 @@
 //! and switches a GPU count occupies, what a collective costs inside one NVLink
 //! domain and across the fat tree, and GPU and TPU rooflines side by side. A
 //! second GPU (`vs`) may be laid out for the same job beside it, with the
-//! difference spelled out.
+//! difference spelled out. The collective is priced at the share of quoted
+//! link bandwidth the reader assumes (`link_derate`, through core's
+//! [`GpuSystem::derated`]).
 
 use super::controls::Notice;
 use super::controls::NumberField;
 use super::controls::Slider;
-use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::gpu_choice::{
+    achievable_label, achievable_shares, find_gpu, find_gpu_chip, gpu_options, gpu_system,
+};
 use leptos::prelude::*;
 use ridgeline_core::comms::collectives::Collective;
 use ridgeline_core::dtype::Dtype;
@@ -17,10 +21,12 @@ use ridgeline_core::gpu::compare::{gpu_row, roofline_row, RooflineRow};
 use ridgeline_core::gpu::network::{ClusterLayout, CollectiveCost, CollectiveOptions};
 use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::Chip;
+use ridgeline_core::roofline::derate::Derate;
 use ridgeline_core::units::Bytes;
 
 use super::compare::{chip_rows, compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
+use super::derate::{self, Share};
 use super::params::{WidgetParams, WidgetState};
 use crate::input::{parse_count, parse_whole, short};
 
@@ -32,6 +38,9 @@ pub const COMPARED: [&str; 5] = ["h100", "b200", "gb200", "v5p", "v6e"];
 const SUS_DRAWN: u64 = 8;
 /// Nodes drawn per SU (or racks, for NVL72 systems).
 const NODES_DRAWN: u64 = 32;
+/// The share of quoted peak the widget lets the reader set: its collective
+/// moves bytes only.
+const SHARES: [Share; 1] = [Share::Link];
 
 /// The reader's choices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,6 +55,8 @@ pub struct GpuParams {
     pub bytes: f64,
     /// A second GPU laid out for the same job, if any.
     pub vs: Option<&'static Chip>,
+    /// The share of quoted link bandwidth the collective is priced at.
+    pub derate: Derate,
 }
 
 impl Default for GpuParams {
@@ -56,6 +67,7 @@ impl Default for GpuParams {
             kind: Collective::AllGather,
             bytes: 1e9,
             vs: None,
+            derate: Derate::PEAK,
         }
     }
 }
@@ -153,9 +165,16 @@ impl GpuParams {
         })
     }
 
-    /// Everything computed, or why not.
+    /// The Achievable preset: the links at the share the book measured on
+    /// this GPU, or at their quoted bandwidth where it measured none.
+    pub fn achievable(&self) -> Derate {
+        achievable_shares(self.gpu, false)
+    }
+
+    /// Everything computed, or why not (the collective at the assumed link
+    /// share).
     pub fn compute(&self) -> Result<GpuView, String> {
-        let system = gpu_system(self.gpu)?;
+        let system = gpu_system(self.gpu)?.derated(self.derate);
         let tree = system.fat_tree().map_err(|e| e.to_string())?;
         let layout = tree.layout(self.gpus).map_err(|e| e.to_string())?;
         let opts = CollectiveOptions::default();
@@ -196,7 +215,10 @@ impl WidgetParams for GpuParams {
                     .ok_or_else(|| format!("unknown collective “{}”", short(value)))?
             }
             "bytes" | "v" => next.bytes = parse_count(value, "array size", 1e3, 1e13)?,
-            other => return Err(super::params::unknown_setting(other)),
+            other => match derate::apply(&SHARES, next.derate, other, value) {
+                Some(d) => next.derate = d?,
+                None => return Err(super::params::unknown_setting(other)),
+            },
         }
         next.compute()?;
         if let Some(q) = next.versus() {
@@ -217,6 +239,7 @@ impl WidgetParams for GpuParams {
         ]
         .into_iter()
         .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .chain(derate::pairs(&SHARES, self.derate))
         .collect()
     }
 }
@@ -401,6 +424,15 @@ pub fn Gpu(
                         let pos = v.parse::<f64>().unwrap_or(0.0).clamp(0.0, 16.0);
                         set("gpus", format!("{}", 2f64.powf(pos)));
                     }, NumberField::new("gpus", "GPU count", 7).class("gpus-text").view(move || format!("{}", params.with(|p| p.gpus)), set))}
+            {derate::controls(
+                "Achievable links (share of the quoted bandwidth)",
+                &[(Share::Link, "gpu-link-derate")],
+                move || params.with(|p| p.derate),
+                move || params.with_untracked(GpuParams::achievable),
+                move || params.with(|p| achievable_label(p.gpu, false)),
+                None,
+                set,
+            )}
             <Notice notice=notice />
             <p data-facts="">{move || read(facts)}</p>
             {topology}
@@ -445,6 +477,33 @@ pub fn Gpu(
 mod tests {
     use super::*;
     use crate::widgets::params::testing::{assert_pairs_restore, assert_refused_keeps};
+
+    /// Issue #39: the link share prices both collectives; it round-trips
+    /// and a share outside (0, 1] is refused by name.
+    #[test]
+    fn the_link_share_prices_the_collectives() {
+        let quoted = GpuParams::default();
+        let (p, refused) =
+            GpuParams::from_pairs(&crate::widgets::params::pairs(&[("link_derate", "0.8")]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_pairs_restore(&p);
+        let (a, b) = (quoted.compute().unwrap(), p.compute().unwrap());
+        // By hand: at 0.8 of every level's link the transfers take 1.25 times as long.
+        assert!((b.in_node.total.0 / a.in_node.total.0 - 1.25).abs() < 1e-12);
+        let across = |v: &GpuView| v.across.as_ref().unwrap().total.0;
+        assert!((across(&b) / across(&a) - 1.25).abs() < 1e-12);
+        assert_eq!(b.layout, a.layout);
+        let messages = assert_refused_keeps(&p, &[("link_derate", "0"), ("link_derate", "3")]);
+        assert!(
+            messages.iter().all(|m| m.starts_with("the link derate")),
+            "{messages:?}"
+        );
+        let mut q = quoted;
+        assert!(
+            q.apply("flops_derate", "0.5").is_err(),
+            "a collective has no FLOPs share"
+        );
+    }
 
     /// The GPU pickers take the reader's own GPUs beside the registry's (by
     /// `my:NAME` from the index and by compact text from a link) and refuse

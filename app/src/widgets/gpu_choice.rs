@@ -4,8 +4,10 @@
 
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
+use ridgeline_core::gpu::collectives::{achievable, measured_link_share};
 use ridgeline_core::gpu::GpuSystem;
 use ridgeline_core::hardware::{Chip, Topology};
+use ridgeline_core::roofline::derate::Derate;
 
 use crate::input::short;
 
@@ -36,6 +38,45 @@ pub fn find_gpu_chip(value: &str) -> Result<&'static Chip, String> {
 /// The id of the GPU the reader named ([`find_gpu_chip`]).
 pub fn find_gpu(value: &str) -> Result<&'static str, String> {
     find_gpu_chip(value).map(|c| c.id)
+}
+
+/// A GPU widget's Achievable preset for GPU `id` (core's
+/// [`ridgeline_core::gpu::collectives::achievable`]): the link share the book
+/// measured on it, or the quoted links where it measured none, and with
+/// `flops`, Part 1's share of peak FLOPs/s; every other share one.
+pub fn achievable_shares(id: &str, flops: bool) -> Derate {
+    let Ok(sys) = gpu_system(id) else {
+        return Derate::PEAK;
+    };
+    let d = achievable(&sys);
+    let d = if flops {
+        d
+    } else {
+        d.with_flops(1.0).unwrap_or(d)
+    };
+    d.with_hbm(1.0).unwrap_or(d)
+}
+
+/// The label of a GPU widget's Achievable preset for GPU `id`: the link
+/// share the book measured on it, or that it measured none, and with
+/// `flops`, Part 1's share of peak FLOPs/s.
+pub fn achievable_label(id: &str, flops: bool) -> String {
+    let Ok(sys) = gpu_system(id) else {
+        return "Achievable".into();
+    };
+    let links = match measured_link_share(&sys) {
+        Some(s) => format!("links at {:.0}%, the book's NCCL measurement", 100.0 * s),
+        None => "no measured link share for this GPU: links quoted".into(),
+    };
+    if flops {
+        let f = Derate::achievable(sys.chip).flops();
+        format!(
+            "Achievable ({:.0}% of peak FLOPs/s, Part 1; {links})",
+            100.0 * f
+        )
+    } else {
+        format!("Achievable ({links})")
+    }
 }
 
 /// The GPU widgets' system for GPU `id`, computing in bf16, or why not.

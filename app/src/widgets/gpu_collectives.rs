@@ -5,6 +5,12 @@
 //! sharding axis saves across nodes and what a ragged AllToAll sends. The GPU
 //! may be the reader's own; a second GPU (`vs`) draws its model curve on the
 //! same axes, with the two collectives compared figure by figure.
+//!
+//! The reader may derate the links (`link_derate`, the share of quoted NVLink
+//! and scale-out bandwidth to assume): the model at that share is drawn dashed
+//! beside the quoted one and every number below the chart comes from core's
+//! derated system ([`GpuSystem::derated`]); the book's measured curves stay
+//! what was measured.
 
 use super::controls::Notice;
 use super::controls::NumberField;
@@ -25,13 +31,17 @@ use ridgeline_core::units::Bytes;
 
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
-use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::derate::{self, Share};
+use super::gpu_choice::{
+    achievable_label, achievable_shares, find_gpu, find_gpu_chip, gpu_options, gpu_system,
+};
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::gpu_collectives::{draw, CollectivesChart, Curve, V_RANGE};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::{parse_count, parse_flag, parse_whole, short};
 use ridgeline_core::hardware::Chip;
+use ridgeline_core::roofline::derate::Derate;
 
 /// Largest GPU count offered (2^16).
 pub const GPUS_MAX: u64 = 65_536;
@@ -45,6 +55,9 @@ const MAX_Y: u32 = 256;
 const SHARDS: [u32; 6] = [8, 16, 32, 64, 128, 256];
 /// The chart's drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 400, 320);
+/// The shares of quoted peak the widget lets the reader set: a collective
+/// moves bytes only.
+const SHARES: [Share; 1] = [Share::Link];
 
 /// The reader's settings; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,6 +76,9 @@ pub struct GpuCollectivesParams {
     pub k: u32,
     /// A second GPU running the same collective, if any.
     pub vs: Option<&'static Chip>,
+    /// The share of quoted link bandwidth assumed ([`Derate::PEAK`]: the
+    /// quoted links).
+    pub derate: Derate,
 }
 
 impl Default for GpuCollectivesParams {
@@ -75,6 +91,7 @@ impl Default for GpuCollectivesParams {
             sharp: false,
             k: 8,
             vs: None,
+            derate: Derate::PEAK,
         }
     }
 }
@@ -88,6 +105,9 @@ pub struct CollectivesView {
     pub report: CollectiveReport,
     /// The model against size.
     pub curve: Vec<CurvePoint>,
+    /// The model against size at the quoted link bandwidth, when the links
+    /// are derated (`curve` is then the derated model).
+    pub quoted: Option<Vec<CurvePoint>>,
     /// The AllReduce with SHARP the other way round, against size.
     pub other: Option<Vec<CurvePoint>>,
     /// SHARP's gain at this size in the model (`t_off / t_on − 1`), for an AllReduce.
@@ -201,6 +221,12 @@ impl GpuCollectivesParams {
         })
     }
 
+    /// The Achievable preset: the links at the share the book measured on
+    /// this GPU, or at their quoted bandwidth where it measured none.
+    pub fn achievable(&self) -> Derate {
+        achievable_shares(self.gpu, false)
+    }
+
     /// Whether the collective leaves one node.
     pub fn scope(&self) -> Scope {
         match gpu_system(self.gpu) {
@@ -220,12 +246,23 @@ impl GpuCollectivesParams {
         }
     }
 
-    /// Everything computed, or why not.
+    /// Everything computed, or why not: every number at the assumed link
+    /// share.
     pub fn compute(&self) -> Result<CollectivesView, String> {
-        let system = gpu_system(self.gpu)?;
+        let quoted_system = gpu_system(self.gpu)?;
+        let system = quoted_system.derated(self.derate);
         let p = self.core_params(system, self.sharp);
         let report = collective_report(&p)?;
         let curve = cost_curve(&p, (3, 11), PER_DECADE)?;
+        let quoted = if self.derate.is_peak() {
+            None
+        } else {
+            Some(cost_curve(
+                &self.core_params(quoted_system, self.sharp),
+                (3, 11),
+                PER_DECADE,
+            )?)
+        };
         let is_ar = self.kind == Collective::AllReduce;
         let other = if is_ar {
             Some(cost_curve(
@@ -285,6 +322,7 @@ impl GpuCollectivesParams {
             sharp_model_gain: is_ar.then(|| t_off.0 / t_on.0 - 1.0),
             report,
             curve,
+            quoted,
             other,
             sharp_book,
             sharp_traffic,
@@ -323,7 +361,10 @@ impl WidgetParams for GpuCollectivesParams {
             "bytes" => next.bytes = parse_count(value, "bytes", V_RANGE.0, V_RANGE.1)?,
             "sharp" => next.sharp = parse_flag(value, "sharp")?,
             "k" => next.k = parse_whole::<u32>(value, "k", 1.0, 256.0)?,
-            other => return Err(super::params::unknown_setting(other)),
+            other => match derate::apply(&SHARES, next.derate, other, value) {
+                Some(d) => next.derate = d?,
+                None => return Err(super::params::unknown_setting(other)),
+            },
         }
         next.compute()?;
         if let Some(vs) = next.vs {
@@ -347,6 +388,7 @@ impl WidgetParams for GpuCollectivesParams {
         ]
         .into_iter()
         .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .chain(derate::pairs(&SHARES, self.derate))
         .collect()
     }
 }
@@ -374,6 +416,7 @@ pub fn chart_of(
         counted(p.gpus, "GPU", "GPUs"),
         v.system.name
     );
+    let share = format!("{:.0}%", 100.0 * p.derate.link());
     CollectivesChart {
         model: Curve {
             label: if p.kind == Collective::AllReduce {
@@ -388,8 +431,13 @@ pub fn chart_of(
             } else {
                 "model".into()
             },
-            points: points(&v.curve),
+            points: points(v.quoted.as_ref().unwrap_or(&v.curve)),
         },
+        derated: v.quoted.as_ref().map(|_| Curve {
+            label: format!("the same at {share} of the quoted link bandwidth"),
+            short: format!("model, links at {share}"),
+            points: points(&v.curve),
+        }),
         other: v.other.as_ref().map(|o| Curve {
             label: format!("model, {}", sharp_label(!p.sharp)),
             short: format!("model, {}", sharp_label(!p.sharp)),
@@ -614,6 +662,15 @@ pub fn GpuCollectives(
                         }
                     }, view! { <output data-gpus=move || params.with(|p| p.gpus.to_string())>{count_text}</output> })}
             {Slider::positions(STEPS).id("gpu-collectives-bytes").class("bytes").valuetext(move || si(params.with(|p| p.bytes), "B", 3)).log_row("Array size", LogScale::new(STEPS, move || V_RANGE, rounded), move || params.with(|p| p.bytes), "bytes", set, NumberField::new("bytes", "array size in bytes", 10).class("bytes-text").view(bytes_text, set))}
+            {derate::controls(
+                "Achievable links (share of the quoted bandwidth)",
+                &[(Share::Link, "gpu-collectives-link-derate")],
+                move || params.with(|p| p.derate),
+                move || params.with_untracked(GpuCollectivesParams::achievable),
+                move || params.with(|p| achievable_label(p.gpu, false)),
+                Some("The model at the share set here is drawn dashed and times every number below; the book's measured curves are drawn as measured."),
+                set,
+            )}
             <Notice notice=notice />
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" inner_html=chart role="img"
@@ -804,6 +861,49 @@ mod tests {
         let c = counts(&gpu_system("gb200").unwrap());
         assert_eq!(&c[..8], &[2, 4, 8, 16, 32, 64, 72, 144]);
         assert!(c.iter().all(|n| *n <= GPUS_MAX));
+    }
+
+    /// Issue #39: the link share times every number and draws the derated
+    /// model dashed beside the quoted one; the measured curves do not move.
+    #[test]
+    fn the_link_share_times_every_number_and_round_trips() {
+        let quoted = GpuCollectivesParams::default();
+        let (p, refused) = GpuCollectivesParams::from_pairs(&crate::widgets::params::pairs(&[(
+            "link_derate",
+            "0.8",
+        )]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p.derate.link(), 0.8);
+        assert_pairs_restore(&p);
+        assert!(quoted.to_pairs().iter().all(|(k, _)| k != "link_derate"));
+        let (a, b) = (quoted.compute().unwrap(), p.compute().unwrap());
+        // Worked by hand: the transfer at 0.8 × 450 GB/s takes 1.25 times as long.
+        let ratio = b.report.cost.total.0 / a.report.cost.total.0;
+        assert!((ratio - 1.25).abs() < 1e-12, "{ratio}");
+        assert_eq!(b.report.latency, a.report.latency);
+        assert!(b.report.bus_bandwidth.0 < a.report.bus_bandwidth.0);
+        assert_eq!(b.measured_here, a.measured_here);
+        assert_eq!(b.quoted.as_ref(), Some(&a.curve));
+        let m = chart_of(&p, &b, None);
+        assert_eq!(m.model.points, chart_of(&quoted, &a, None).model.points);
+        assert_eq!(m.measured, chart_of(&quoted, &a, None).measured);
+        assert!(m.derated.unwrap().label.contains("80%"));
+        assert!(chart_of(&quoted, &a, None).derated.is_none());
+        assert_eq!(m.marker.1, b.report.bus_bandwidth.0);
+        // Shares outside (0, 1] are refused by name and change nothing.
+        for bad in ["0", "1.5", "-0.2", "fast"] {
+            let mut q = p;
+            let e = q.apply("link_derate", bad).unwrap_err();
+            assert!(e.starts_with("the link derate"), "{bad}: {e}");
+            assert_eq!(q, p);
+        }
+        // The Achievable preset is the book's measured NCCL share on an H100 only.
+        assert!((quoted.achievable().link() - 0.796).abs() < 0.003);
+        assert_eq!(quoted.achievable().flops(), 1.0);
+        let mut b200 = quoted;
+        b200.apply("gpu", "b200").unwrap();
+        assert!(b200.achievable().is_peak());
+        assert!(achievable_label("b200", false).contains("no measured link share"));
     }
 
     /// Issue #19: a second GPU runs the same collective at the same scope;

@@ -8,6 +8,11 @@
 //! backward split into `B` and `W`, the `W`s filling the bubble) beside 1F1B,
 //! with what the schedule costs in memory and complexity. A second GPU (`vs`)
 //! times the same step, compared figure by figure.
+//!
+//! The reader may derate the GPU (`flops_derate`, `link_derate`: the shares of
+//! quoted peak FLOPs/s and of NVLink and scale-out bandwidth to assume): core's
+//! derated system ([`ridgeline_core::gpu::GpuSystem::derated`]) times every
+//! pass, hop, reduction and step, and the MFU against the quoted peak.
 
 use super::controls::Notice;
 use super::controls::NumberField;
@@ -20,11 +25,15 @@ use ridgeline_core::gpu::pipelining::{
 use ridgeline_core::gpu::Scope;
 use ridgeline_core::hardware::Chip;
 use ridgeline_core::model::config::{model, ModelPreset, MODELS};
+use ridgeline_core::roofline::derate::Derate;
 use ridgeline_core::training::pipeline::{Pass, Slot};
 
 use super::compare::{compare_picker, compare_table, parse_vs, Comparison, Diff, VS};
 use super::controls::option;
-use super::gpu_choice::{find_gpu, find_gpu_chip, gpu_options, gpu_system};
+use super::derate::{self, Share};
+use super::gpu_choice::{
+    achievable_label, achievable_shares, find_gpu, find_gpu_chip, gpu_options, gpu_system,
+};
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, Boxes, Fit, Px, LABEL_W, MAX_W, ROW as TIMELINE_ROW};
 use crate::charts::size::Frame;
@@ -36,6 +45,9 @@ pub const MAX_STAGES: u32 = 16;
 pub const MAX_MICROBATCHES: u32 = 32;
 /// Height of one stage's row, in CSS pixels.
 const ROW: f64 = 30.0;
+/// The shares of quoted peak the widget lets the reader set (a pipeline's
+/// time here has no HBM term).
+const SHARES: [Share; 2] = [Share::Flops, Share::Link];
 
 /// The reader's choices; always a schedule core can time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,6 +70,8 @@ pub struct ParallelismChoice {
     pub link: Scope,
     /// A second GPU timing the same step, if any.
     pub vs: Option<&'static Chip>,
+    /// The shares of quoted FLOPs/s and link bandwidth assumed (on both GPUs).
+    pub derate: Derate,
 }
 
 impl Default for ParallelismChoice {
@@ -72,6 +86,7 @@ impl Default for ParallelismChoice {
             dp: 8,
             link: Scope::Network,
             vs: None,
+            derate: Derate::PEAK,
         }
     }
 }
@@ -80,7 +95,7 @@ impl ParallelismChoice {
     /// The core's parameters, checked by core.
     pub fn core(&self) -> Result<PipeliningParams, String> {
         let p = PipeliningParams {
-            system: gpu_system(self.gpu)?,
+            system: gpu_system(self.gpu)?.derated(self.derate),
             model: self.model,
             batch_tokens: self.batch,
             stages: self.stages,
@@ -91,6 +106,12 @@ impl ParallelismChoice {
         };
         p.validate()?;
         Ok(p)
+    }
+
+    /// The Achievable preset: Part 1's share of peak FLOPs/s and the link
+    /// share the book measured on this GPU (quoted links where it has none).
+    pub fn achievable(&self) -> Derate {
+        achievable_shares(self.gpu, true)
     }
 
     /// The same step on GPU `id`, its GPUs per stage capped at a node of it.
@@ -142,6 +163,7 @@ impl ParallelismChoice {
                 percent,
             ),
             Diff::number("step", "step", a.step.0, b.step.0, seconds),
+            Diff::number("mfu", "MFU", a.mfu, b.mfu, percent),
         ];
         // A step with no reduction has no ratio to show for it.
         if a.reduce.0 == 0.0 && b.reduce.0 == 0.0 {
@@ -185,7 +207,10 @@ impl WidgetParams for ParallelismChoice {
             }
             "dp" => next.dp = count("dp", 65_536.0)?,
             "link" => next.link = parse_link(value)?,
-            other => return Err(super::params::unknown_setting(other)),
+            other => match derate::apply(&SHARES, next.derate, other, value) {
+                Some(d) => next.derate = d?,
+                None => return Err(super::params::unknown_setting(other)),
+            },
         }
         next.compute()?;
         if let Some(vs) = next.vs {
@@ -211,6 +236,7 @@ impl WidgetParams for ParallelismChoice {
         ]
         .into_iter()
         .chain(self.vs.map(|vs| (VS.into(), vs.id.into())))
+        .chain(derate::pairs(&SHARES, self.derate))
         .collect()
     }
 }
@@ -440,6 +466,15 @@ pub fn GpuParallelism(
                 <label>"Stages talk over "<select prop:value=move || params.with(|p| link_name(p.link)) on:change=move |ev| set("link", event_target_value(&ev))>{link_options}</select></label>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
+            {derate::controls(
+                "Achievable rates (share of the quoted peak)",
+                &[(Share::Flops, "gpu-parallelism-flops-derate"), (Share::Link, "gpu-parallelism-link-derate")],
+                move || params.with(|p| p.derate),
+                move || params.with_untracked(ParallelismChoice::achievable),
+                move || params.with(|p| achievable_label(p.gpu, true)),
+                Some("Every time below is at these shares; MFU counts the step's model FLOPs against the quoted peak."),
+                set,
+            )}
             <Notice notice=notice />
             <div class="table-scroll" tabindex="0" node_ref=frame.node style:min-height=keep_height(ROW) inner_html=drawing></div>
             <p class="legend"><span class="key fwd"></span>" F: forward (1 unit) "<span class="key bwd"></span>" B: backward (2 units) "<span class="key send"></span>" activations sent to the next stage "<span class="key reduce"></span>" G: the stage's gradient AllReduce"</p>
@@ -451,6 +486,7 @@ pub fn GpuParallelism(
                 <div><dt>"with the sends timed"</dt><dd data-bubble-timed="">{stat(|r| percent(r.timed.bubble))}</dd></div>
                 <div><dt>"idle, counting the exposed reductions"</dt><dd data-idle=stat(|r| r.idle.to_string())>{stat(|r| percent(r.idle))}</dd></div>
                 <div><dt>"step"</dt><dd data-step=stat(|r| r.step.0.to_string())>{stat(|r| format!("{} ({} units)", seconds(r.step.0), sci(r.step_units, 3)))}</dd></div>
+                <div><dt>"MFU: model FLOPs over every GPU's quoted peak"</dt><dd data-mfu=stat(|r| r.mfu.to_string())>{stat(|r| percent(r.mfu))}</dd></div>
                 <div><dt>"the book's pipeline traffic per step"</dt><dd>{stat(|r| format!("{} in all, about {} per layer", seconds(r.total_comms.0), seconds(r.per_layer.0)))}</dd></div>
             </dl>
             {compare_table(move || params.with(ParallelismChoice::comparison))}
@@ -660,6 +696,64 @@ mod tests {
         );
         assert!(html.contains("stage 3"), "{html}");
         assert!(html.contains(">G<"), "{html}");
+    }
+
+    /// Issue #39: the FLOPs and link shares time every pass, hop, reduction
+    /// and step, and the MFU; they round-trip through the URL and a share
+    /// outside (0, 1] is refused by name.
+    #[test]
+    fn the_shares_time_every_number_and_round_trip() {
+        let quoted = ParallelismChoice::default();
+        let (p, refused) = ParallelismChoice::from_pairs(&pairs(&[
+            ("flops_derate", "0.8"),
+            ("link_derate", "0.5"),
+        ]));
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_pairs_restore(&p);
+        assert!(quoted
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| !k.ends_with("_derate")));
+        let (a, b) = (quoted.compute().unwrap(), p.compute().unwrap());
+        // By hand: a forward unit at 80 % of peak takes 1/0.8 = 1.25 times as
+        // long; a hop and a reduction at half the links take twice as long.
+        assert!((b.forward.0 / a.forward.0 - 1.25).abs() < 1e-12);
+        assert!((b.hop.0 / a.hop.0 - 2.0).abs() < 1e-12);
+        assert!((b.reduce.0 / a.reduce.0 - 2.0).abs() < 1e-12);
+        assert!(b.step > a.step && b.mfu < a.mfu);
+        assert!((b.mfu - 0.8 * (1.0 - b.idle)).abs() < 1e-12);
+        let html = Owner::new()
+            .with(|| view! { <GpuParallelism args=pairs(&[("flops_derate", "0.8")]) /> }.to_html());
+        let c = ParallelismChoice {
+            derate: Derate::new(0.8, 1.0, 1.0).unwrap(),
+            ..quoted
+        };
+        assert!(html.contains(&format!("data-mfu=\"{}\"", c.compute().unwrap().mfu)));
+        assert_refused_keeps(
+            &p,
+            &[
+                ("flops_derate", "0"),
+                ("flops_derate", "2"),
+                ("link_derate", "-1"),
+                ("link_derate", "x"),
+                ("hbm_derate", "0.5"),
+            ],
+        );
+        let mut q = p;
+        assert!(q
+            .apply("flops_derate", "0")
+            .unwrap_err()
+            .starts_with("the FLOPs derate must be a number in (0, 1]"));
+        assert!(q
+            .apply("link_derate", "1.5")
+            .unwrap_err()
+            .starts_with("the link derate"));
+        // The Achievable preset on an H100: Part 1's 80 % and the book's
+        // measured NCCL link share.
+        let d = quoted.achievable();
+        assert_eq!(d.flops(), 0.8);
+        assert!((d.link() - 0.796).abs() < 0.003);
+        assert!(achievable_label("h100", true).starts_with("Achievable (80% of peak FLOPs/s"));
     }
 
     /// Issue #19: a second GPU times the same step beside the first.

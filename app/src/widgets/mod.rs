@@ -16,6 +16,7 @@
 // Shared by several widgets: compiled in every build.
 pub mod compare;
 pub mod controls;
+pub mod derate;
 // The static figures' drawing helpers: native builds only, where they are drawn.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod figure;

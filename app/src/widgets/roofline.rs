@@ -24,6 +24,7 @@ use ridgeline_core::roofline::Verdict;
 
 use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
+use super::derate::{self, Share};
 use super::params::{WidgetParams, WidgetState};
 use super::pointer::plot_x;
 use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
@@ -42,6 +43,9 @@ const SHAPE: Shape = Shape::new(760, 440, 420);
 
 /// Largest D or F a reader may enter.
 pub const DIM_MAX: f64 = 1_048_576.0;
+
+/// The shares of quoted peak the widget lets the reader set.
+const SHARES: [Share; 2] = [Share::Flops, Share::Hbm];
 
 /// Everything the reader can set; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -201,15 +205,10 @@ impl WidgetParams for RooflineParams {
             "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
             "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
             "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
-            "flops_derate" => {
-                let share = parse_count(value, "the FLOPs derate", 0.0, 1.0)?;
-                next.derate = next.derate.with_flops(share)?;
-            }
-            "hbm_derate" => {
-                let share = parse_count(value, "the HBM derate", 0.0, 1.0)?;
-                next.derate = next.derate.with_hbm(share)?;
-            }
-            other => return Err(super::params::unknown_setting(other)),
+            other => match derate::apply(&SHARES, next.derate, other, value) {
+                Some(d) => next.derate = d?,
+                None => return Err(super::params::unknown_setting(other)),
+            },
         }
         let dtype = next.op().compute_dtype();
         if next.chip.peak_or_wider(dtype).is_none() {
@@ -240,35 +239,9 @@ impl WidgetParams for RooflineParams {
             ("f".into(), format!("{}", self.f)),
         ];
         pairs.extend(self.vs.map(|vs| (VS.into(), vs.id.into())));
-        let d = self.derate;
-        for (key, share) in [("flops_derate", d.flops()), ("hbm_derate", d.hbm())] {
-            if share != 1.0 {
-                pairs.push((key.into(), format!("{share}")));
-            }
-        }
+        pairs.extend(derate::pairs(&SHARES, self.derate));
         pairs
     }
-}
-
-/// A slider row for one share of peak, from 5 % to 100 % in steps of one
-/// percent, with the share it stands for shown beside it.
-fn share_row(
-    label: &'static str,
-    id: &'static str,
-    key: &'static str,
-    share: impl Fn() -> f64 + Copy + Send + Sync + 'static,
-    set: impl Fn(&'static str, String) + Copy + Send + Sync + 'static,
-) -> AnyView {
-    let percent = move || format!("{:.0}%", 100.0 * share());
-    Slider::new("0.05", || "1".into(), "0.01")
-        .id(id)
-        .valuetext(percent)
-        .row(
-            label,
-            move || format!("{}", share()),
-            move |v: String| set(key, v),
-            view! { <output for=id>{percent}</output> },
-        )
 }
 
 /// The formats both the chip and the compared one (if any) have a rate for.
@@ -464,21 +437,15 @@ pub fn Roofline(
                 ></div>
             </div>
             {Slider::positions(STEPS).id("roofline-b").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch B", LogScale::new(STEPS, move || (B_MIN, B_MAX), rounded), move || params.with(|p| p.b), "b", set, NumberField::new("b", "batch B", 9).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set))}
-            <fieldset class="derate" data-derate="">
-                <legend>"Achievable roof (share of the quoted peak)"</legend>
-                {share_row("FLOPs/s ", "roofline-flops-derate", "flops_derate", move || params.with(|p| p.derate.flops()), set)}
-                {share_row("HBM bandwidth ", "roofline-hbm-derate", "hbm_derate", move || params.with(|p| p.derate.hbm()), set)}
-                <button type="button" data-derate-preset="achievable" on:click=move |_| {
-                    let d = Derate::achievable(params.get_untracked().chip);
-                    set("hbm_derate", format!("{}", d.hbm()));
-                    set("flops_derate", format!("{}", d.flops()));
-                }>{move || params.with(|p| format!("Achievable ({:.0}% of peak FLOPs/s, Part 1)", 100.0 * Derate::achievable(p.chip).flops()))}</button>
-                " "
-                <button type="button" data-derate-preset="peak" on:click=move |_| {
-                    set("flops_derate", "1".into());
-                    set("hbm_derate", "1".into());
-                }>"Quoted peak"</button>
-            </fieldset>
+            {derate::controls(
+                "Achievable roof (share of the quoted peak)",
+                &[(Share::Flops, "roofline-flops-derate"), (Share::Hbm, "roofline-hbm-derate")],
+                move || params.with(|p| p.derate),
+                move || Derate::achievable(params.get_untracked().chip),
+                move || params.with(|p| format!("Achievable ({:.0}% of peak FLOPs/s, Part 1)", 100.0 * Derate::achievable(p.chip).flops())),
+                None,
+                set,
+            )}
             <p class="verdict-line">
                 "At B = "
                 {move || grouped(params.with(|p| p.b))}

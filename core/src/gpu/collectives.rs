@@ -32,6 +32,8 @@ use super::GpuSystem;
 use crate::check::is_positive;
 use crate::comms::collectives::Collective;
 use crate::dtype::Dtype;
+use crate::hardware::Link;
+use crate::roofline::derate::Derate;
 use crate::units::{Bytes, BytesPerSec, Seconds};
 
 /// Bytes each GPU sends in a collective over `n` GPUs of an array of `bytes`.
@@ -97,6 +99,26 @@ pub fn nccl_fit() -> NcclFit {
         latency: Seconds(latency),
         bandwidth: BytesPerSec(1.0 / per_byte),
     }
+}
+
+/// The share of quoted NVLink bandwidth the book's measured NCCL AllReduce
+/// reaches on one 8×H100 node (the fitted bus bandwidth of [`nccl_fit`] over
+/// the H100's quoted `W_gpu`), for the H100 only: the registry has no
+/// collective measured on any other GPU.
+pub fn measured_link_share(sys: &GpuSystem) -> Option<f64> {
+    let quoted = sys.chip.bandwidth(Link::NvLink)?;
+    (sys.id == "h100").then(|| (nccl_fit().bandwidth.0 / quoted.0).min(1.0))
+}
+
+/// The achievable shares of a GPU's quoted rates: Part 1's share of peak
+/// FLOPs/s for its maker ([`Derate::achievable`]) and, where the registry
+/// measured one, the link share of [`measured_link_share`]; HBM and, on
+/// other GPUs, the links stay at their quoted peaks.
+pub fn achievable(sys: &GpuSystem) -> Derate {
+    let base = Derate::achievable(sys.chip);
+    measured_link_share(sys)
+        .and_then(|l| base.with_link(l).ok())
+        .unwrap_or(base)
 }
 
 /// Which term dominates a collective's time.
@@ -401,6 +423,63 @@ mod tests {
     use super::*;
     use crate::gpu::network::{in_node, Precision};
     use proptest::prelude::*;
+
+    /// Worked by hand: at 80 % of the quoted link bandwidth every level of
+    /// the fat tree moves its bytes at 0.8 × W, so the transfer takes
+    /// 1/0.8 = 1.25 times as long, inside a node (NVLink), across two nodes
+    /// (InfiniBand) and across the spine (64 nodes, past a 32-node SU); the
+    /// start-up cost is not a rate and stays, and the book's measured curves
+    /// are the same measurements.
+    #[test]
+    fn a_link_share_of_eighty_percent_stretches_each_transfer_by_a_quarter() {
+        use crate::roofline::derate::Derate;
+        let h100 = GpuSystem::from_id("h100", crate::dtype::Dtype::Bf16).unwrap();
+        let slow = h100.derated(Derate::new(1.0, 1.0, 0.8).unwrap());
+        for gpus in [8, 16, 512] {
+            let of = |system| {
+                collective_report(&CollectiveParams {
+                    system,
+                    kind: Collective::AllReduce,
+                    gpus,
+                    bytes: Bytes(1e9),
+                    sharp: false,
+                    latency: None,
+                })
+                .unwrap()
+            };
+            let (quoted, derated) = (of(h100), of(slow));
+            let ratio = derated.cost.total.0 / quoted.cost.total.0;
+            assert!((ratio - 1.25).abs() < 1e-12, "{gpus} GPUs: {ratio}");
+            assert_eq!(derated.latency, quoted.latency);
+            let transfer = derated.total.0 - derated.latency.0;
+            assert!((transfer / quoted.cost.total.0 - 1.25).abs() < 1e-12);
+            assert_eq!(derated.figure_curves, quoted.figure_curves);
+            assert_eq!(derated.measured, quoted.measured);
+        }
+        // The FLOPs and HBM shares do not touch a collective.
+        let other = h100.derated(Derate::new(0.5, 0.5, 1.0).unwrap());
+        assert_eq!(other.w_gpu, h100.w_gpu);
+        assert_eq!(other.w_node, h100.w_node);
+        // The Achievable preset: Part 1's 80 % of peak FLOPs/s, and the
+        // H100's links at the book's measured NCCL bus bandwidth,
+        // 358 / 450 GB/s = 79.6 % of quoted NVLink; no other GPU has a
+        // measured collective, so its links stay quoted.
+        let share = measured_link_share(&h100).unwrap();
+        assert!((share - 358.0 / 450.0).abs() < 0.003, "{share}");
+        assert_eq!(achievable(&h100).flops(), 0.8);
+        assert_eq!(achievable(&h100).link(), share);
+        let b200 = GpuSystem::from_id("b200", crate::dtype::Dtype::Bf16).unwrap();
+        assert_eq!(measured_link_share(&b200), None);
+        assert_eq!(achievable(&b200).link(), 1.0);
+        assert_eq!(
+            measured_link_share(&GpuSystem::from_id("h800", Dtype::Bf16).unwrap()),
+            None
+        );
+        // A new derate replaces the old one: the quoted peak restores the links.
+        let back = slow.derated(Derate::PEAK);
+        assert!((back.w_gpu.0 / h100.w_gpu.0 - 1.0).abs() < 1e-15);
+        assert!(back.derate.is_peak());
+    }
 
     #[test]
     fn fit_follows_the_figure_the_widget_draws() {

@@ -12,7 +12,7 @@
 //! ```
 
 use super::anatomy::{anatomy, AnatomyParams};
-use super::collectives::{nccl_fit, sharp_gain};
+use super::collectives::{measured_link_share, nccl_fit, sharp_gain};
 use super::memory::{hierarchy, MemoryParams};
 use super::node::{nvlink_node, NodeParams};
 use super::rooflines::{gb200_changes, megatron};
@@ -167,6 +167,11 @@ pub const FACTS: &[FactSpec] = &[
         "SHARP's predicted AllReduce gain on 8 GPUs",
     ),
     f("sharp-measured-gain", false, "SHARP's measured gain"),
+    f(
+        "nccl-link-share",
+        false,
+        "the share of the H100's quoted NVLink bandwidth its fitted NCCL AllReduce reaches",
+    ),
     f(
         "sharp-measured-bw",
         false,
@@ -518,6 +523,11 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
         "nccl-58mb" => Ok(bps(MEASURED.nccl_allreduce_58mb.value)),
         "sharp-predicted-gain" => Ok(format!("{:.0}%", sharp_gain(8)?.0 * 100.0)),
         "sharp-measured-gain" => Ok(format!("{:.0}%", sharp_gain(8)?.1 * 100.0)),
+        "nccl-link-share" => {
+            let h100 = super::GpuSystem::from_id("h100", crate::dtype::Dtype::Bf16)
+                .map_err(|e| e.to_string())?;
+            need(measured_link_share(&h100).map(|s| format!("{:.0}%", s * 100.0)))
+        }
         "sharp-measured-bw" => Ok(bps(sharp_gain(8)?.2)),
         "megatron-70b-threshold" | "megatron-314b-threshold" => {
             let rows = megatron()?;

@@ -56,6 +56,7 @@ use crate::check::{positive, NotPositive};
 use crate::comms::collectives::Network;
 use crate::dtype::Dtype;
 use crate::hardware::{chip, Chip, Link, Topology, Vendor, ICI_HOP_LATENCY};
+use crate::roofline::derate::Derate;
 use crate::units::{Bytes, BytesPerSec, FlopsPerSec, Intensity};
 use specs::{GpuGeneration, Hertz, SM};
 use std::fmt;
@@ -191,6 +192,10 @@ pub struct GpuSystem {
     pub w_gpu: BytesPerSec,
     /// Scale-out egress per node (`W_node`), where the book gives it.
     pub w_node: Option<BytesPerSec>,
+    /// The shares of the quoted rates assumed ([`Derate::PEAK`] unless
+    /// [`GpuSystem::derated`] set them): `peak`, `w_gpu` and `w_node` already
+    /// carry them, and so does every time computed from the system.
+    pub derate: Derate,
 }
 
 impl GpuSystem {
@@ -226,7 +231,36 @@ impl GpuSystem {
             sms,
             w_gpu,
             w_node: node_egress,
+            derate: Derate::PEAK,
         })
+    }
+
+    /// The same GPU at `d`'s shares of its quoted rates (replacing any shares
+    /// set before): the peak at the FLOPs share, NVLink and the scale-out
+    /// network (every level of the fat tree) at the link share, HBM at the
+    /// HBM share. A collective's start-up cost is not a rate and stays.
+    ///
+    /// ```
+    /// use ridgeline_core::dtype::Dtype;
+    /// use ridgeline_core::gpu::{GpuSystem, Scope};
+    /// use ridgeline_core::roofline::derate::Derate;
+    ///
+    /// let h100 = GpuSystem::from_id("h100", Dtype::Bf16).unwrap();
+    /// let slow = h100.derated(Derate::new(1.0, 1.0, 0.8).unwrap());
+    /// // 80 % of 450 GB/s of NVLink: the critical batch C / W grows by 1/0.8.
+    /// assert!((slow.w_gpu.0 - 3.6e11).abs() < 1.0);
+    /// assert!((slow.alpha(Scope::Node).unwrap().0 - 2750.0).abs() < 1e-9);
+    /// ```
+    pub fn derated(self, d: Derate) -> GpuSystem {
+        let was = self.derate;
+        let link = |w: BytesPerSec| d.bandwidth(Link::NvLink, w * (1.0 / was.link()));
+        GpuSystem {
+            peak: d.rate(self.peak * (1.0 / was.flops())),
+            w_gpu: link(self.w_gpu),
+            w_node: self.w_node.map(link),
+            derate: d,
+            ..self
+        }
     }
 
     /// The system for a registry id or a Part 12 variant id (`h800`).
@@ -280,9 +314,9 @@ impl GpuSystem {
         Ok(self.peak / self.w_collective(scope)?)
     }
 
-    /// The HBM ridge `C / W_hbm`.
+    /// The HBM ridge `C / W_hbm` (both at the shares assumed).
     pub fn hbm_ridge(&self) -> Intensity {
-        self.peak / self.chip.hbm_bw()
+        self.peak / self.derate.bandwidth(Link::Hbm, self.chip.hbm_bw())
     }
 
     /// The chip's Tensor Cores (`SMs × 4`).

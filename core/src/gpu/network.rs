@@ -498,7 +498,9 @@ impl FatTree {
                     kind: LevelKind::Spine,
                     children: d.sus_per_pod,
                     child_gpus: per_node * u64::from(d.nodes_per_su),
-                    uplink: d.su_uplink(),
+                    uplink: sys
+                        .derate
+                        .bandwidth(crate::hardware::Link::ScaleOut, d.su_uplink()),
                     switches: Some(d.spine_switches_per_pod),
                     switch_bandwidth: Some(ib * f64::from(d.spine_switches_per_pod)),
                     switch_bandwidth_appendix_b: Some(

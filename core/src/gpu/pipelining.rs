@@ -186,6 +186,10 @@ pub struct Pipelining {
     pub bubble_formula: f64,
     /// Idle share of the step on every stage, counting transfers and the exposed reductions.
     pub idle: f64,
+    /// Model FLOPs utilisation: the step's model FLOPs (`6 · N_active · B`)
+    /// over what every GPU could do in the step at its quoted peak, which is
+    /// the busy share `1 − idle` times the FLOPs share the system assumes.
+    pub mfu: f64,
     /// The book's total pipeline communication of a step, `2BD/(W · N_MB) · (N_MB + S − 2)`.
     pub total_comms: Seconds,
     /// The book's per-layer estimate `1.5 · 2BD / (W · N_layers)`.
@@ -291,6 +295,7 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
         .map(|r| r.end)
         .fold(timed.step.0, f64::max);
     let busy = 3.0 * s * m;
+    let idle = 1.0 - busy / (s * step_units);
     let layers = u32::try_from(cfg.layers).unwrap_or(u32::MAX);
     let (total_comms, per_layer) = if p.stages == 1 {
         (Seconds(0.0), Seconds(0.0))
@@ -311,7 +316,8 @@ pub fn pipelining(p: &PipeliningParams) -> Result<Pipelining, String> {
         step_units,
         step: Seconds(step_units * forward.0),
         bubble_formula: pipeline_bubble(s, m).map_err(|e| e.to_string())?,
-        idle: 1.0 - busy / (s * step_units),
+        idle,
+        mfu: (1.0 - idle) * sys.derate.flops(),
         total_comms,
         per_layer,
         ideal,
@@ -404,6 +410,41 @@ mod tests {
         .unwrap();
         assert!((one.hop.0 / r.hop.0 - 8.0).abs() < 1e-9);
         assert!((one.forward.0 / r.forward.0 - 8.0).abs() < 1e-9);
+    }
+
+    /// Worked by hand: at 80 % of peak FLOPs/s each forward unit takes
+    /// 1/0.8 = 1.25 times as long and the hop does not change; at half the
+    /// link bandwidth the hop and the gradient AllReduce take twice as long
+    /// and the forward unit does not change. MFU is the step's model FLOPs
+    /// (6 · N · B) over every GPU's quoted peak for the step: the busy share
+    /// times the FLOPs share.
+    #[test]
+    fn a_derated_gpu_stretches_compute_and_links_by_their_shares() {
+        use crate::roofline::derate::Derate;
+        let p = PipeliningParams::parse("h100", "llama3-70b", 4e6, 4, 8, 8, 2, "network").unwrap();
+        let on = |f: f64, l: f64| {
+            pipelining(&PipeliningParams {
+                system: p.system.derated(Derate::new(f, 1.0, l).unwrap()),
+                ..p
+            })
+            .unwrap()
+        };
+        let quoted = pipelining(&p).unwrap();
+        assert!((quoted.mfu - (1.0 - quoted.idle)).abs() < 1e-12);
+        let slow = on(0.8, 1.0);
+        assert!((slow.forward.0 / quoted.forward.0 - 1.25).abs() < 1e-12);
+        assert_eq!(slow.hop, quoted.hop);
+        assert_eq!(slow.reduce, quoted.reduce);
+        let gpus = f64::from(4 * 8 * 2);
+        let model_flops = 6.0 * active_params(&r_model().config).total() * 4e6;
+        let by_definition = model_flops / (slow.step.0 * gpus * p.system.peak.0);
+        assert!((slow.mfu - by_definition).abs() < 1e-12, "{}", slow.mfu);
+        assert!((slow.mfu - 0.8 * (1.0 - slow.idle)).abs() < 1e-12);
+        let thin = on(1.0, 0.5);
+        assert_eq!(thin.forward, quoted.forward);
+        assert!((thin.hop.0 / quoted.hop.0 - 2.0).abs() < 1e-12);
+        assert!((thin.reduce.0 / quoted.reduce.0 - 2.0).abs() < 1e-12);
+        assert!(thin.step > quoted.step && thin.mfu < quoted.mfu);
     }
 
     fn r_model() -> &'static ModelPreset {
