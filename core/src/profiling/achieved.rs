@@ -442,6 +442,17 @@ pub struct MatmulStep {
 }
 
 impl MatmulStep {
+    /// The step of the sample trace (`tests/data/traces/`): `tanh(a @ b) @ b`,
+    /// two 512 × 512 × 512 matmuls in f32 with `a` split by rows over eight devices.
+    pub const SAMPLE_TRACE: MatmulStep = MatmulStep {
+        b: 512.0,
+        d: 512.0,
+        f: 512.0,
+        matmuls: 2.0,
+        devices: 8.0,
+        bytes_per_element: 4.0,
+    };
+
     /// Each device's FLOPs (`2·(b/devices)·d·f` per matmul) and bytes (its
     /// rows of the input and output and the whole weight, per matmul), as a
     /// budget on `chip`; an error names a size that is not positive.
@@ -598,14 +609,7 @@ mod tests {
     #[test]
     fn the_budget_of_the_sample_step() {
         // tanh(a @ b) @ b: two 512³ matmuls, a split by rows over 8 devices, f32.
-        let step = MatmulStep {
-            b: 512.0,
-            d: 512.0,
-            f: 512.0,
-            matmuls: 2.0,
-            devices: 8.0,
-            bytes_per_element: 4.0,
-        };
+        let step = MatmulStep::SAMPLE_TRACE;
         let v5e = chip("v5e").unwrap();
         let b = step.budget(v5e).unwrap();
         assert_eq!(b.flops, Flops(67_108_864.0));
