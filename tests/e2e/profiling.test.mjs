@@ -182,3 +182,50 @@ test('Part 9: without JavaScript the trace viewer shows the sample and says open
   assert.equal(await viewer.locator('[data-trace-ops] tbody tr').first().getAttribute('data-op'), 'ynn_fusion');
   await context.close();
 });
+
+test('Part 9: the trace viewer puts the heavy ops on a chip\'s roofline and sets the step beside its budget', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.goto(env.base + 'profiling');
+  await ready(page);
+  await readyLibrary(page, '[data-widget="trace-viewer"]');
+  const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
+  await viewer.waitFor();
+  const rows = viewer.locator('[data-trace-roof] tbody tr');
+  const placed = () => rows.evaluateAll((rs) => rs.map((r) => [r.dataset.roofOp, r.dataset.onRoof]));
+  // The sample and its HLO text: every op placed. ynn_fusion runs 24 times
+  // 2·64·512·512 FLOPs in 60,930.183 µs (13.2 GFLOP/s) at 25.6 FLOPs per byte,
+  // where the v5e's roof is 25.6 × 8.2e11 B/s = 21 TFLOP/s: 0.063% of it.
+  assert.deepEqual(await placed(), [['ynn_fusion', 'true'], ['ynn_fusion.1', 'true'], ['wrapped_tanh', 'true']]);
+  const first = rows.first().locator('td');
+  assert.equal(await first.nth(4).textContent(), 'HLO');
+  assert.equal(await first.nth(5).textContent(), '13.2 GFLOP/s');
+  assert.equal(await first.nth(6).textContent(), '25.600');
+  assert.equal(await rows.first().locator('[data-roof-share]').textContent(), '0.063% of 21 TFLOP/s');
+  // Its dot on the chart, numbered as in the table.
+  assert.ok((await viewer.locator('.plot svg text').allTextContents()).includes('1'));
+  // The budget of the sample's step (2 × 2·64·512·512 FLOPs and 2.62 MB per
+  // device on a v5e: 3.54 µs) beside the trace's mean step (11.1 ms).
+  const budget = viewer.locator('[data-budget]');
+  assert.match(await budget.textContent(), /^Budget on TPU v5e: 6\.71e7 FLOPs per device .* 3\.54 µs a step\. The trace's mean step is 11\.1 ms: 3150× the budget\.$/);
+  // Another chip: the roof and the budget follow.
+  await viewer.locator('select').first().selectOption('h100');
+  await page.waitForFunction(() => document.querySelector('[data-widget="trace-viewer"] [data-budget]')?.textContent.startsWith('Budget on H100'));
+  // A batch of 0 is refused with the reason.
+  const batch = viewer.locator('input[aria-label="batch B over all devices"]');
+  await batch.fill('0');
+  await batch.press('Enter');
+  assert.match(await budget.textContent(), /^No budget: the batch/);
+
+  // The transformer step: its trace alone names no FLOPs or bytes, and no op is guessed...
+  await viewer.locator('input[type="file"][data-trace-file]').setInputFiles(path.join(TRACES, 'jax-transformer-8cpu.json.gz'));
+  await page.waitForFunction(() => document.querySelector('[data-widget="trace-viewer"] [data-trace-showing]')?.textContent.includes('jax-transformer-8cpu'));
+  assert.ok((await placed()).every(([, on]) => on === 'false'));
+  assert.match(await rows.first().locator('[data-roof-share]').textContent(), /^no FLOPs or bytes/);
+  // ...its HLO text places the matmuls; the all-reduce (a tuple) stays unplaced.
+  await viewer.locator('input[type="file"][data-hlo-file]').setInputFiles(path.join(TRACES, 'jax-transformer-8cpu.hlo.txt.gz'));
+  await page.waitForFunction(() => document.querySelector('[data-widget="trace-viewer"] [data-roof-op="ynn_fusion.18"]')?.dataset.onRoof === 'true');
+  const top = await placed();
+  assert.deepEqual(top.slice(0, 2), [['all-reduce.10', 'false'], ['ynn_fusion.18', 'true']]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

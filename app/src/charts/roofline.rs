@@ -547,6 +547,64 @@ pub fn draw_point<DB: DrawingBackend>(
     draw_label(root, &mut placer, at, label, TITLE, &colour, 6)
 }
 
+/// One measured operation: its intensity and the rate it achieved (not
+/// the attainable rate: a profile's op sits wherever it ran, under the roof).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// FLOPs per byte.
+    pub intensity: f64,
+    /// FLOPs/s achieved.
+    pub achieved: f64,
+    /// A short label drawn beside the point (its number in the table).
+    pub label: String,
+}
+
+/// Draws the chart with `points` where they ran: each a dot at its
+/// intensity and achieved rate, labelled where the label covers no roof,
+/// legend or other point.
+pub fn draw_measured<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    model: &RoofModel,
+    points: &[Measured],
+    dark: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_static(root, model, dark)?;
+    let pal = palette(dark);
+    let mut chart = chart(root, model)?;
+    let mut placer = label_placer(root, &chart, model);
+    let at: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| {
+            (
+                p.intensity.clamp(model.x.0, model.x.1),
+                p.achieved.clamp(model.y.0, model.y.1),
+            )
+        })
+        .collect();
+    for xy in &at {
+        placer.avoid_point(chart.backend_coord(xy), 8);
+    }
+    let colour = pal.series[1];
+    for (p, xy) in points.iter().zip(&at) {
+        chart.draw_series(std::iter::once(Circle::new(*xy, 6, colour.filled())))?;
+        chart.draw_series(std::iter::once(Circle::new(
+            *xy,
+            6,
+            pal.text.stroke_width(1),
+        )))?;
+        draw_label(
+            root,
+            &mut placer,
+            chart.backend_coord(xy),
+            &p.label,
+            NOTE,
+            &pal.text,
+            4,
+        )?;
+    }
+    Ok(())
+}
+
 /// Free space on `root`'s plot for labels drawn over the static layer: the
 /// roofs, the ridge points and labels and the legend are taken.
 pub(crate) fn label_placer<DB: DrawingBackend>(

@@ -168,6 +168,13 @@ pub struct OpRow {
     pub total_us: f64,
     /// Its share of all ops' self time, in [0, 1].
     pub share: f64,
+    /// FLOPs over all its runs, when every run's event carried them
+    /// (`model_flops`, else `flops`, in its `args`).
+    pub flops: Option<f64>,
+    /// Bytes over all its runs, when every run's event carried them (`bytes_accessed`).
+    pub bytes: Option<f64>,
+    /// The HLO module its runs name (`args.hlo_module`), when they all name the same one.
+    pub module: Option<String>,
 }
 
 /// One step (a `StepTraceAnnotation`, a `ProfilerStep#N`).
@@ -268,6 +275,14 @@ struct Args {
     stream: Option<Value>,
     #[serde(default)]
     name: Option<Value>,
+    #[serde(default)]
+    hlo_module: Option<Value>,
+    #[serde(default)]
+    model_flops: Option<Value>,
+    #[serde(default)]
+    flops: Option<Value>,
+    #[serde(default)]
+    bytes_accessed: Option<Value>,
 }
 
 /// `v` as text: a string as it is, a number as JSON prints it.
@@ -339,6 +354,23 @@ struct Kept {
     name: usize,
     lane: usize,
     op: bool,
+    /// FLOPs and bytes the event carries (NaN when it carries none).
+    flops: f64,
+    bytes: f64,
+    /// Index into the module names, for an op naming its HLO module.
+    module: Option<usize>,
+}
+
+/// Per op name: runs, self time, total time, FLOPs and bytes summed with
+/// how many runs carried each, and the one module its runs name.
+#[derive(Default)]
+struct OpSum {
+    count: usize,
+    self_us: f64,
+    total_us: f64,
+    flops: (f64, usize),
+    bytes: (f64, usize),
+    module: Option<Option<usize>>,
 }
 
 /// Reads a trace file's bytes (gzipped or not).
@@ -434,6 +466,7 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
     let mut threads: HashMap<(String, String), usize> = HashMap::new();
     let mut steps_by_thread: HashMap<usize, Vec<(String, f64, f64)>> = HashMap::new();
     let mut kept: Vec<Kept> = Vec::new();
+    let mut modules: Vec<String> = Vec::new();
     let mut skipped = 0usize;
 
     for e in events {
@@ -511,6 +544,29 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
             names.push(name.to_string());
             next
         });
+        let arg_number =
+            |v: Option<&Value>| v.and_then(number).filter(|x| x.is_finite() && *x >= 0.0);
+        let flops = args
+            .and_then(|a| {
+                arg_number(a.model_flops.as_ref()).or_else(|| arg_number(a.flops.as_ref()))
+            })
+            .unwrap_or(f64::NAN);
+        let bytes = args
+            .and_then(|a| arg_number(a.bytes_accessed.as_ref()))
+            .unwrap_or(f64::NAN);
+        let module = match args.and_then(|a| a.hlo_module.as_ref()).filter(|_| op) {
+            Some(m) => {
+                let m = text(m);
+                Some(match modules.iter().position(|x| *x == m) {
+                    Some(i) => i,
+                    None => {
+                        modules.push(m);
+                        modules.len() - 1
+                    }
+                })
+            }
+            None => None,
+        };
         kept.push(Kept {
             ts,
             dur,
@@ -518,6 +574,9 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
             name,
             lane,
             op,
+            flops,
+            bytes,
+            module,
         });
     }
     if kept.is_empty() {
@@ -555,7 +614,7 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
     let mut lane_spans: Vec<Vec<Span>> = vec![Vec::new(); lanes.len()];
     let mut lane_events = vec![0usize; lanes.len()];
     let mut lane_end = vec![f64::NEG_INFINITY; lanes.len()];
-    let mut ops: HashMap<usize, (usize, f64, f64)> = HashMap::new();
+    let mut ops: HashMap<usize, OpSum> = HashMap::new();
     for (i, k) in kept.iter().enumerate() {
         lane_events[k.lane] += 1;
         let end = k.ts + k.dur;
@@ -572,25 +631,39 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
             });
         }
         if k.op {
-            let row = ops.entry(k.name).or_insert((0, 0.0, 0.0));
-            row.0 += 1;
-            row.1 += self_time[i].max(0.0);
-            row.2 += k.dur;
+            let row = ops.entry(k.name).or_default();
+            row.count += 1;
+            row.self_us += self_time[i].max(0.0);
+            row.total_us += k.dur;
+            for (sum, x) in [(&mut row.flops, k.flops), (&mut row.bytes, k.bytes)] {
+                if !x.is_nan() {
+                    sum.0 += x;
+                    sum.1 += 1;
+                }
+            }
+            row.module = match row.module {
+                None => Some(k.module),
+                Some(m) if m == k.module => Some(m),
+                Some(_) => Some(None),
+            };
         }
     }
-    let op_self_us: f64 = ops.values().map(|r| r.1).sum();
+    let op_self_us: f64 = ops.values().map(|r| r.self_us).sum();
     let mut ops: Vec<OpRow> = ops
         .into_iter()
-        .map(|(name, (count, self_us, total_us))| OpRow {
+        .map(|(name, r)| OpRow {
             name: names[name].clone(),
-            count,
-            self_us,
-            total_us,
+            count: r.count,
+            self_us: r.self_us,
+            total_us: r.total_us,
             share: if op_self_us > 0.0 {
-                self_us / op_self_us
+                r.self_us / op_self_us
             } else {
                 0.0
             },
+            flops: (r.flops.1 == r.count).then_some(r.flops.0),
+            bytes: (r.bytes.1 == r.count).then_some(r.bytes.0),
+            module: r.module.flatten().map(|m| modules[m].clone()),
         })
         .collect();
     ops.sort_by(|a, b| b.self_us.total_cmp(&a.self_us).then(a.name.cmp(&b.name)));
@@ -735,6 +808,83 @@ mod tests {
         assert_eq!(c.steps.len(), 2);
         assert_eq!(c.steps[1].name, "ProfilerStep#1");
     }
+
+    const TRANSFORMER: &[u8] =
+        include_bytes!("../../../tests/data/traces/jax-transformer-8cpu.json.gz");
+    const TORCH_CPU: &[u8] = include_bytes!("../../../tests/data/traces/pytorch-mlp-cpu.json.gz");
+
+    #[test]
+    fn a_real_jax_trace_of_a_transformer_step_on_eight_cpu_devices() {
+        let c = read(TRANSFORMER).unwrap();
+        assert_eq!(c.source, Source::Xla);
+        assert_eq!(c.events, 15_245);
+        let op_lanes = c.lanes.iter().filter(|l| l.kind == LaneKind::Ops).count();
+        assert_eq!(op_lanes, 8);
+        assert_eq!(c.lanes[0].name, "device 0 · XLA Ops");
+        // 3,648 op events of 152 instructions, each run 24 times.
+        assert_eq!(c.ops.len(), 152);
+        assert!(c.ops.iter().all(|o| o.count == 24));
+        assert!(
+            (c.op_self_us - 2_408_445.494).abs() < 1e-3,
+            "{}",
+            c.op_self_us
+        );
+        let top: Vec<(&str, f64)> = c
+            .ops
+            .iter()
+            .take(3)
+            .map(|o| (o.name.as_str(), o.self_us))
+            .collect();
+        for ((name, us), (want, want_us)) in top.iter().zip(TRANSFORMER_TOP) {
+            assert_eq!(name, &want);
+            assert!((us - want_us).abs() < 1e-6, "{name}: {us}");
+        }
+        // Every op names the module it ran in; none carries FLOPs or bytes on the CPU.
+        assert_eq!(c.ops[0].module.as_deref(), Some("jit_step"));
+        assert!(c.ops.iter().all(|o| o.flops.is_none() && o.bytes.is_none()));
+        let steps: Vec<(&str, f64)> = c.steps.iter().map(|s| (s.name.as_str(), s.dur)).collect();
+        assert_eq!(
+            steps,
+            [
+                ("train 0", 137_767.335),
+                ("train 1", 107_512.42),
+                ("train 2", 122_336.847)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_real_pytorch_cpu_trace() {
+        let c = read(TORCH_CPU).unwrap();
+        assert_eq!(c.source, Source::PyTorch);
+        // No GPU: the host's cpu_op events are the ops, nested ones counted once.
+        assert_eq!(c.lanes[0].kind, LaneKind::Ops);
+        assert_eq!(c.ops.len(), 42);
+        assert!((c.op_self_us - 160_990.89).abs() < 1e-3, "{}", c.op_self_us);
+        let top: Vec<(&str, usize)> = c
+            .ops
+            .iter()
+            .take(2)
+            .map(|o| (o.name.as_str(), o.count))
+            .collect();
+        assert_eq!(top, [("aten::mm", 9), ("aten::addmm", 6)]);
+        assert!(
+            (c.ops[0].self_us - 64_320.5).abs() < 1e-6,
+            "{}",
+            c.ops[0].self_us
+        );
+        let steps: Vec<&str> = c.steps.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            steps,
+            ["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"]
+        );
+    }
+
+    const TRANSFORMER_TOP: [(&str, f64); 3] = [
+        ("all-reduce.10", 861_647.184),
+        ("ynn_fusion.18", 129_198.996),
+        ("ynn_fusion.36", 100_435.703),
+    ];
 
     // Verified with Python's json module (tests/data/traces/README.md).
     const FIXTURE_OPS: [&str; 3] = ["ynn_fusion", "ynn_fusion.1", "wrapped_tanh"];

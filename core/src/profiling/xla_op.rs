@@ -582,7 +582,8 @@ pub fn parse_op(text: &str) -> Result<HloOp, ParseError> {
     Ok(op)
 }
 
-const ELEMENTWISE: &[&str] = &[
+/// Opcodes of this kind (see [`op_cost`]).
+pub(crate) const ELEMENTWISE: &[&str] = &[
     "add",
     "subtract",
     "multiply",
@@ -601,7 +602,8 @@ const ELEMENTWISE: &[&str] = &[
     "compare",
     "abs",
 ];
-const MOVEMENT: &[&str] = &[
+/// Opcodes of this kind (see [`op_cost`]).
+pub(crate) const MOVEMENT: &[&str] = &[
     "copy",
     "transpose",
     "reshape",
@@ -615,7 +617,8 @@ const MOVEMENT: &[&str] = &[
     "constant",
     "convert",
 ];
-const COLLECTIVES: &[&str] = &[
+/// Opcodes of this kind (see [`op_cost`]).
+pub(crate) const COLLECTIVES: &[&str] = &[
     "all-reduce",
     "all-gather",
     "reduce-scatter",
