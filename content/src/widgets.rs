@@ -122,8 +122,8 @@ widget_specs! {
         "one of the book's problems, self-graded";
     "exercises" => exercise::ExerciseList(), Exercises, ["chapter"],
         "every problem of one part of the book, self-graded";
-    "roofline" => roofline::Roofline(RooflineParams), Page, ["chip", "dtype", "weight", "op", "b", "d", "f", "vs", "act", "flops_derate", "hbm_derate"],
-        "log-log roofline of one chip (and optionally a second, `vs`) with an operation whose batch the reader drags, and an achievable roof (`flops_derate`, `hbm_derate`: shares of the quoted peaks) every number below the chart uses";
+    "roofline" => roofline::Roofline(RooflineParams), Page, ["chip", "dtype", "weight", "op", "b", "d", "f", "vs", "act", "flops_derate", "hbm_derate", "controls"],
+        "log-log roofline of one chip (and optionally a second, `vs`) with an operation whose batch the reader drags, and an achievable roof (`flops_derate`, `hbm_derate`: shares of the quoted peaks) every number below the chart uses; `controls=batch` keeps only the chart, the batch slider and the verdict (the home page's figure)";
     "batch-roofline" => batch_roofline::BatchRoofline(BatchRooflineParams), Page, ["chip", "act", "weight", "d", "f", "d2", "f2", "b", "bmax"],
         "attainable FLOPs/s against the batch on linear axes for two matmul shapes on one chip, each meeting with the peak marked with its batch, and both verdicts at the chosen batch";
     "serving-engine" => serving_engine::ServingEngine(EngineParams), Page, ["layout", "batching", "rate", "requests", "output", "cache", "seed"],

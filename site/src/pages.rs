@@ -25,7 +25,7 @@ pub struct Context {
     pub assets: Assets,
     /// Every bundle, by name.
     pub bundles: BTreeMap<String, Bundle>,
-    /// The bundle of the pages that are not parts.
+    /// The bundle of the pages that are neither parts nor home.
     pub default_bundle: String,
     /// The exercise checker's bundle, which pages with problems start lazily.
     pub exercises: Bundle,
@@ -106,9 +106,16 @@ impl Route {
         }
     }
 
+    /// The bundle the page starts: a part's own; for home, the bundle of the
+    /// part that carries its figure's widget, so that the figure is live and
+    /// a reader going on to that part finds its bundle cached; the default
+    /// bundle for the other pages.
     fn bundle(self, ctx: &Context) -> Option<&Bundle> {
         let name = match self {
             Route::Part(p) => p.bundle,
+            Route::Home => {
+                pages::home::figure_part().map_or(ctx.default_bundle.as_str(), |p| p.bundle)
+            }
             _ => ctx.default_bundle.as_str(),
         };
         ctx.bundles.get(name)
@@ -495,19 +502,32 @@ pub(crate) mod tests {
     }
 
     /// Home opens with the roofline and its ridge, drawn at build time with
-    /// core's numbers, and a way into Part 1's live widget.
+    /// core's numbers as an island of Part 1's bundle, which the page starts
+    /// (and no other), and a way into Part 1's whole widget.
     #[test]
-    fn home_shows_the_ridge_and_leads_to_the_live_roofline() {
+    fn home_shows_the_ridge_live_from_part_ones_bundle() {
         let home = document(Route::Home, &ctx());
-        let f = ridgeline_app::pages::home::ridge_figure(720, 360).expect("figure");
+        let f = ridgeline_app::pages::home::ridge_facts().expect("facts");
         assert!(home.contains("data-home-figure"));
         let ridge = format!(
             "HBM ridge {} FLOPs/B",
             ridgeline_core::format::sci(f.ridge, 3)
         );
-        assert_eq!(home.matches(&ridge).count(), 2, "{ridge}: wide and narrow");
+        assert_eq!(home.matches(&ridge).count(), 1, "{ridge}");
+        assert!(home.contains(
+            "data-island=\"roofline\" data-args=\"chip=v5e&amp;b=64&amp;d=8192&amp;f=8192&amp;controls=batch\""
+        ));
+        assert!(home.contains("data-verdict=\"memory-bound\""));
+        assert!(home.contains("type=\"range\""));
+        // Only the batch: no chip picker, no derate, no times.
+        assert!(!home.contains("class=\"controls\"") && !home.contains("data-derate"));
         assert!(home.contains("href=\"rooflines#figure-roofline\""));
         assert!(home.find("data-home-figure") < home.find("class=\"parts\""));
+        // The bundle that carries the widget, Part 1's, and no other.
+        assert!(
+            home.contains(r#"<meta name="ridgeline-bundle" content="/_b/rooflines/boot-1.js" />"#)
+        );
+        assert!(!home.contains("_b/main/"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 // End-to-end tests of what makes a page pleasant to read and to cite: math
 // drawn in the site's math font (and the font fetched only where there is
-// math), and "Cite this figure" giving a link with the widget's settings.
+// math), "Cite this figure" giving a link with the widget's settings, and the
+// home page's live roofline.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, watchedPage, ready } from './lib.mjs';
@@ -75,19 +76,40 @@ test('cite this figure: the link and the BibTeX carry the widget settings the re
   await context.close();
 });
 
-test('home opens with the roofline and its ridge, wide or narrow, and leads into Part 1', async () => {
-  for (const [width, shown] of [[1280, 'wide'], [390, 'narrow']]) {
+test('home opens with a live roofline: dragging its batch across the ridge turns the verdict; it leads into Part 1', async () => {
+  for (const width of [1280, 390]) {
     const { page, context, problems } = await watchedPage(env.browser, env.base, { viewport: { width, height: 900 } });
     await page.goto(env.base);
     await ready(page);
-    const chart = page.locator(`.home-figure .home-chart.${shown}`);
-    assert.ok(await chart.isVisible(), `${width} px: the ${shown} drawing`);
-    assert.equal(await page.locator('.home-figure .home-chart:visible').count(), 1);
-    assert.match(await chart.locator('svg').textContent(), /HBM ridge \d+ FLOPs\/B/);
-    const box = await chart.boundingBox();
+    const widget = page.locator('.home-figure [data-island="roofline"][data-live] [data-widget="roofline"]');
+    assert.equal(await widget.getAttribute('data-controls'), 'batch');
+    // The batch alone: no chip picker, no derate, no prediction.
+    assert.equal(await widget.locator('.controls, [data-derate], .predict').count(), 0);
+    assert.match(await widget.locator('svg').first().textContent(), /HBM ridge \d+ FLOPs\/B/);
+    const box = await widget.boundingBox();
     assert.ok(box.width <= width && box.height > 200, `${width} px: ${JSON.stringify(box)}`);
     const caption = await page.locator('.home-figure figcaption').textContent();
     assert.match(caption, /at \d+ FLOPs per byte/);
+    // The reader drags the slider's thumb to the right, across the ridge.
+    const line = widget.locator('.verdict-line');
+    assert.match(await line.textContent(), /^At B = 64 this matmul is memory-bound\.$/);
+    const label = async () => (await widget.locator('.layer.overlay svg').textContent()).match(/B = [\d,]*\d/)[0];
+    assert.equal(await label(), 'B = 64');
+    const slider = widget.locator('input[type="range"]');
+    await slider.scrollIntoViewIfNeeded();
+    const track = await slider.boundingBox();
+    const y = track.y + track.height / 2;
+    const start = Number(await slider.inputValue()) / Number(await slider.getAttribute('max'));
+    await page.mouse.move(track.x + track.width * start, y);
+    await page.mouse.down();
+    await page.mouse.move(track.x + track.width * 0.75, y, { steps: 10 });
+    await page.mouse.up();
+    await page.waitForSelector('.home-figure [data-verdict="compute-bound"]');
+    const moved = (await line.textContent()).match(/^At B = ([\d,]+) this matmul is compute-bound\.$/);
+    assert.ok(moved, await line.textContent());
+    assert.ok(Number(moved[1].replace(/,/g, '')) > 256, moved[1]);
+    assert.equal(await label(), `B = ${moved[1]}`);
+    await page.waitForURL(/[?&]roofline\.b=\d+/);
     await page.locator('.home-figure figcaption a').click();
     await page.waitForURL(/rooflines#figure-roofline$/);
     await ready(page);

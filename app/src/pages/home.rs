@@ -1,30 +1,66 @@
 //! The home page: every part of the book, from `chapters/SUMMARY.md`, with
 //! what each teaches (`chapters/teaches.md`), its reading time, its widgets
 //! and, once the start script has read the stored progress, how many of its
-//! problems the reader has solved.
+//! problems the reader has solved. Above the list, a live roofline: Part 1's
+//! widget with its batch alone, the one island the home page makes live
+//! besides the site's own controls.
 
-use crate::charts::roofline::{draw_point, draw_static, OpPoint, RoofModel};
 use crate::content::{PartPage, Segment, EXERCISE_IDS, PARTS};
+use crate::islands::encode_args;
+use crate::widgets::widget_view;
 use leptos::prelude::*;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci};
-use ridgeline_core::hardware::chip;
+use ridgeline_core::hardware::{chip, Link};
 use ridgeline_core::roofline::ops::OpKind;
-use ridgeline_core::units::Intensity;
 
-/// The home page's figure: what the companion is for, in one chart. The
-/// roofline of a TPU v5e in bf16, drawn by the roofline widget's chart code,
-/// with a square matmul at a small batch, left of the ridge: the reader sees
-/// the two regimes and where they meet, then drags the batch in Part 1.
+/// The widget of the home page's figure: what the companion is for, in one
+/// chart the reader moves. It is an island like any chapter's, so the home
+/// page starts the bundle of the part that carries it ([`figure_part`]).
+pub const FIGURE_WIDGET: &str = "roofline";
+
+/// The chip of the home page's figure, in bf16.
+const FIGURE_CHIP: &str = "v5e";
+
+/// The matmul of the home page's figure: batch and width, as the roofline
+/// widget's own defaults in Part 1 (left of the ridge).
+const FIGURE_MATMUL: (f64, f64) = (64.0, 8192.0);
+
+/// The figure's arguments: the chip, the matmul, and the batch as its only
+/// control (`controls=batch`).
+pub fn figure_args() -> Vec<(String, String)> {
+    let (batch, width) = FIGURE_MATMUL;
+    [
+        ("chip", FIGURE_CHIP.to_string()),
+        ("b", format!("{batch}")),
+        ("d", format!("{width}")),
+        ("f", format!("{width}")),
+        ("controls", "batch".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The part whose page places [`FIGURE_WIDGET`], whose bundle the home page
+/// starts (in a build without chapter bodies, none).
+pub fn figure_part() -> Option<&'static PartPage> {
+    PARTS.iter().find(|p| {
+        p.segments
+            .iter()
+            .any(|s| matches!(s, Segment::Widget(name, _) if *name == FIGURE_WIDGET))
+    })
+}
+
+/// What the home figure's caption says, in core's numbers: the roofline of
+/// the chip in bf16 and where the figure's matmul crosses its ridge.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RidgeFigure {
-    /// The chart, an SVG document.
-    pub svg: String,
+pub struct RidgeFacts {
     /// The chip's name.
     pub chip: &'static str,
     /// The ridge: FLOPs per byte of HBM traffic where the two roofs meet.
     pub ridge: f64,
-    /// The matmul's batch.
+    /// The matmul's batch when the page opens.
     pub batch: f64,
     /// Its width (contracting and output dimension).
     pub width: f64,
@@ -34,66 +70,46 @@ pub struct RidgeFigure {
     pub crossing: f64,
 }
 
-/// The matmul of the home page's figure: batch and width, as the roofline
-/// widget's own defaults in Part 1.
-const FIGURE_MATMUL: (f64, f64) = (64.0, 8192.0);
-
-/// The figure's drawing sizes: for a wide column, and for a phone's (each
-/// scales to its column, so its text stays about as large as drawn).
-const FIGURE_SIZE: (u32, u32) = (720, 360);
-const FIGURE_NARROW: (u32, u32) = (340, 420);
-
-/// Draws the home page's figure at the given size (`None` if the registry
-/// lacks the chip, which a core test rules out).
-pub fn ridge_figure(width: u32, height: u32) -> Option<RidgeFigure> {
-    let chip = chip("v5e")?;
-    let model = RoofModel::new(chip, Dtype::Bf16)?;
-    let (batch, dim) = FIGURE_MATMUL;
-    let op = OpKind::Matmul.build(batch, dim, dim, Dtype::Bf16, Dtype::Bf16);
-    let point = OpPoint::of(&op, &model);
-    let ridge = model.hbm()?.ridge;
-    let crossing = op.critical_batch(Intensity(ridge))?.ceil();
-    let label = format!("B = {}, I = {}", grouped(batch), sci(point.intensity, 3));
-    let (svg, drawn) = crate::charts::svg(width, height, |root| {
-        draw_static(root, &model, false).ok()?;
-        draw_point(root, &model, &point, None, &label, false).ok()
-    });
-    drawn?;
-    Some(RidgeFigure {
-        svg,
+/// Core's numbers for the home figure's caption (`None` if the registry
+/// lacks the chip, which a test rules out).
+pub fn ridge_facts() -> Option<RidgeFacts> {
+    let chip = chip(FIGURE_CHIP)?;
+    let ridge = chip.ridge(Dtype::Bf16, Link::Hbm)?;
+    let (batch, width) = FIGURE_MATMUL;
+    let op = OpKind::Matmul.build(batch, width, width, Dtype::Bf16, Dtype::Bf16);
+    Some(RidgeFacts {
         chip: chip.name,
-        ridge,
+        ridge: ridge.0,
         batch,
-        width: dim,
-        intensity: point.intensity,
-        crossing,
+        width,
+        intensity: op.intensity().0,
+        crossing: op.critical_batch(ridge)?.ceil(),
     })
 }
 
-/// The figure (drawn wide, and again narrow for phones) with its caption and
-/// the way into Part 1's live widget.
+/// The figure: the roofline widget with its batch alone, as an island (drawn
+/// here at the page's build, live once the bundle starts), its caption and
+/// the way into Part 1's whole widget.
 #[component]
-fn Ridge(figure: RidgeFigure, narrow: RidgeFigure) -> impl IntoView {
+fn Ridge(facts: RidgeFacts) -> impl IntoView {
     let caption = format!(
-        "The roofline of one {chip} in bf16. Left of the ridge, at {ridge} FLOPs per byte, a chip waits on its memory; right of it, on its arithmetic. A matmul {width} wide at batch {batch} does {intensity} FLOPs per byte it moves, so it is memory-bound: it needs a batch of {crossing} to keep the chip busy. ",
-        chip = figure.chip,
-        ridge = sci(figure.ridge, 3),
-        width = grouped(figure.width),
-        batch = grouped(figure.batch),
-        intensity = sci(figure.intensity, 3),
-        crossing = grouped(figure.crossing),
+        "The roofline of one {chip} in bf16. Left of the ridge, at {ridge} FLOPs per byte, a chip waits on its memory; right of it, on its arithmetic. A matmul {width} wide is compute-bound only from a batch of {crossing}: move the batch across the ridge and the verdict turns. ",
+        chip = facts.chip,
+        ridge = sci(facts.ridge, 3),
+        width = grouped(facts.width),
+        crossing = grouped(facts.crossing),
     );
-    let label = format!(
-        "Roofline of a {} with a matmul left of its ridge",
-        figure.chip
-    );
+    let args = figure_args();
+    let pairs: Vec<(&str, &str)> = args.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let island = widget_view(FIGURE_WIDGET, &pairs).map(|live| {
+        view! { <div class="island" data-island=FIGURE_WIDGET data-args=encode_args(&args)>{live}</div> }
+    });
     view! {
         <figure class="home-figure" data-home-figure="">
-            <div class="home-chart wide" role="img" aria-label=label.clone() inner_html=figure.svg></div>
-            <div class="home-chart narrow" role="img" aria-label=label inner_html=narrow.svg></div>
+            {island}
             <figcaption>
                 {caption}
-                <a href="rooflines#figure-roofline">"Drag the batch across the ridge in Part 1 →"</a>
+                <a href="rooflines#figure-roofline">"Every chip, format and operation in Part 1 →"</a>
             </figcaption>
         </figure>
     }
@@ -261,9 +277,7 @@ pub fn Home(
                 <a href="https://jax-ml.github.io/scaling-book/" rel="noopener"><cite>"How to Scale Your Model"</cite></a>
                 " (Austin, Douglas, Frostig, Levskaya et al., Google DeepMind, 2025). Every number is computed live in your browser from one registry of the book's hardware; drag the sliders and watch the arithmetic move."
             </p>
-            {ridge_figure(FIGURE_SIZE.0, FIGURE_SIZE.1)
-                .zip(ridge_figure(FIGURE_NARROW.0, FIGURE_NARROW.1))
-                .map(|(figure, narrow)| view! { <Ridge figure=figure narrow=narrow /> })}
+            {ridge_facts().map(|facts| view! { <Ridge facts=facts /> })}
             <ol class="parts">{items}</ol>
             <h2 id="keys-home">"Keyboard shortcuts"</h2>
             <crate::pages::keys::Shortcuts />
@@ -277,25 +291,31 @@ mod tests {
 
     #[test]
     fn the_home_figure_puts_the_matmul_left_of_the_ridge_with_cores_numbers() {
-        let f = ridge_figure(720, 360).expect("v5e is in the registry");
-        let v5e = chip("v5e").expect("v5e");
-        let ridge = v5e
-            .ridge(Dtype::Bf16, ridgeline_core::hardware::Link::Hbm)
-            .expect("bf16 ridge")
-            .0;
-        assert!(
-            (f.ridge - ridge).abs() < 1e-9 * ridge,
-            "{} {ridge}",
-            f.ridge
-        );
+        let f = ridge_facts().expect("v5e is in the registry");
+        let v5e = chip(FIGURE_CHIP).expect("v5e");
+        assert_eq!(f.ridge, v5e.ridge(Dtype::Bf16, Link::Hbm).expect("bf16").0);
         assert!(f.intensity < f.ridge, "{f:?}");
         let op = OpKind::Matmul.build(f.crossing, f.width, f.width, Dtype::Bf16, Dtype::Bf16);
         assert!(op.intensity().0 >= f.ridge && f.crossing > f.batch, "{f:?}");
-        assert!(
-            f.svg.starts_with("<svg") && f.svg.contains("ridge"),
-            "{}",
-            &f.svg[..200]
-        );
+    }
+
+    /// The widget draws the caption's matmul on the caption's chip, with its
+    /// batch as the only control; Part 1 carries it. (Native only: the
+    /// browser build carries no chapter text.)
+    #[cfg(all(widget_module = "roofline", not(target_arch = "wasm32")))]
+    #[test]
+    fn the_figure_is_the_roofline_widget_at_the_captions_matmul() {
+        use crate::widgets::params::WidgetParams;
+        use crate::widgets::roofline::{Controls, RooflineParams};
+        let f = ridge_facts().expect("facts");
+        let (p, refused) = RooflineParams::from_pairs(&figure_args());
+        assert!(refused.is_empty(), "{refused:?}");
+        assert_eq!(p.controls, Controls::Batch);
+        assert_eq!(p.chip.name, f.chip);
+        assert_eq!((p.b, p.d, p.f), (f.batch, f.width, f.width));
+        assert_eq!(p.ridge(), Some(f.ridge));
+        assert_eq!(p.crossing_batch(), Some(f.crossing));
+        assert_eq!(figure_part().map(|p| p.slug), Some("rooflines"));
     }
 
     // Native only: the browser build carries no chapter text.

@@ -9,6 +9,10 @@
 //! Part 1's achievable share): the achievable roof is drawn dashed under the
 //! quoted one, and every time, ridge, verdict and share below the chart comes
 //! from core's derated analysis.
+//!
+//! With `controls=batch` the widget shows only the chart, the batch slider and
+//! the verdict: the home page's figure, which a reader grasps in ten seconds
+//! before going on to the whole widget in Part 1.
 
 use super::controls::Notice;
 use super::controls::NumberField;
@@ -47,6 +51,35 @@ pub const DIM_MAX: f64 = 1_048_576.0;
 /// The shares of quoted peak the widget lets the reader set.
 const SHARES: [Share; 2] = [Share::Flops, Share::Hbm];
 
+/// Which of the widget's controls are shown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Controls {
+    /// Every control: chip, operation, formats, shapes, the second chip, the
+    /// achievable roof, the prediction and the times.
+    #[default]
+    All,
+    /// The batch alone: the chart, its slider and the verdict.
+    Batch,
+}
+
+impl Controls {
+    /// The name a chapter or link gives it (`controls=batch`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Controls::All => "all",
+            Controls::Batch => "batch",
+        }
+    }
+
+    /// Reads [`Controls::name`] back, or says what it takes.
+    pub fn parse(value: &str) -> Result<Controls, String> {
+        [Controls::All, Controls::Batch]
+            .into_iter()
+            .find(|c| c.name() == value)
+            .ok_or_else(|| format!("controls must be “all” or “batch”, not “{}”", short(value)))
+    }
+}
+
 /// Everything the reader can set; always valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RooflineParams {
@@ -69,6 +102,8 @@ pub struct RooflineParams {
     /// The shares of the chip's peak FLOPs/s and HBM bandwidth assumed
     /// ([`Derate::PEAK`]: the quoted roof).
     pub derate: Derate,
+    /// Which controls the widget shows.
+    pub controls: Controls,
 }
 
 impl Default for RooflineParams {
@@ -83,6 +118,7 @@ impl Default for RooflineParams {
             d: 8192.0,
             f: 8192.0,
             derate: Derate::PEAK,
+            controls: Controls::All,
         }
     }
 }
@@ -205,6 +241,7 @@ impl WidgetParams for RooflineParams {
             "b" => next.b = parse_count(value, "batch B", B_MIN, B_MAX)?.round(),
             "d" => next.d = parse_count(value, "D", 1.0, DIM_MAX)?.round(),
             "f" => next.f = parse_count(value, "F", 1.0, DIM_MAX)?.round(),
+            "controls" => next.controls = Controls::parse(value)?,
             other => match derate::apply(&SHARES, next.derate, other, value) {
                 Some(d) => next.derate = d?,
                 None => return Err(super::params::unknown_setting(other)),
@@ -240,6 +277,9 @@ impl WidgetParams for RooflineParams {
         ];
         pairs.extend(self.vs.map(|vs| (VS.into(), vs.id.into())));
         pairs.extend(derate::pairs(&SHARES, self.derate));
+        if self.controls != Controls::All {
+            pairs.push(("controls".into(), self.controls.name().into()));
+        }
         pairs
     }
 }
@@ -358,8 +398,11 @@ pub fn Roofline(
     let has_weights =
         move || params.with(|p| matches!(p.kind, OpKind::Matmul | OpKind::PerExampleMatmul));
 
-    view! {
-        <figure class="widget roofline" data-widget="roofline">
+    // The controls a reader sees are set once, by the chapter or the link.
+    let shown = params.with_untracked(|p| p.controls);
+    let all = shown == Controls::All;
+    let controls = all.then(move || {
+        view! {
             <div class="controls">
                 {super::controls::chip_picker("Chip ", super::controls::any, move || params.with(|p| p.chip.id).to_string(), set)}
                 <label>
@@ -405,6 +448,55 @@ pub fn Roofline(
                 </Show>
                 {compare_picker(vs_options, vs_id, set)}
             </div>
+        }
+    });
+    let derate = all.then(move || {
+        derate::controls(
+            "Achievable roof (share of the quoted peak)",
+            &[
+                (Share::Flops, "roofline-flops-derate"),
+                (Share::Hbm, "roofline-hbm-derate"),
+            ],
+            move || params.with(|p| p.derate),
+            move || Derate::achievable(params.get_untracked().chip),
+            move || {
+                params.with(|p| {
+                    format!(
+                        "Achievable ({:.0}% of peak FLOPs/s, Part 1)",
+                        100.0 * Derate::achievable(p.chip).flops()
+                    )
+                })
+            },
+            None,
+            set,
+        )
+    });
+    let details = all.then(move || {
+        view! {
+            <super::predict::Predict
+                question="At what batch B does this operation cross the HBM ridge?"
+                answer=Signal::derive(move || params.with(|p| p.crossing_batch()))
+                revealed=revealed
+            />
+            <p class="crossing" hidden=move || !revealed.get()>{move || params.with(|p| p.crossing())}</p>
+            <dl class="times">
+                <div><dt>"T_math"</dt><dd>{move || time_of(|a| a.t_math.0)}</dd></div>
+                <div><dt>"T_HBM"</dt><dd>{move || time_of(|a| a.t_comms(Link::Hbm).map(|t| t.0).unwrap_or(f64::NAN))}</dd></div>
+                <div><dt>"overlapped (max)"</dt><dd>{move || time_of(|a| a.lower.0)}</dd></div>
+                <div><dt>"serial (sum)"</dt><dd>{move || time_of(|a| a.upper.0)}</dd></div>
+                <div><dt>"HBM ridge"</dt><dd data-ridge="">{move || params.with(|p| p.ridge().map(|r| format!("{} FLOPs/B", sci(r, 3))).unwrap_or_default())}</dd></div>
+                <div>
+                    <dt>"of peak"</dt>
+                    <dd>{move || params.with(|p| p.of_peak().map(|u| format!("{:.0}%", 100.0 * u)).unwrap_or_default())}</dd>
+                </div>
+            </dl>
+            {compare_table(move || params.with(|p| p.comparison()))}
+        }
+    });
+
+    view! {
+        <figure class="widget roofline" data-widget="roofline" data-controls=shown.name()>
+            {controls}
             <div class="plot" node_ref=frame.node style=frame.style()>
                 <div class="layer" aria-hidden="true" inner_html=base_svg></div>
                 <div
@@ -437,15 +529,7 @@ pub fn Roofline(
                 ></div>
             </div>
             {Slider::positions(STEPS).id("roofline-b").valuetext(move || format!("B = {}", grouped(params.with(|p| p.b)))).log_row("Batch B", LogScale::new(STEPS, move || (B_MIN, B_MAX), rounded), move || params.with(|p| p.b), "b", set, NumberField::new("b", "batch B", 9).class("batch-text").view(move || format!("{}", params.with(|p| p.b)), set))}
-            {derate::controls(
-                "Achievable roof (share of the quoted peak)",
-                &[(Share::Flops, "roofline-flops-derate"), (Share::Hbm, "roofline-hbm-derate")],
-                move || params.with(|p| p.derate),
-                move || Derate::achievable(params.get_untracked().chip),
-                move || params.with(|p| format!("Achievable ({:.0}% of peak FLOPs/s, Part 1)", 100.0 * Derate::achievable(p.chip).flops())),
-                None,
-                set,
-            )}
+            {derate}
             <p class="verdict-line">
                 "At B = "
                 {move || grouped(params.with(|p| p.b))}
@@ -462,24 +546,7 @@ pub fn Roofline(
                 {vs_verdict}
                 "."
             </p>
-            <super::predict::Predict
-                question="At what batch B does this operation cross the HBM ridge?"
-                answer=Signal::derive(move || params.with(|p| p.crossing_batch()))
-                revealed=revealed
-            />
-            <p class="crossing" hidden=move || !revealed.get()>{move || params.with(|p| p.crossing())}</p>
-            <dl class="times">
-                <div><dt>"T_math"</dt><dd>{move || time_of(|a| a.t_math.0)}</dd></div>
-                <div><dt>"T_HBM"</dt><dd>{move || time_of(|a| a.t_comms(Link::Hbm).map(|t| t.0).unwrap_or(f64::NAN))}</dd></div>
-                <div><dt>"overlapped (max)"</dt><dd>{move || time_of(|a| a.lower.0)}</dd></div>
-                <div><dt>"serial (sum)"</dt><dd>{move || time_of(|a| a.upper.0)}</dd></div>
-                <div><dt>"HBM ridge"</dt><dd data-ridge="">{move || params.with(|p| p.ridge().map(|r| format!("{} FLOPs/B", sci(r, 3))).unwrap_or_default())}</dd></div>
-                <div>
-                    <dt>"of peak"</dt>
-                    <dd>{move || params.with(|p| p.of_peak().map(|u| format!("{:.0}%", 100.0 * u)).unwrap_or_default())}</dd>
-                </div>
-            </dl>
-            {compare_table(move || params.with(|p| p.comparison()))}
+            {details}
             <Notice notice=notice />
         </figure>
     }
@@ -579,6 +646,25 @@ mod tests {
         same.apply("vs", "v5e").unwrap();
         let c = same.comparison().unwrap();
         assert!(c.rows.iter().all(|d| d.ratio_text() == "same"), "{c:?}");
+    }
+
+    #[test]
+    fn the_batch_alone_round_trips_and_other_controls_are_refused_by_name() {
+        let p: RooflineParams = assert_round_trip(&[("controls", "batch"), ("b", "300")]);
+        assert_eq!(p.controls, Controls::Batch);
+        // Every control is the default, and leaves nothing in the link.
+        assert_eq!(RooflineParams::default().controls, Controls::All);
+        assert!(RooflineParams::default()
+            .to_pairs()
+            .iter()
+            .all(|(k, _)| k != "controls"));
+        let messages = assert_refused_keeps(&p, &[("controls", "none"), ("controls", "")]);
+        assert_eq!(messages[0], "controls must be “all” or “batch”, not “none”");
+        assert_eq!(messages[1], "controls must be “all” or “batch”, not “”");
+        // The controls shown change no number.
+        let mut q = p;
+        q.apply("controls", "all").unwrap();
+        assert_eq!(q.analysis(), p.analysis());
     }
 
     #[test]

@@ -93,6 +93,36 @@ fn a_layered_chart_puts_the_axes_below_and_the_moving_mark_above() {
     assert!(!svgs[1].contains("arithmetic intensity"), "{}", svgs[1]);
 }
 
+/// The home page's figure: the roofline with its batch alone draws the same
+/// charts as the whole widget at the same settings, with the batch slider and
+/// the verdict, and none of the other controls.
+#[test]
+fn the_roofline_with_its_batch_alone_keeps_the_chart_the_slider_and_the_verdict() {
+    let owner = Owner::new();
+    let html = owner.with(|| widget_view("roofline", &[("controls", "batch")]).to_html());
+    let full = render("roofline");
+    assert_eq!(charts(&html), charts(&full));
+    assert!(html.contains(r#"data-controls="batch""#), "{html}");
+    assert!(full.contains(r#"data-controls="all""#));
+    for kept in [
+        r#"type="range""#,
+        r#"data-verdict="memory-bound""#,
+        "At B = ",
+    ] {
+        assert!(html.contains(kept), "{kept}");
+    }
+    for gone in [
+        r#"class="controls""#,
+        "data-derate",
+        "data-vs",
+        r#"class="predict""#,
+        r#"class="times""#,
+    ] {
+        assert!(!html.contains(gone), "{gone}");
+        assert!(full.contains(gone), "{gone}");
+    }
+}
+
 #[test]
 fn the_batch_roofline_draws_both_shapes_to_their_crossings() {
     // Part 1's Question 3 as the chapter places it: both curves, each in its
