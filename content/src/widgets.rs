@@ -154,6 +154,12 @@ widget_specs! {
         "a static figure: three requests' KV caches padded to the context and stored in pages from one pool, with block tables and the slots and bytes each layout holds, from core";
     "prefix-trie" => prefix_trie::PrefixTrieFigure(), Static, [],
         "a static figure: four prompts of system, history and turn segments inserted into core's prefix-cache trie, the trie drawn, and the tokens each found cached";
+    "shared-kv" => shared_kv::SharedKv(), Static, [],
+        "a static figure: twelve layers each with a full KV cache against Character.ai's layout (one global layer in six, local layers in a window, neighbours sharing a cache, the global layers sharing one), with core's cache rows and bytes for each";
+    "ragged-moe" => ragged_moe::RaggedMoe(), Static, [],
+        "a static figure: an expert-parallel MoE layer's ragged plan on four devices, tokens sorted by expert, the counts exchanged and the offsets they give, what each device receives and its ragged_dot groups, from core";
+    "overlap-profiles" => overlap_profiles::OverlapProfiles(), Static, [],
+        "a static figure: the book's two profiles of the collective-matmul example as a trace viewer lays them out, a blocking AllGather then the matmul against chunk matmuls with permutes in flight, at the book's measured times";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
     "link-roofline" => link_roofline::LinkRoofline(LinkParams), Page, ["chip", "b", "d", "f", "vs"],
@@ -276,7 +282,10 @@ mod tests {
                 "ws-layouts",
                 "spec-round",
                 "paged-kv",
-                "prefix-trie"
+                "prefix-trie",
+                "shared-kv",
+                "ragged-moe",
+                "overlap-profiles"
             ]
         );
         assert!(Bundle::Static.meta().is_none() && Bundle::Static.status().is_none());

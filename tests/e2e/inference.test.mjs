@@ -219,3 +219,15 @@ test('Part 7 Appendix B: the chip slider moves 2D sharding across the crossover'
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("Part 7's shared-cache figure: Character.ai's layout against the plain one, without JavaScript", async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base, { javaScriptEnabled: false });
+  await page.goto(env.base + 'inference');
+  const fig = page.locator('.static-figure [data-widget="shared-kv"]');
+  const svg = await fig.locator('svg').innerHTML();
+  assert.equal((svg.match(/>L</g) || []).length, 10);
+  assert.equal((svg.match(/>G</g) || []).length, 14);
+  assert.match(await fig.locator('[data-numbers]').textContent(), /12,288 rows, 8\.0× fewer/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -51,3 +51,21 @@ test('Part 10: the collective matmul timelines follow the mesh', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("Part 10's static figures: the book's two profiles and the MoE ragged plan, without JavaScript", async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base, { javaScriptEnabled: false });
+  await page.goto(env.base + 'jax');
+  const profiles = page.locator('.static-figure [data-widget="overlap-profiles"]');
+  const svg = await profiles.locator('svg').innerHTML();
+  assert.match(svg, /jit program, 311 µs/);
+  assert.match(svg, /jit program, 244 µs/);
+  assert.equal((svg.match(/>all-gather</g) || []).length, 1);
+  assert.equal((svg.match(/>permute</g) || []).length, 3);
+  assert.match(await profiles.locator('[data-numbers]').textContent(), /busy 72 % .* busy 92 %/);
+  const moe = page.locator('.static-figure [data-widget="ragged-moe"]');
+  const text = await moe.locator('svg').textContent();
+  for (const s of ['send 1 1 2 0', 'send 2 1 0 1', '3 + 2', '2 + 1']) assert.ok(text.includes(s), s);
+  assert.match(await moe.locator('[data-numbers]').textContent(), /in groups of 3 and 2/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -83,6 +83,8 @@ pub mod moe;
 pub mod nvlink_node;
 #[cfg(widget_module = "overlap")]
 pub mod overlap;
+#[cfg(widget_module = "overlap_profiles")]
+pub mod overlap_profiles;
 #[cfg(widget_module = "overlap_timeline")]
 pub mod overlap_timeline;
 #[cfg(widget_module = "own_chip")]
@@ -99,6 +101,8 @@ pub mod pipeline;
 pub mod prefix_trie;
 #[cfg(widget_module = "profile")]
 pub mod profile;
+#[cfg(widget_module = "ragged_moe")]
+pub mod ragged_moe;
 #[cfg(widget_module = "remat")]
 pub mod remat;
 #[cfg(widget_module = "roofline")]
@@ -111,6 +115,8 @@ pub mod serving;
 pub mod serving_engine;
 #[cfg(widget_module = "sharding")]
 pub mod sharding;
+#[cfg(widget_module = "shared_kv")]
+pub mod shared_kv;
 #[cfg(widget_module = "slowest_stage")]
 pub mod slowest_stage;
 #[cfg(widget_module = "spec_round")]

@@ -303,6 +303,67 @@ pub fn overlap_timeline_on(p: &OverlapParams, c: &'static Chip) -> Result<Overla
     })
 }
 
+/// The book's two profiles of the example as timelines (Part 10, the
+/// `not-overlapped` and `overlapped` profile figures), built from its
+/// measured totals ([`BOOK_TIMES`]) on its `Y = 4` ring. The book gives only
+/// the totals, so the lengths inside each are a split of them: the blocking
+/// profile's matmul takes the time of the communication-free baseline and its
+/// AllGather the rest; in the loop every chunk matmul takes a `Y`-th of the
+/// baseline and each of the first `Y − 1` steps lasts as long as its
+/// `ppermute`, which is in flight for the whole step, so the time the loop
+/// spends over the baseline is the transfers' unhidden part.
+pub fn book_profiles() -> (Timeline, Timeline) {
+    let us = |m: f64| Seconds(m * 1e-6);
+    let [blocked, looped, baseline] = BOOK_TIMES.map(|b| b.micros);
+    let y = OverlapParams::default().y;
+    let yf = y as f64;
+    let gather = blocked - baseline;
+    let blocking = Timeline {
+        spans: vec![
+            Span {
+                work: Work::AllGather,
+                step: 0,
+                start: us(0.0),
+                end: us(gather),
+            },
+            Span {
+                work: Work::Matmul,
+                step: 0,
+                start: us(gather),
+                end: us(blocked),
+            },
+        ],
+        total: us(blocked),
+    };
+    let chunk = baseline / yf;
+    let step = (looped - chunk) / (yf - 1.0);
+    let mut spans = Vec::new();
+    for i in 0..y {
+        let start = i as f64 * step;
+        spans.push(Span {
+            work: Work::Matmul,
+            step: i,
+            start: us(start),
+            end: us(start + chunk),
+        });
+        if i + 1 < y {
+            spans.push(Span {
+                work: Work::Ppermute,
+                step: i,
+                start: us(start),
+                end: us(start + step),
+            });
+        }
+    }
+    (
+        blocking,
+        Timeline {
+            spans,
+            total: us(looped),
+        },
+    )
+}
+
 /// Which collective a collective matmul hides (Part 10's worked problems).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fused {
@@ -403,6 +464,42 @@ pub fn fused_costs(p: &OverlapParams) -> Result<(Vec<FusedCost>, FusedCost), Str
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_books_profiles_split_its_totals() {
+        let (blocking, looped) = book_profiles();
+        let us = |s: Seconds| (s.0 * 1e6 * 1e6).round() / 1e6;
+        // 311 − 224 = 87 µs of AllGather before the 224-µs matmul.
+        let b: Vec<(Work, f64, f64)> = blocking
+            .spans
+            .iter()
+            .map(|s| (s.work, us(s.start), us(s.end)))
+            .collect();
+        assert_eq!(
+            b,
+            vec![(Work::AllGather, 0.0, 87.0), (Work::Matmul, 87.0, 311.0)]
+        );
+        // Four chunk matmuls of 56 µs; steps of (244 − 56) / 3 = 62.67 µs.
+        let m: Vec<(f64, f64)> = looped
+            .spans
+            .iter()
+            .filter(|s| s.work == Work::Matmul)
+            .map(|s| (us(s.start), us(s.end)))
+            .collect();
+        assert_eq!(m.len(), 4);
+        assert_eq!(m[0], (0.0, 56.0));
+        assert_eq!(m[3], (188.0, 244.0));
+        let p: Vec<f64> = looped
+            .spans
+            .iter()
+            .filter(|s| s.work == Work::Ppermute)
+            .map(|s| us(s.end) - us(s.start))
+            .collect();
+        assert_eq!(p.len(), 3);
+        assert!(p.iter().all(|&d| (d - 188.0 / 3.0).abs() < 1e-6), "{p:?}");
+        assert_eq!((us(blocking.total), us(looped.total)), (311.0, 244.0));
+        assert!(!looped.spans.iter().any(|s| s.work == Work::AllGather));
+    }
 
     #[test]
     fn the_books_example() {

@@ -197,6 +197,129 @@ pub fn paged_cache(lengths: &[u64], page: u64, context: u64) -> Result<PagedCach
     })
 }
 
+/// One layer of a layout whose layers may attend locally and share caches
+/// (Character.ai's, which Part 7 draws): whether it attends to the whole
+/// context, and which of the layout's caches it reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayerCache {
+    /// Global attention (the whole context) rather than a sliding window.
+    pub global: bool,
+    /// The cache it uses; layers with the same number share one.
+    pub cache: usize,
+}
+
+/// A cache layout laid out as Character.ai describes it: one global layer in
+/// every `global_every` (the first of each run), every global layer sharing
+/// one cache, and the local layers between two global ones sharing a cache
+/// in neighbouring groups of at most `local_share`, never across a global
+/// layer. `global_every = 1` makes every layer global and `local_share = 1`
+/// gives every local layer its own cache. Zero layers, a zero period or a
+/// zero group is an error.
+pub fn shared_cache_layout(
+    layers: usize,
+    global_every: usize,
+    local_share: usize,
+) -> Result<Vec<LayerCache>, String> {
+    if layers == 0 || global_every == 0 || local_share == 0 {
+        return Err("a layout has at least one layer, a global layer in some period and groups of at least one layer".into());
+    }
+    let mut out = Vec::with_capacity(layers);
+    // Cache 0 is the global layers'; local groups are numbered after it.
+    let mut next = 1;
+    let mut run = 0;
+    for l in 0..layers {
+        if l % global_every == 0 {
+            out.push(LayerCache {
+                global: true,
+                cache: 0,
+            });
+            run = 0;
+        } else {
+            if run % local_share == 0 {
+                next += 1;
+            }
+            run += 1;
+            out.push(LayerCache {
+                global: false,
+                cache: next - 1,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// What a layout's caches hold for one sequence, against one cache per
+/// global layer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SharedCacheSize {
+    /// Caches the layout keeps (each distinct `cache` number).
+    pub caches: usize,
+    /// Token rows its caches hold: `context` for a global cache, the smaller
+    /// of the window and the context for a local one.
+    pub rows: u64,
+    /// Token rows of the plain layout, every layer global with its own cache.
+    pub plain_rows: u64,
+    /// Bytes of the layout's caches.
+    pub bytes: Bytes,
+    /// Bytes of the plain layout's.
+    pub plain_bytes: Bytes,
+}
+
+impl SharedCacheSize {
+    /// How many times smaller the layout's cache is than the plain one.
+    pub fn reduction(&self) -> f64 {
+        self.plain_rows as f64 / self.rows as f64
+    }
+}
+
+/// The KV cache of one sequence of `context` tokens under `layout`, whose
+/// local layers see the last `window` tokens, at `row_bytes` per token per
+/// cache (one layer's keys and values, `2·K·H` numbers), against the plain
+/// layout of as many global layers each with its own cache. A shared cache
+/// is counted once: its layers write one set of keys and values.
+pub fn shared_cache_size(
+    layout: &[LayerCache],
+    context: u64,
+    window: u64,
+    row_bytes: f64,
+) -> Result<SharedCacheSize, String> {
+    if layout.is_empty() || context == 0 || window == 0 {
+        return Err(
+            "a layout has at least one layer, a context and a window of at least one token".into(),
+        );
+    }
+    if !(row_bytes.is_finite() && row_bytes > 0.0) {
+        return Err(format!(
+            "bytes per row: {row_bytes} is not a positive number"
+        ));
+    }
+    let mut seen: Vec<(usize, bool)> = Vec::new();
+    for l in layout {
+        match seen.iter().find(|(c, _)| *c == l.cache) {
+            Some(&(_, global)) if global != l.global => {
+                return Err(format!(
+                    "cache {}: a local and a global layer cannot share one cache",
+                    l.cache
+                ));
+            }
+            Some(_) => {}
+            None => seen.push((l.cache, l.global)),
+        }
+    }
+    let rows: u64 = seen
+        .iter()
+        .map(|&(_, global)| if global { context } else { window.min(context) })
+        .sum();
+    let plain_rows = layout.len() as u64 * context;
+    Ok(SharedCacheSize {
+        caches: seen.len(),
+        rows,
+        plain_rows,
+        bytes: Bytes(rows as f64 * row_bytes),
+        plain_bytes: Bytes(plain_rows as f64 * row_bytes),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,6 +335,68 @@ mod tests {
         assert!(paged_cache(&[17], 4, 16).unwrap_err().contains("exceeds"));
         assert!(paged_cache(&[1], 0, 16).is_err());
         assert!(paged_cache(&[], 4, 16).is_err());
+    }
+
+    #[test]
+    fn character_ai_layout_by_hand() {
+        // Twelve layers, one global in six: layers 0 and 6 global (cache 0);
+        // the five local layers after each share in groups of three then two.
+        let l = shared_cache_layout(12, 6, 3).unwrap();
+        let caches: Vec<usize> = l.iter().map(|c| c.cache).collect();
+        assert_eq!(caches, vec![0, 1, 1, 1, 2, 2, 0, 3, 3, 3, 4, 4]);
+        assert_eq!(l.iter().filter(|c| c.global).count(), 2);
+        assert!(l[6].global && !l[5].global);
+        // 8,192 tokens, a 1,024-token window: one global cache of 8,192 rows
+        // and four local ones of 1,024 = 12,288 rows, against 12 · 8,192.
+        let s = shared_cache_size(&l, 8192, 1024, 2.0).unwrap();
+        assert_eq!((s.caches, s.rows, s.plain_rows), (5, 12_288, 98_304));
+        assert_eq!((s.bytes.0, s.plain_bytes.0), (24_576.0, 196_608.0));
+        assert_eq!(s.reduction(), 8.0);
+        // A context inside the window: local caches hold the context only.
+        let short = shared_cache_size(&l, 512, 1024, 1.0).unwrap();
+        assert_eq!((short.rows, short.plain_rows), (5 * 512, 12 * 512));
+        // Every layer global with its own cache is the plain layout.
+        let plain = shared_cache_layout(4, 1, 1).unwrap();
+        assert!(plain.iter().all(|c| c.global && c.cache == 0));
+        let own: Vec<LayerCache> = (0..4)
+            .map(|c| LayerCache {
+                global: true,
+                cache: c,
+            })
+            .collect();
+        assert_eq!(
+            shared_cache_size(&own, 100, 10, 1.0).unwrap().reduction(),
+            1.0
+        );
+    }
+
+    #[test]
+    fn shared_layouts_refuse_what_cannot_be() {
+        assert!(shared_cache_layout(0, 6, 3).is_err());
+        assert!(shared_cache_layout(12, 0, 3).is_err());
+        assert!(shared_cache_layout(12, 6, 0).is_err());
+        let mixed = [
+            LayerCache {
+                global: true,
+                cache: 0,
+            },
+            LayerCache {
+                global: false,
+                cache: 0,
+            },
+        ];
+        assert_eq!(
+            shared_cache_size(&mixed, 10, 5, 1.0).unwrap_err(),
+            "cache 0: a local and a global layer cannot share one cache"
+        );
+        let l = shared_cache_layout(12, 6, 3).unwrap();
+        assert!(shared_cache_size(&l, 0, 5, 1.0).is_err());
+        assert!(shared_cache_size(&l, 10, 0, 1.0).is_err());
+        assert_eq!(
+            shared_cache_size(&l, 10, 5, f64::NAN).unwrap_err(),
+            "bytes per row: NaN is not a positive number"
+        );
+        assert!(shared_cache_size(&[], 10, 5, 1.0).is_err());
     }
 
     #[test]

@@ -191,8 +191,171 @@ pub fn analyse(p: &MoeParams) -> Result<MoeAnalysis, String> {
     })
 }
 
+/// One device's part of an expert-parallel MoE layer's ragged exchange
+/// (Part 10, Problem 2's second pass), for top-1 routing: its tokens sorted
+/// by expert, the runs it sends and receives with `ragged_all_to_all`, and
+/// the groups `ragged_dot` multiplies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaggedDevice {
+    /// The expert of each of its tokens, in their original order.
+    pub experts: Vec<usize>,
+    /// Its token indices sorted by expert (stable), which also sorts them by
+    /// the device holding the expert.
+    pub order: Vec<usize>,
+    /// Tokens it sends to each device: the counts exchanged with `all_to_all`.
+    pub send_sizes: Vec<usize>,
+    /// Where each device's run starts in its sorted tokens.
+    pub input_offsets: Vec<usize>,
+    /// Where its run lands in each receiving device's buffer: the tokens
+    /// lower-numbered devices send there first.
+    pub output_offsets: Vec<usize>,
+    /// Tokens it receives from each device (its column of the counts).
+    pub recv_sizes: Vec<usize>,
+    /// What arrives, in buffer order: (source device, that device's token).
+    pub received: Vec<(usize, usize)>,
+    /// The arrivals regrouped by its local expert (stable), as `ragged_dot`
+    /// takes them.
+    pub grouped: Vec<(usize, usize)>,
+    /// Tokens for each of its experts: `ragged_dot`'s group sizes.
+    pub group_sizes: Vec<usize>,
+}
+
+/// The ragged exchange of a top-1 MoE layer on `routing.len()` devices,
+/// `routing[d][i]` naming the expert of device `d`'s token `i`, with
+/// `experts` experts split evenly, device `d` holding experts
+/// `d·E/X … (d+1)·E/X − 1`. The return trip is the same exchange with send
+/// and receive sizes swapped, then each device undoes its sort.
+pub fn ragged_plan(routing: &[Vec<usize>], experts: usize) -> Result<Vec<RaggedDevice>, String> {
+    let x = routing.len();
+    if x == 0 || experts == 0 || !experts.is_multiple_of(x) {
+        return Err(format!(
+            "experts: {experts} experts do not split evenly over {x} devices"
+        ));
+    }
+    let per = experts / x;
+    if let Some((d, &e)) = routing
+        .iter()
+        .enumerate()
+        .find_map(|(d, r)| r.iter().find(|&&e| e >= experts).map(|e| (d, e)))
+    {
+        return Err(format!(
+            "routing: device {d} sends a token to expert {e}, but there are {experts}"
+        ));
+    }
+    let prefix = |sizes: &[usize]| -> Vec<usize> {
+        sizes
+            .iter()
+            .scan(0, |at, &n| {
+                let start = *at;
+                *at += n;
+                Some(start)
+            })
+            .collect()
+    };
+    // counts[s][r]: tokens device s sends to device r.
+    let mut counts = vec![vec![0; x]; x];
+    let mut orders = Vec::with_capacity(x);
+    for (s, r) in routing.iter().enumerate() {
+        let mut order: Vec<usize> = (0..r.len()).collect();
+        order.sort_by_key(|&i| r[i]);
+        for &e in r {
+            counts[s][e / per] += 1;
+        }
+        orders.push(order);
+    }
+    let mut devices: Vec<RaggedDevice> = Vec::with_capacity(x);
+    for (d, (r, order)) in routing.iter().zip(orders).enumerate() {
+        let recv_sizes: Vec<usize> = counts.iter().map(|row| row[d]).collect();
+        let output_offsets = (0..x)
+            .map(|to| counts[..d].iter().map(|row| row[to]).sum())
+            .collect();
+        devices.push(RaggedDevice {
+            experts: r.clone(),
+            send_sizes: counts[d].clone(),
+            input_offsets: prefix(&counts[d]),
+            output_offsets,
+            recv_sizes,
+            order,
+            received: Vec::new(),
+            grouped: Vec::new(),
+            group_sizes: vec![0; per],
+        });
+    }
+    // Each source's sorted run for device `d`, sources in order.
+    for d in 0..x {
+        let mut received = Vec::new();
+        for (s, src) in devices.iter().enumerate() {
+            let start = src.input_offsets[d];
+            let run = &src.order[start..start + src.send_sizes[d]];
+            received.extend(run.iter().map(|&i| (s, i)));
+        }
+        let expert = |&(s, i): &(usize, usize)| routing[s][i];
+        let mut grouped = received.clone();
+        grouped.sort_by_key(expert);
+        let dev = &mut devices[d];
+        for t in &grouped {
+            dev.group_sizes[expert(t) - d * per] += 1;
+        }
+        dev.received = received;
+        dev.grouped = grouped;
+    }
+    Ok(devices)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ragged_plan_by_hand() {
+        // Four devices, eight experts (two each), four tokens a device;
+        // tokens are lettered a..p across the devices.
+        let routing = vec![
+            vec![5, 0, 3, 5],
+            vec![1, 6, 0, 2],
+            vec![7, 3, 4, 1],
+            vec![2, 2, 6, 0],
+        ];
+        let p = super::ragged_plan(&routing, 8).unwrap();
+        // d0 sorts a5 b0 c3 d5 into b0 c3 a5 d5.
+        assert_eq!(p[0].order, vec![1, 2, 0, 3]);
+        assert_eq!(p[3].order, vec![3, 0, 1, 2]);
+        let sends: Vec<Vec<usize>> = p.iter().map(|d| d.send_sizes.clone()).collect();
+        assert_eq!(
+            sends,
+            vec![
+                vec![1, 1, 2, 0],
+                vec![2, 1, 0, 1],
+                vec![1, 1, 1, 1],
+                vec![1, 2, 0, 1]
+            ]
+        );
+        assert_eq!(p[1].input_offsets, vec![0, 2, 3, 3]);
+        // d1 lands at 1 on d0 (after d0's one), 1 on d1, 2 on d2, 0 on d3.
+        assert_eq!(p[1].output_offsets, vec![1, 1, 2, 0]);
+        assert_eq!(p[3].output_offsets, vec![4, 3, 3, 2]);
+        assert_eq!(p[0].recv_sizes, vec![1, 2, 1, 1]);
+        assert_eq!(p[2].recv_sizes, vec![2, 0, 1, 0]);
+        // d0 receives b0 | g0 e1 | l1 | p0, regrouped b0 g0 p0 | e1 l1.
+        assert_eq!(p[0].received, vec![(0, 1), (1, 2), (1, 0), (2, 3), (3, 3)]);
+        assert_eq!(p[0].grouped, vec![(0, 1), (1, 2), (3, 3), (1, 0), (2, 3)]);
+        let groups: Vec<Vec<usize>> = p.iter().map(|d| d.group_sizes.clone()).collect();
+        assert_eq!(groups, vec![vec![3, 2], vec![3, 2], vec![1, 2], vec![2, 1]]);
+        // Every token arrives exactly once.
+        assert_eq!(p.iter().map(|d| d.received.len()).sum::<usize>(), 16);
+    }
+
+    #[test]
+    fn ragged_plan_refuses_what_cannot_be_split() {
+        assert_eq!(
+            super::ragged_plan(&[vec![0], vec![1], vec![2]], 4).unwrap_err(),
+            "experts: 4 experts do not split evenly over 3 devices"
+        );
+        assert_eq!(
+            super::ragged_plan(&[vec![0, 4], vec![1]], 4).unwrap_err(),
+            "routing: device 0 sends a token to expert 4, but there are 4"
+        );
+        assert!(super::ragged_plan(&[], 4).is_err());
+    }
+
     use super::*;
     use crate::hardware::{chip, Link};
 
