@@ -92,6 +92,43 @@ pub fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: &'static str) -> AnyView 
     .into_any()
 }
 
+/// A coordinate as short as SVG allows: `84`, `84.5`.
+fn coord(x: f64) -> String {
+    let r = (x * 10.0).round() / 10.0;
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+/// Many strokes of one class as one `<path>`: each run of points is drawn as
+/// connected straight segments. A figure of hundreds of links costs one
+/// element and a few bytes a link, not a `<line>` each.
+pub fn strokes(runs: &[Vec<(f64, f64)>], class: &'static str) -> AnyView {
+    let mut d = String::new();
+    for run in runs {
+        for (i, &(x, y)) in run.iter().enumerate() {
+            d.push(if i == 0 { 'M' } else { 'L' });
+            d.push_str(&coord(x));
+            d.push(' ');
+            d.push_str(&coord(y));
+        }
+    }
+    view! { <path d=d class=class /> }.into_any()
+}
+
+/// How many runs the `<path>` of `class` in `html` draws (tests count links with it).
+#[cfg(test)]
+pub fn runs_of(html: &str, class: &str) -> usize {
+    html.split("<path d=\"")
+        .skip(1)
+        .filter_map(|p| p.split_once('"'))
+        .filter(|(_, rest)| rest.trim_start().starts_with(&format!("class=\"{class}\"")))
+        .map(|(d, _)| d.matches('M').count())
+        .sum()
+}
+
 /// A figure's drawing: `parts` in an SVG [`WIDTH`] wide and `height` tall,
 /// described for a screen reader by `aria`.
 pub fn drawing(height: f64, aria: &'static str, parts: Vec<AnyView>) -> AnyView {
@@ -135,5 +172,17 @@ mod tests {
         ];
         assert_eq!(arg(&args, "b", "9"), "2");
         assert_eq!(arg(&args, "n", "9"), "9");
+    }
+
+    #[test]
+    fn strokes_are_one_path_of_runs() {
+        let runs = vec![
+            vec![(0.0, 1.25), (3.0, 4.0)],
+            vec![(5.0, 6.0), (7.0, 8.0), (9.0, 10.0)],
+        ];
+        let html = Owner::new().with(|| strokes(&runs, "fig-link").to_html());
+        assert!(html.contains(r#"d="M0 1.3L3 4M5 6L7 8L9 10""#), "{html}");
+        assert_eq!(runs_of(&html, "fig-link"), 2);
+        assert_eq!(runs_of(&html, "fig-mesh"), 0);
     }
 }
