@@ -5,7 +5,7 @@
 //! and bandwidths are `core`'s `gpu::node::cube_mesh`; the switched H100
 //! node they are set against is `core`'s `nvlink_node`.
 
-use super::figure::{drawing, label, rect, strokes};
+use super::figure::{boxes, drawing, label, strokes};
 use leptos::prelude::*;
 use ridgeline_core::format::si;
 use ridgeline_core::gpu::node::{cube_mesh, nvlink_node, CubeMesh, NodeParams};
@@ -82,18 +82,20 @@ fn panel(m: &CubeMesh, top: f64) -> Vec<AnyView> {
         .flat_map(|p| (0..p.links).map(move |k| link(p.a, p.b, k, p.links, top)))
         .collect();
     parts.push(strokes(&runs, "fig-link"));
-    for g in (0..m.gpus)
+    let gpus: Vec<u8> = (0..m.gpus)
         .filter_map(|g| u8::try_from(g).ok())
         .take(PLACE.len())
-    {
+        .collect();
+    let frames: Vec<_> = gpus
+        .iter()
+        .map(|&g| {
+            let (x, y) = centre(g, top);
+            (x - BOX_W / 2.0, y - BOX_H / 2.0, BOX_W, BOX_H)
+        })
+        .collect();
+    parts.push(boxes(&frames, "fig-box"));
+    for &g in &gpus {
         let (x, y) = centre(g, top);
-        parts.push(rect(
-            x - BOX_W / 2.0,
-            y - BOX_H / 2.0,
-            BOX_W,
-            BOX_H,
-            "fig-box",
-        ));
         parts.push(label(x, y + 4.5, "middle", "", &format!("GPU {g}")));
     }
     let single = bw(n.link_bandwidth.0);
@@ -191,7 +193,7 @@ mod tests {
         );
         // Sixteen GPU boxes, eight per node.
         assert_eq!(html.matches(">GPU 7<").count(), 2);
-        assert_eq!(html.matches(r#"class="fig-box""#).count(), 16);
+        assert_eq!(super::super::figure::runs_of(&html, "fig-box"), 16);
         // Each link is a run: P100 has 16 links, V100 24.
         assert_eq!(super::super::figure::runs_of(&html, "fig-link"), 16 + 24);
         assert!(html.contains("every line: one link, 20 GB/s each way"));

@@ -5,7 +5,7 @@
 //! spines, cables per leaf and spine, the ports each way) and the pod's
 //! totals are `core`'s `gpu::superpod` and `gpu::specs::DGX_SUPERPOD`.
 
-use super::figure::{drawing, label, rect, strokes, WIDTH};
+use super::figure::{boxes, drawing, label, rect, strokes, WIDTH};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, si};
 use ridgeline_core::gpu::specs::DGX_SUPERPOD;
@@ -89,15 +89,10 @@ pub fn SuCabling(
         })
         .collect();
     parts.push(strokes(&mesh, "fig-mesh"));
-    for s in 0..spines {
-        parts.push(rect(
-            spread(s, spines, spine_w),
-            SPINE_Y,
-            spine_w,
-            SPINE_H,
-            "fig-box",
-        ));
-    }
+    let spine_boxes: Vec<_> = (0..spines)
+        .map(|s| (spread(s, spines, spine_w), SPINE_Y, spine_w, SPINE_H))
+        .collect();
+    parts.push(boxes(&spine_boxes, "fig-box"));
     // Three nodes drawn: the first two and the last.
     let drawn = [1, 2, nodes];
     let node_x = [8.0, 8.0 + NODE_W + 18.0, WIDTH - 8.0 - NODE_W];
@@ -128,12 +123,15 @@ pub fn SuCabling(
             &format!("L{}", l + 1),
         ));
     }
+    let gpu_box = |n: usize, k: u32| (gpu_x(n, k), NODE_Y + 4.0, GPU_SIDE, GPU_SIDE);
+    let frames: Vec<_> = (0..drawn.len())
+        .map(|n| (node_x[n], NODE_Y, NODE_W, NODE_H))
+        .chain((0..drawn.len()).flat_map(|n| (1..rails).map(move |k| gpu_box(n, k))))
+        .collect();
+    parts.push(boxes(&frames, "fig-box"));
+    let firsts: Vec<_> = (0..drawn.len()).map(|n| gpu_box(n, 0)).collect();
+    parts.push(boxes(&firsts, "fig-hit"));
     for (n, number) in drawn.iter().enumerate() {
-        parts.push(rect(node_x[n], NODE_Y, NODE_W, NODE_H, "fig-box"));
-        for k in 0..rails {
-            let class = if k == 0 { "fig-hit" } else { "fig-box" };
-            parts.push(rect(gpu_x(n, k), NODE_Y + 4.0, GPU_SIDE, GPU_SIDE, class));
-        }
         parts.push(label(
             node_x[n] + NODE_W / 2.0,
             NODE_Y + NODE_H - 5.0,
@@ -210,6 +208,9 @@ mod tests {
         assert_eq!(runs("fig-mesh"), 8 * 16);
         assert_eq!(runs("fig-link fig-rail"), 3);
         assert_eq!(runs("fig-link"), 3 * 7);
+        // 16 spines, 3 nodes and their GPUs, the first of each marked.
+        assert_eq!(runs("fig-box"), 16 + 3 + 3 * 7);
+        assert_eq!(runs("fig-hit"), 3);
         for l in 1..=8 {
             assert!(html.contains(&format!(">L{l}<")), "leaf {l}");
         }
