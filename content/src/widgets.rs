@@ -160,6 +160,14 @@ widget_specs! {
         "a static figure: an expert-parallel MoE layer's ragged plan on four devices, tokens sorted by expert, the counts exchanged and the offsets they give, what each device receives and its ragged_dot groups, from core";
     "overlap-profiles" => overlap_profiles::OverlapProfiles(), Static, [],
         "a static figure: the book's two profiles of the collective-matmul example as a trace viewer lays them out, a blocking AllGather then the matmul against chunk matmuls with permutes in flight, at the book's measured times";
+    "cube-mesh" => cube_mesh::CubeMeshFigure(), Static, [],
+        "a static figure: the P100 and V100 DGX-1 nodes, eight GPUs wired directly in a hybrid cube-mesh, every link drawn, with core's per-pair and per-GPU bandwidths against an H100 node";
+    "su-cabling" => su_cabling::SuCabling(), Static, [],
+        "a static figure: one H100 Scalable Unit's cabling, each GPU's NIC to the leaf of its rank (the rails) and every leaf to every spine, with core's counts of ports, cables and switches";
+    "nvswitch-chip" => nvswitch_chip::NvswitchChip(), Static, [],
+        "a static figure: one NVLink 4 switch, its ports of two lanes around a crossbar, with core's port, lane and bandwidth figures";
+    "megatron-table" => megatron_table::MegatronTable(), Static, [],
+        "a static figure: the Megatron-LM table of high-MFU configurations as printed, with core's tokens per GPU, data-parallel threshold and verdict for each row";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
     "link-roofline" => link_roofline::LinkRoofline(LinkParams), Page, ["chip", "b", "d", "f", "vs"],
@@ -285,7 +293,11 @@ mod tests {
                 "prefix-trie",
                 "shared-kv",
                 "ragged-moe",
-                "overlap-profiles"
+                "overlap-profiles",
+                "cube-mesh",
+                "su-cabling",
+                "nvswitch-chip",
+                "megatron-table"
             ]
         );
         assert!(Bundle::Static.meta().is_none() && Bundle::Static.status().is_none());

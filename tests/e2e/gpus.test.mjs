@@ -257,3 +257,28 @@ test('Part 12: a share of quoted peak stretches the collective and the pipeline 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('Part 12: the static figures are drawn into the page, fit a phone, and ship no island', async () => {
+  const { page, context, problems } = await watchedPage(env.browser, env.base);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(env.base + 'gpus');
+  await ready(page);
+  for (const name of ['cube-mesh', 'su-cabling', 'nvswitch-chip', 'megatron-table']) {
+    const fig = page.locator(`[data-widget="${name}"]`);
+    assert.equal(await fig.count(), 1, name);
+    assert.equal(await page.locator(`[data-island="${name}"]`).count(), 0, name);
+    const box = await fig.boundingBox();
+    assert.ok(box.width <= 390 && box.x >= 0, `${name} fits: ${JSON.stringify(box)}`);
+  }
+  // Every lane of every port, every link of both cube-meshes, all nine Megatron rows.
+  // Links and boxes are drawn as paths, one subpath ("M") each.
+  const runs = (name, cls) => page.locator(`[data-widget="${name}"] path[class="${cls}"]`)
+    .evaluateAll((ps) => ps.reduce((n, p) => n + p.getAttribute('d').split('M').length - 1, 0));
+  assert.equal(await runs('nvswitch-chip', 'fig-link'), 128);
+  assert.equal(await runs('su-cabling', 'fig-mesh'), 8 * 16);
+  assert.equal(await runs('cube-mesh', 'fig-box'), 16);
+  assert.equal(await page.locator('[data-widget="megatron-table"] tbody tr').count(), 9);
+  assert.match(await page.locator('[data-widget="su-cabling"] [data-numbers]').textContent(), /127 nodes, it still fills 4 SUs/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -92,6 +92,103 @@ pub fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: &'static str) -> AnyView 
     .into_any()
 }
 
+/// A length in tenths of a unit, the precision figures are drawn at.
+fn tenths(x: f64) -> i64 {
+    // Figure coordinates are a few hundred units: far inside i64.
+    (x * 10.0).round() as i64
+}
+
+/// A length in tenths written as short as SVG allows: `84`, `84.5`, `-12`.
+fn write_tenths(d: &mut String, t: i64) {
+    if t < 0 {
+        d.push('-');
+    }
+    let a = t.unsigned_abs();
+    d.push_str(&(a / 10).to_string());
+    if !a.is_multiple_of(10) {
+        d.push('.');
+        d.push_str(&(a % 10).to_string());
+    }
+}
+
+/// An `x y` pair for path data; a negative `y` needs no space before it.
+fn write_pair(d: &mut String, x: i64, y: i64) {
+    write_tenths(d, x);
+    if y >= 0 {
+        d.push(' ');
+    }
+    write_tenths(d, y);
+}
+
+/// Path data for runs of points: each run starts with an absolute `M`, and
+/// each point after it is relative to the last (`h`, `v` or `l`), so that
+/// strokes of the same length and direction repeat and compress well.
+fn run_data(runs: &[Vec<(f64, f64)>]) -> String {
+    let mut d = String::new();
+    for run in runs {
+        let mut last = None;
+        for &(x, y) in run {
+            let (x, y) = (tenths(x), tenths(y));
+            match last {
+                None => {
+                    d.push('M');
+                    write_pair(&mut d, x, y);
+                }
+                Some((lx, ly)) if y == ly => {
+                    d.push('h');
+                    write_tenths(&mut d, x - lx);
+                }
+                Some((lx, ly)) if x == lx => {
+                    d.push('v');
+                    write_tenths(&mut d, y - ly);
+                }
+                Some((lx, ly)) => {
+                    d.push('l');
+                    write_pair(&mut d, x - lx, y - ly);
+                }
+            }
+            last = Some((x, y));
+        }
+    }
+    d
+}
+
+/// Many strokes of one class as one `<path>`: each run of points is drawn as
+/// connected straight segments. A figure of hundreds of links costs one
+/// element and a few bytes a link, not a `<line>` each.
+pub fn strokes(runs: &[Vec<(f64, f64)>], class: &'static str) -> AnyView {
+    view! { <path d=run_data(runs) class=class /> }.into_any()
+}
+
+/// Many rectangles `(x, y, width, height)` of one class as one `<path>`
+/// (square corners), for figures that draw rows of small boxes.
+pub fn boxes(rects: &[(f64, f64, f64, f64)], class: &'static str) -> AnyView {
+    let mut d = String::new();
+    for &(x, y, w, h) in rects {
+        d.push('M');
+        write_pair(&mut d, tenths(x), tenths(y));
+        d.push('h');
+        write_tenths(&mut d, tenths(w));
+        d.push('v');
+        write_tenths(&mut d, tenths(h));
+        d.push('h');
+        write_tenths(&mut d, -tenths(w));
+        d.push('z');
+    }
+    view! { <path d=d class=class /> }.into_any()
+}
+
+/// How many runs the `<path>` of `class` in `html` draws (tests count links with it).
+#[cfg(test)]
+pub fn runs_of(html: &str, class: &str) -> usize {
+    html.split("<path d=\"")
+        .skip(1)
+        .filter_map(|p| p.split_once('"'))
+        .filter(|(_, rest)| rest.trim_start().starts_with(&format!("class=\"{class}\"")))
+        .map(|(d, _)| d.matches('M').count())
+        .sum()
+}
+
 /// A figure's drawing: `parts` in an SVG [`WIDTH`] wide and `height` tall,
 /// described for a screen reader by `aria`.
 pub fn drawing(height: f64, aria: &'static str, parts: Vec<AnyView>) -> AnyView {
@@ -135,5 +232,23 @@ mod tests {
         ];
         assert_eq!(arg(&args, "b", "9"), "2");
         assert_eq!(arg(&args, "n", "9"), "9");
+    }
+
+    #[test]
+    fn strokes_are_one_path_of_runs() {
+        let runs = vec![
+            vec![(0.0, 1.25), (3.0, 4.0)],
+            vec![(5.0, 6.0), (7.0, 6.0), (7.0, 2.5), (-1.0, 10.0)],
+        ];
+        let html = Owner::new().with(|| strokes(&runs, "fig-link").to_html());
+        // Relative steps from rounded points, so the runs end where they should.
+        assert!(
+            html.contains(r#"d="M0 1.3l3 2.7M5 6h2v-3.5l-8 7.5""#),
+            "{html}"
+        );
+        assert_eq!(runs_of(&html, "fig-link"), 2);
+        assert_eq!(runs_of(&html, "fig-mesh"), 0);
+        let html = Owner::new().with(|| boxes(&[(8.0, 24.0, 20.0, 14.5)], "fig-box").to_html());
+        assert!(html.contains(r#"d="M8 24h20v14.5h-20z""#), "{html}");
     }
 }

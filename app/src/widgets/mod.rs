@@ -47,6 +47,8 @@ pub mod collective_matmul;
 pub mod collective_pieces;
 #[cfg(widget_module = "collective_size")]
 pub mod collective_size;
+#[cfg(widget_module = "cube_mesh")]
+pub mod cube_mesh;
 #[cfg(widget_module = "exercise")]
 pub mod exercise;
 #[cfg(widget_module = "flash_attention")]
@@ -73,6 +75,8 @@ pub mod kv_sharding;
 pub mod layer_diagram;
 #[cfg(widget_module = "link_roofline")]
 pub mod link_roofline;
+#[cfg(widget_module = "megatron_table")]
+pub mod megatron_table;
 #[cfg(widget_module = "min_topology")]
 pub mod min_topology;
 #[cfg(widget_module = "mlp_roofline")]
@@ -81,6 +85,8 @@ pub mod mlp_roofline;
 pub mod moe;
 #[cfg(widget_module = "nvlink_node")]
 pub mod nvlink_node;
+#[cfg(widget_module = "nvswitch_chip")]
+pub mod nvswitch_chip;
 #[cfg(widget_module = "overlap")]
 pub mod overlap;
 #[cfg(widget_module = "overlap_profiles")]
@@ -129,6 +135,8 @@ pub mod speculative;
 pub mod streaming;
 #[cfg(widget_module = "strong_scaling")]
 pub mod strong_scaling;
+#[cfg(widget_module = "su_cabling")]
+pub mod su_cabling;
 #[cfg(widget_module = "systolic")]
 pub mod systolic;
 #[cfg(widget_module = "torus")]

@@ -16,7 +16,7 @@ use super::collectives::{measured_link_share, nccl_fit, sharp_gain};
 use super::memory::{hierarchy, MemoryParams};
 use super::node::{nvlink_node, NodeParams};
 use super::rooflines::{gb200_changes, megatron};
-use super::specs::{DGX_SUPERPOD, MEASURED, SM};
+use super::specs::{DEEPSEEK_DP_PASSAGE_BATCH, DEEPSEEK_RAMP_START, DGX_SUPERPOD, MEASURED, SM};
 use super::superpod::{superpod, SuperPodParams};
 use crate::format::{grouped, sci, si};
 use crate::training::pipeline::{simulate, PipelineParams, Schedule};
@@ -392,6 +392,46 @@ pub const FACTS: &[FactSpec] = &[
     f("nvlink-gen", true, "the NVLink generation of this GPU's architecture"),
     f("nvswitch-gen", true, "the NVSwitch generation of this GPU's architecture"),
     f("nvswitch-ports", true, "NVLink ports on one NVSwitch"),
+    f("nvswitch-lanes", true, "physical lanes in one NVSwitch port (Appendix B)"),
+    f("nvswitch-lane-total", true, "physical lanes on one NVSwitch, ports x lanes"),
+    f("nvswitch-bw", true, "one NVSwitch's bandwidth, ports x link bandwidth, each way"),
+    f("p100-links", false, "NVLink links per P100 (DGX-1)"),
+    f("p100-link-bw", false, "bandwidth of one P100 NVLink link, each way"),
+    f("p100-per-gpu", false, "a P100's NVLink egress, each way"),
+    f("p100-quad-cut", false, "what crosses between the two quads of a P100 DGX-1, each way"),
+    f("v100-links", false, "NVLink links per V100 (DGX-1)"),
+    f("v100-link-bw", false, "bandwidth of one V100 NVLink link, each way"),
+    f("v100-per-gpu", false, "a V100's NVLink egress, each way"),
+    f("v100-pair-double", false, "a doubled V100 pair's bandwidth, each way"),
+    f("v100-quad-cut", false, "what crosses between the two quads of a V100 DGX-1, each way"),
+    f("mesh-peers", false, "peers a DGX-1 GPU reaches in one hop"),
+    f("dgx2-gpus", false, "V100s in a DGX-2's switched NVLink domain"),
+    f("dgx2-switches", false, "NVSwitches in a DGX-2"),
+    f(
+        "deepseek-passage-batch",
+        false,
+        "DeepSeek V3's batch as the data-parallelism passage gives it",
+    ),
+    f(
+        "deepseek-passage-per-gpu",
+        false,
+        "the passage's DeepSeek V3 batch per GPU",
+    ),
+    f(
+        "deepseek-passage-share",
+        false,
+        "the passage's DeepSeek V3 batch over the batch pure DP would need",
+    ),
+    f(
+        "deepseek-batch-over-needed",
+        false,
+        "DeepSeek V3's steady batch over the batch pure DP would need",
+    ),
+    f(
+        "deepseek-batch-start",
+        false,
+        "DeepSeek V3's first batch in tokens (the report's ramp)",
+    ),
     f("pod-node-degree", false, "children of one node-level group in the reference H100 pod"),
     f("pod-node-switch", false, "switch bandwidth of the reference H100 pod's node level, every port counted"),
     f("pod-node-cable", false, "cable bandwidth of the reference H100 pod's node level"),
@@ -733,6 +773,35 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
                 .tmem_per_sm
                 .map(|b| si(b.0 / 1024.0, "KiB", 3)),
         ),
+        "nvswitch-lanes" | "nvswitch-lane-total" | "nvswitch-bw" => {
+            let g = super::specs::generation(&c)
+                .and_then(|g| super::specs::nvlink_generation(g.architecture))
+                .ok_or_else(|| missing(name, &c))?;
+            match name {
+                "nvswitch-lanes" => need(g.lanes_per_port.map(|l| grouped(f64::from(l)))),
+                "nvswitch-lane-total" => need(
+                    g.lanes_per_port
+                        .zip(g.switch_ports)
+                        .map(|(l, p)| grouped(f64::from(l * p))),
+                ),
+                _ => need(g.switch_bandwidth().map(bps)),
+            }
+        }
+        "p100-links" | "p100-link-bw" | "p100-per-gpu" | "p100-quad-cut" | "v100-links"
+        | "v100-link-bw" | "v100-per-gpu" | "v100-pair-double" | "v100-quad-cut" | "mesh-peers" => {
+            let (gpu, key) = name.split_once('-').unwrap_or(("v100", name));
+            let m = super::node::cube_mesh(if gpu == "mesh" { "v100" } else { gpu })?;
+            match key {
+                "links" => Ok(grouped(f64::from(m.node.links_per_gpu))),
+                "link-bw" => Ok(bps(m.node.link_bandwidth)),
+                "per-gpu" => Ok(bps(m.per_gpu)),
+                "quad-cut" => Ok(bps(m.quad_cut)),
+                "pair-double" => Ok(bps(m.node.link_bandwidth * 2.0)),
+                _ => Ok(grouped(f64::from(m.direct_peers))),
+            }
+        }
+        "dgx2-gpus" => Ok(grouped(f64::from(super::specs::DGX2_NODE.value.0))),
+        "dgx2-switches" => Ok(grouped(f64::from(super::specs::DGX2_NODE.value.1))),
         "nvlink-gen" | "nvswitch-gen" | "nvswitch-ports" => {
             let g = super::specs::generation(&c)
                 .and_then(|g| super::specs::nvlink_generation(g.architecture))
@@ -790,6 +859,11 @@ pub fn fact(name: &str, chip: Option<&str>) -> Result<String, String> {
         | "deepseek-model-parallel"
         | "deepseek-dp-gain"
         | "deepseek-dp-batch-needed"
+        | "deepseek-passage-batch"
+        | "deepseek-passage-per-gpu"
+        | "deepseek-passage-share"
+        | "deepseek-batch-over-needed"
+        | "deepseek-batch-start"
         | "llama3-gpus"
         | "llama3-tp"
         | "llama3-pp"
@@ -810,6 +884,17 @@ fn recipe_fact(name: &str) -> Result<String, String> {
         || super::GpuSystem::from_id(r.gpu, crate::dtype::Dtype::Bf16).map_err(|e| e.to_string());
     let moe = || r.moe.ok_or_else(|| missing(name, r.model));
     let n = |x: u32| Ok(grouped(f64::from(x)));
+    // The batch pure data parallelism needs over all the run's GPUs. DeepSeek's
+    // is the book's NVLink figure (990e12 / 300e9 per GPU); LLaMA-3's is across nodes.
+    let dp_batch_needed = || -> Result<f64, String> {
+        let scope = if deepseek {
+            super::Scope::Node
+        } else {
+            super::Scope::Network
+        };
+        let per_gpu = sys()?.dp_threshold(scope).map_err(|e| e.to_string())?;
+        Ok(per_gpu * r.gpus as f64)
+    };
     match key {
         "gpus" => Ok(grouped(r.gpus as f64)),
         "ep" => n(r.ep),
@@ -823,17 +908,15 @@ fn recipe_fact(name: &str) -> Result<String, String> {
         "active" => n(moe()?.1),
         "model-parallel" => n(r.ep * r.pp * r.tp),
         "dp-gain" => Ok(sci(f64::from(r.dp) / f64::from(r.dp - 1), 2)),
-        "dp-batch-needed" => {
-            // DeepSeek's figure is the book's NVLink one (990e12 / 300e9 per GPU);
-            // LLaMA-3's is across nodes.
-            let scope = if deepseek {
-                super::Scope::Node
-            } else {
-                super::Scope::Network
-            };
-            let per_gpu = sys()?.dp_threshold(scope).map_err(|e| e.to_string())?;
-            Ok(crate::format::tokens(per_gpu * r.gpus as f64))
-        }
+        "dp-batch-needed" => Ok(crate::format::tokens(dp_batch_needed()?)),
+        "passage-batch" => Ok(crate::format::tokens(DEEPSEEK_DP_PASSAGE_BATCH.value)),
+        "passage-per-gpu" => Ok(grouped(DEEPSEEK_DP_PASSAGE_BATCH.value / r.gpus as f64)),
+        "passage-share" => Ok(format!(
+            "{:.0}%",
+            100.0 * DEEPSEEK_DP_PASSAGE_BATCH.value / dp_batch_needed()?
+        )),
+        "batch-over-needed" => Ok(sci(r.batch_tokens / dp_batch_needed()?, 2)),
+        "batch-start" => Ok(crate::format::tokens(DEEPSEEK_RAMP_START.value)),
         _ => Err(format!("fact `{name}` is listed but not implemented")),
     }
 }
@@ -982,5 +1065,36 @@ mod tests {
             fact("node-egress", Some("a100")).unwrap_err().to_string(),
             "the book gives a100 no node-egress",
         );
+    }
+
+    #[test]
+    fn nodes_before_nvswitch_and_the_switch_itself() {
+        assert_eq!(fact("p100-links", None).unwrap(), "4");
+        assert_eq!(fact("p100-link-bw", None).unwrap(), "20 GB/s");
+        assert_eq!(fact("p100-per-gpu", None).unwrap(), "80 GB/s");
+        assert_eq!(fact("v100-links", None).unwrap(), "6");
+        assert_eq!(fact("v100-per-gpu", None).unwrap(), "150 GB/s");
+        assert_eq!(fact("v100-pair-double", None).unwrap(), "50 GB/s");
+        assert_eq!(fact("v100-quad-cut", None).unwrap(), "150 GB/s");
+        assert_eq!(fact("mesh-peers", None).unwrap(), "4");
+        assert_eq!(fact("dgx2-gpus", None).unwrap(), "16");
+        assert_eq!(fact("dgx2-switches", None).unwrap(), "12");
+        assert_eq!(fact("nvswitch-lanes", Some("h100")).unwrap(), "2");
+        assert_eq!(fact("nvswitch-lane-total", Some("h100")).unwrap(), "128");
+        assert_eq!(fact("nvswitch-bw", Some("h100")).unwrap(), "1.6 TB/s");
+        assert!(fact("nvswitch-lanes", Some("a100")).is_err());
+    }
+
+    #[test]
+    fn deepseeks_two_batches() {
+        // The passage's 4M against the 6.76M pure DP would need: 62% of it,
+        // 2,048 tokens per GPU against 3,300.
+        assert_eq!(fact("deepseek-passage-batch", None).unwrap(), "4.19M");
+        assert_eq!(fact("deepseek-passage-per-gpu", None).unwrap(), "2,048");
+        assert_eq!(fact("deepseek-passage-share", None).unwrap(), "62%");
+        // The Examples' steady batch is nine times that need; the report's
+        // ramp starts at 12.6M, already above it.
+        assert_eq!(fact("deepseek-batch-over-needed", None).unwrap(), "9.3");
+        assert_eq!(fact("deepseek-batch-start", None).unwrap(), "12.6M");
     }
 }

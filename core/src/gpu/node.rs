@@ -1,7 +1,9 @@
 //! NVLink nodes (Part 12, "At the node level"): 8 × H100, 8 × B200 and the
 //! GB200 NVL72 rack, with what each GPU can push into the NVLink network, what
 //! the NVSwitches could carry, what the node actually sustains (the smaller of
-//! the two), its bisection bandwidth and its egress into the scale-out fabric.
+//! the two), its bisection bandwidth and its egress into the scale-out fabric;
+//! and the switchless P100 and V100 DGX-1 before them, priced pair by pair
+//! ([`cube_mesh`]).
 //!
 //! ```
 //! use ridgeline_core::gpu::node::{nvlink_node, NodeParams};
@@ -13,7 +15,7 @@
 //! assert_eq!(h.bisection.0, 3.6e12);
 //! ```
 
-use super::specs::{nvlink_generation, NvlinkGeneration};
+use super::specs::{cube_mesh_node, nvlink_generation, CubeMeshNode, NvlinkGeneration};
 use super::GpuSystem;
 use crate::dtype::Dtype;
 use crate::hardware::Source;
@@ -133,6 +135,69 @@ pub fn node_table() -> Result<Vec<NvlinkNode>, String> {
         .collect()
 }
 
+/// One joined pair of a cube-mesh node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeshPair {
+    /// One GPU (0 to 7).
+    pub a: u8,
+    /// The other.
+    pub b: u8,
+    /// Links between them.
+    pub links: u8,
+    /// What the pair can send each way: `links × link bandwidth`.
+    pub bandwidth: BytesPerSec,
+}
+
+/// A node from before NVSwitch, priced pair by pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CubeMesh {
+    /// The registry row.
+    pub node: &'static CubeMeshNode,
+    /// Every joined pair with its bandwidth.
+    pub pairs: Vec<MeshPair>,
+    /// GPUs in the node.
+    pub gpus: u32,
+    /// Each GPU's NVLink egress: `links × link bandwidth`, each way.
+    pub per_gpu: BytesPerSec,
+    /// How many of the other seven GPUs each GPU reaches in one hop.
+    pub direct_peers: u32,
+    /// What crosses the cut between GPUs 0–3 and 4–7, each way.
+    pub quad_cut: BytesPerSec,
+}
+
+/// Prices a cube-mesh node (`p100`, `v100`).
+pub fn cube_mesh(gpu: &str) -> Result<CubeMesh, String> {
+    let node = cube_mesh_node(gpu).ok_or_else(|| format!("gpu: no cube-mesh node `{gpu}`"))?;
+    let pairs: Vec<MeshPair> = node
+        .pairs
+        .iter()
+        .map(|&(a, b, links)| MeshPair {
+            a,
+            b,
+            links,
+            bandwidth: node.link_bandwidth * f64::from(links),
+        })
+        .collect();
+    let quad_cut = pairs
+        .iter()
+        .filter(|p| (p.a < 4) != (p.b < 4))
+        .fold(BytesPerSec(0.0), |sum, p| sum + p.bandwidth);
+    let direct_peers = pairs.iter().filter(|p| p.a == 0 || p.b == 0).count();
+    let gpus = pairs
+        .iter()
+        .map(|p| u32::from(p.a.max(p.b)) + 1)
+        .max()
+        .unwrap_or(0);
+    Ok(CubeMesh {
+        node,
+        gpus,
+        per_gpu: node.link_bandwidth * f64::from(node.links_per_gpu),
+        direct_peers: u32::try_from(direct_peers).unwrap_or(u32::MAX),
+        quad_cut,
+        pairs,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +232,33 @@ mod tests {
         for (l, s) in [(18, 4), (7, 3), (100, 7), (3, 5)] {
             assert_eq!(links_to_switches(l, s).iter().sum::<u32>(), l);
         }
+    }
+
+    #[test]
+    fn cube_meshes_reach_some_peers_directly() {
+        let p = cube_mesh("p100").unwrap();
+        assert_eq!(p.per_gpu.0, 80e9);
+        assert!(p.pairs.iter().all(|q| q.bandwidth.0 == 20e9));
+        assert_eq!(p.quad_cut.0, 80e9);
+        let v = cube_mesh("v100").unwrap();
+        assert_eq!(v.per_gpu.0, 150e9);
+        // Doubled pairs carry 50 GB/s; the quads are joined by 2 + 2 + 1 + 1 links.
+        assert_eq!(v.pairs.iter().filter(|q| q.bandwidth.0 == 50e9).count(), 8);
+        assert_eq!(v.quad_cut.0, 150e9);
+        // Every GPU of either reaches 4 of its 7 peers in one hop, the same 4 in both.
+        for m in [&p, &v] {
+            assert_eq!(m.gpus, 8);
+            assert_eq!(m.direct_peers, 4);
+            for g in 0..8u8 {
+                assert_eq!(m.pairs.iter().filter(|q| q.a == g || q.b == g).count(), 4);
+            }
+        }
+        // An H100 node's switches give every pair the GPU's whole 450 GB/s.
+        let h = nvlink_node(&NodeParams::parse("h100").unwrap()).unwrap();
+        assert_eq!(h.per_gpu.0 / v.per_gpu.0, 3.0);
+        assert_eq!(
+            cube_mesh("a100").unwrap_err(),
+            "gpu: no cube-mesh node `a100`"
+        );
     }
 }

@@ -23,8 +23,9 @@
 //! // LLaMA-3 70B on 4096 H100s with 8-way TP and 8-way PP: the model-parallel
 //! // axis spans 8 nodes, so DP needs only 990e12 / 3.2e12 ≈ 309 tokens per GPU.
 //! let m = megatron().unwrap();
-//! assert_eq!(m[2].tokens_per_gpu, 2048.0);
-//! assert_eq!(m[2].threshold.round(), 309.0);
+//! let largest = m.iter().find(|c| c.row.model == "314B").unwrap();
+//! assert_eq!(largest.tokens_per_gpu, 2048.0);
+//! assert_eq!(largest.threshold.round(), 309.0);
 //! assert!(examples().unwrap().iter().all(|e| e.report.dp.compute_bound));
 //! ```
 
@@ -468,7 +469,7 @@ pub fn megatron() -> Result<Vec<MegatronCheck>, String> {
         .iter()
         .map(|row| {
             let tokens = row.batch_sequences * MEGATRON_SEQ.value / row.gpus as f64;
-            let m = u64::from(row.model_parallel);
+            let m = u64::from(row.model_parallel());
             // The book takes DP as the outer, cross-node axis: no (X−1)/X discount.
             let x = u32::try_from(row.gpus / m).unwrap_or(u32::MAX);
             let (limit, _) = dp_limit(&sys, &mlp, x, m)?;
@@ -566,11 +567,24 @@ mod tests {
         assert_eq!(ll.dp.value, 1024.0);
         assert!(ll.tp.compute_bound && ll.tp.scope == Scope::Node);
         let m = megatron().unwrap();
-        let t: Vec<_> = m.iter().map(|c| c.tokens_per_gpu).collect();
+        let row = |name: &str| m.iter().find(|c| c.row.model == name).unwrap();
+        let t: Vec<_> = ["16B", "70B", "314B"]
+            .map(|n| row(n).tokens_per_gpu)
+            .to_vec();
         assert_eq!(t, [4096.0, 2048.0, 2048.0]);
-        assert_eq!(m[0].threshold, 2475.0);
-        assert_eq!(m[1].threshold.round(), 1238.0);
-        assert!(m.iter().all(|c| c.compute_bound));
+        // The answer's thresholds: 2,475 at the spine, then 2x and 8x lower.
+        assert_eq!(row("16B").threshold.round(), 2475.0);
+        assert_eq!(row("70B").threshold.round(), 1238.0);
+        assert_eq!(row("314B").threshold.round(), 309.0);
+        // Read the same way, only the 32B row (8-way TP inside a node, 2,048
+        // tokens per GPU) falls short of its threshold.
+        let short: Vec<_> = m
+            .iter()
+            .filter(|c| !c.compute_bound)
+            .map(|c| c.row.model)
+            .collect();
+        assert_eq!(short, ["32B"]);
+        assert_eq!(m.len(), 9);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Part 12's GPU facts that the per-chip registry does not hold: clocks and
 //! on-chip memories per generation (V100 to B200), the SM layout, the NVLink
-//! generations, the switches and structure of the DGX SuperPod, the H800
-//! variant, and the measured bandwidths Part 12 quotes.
+//! generations and the cube-mesh nodes before NVSwitch, the switches and
+//! structure of the DGX SuperPod, the H800 variant, the measured bandwidths
+//! Part 12 quotes, the Megatron-LM table and DeepSeek V3's batches.
 //!
 //! Per-chip peaks, HBM, NVLink and node egress stay in
 //! [`crate::hardware`]; this table holds only what Part 12 adds, each with its
@@ -354,6 +355,8 @@ pub struct NvlinkGeneration {
     pub nodes: &'static [(u32, u32)],
     /// NVLink ports on one NVSwitch, where the book gives it.
     pub switch_ports: Option<u32>,
+    /// Physical lanes in one NVSwitch port, where the book gives it.
+    pub lanes_per_port: Option<u32>,
     /// Where the book gives these.
     pub source: Source,
 }
@@ -389,6 +392,7 @@ pub static NVLINK_GENERATIONS: &[NvlinkGeneration] = &[
         gpu_bandwidth: BytesPerSec(300e9),
         nodes: &[(8, 6)],
         switch_ports: None,
+        lanes_per_port: None,
         source: NVLINK_TABLE,
     },
     NvlinkGeneration {
@@ -400,8 +404,10 @@ pub static NVLINK_GENERATIONS: &[NvlinkGeneration] = &[
         gpu_bandwidth: BytesPerSec(450e9),
         nodes: &[(8, 4)],
         switch_ports: Some(64),
+        lanes_per_port: Some(2),
         source: src_note(
-            "At the node level: NVLink table; NVSwitches have up to 64 ports (64 * 25e9 * 4 = 6.4 TB/s)",
+            "At the node level: NVLink table; NVSwitches have up to 64 ports (64 * 25e9 * 4 = 6.4 TB/s); \
+             Appendix B: each NVLink4 port uses 2 physical lanes, around a crossbar",
             "H100s attach to the 4 NVSwitches in a 5+4+4+5 link pattern",
         ),
     },
@@ -414,6 +420,7 @@ pub static NVLINK_GENERATIONS: &[NvlinkGeneration] = &[
         gpu_bandwidth: BytesPerSec(900e9),
         nodes: &[(8, 2), (72, 18)],
         switch_ports: None,
+        lanes_per_port: None,
         source: NVLINK_TABLE,
     },
 ];
@@ -907,53 +914,269 @@ pub fn measured_curve(key: &str) -> Option<&'static MeasuredCurve> {
     MEASURED_CURVES.iter().find(|c| c.key == key)
 }
 
-/// One configuration of the Megatron-LM table Part 12 Quiz 5 Q3 reads.
+/// One configuration of the Megatron-LM table Part 12 shows for Quiz 5 Q3
+/// (every column of the figure, as printed).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MegatronRow {
     /// Model name (`70B`).
     pub model: &'static str,
     /// Parameters.
     pub params: f64,
-    /// Global batch in sequences.
-    pub batch_sequences: f64,
+    /// Attention heads.
+    pub heads: u32,
+    /// Hidden size `D`.
+    pub hidden: u32,
+    /// Layers.
+    pub layers: u32,
+    /// Tensor-parallel ways.
+    pub tp: u32,
+    /// Pipeline stages.
+    pub pp: u32,
+    /// Data-parallel ways.
+    pub dp: u32,
     /// GPUs.
     pub gpus: u64,
-    /// Model-parallel degree (tensor × pipeline) the book reads off the figure.
-    pub model_parallel: u32,
+    /// Global batch in sequences.
+    pub batch_sequences: f64,
+    /// Measured FLOP/s per GPU.
+    pub per_gpu: FlopsPerSec,
+    /// The MFU the table prints, a share of one.
+    pub mfu: f64,
+    /// The aggregate FLOP/s the table prints.
+    pub aggregate: FlopsPerSec,
+}
+
+impl MegatronRow {
+    /// Model-parallel ways: tensor × pipeline.
+    pub fn model_parallel(&self) -> u32 {
+        self.tp * self.pp
+    }
 }
 
 /// Sequence length of every Megatron-LM row.
 pub static MEGATRON_SEQ: Cited<f64> =
     cited(4096.0, src("Quiz 5 Q3: sequence length 4096 everywhere"));
 
-/// The three Megatron-LM rows Part 12 Quiz 5 Q3 works through.
-pub static MEGATRON_ROWS: Cited<[MegatronRow; 3]> = cited(
+const fn mrow(
+    model: &'static str,
+    params: f64,
+    shape: (u32, u32, u32),
+    split: (u32, u32, u32),
+    gpus: u64,
+    batch_sequences: f64,
+    measured: (f64, f64, f64),
+) -> MegatronRow {
+    MegatronRow {
+        model,
+        params,
+        heads: shape.0,
+        hidden: shape.1,
+        layers: shape.2,
+        tp: split.0,
+        pp: split.1,
+        dp: split.2,
+        gpus,
+        batch_sequences,
+        per_gpu: FlopsPerSec(measured.0 * 1e12),
+        mfu: measured.1,
+        aggregate: FlopsPerSec(measured.2 * 1e15),
+    }
+}
+
+/// The Megatron-LM table Part 12 shows in Quiz 5 Q3 (from the Megatron-LM
+/// repository's README): heads, hidden size and layers; tensor, pipeline and
+/// data-parallel ways; GPUs and batch; per-GPU teraFLOP/s, MFU and aggregate
+/// petaFLOP/s.
+pub static MEGATRON_ROWS: Cited<[MegatronRow; 9]> = cited(
     [
-        MegatronRow {
-            model: "16B",
-            params: 16e9,
-            batch_sequences: 192.0,
-            gpus: 192,
-            model_parallel: 1,
-        },
-        MegatronRow {
-            model: "70B",
-            params: 70e9,
-            batch_sequences: 384.0,
-            gpus: 768,
-            model_parallel: 16,
-        },
-        MegatronRow {
-            model: "314B",
-            params: 314e9,
-            batch_sequences: 1536.0,
-            gpus: 3072,
-            model_parallel: 64,
-        },
+        mrow(
+            "1.7B",
+            1.7e9,
+            (16, 2048, 24),
+            (1, 1, 48),
+            48,
+            192.0,
+            (408.8, 0.41, 19.6),
+        ),
+        mrow(
+            "7.1B",
+            7.1e9,
+            (32, 4096, 30),
+            (2, 1, 48),
+            96,
+            192.0,
+            (465.9, 0.47, 44.7),
+        ),
+        mrow(
+            "16B",
+            16e9,
+            (48, 6144, 32),
+            (4, 1, 48),
+            192,
+            192.0,
+            (489.1, 0.49, 93.9),
+        ),
+        mrow(
+            "32B",
+            32e9,
+            (56, 7168, 48),
+            (8, 1, 48),
+            384,
+            192.0,
+            (459.6, 0.46, 176.5),
+        ),
+        mrow(
+            "70B",
+            70e9,
+            (64, 8192, 84),
+            (8, 2, 48),
+            768,
+            384.0,
+            (419.7, 0.42, 322.3),
+        ),
+        mrow(
+            "119B",
+            119e9,
+            (80, 10240, 92),
+            (8, 4, 48),
+            1536,
+            768.0,
+            (420.5, 0.43, 645.9),
+        ),
+        mrow(
+            "177B",
+            177e9,
+            (96, 12288, 96),
+            (8, 6, 48),
+            2304,
+            1152.0,
+            (432.8, 0.44, 997.2),
+        ),
+        mrow(
+            "314B",
+            314e9,
+            (128, 16384, 96),
+            (8, 8, 48),
+            3072,
+            1536.0,
+            (474.4, 0.48, 1457.4),
+        ),
+        mrow(
+            "462B",
+            462e9,
+            (144, 18432, 112),
+            (8, 16, 48),
+            6144,
+            3072.0,
+            (459.9, 0.47, 2825.6),
+        ),
     ],
     src_note(
-        "Quiz 5 Q3: megatron-hparams.png, batch 192/384/1536 on 192/768/3072 GPUs; 16- and 64-way PP+TP",
-        "the 16B row's model parallelism is not stated; 1 (pure data parallelism) is assumed",
+        "Quiz 5 Q3: megatron-hparams.png (the Megatron-LM README's table), every row and column",
+        "the answer reads the 16B, 70B and 314B rows; the others are read here the same way",
+    ),
+);
+
+/// A Megatron-LM row by model name (`70B`).
+pub fn megatron_row(model: &str) -> Option<&'static MegatronRow> {
+    MEGATRON_ROWS.value.iter().find(|r| r.model == model)
+}
+
+/// An eight-GPU NVLink node from before NVSwitch: NVIDIA's DGX-1 "hybrid
+/// cube-mesh", in which each GPU's few links go straight to some of the
+/// others, one or two links to a pair, and the rest are reached in two hops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubeMeshNode {
+    /// The GPU (`P100`).
+    pub gpu: &'static str,
+    /// The system (`DGX-1`).
+    pub system: &'static str,
+    /// The NVLink generation.
+    pub nvlink: &'static str,
+    /// NVLink links per GPU.
+    pub links_per_gpu: u32,
+    /// Bandwidth of one link, each way.
+    pub link_bandwidth: BytesPerSec,
+    /// The links of each joined pair, `(a, b, links)`, GPUs numbered 0 to 7 as
+    /// `nvidia-smi topo -m` numbers them; a pair not listed has no link.
+    pub pairs: &'static [(u8, u8, u8)],
+    /// Where these come from.
+    pub source: Source,
+}
+
+/// The two cube-mesh nodes of the book's figure of NVLink nodes (P100 in the
+/// DGX-1 of 2016, and the V100 DGX-1 that kept its shape). The book's figure
+/// draws them but states no link counts, so those are NVIDIA's.
+pub static CUBE_MESH_NODES: [CubeMeshNode; 2] = [
+    CubeMeshNode {
+        gpu: "P100",
+        system: "DGX-1",
+        nvlink: "1.0",
+        links_per_gpu: 4,
+        link_bandwidth: BytesPerSec(20e9),
+        // Two fully joined quads, and each GPU to its twin in the other quad.
+        pairs: &[
+            (0, 1, 1), (0, 2, 1), (0, 3, 1), (1, 2, 1), (1, 3, 1), (2, 3, 1),
+            (4, 5, 1), (4, 6, 1), (4, 7, 1), (5, 6, 1), (5, 7, 1), (6, 7, 1),
+            (0, 4, 1), (1, 5, 1), (2, 6, 1), (3, 7, 1),
+        ],
+        source: src_note(
+            "At the node level: figure of NVLink nodes from P100 on (DGX-1, P100)",
+            "the figure states no link counts: 4 NVLink 1.0 links of 20 GB/s each way per P100, \
+             in a hybrid cube-mesh, are from NVIDIA's DGX-1 System Architecture white paper (WP-08437-001)",
+        ),
+    },
+    CubeMeshNode {
+        gpu: "V100",
+        system: "DGX-1",
+        nvlink: "2.0",
+        links_per_gpu: 6,
+        link_bandwidth: BytesPerSec(25e9),
+        pairs: &[
+            (0, 1, 1), (0, 2, 1), (0, 3, 2), (1, 2, 2), (1, 3, 1), (2, 3, 2),
+            (4, 5, 1), (4, 6, 1), (4, 7, 2), (5, 6, 2), (5, 7, 1), (6, 7, 2),
+            (0, 4, 2), (1, 5, 2), (2, 6, 1), (3, 7, 1),
+        ],
+        source: src_note(
+            "At the node level: figure of NVLink nodes from P100 on (its V100 is the switched DGX-2)",
+            "6 NVLink 2.0 links of 25 GB/s each way per V100 and the DGX-1's doubled pairs are from NVIDIA's \
+             DGX-1 with Tesla V100 System Architecture white paper (WP-08437-002) and its nvidia-smi topo -m",
+        ),
+    },
+];
+
+/// A cube-mesh node by GPU name (`p100`, `V100`).
+pub fn cube_mesh_node(gpu: &str) -> Option<&'static CubeMeshNode> {
+    CUBE_MESH_NODES
+        .iter()
+        .find(|n| n.gpu.eq_ignore_ascii_case(gpu.trim()))
+}
+
+/// The first switched NVLink node, the V100 DGX-2 of the book's figure:
+/// `(GPUs, NVSwitches)`.
+pub static DGX2_NODE: Cited<(u32, u32)> = cited(
+    (16, 12),
+    src("At the node level: figure of NVLink nodes (DGX-2, V100: 16 GPUs on two boards of 6 NVSwitches)"),
+);
+
+/// DeepSeek V3's batch as the data-parallelism passage gives it ("4M"),
+/// read as `4 · 2^20` like LLaMA-3's 16M.
+pub static DEEPSEEK_DP_PASSAGE_BATCH: Cited<f64> = cited(
+    4.0 * 1024.0 * 1024.0,
+    src_note(
+        "Rooflines, data parallelism: DeepSeek V3 would need about 6.7M; in practice they used 4M",
+        "disagrees with Examples, which gives the steady batch as 4096 x 15360 = 62,914,560 tokens",
+    ),
+);
+
+/// Tokens in DeepSeek V3's first batches (3,072 sequences of 4,096): the
+/// DeepSeek-V3 report ramps the batch from this to the 15,360 sequences of the
+/// Examples section.
+pub static DEEPSEEK_RAMP_START: Cited<f64> = cited(
+    3072.0 * 4096.0,
+    src_note(
+        "Further reading: the DeepSeek-V3 technical report (arXiv 2412.19437), section 4.2",
+        "the batch grows from 3,072 to 15,360 sequences of 4,096 tokens over the first 469B tokens",
     ),
 );
 
@@ -1108,5 +1331,49 @@ mod tests {
                 .unwrap()
                 < 0.2
         );
+    }
+
+    #[test]
+    fn the_megatron_table_adds_up() {
+        let peak = chip("h100")
+            .unwrap()
+            .peak(crate::dtype::Dtype::Bf16)
+            .unwrap()
+            .0;
+        for r in &MEGATRON_ROWS.value {
+            // Every GPU is in one tensor × pipeline × data-parallel slot.
+            assert_eq!(u64::from(r.model_parallel() * r.dp), r.gpus, "{}", r.model);
+            // The aggregate is the per-GPU rate times the GPUs, to the 0.1 PFLOP/s printed.
+            let agg = r.per_gpu.0 * r.gpus as f64;
+            assert!((agg - r.aggregate.0).abs() <= 0.05e15, "{}", r.model);
+            // The printed MFU is the per-GPU rate over the H100's bf16 peak, within a point.
+            assert!((r.per_gpu.0 / peak - r.mfu).abs() <= 0.01, "{}", r.model);
+        }
+        assert_eq!(megatron_row("70B").unwrap().model_parallel(), 16);
+        assert_eq!(megatron_row("314B").unwrap().model_parallel(), 64);
+        assert!(megatron_row("71B").is_none());
+    }
+
+    #[test]
+    fn cube_mesh_nodes_use_every_link_once() {
+        for n in &CUBE_MESH_NODES {
+            for g in 0..8u8 {
+                let links: u32 = n
+                    .pairs
+                    .iter()
+                    .filter(|(a, b, _)| *a == g || *b == g)
+                    .map(|(_, _, l)| u32::from(*l))
+                    .sum();
+                assert_eq!(links, n.links_per_gpu, "{} GPU {g}", n.gpu);
+            }
+            // No pair twice, no GPU joined to itself.
+            for (i, (a, b, _)) in n.pairs.iter().enumerate() {
+                assert!(a < b && *b < 8, "{}", n.gpu);
+                assert!(n.pairs[..i].iter().all(|(c, d, _)| (c, d) != (a, b)));
+            }
+        }
+        assert_eq!(cube_mesh_node("p100").unwrap().link_bandwidth.0, 20e9);
+        assert_eq!(cube_mesh_node(" V100").unwrap().links_per_gpu, 6);
+        assert!(cube_mesh_node("a100").is_none());
     }
 }
