@@ -154,6 +154,12 @@ widget_specs! {
         "a static figure: three requests' KV caches padded to the context and stored in pages from one pool, with block tables and the slots and bytes each layout holds, from core";
     "prefix-trie" => prefix_trie::PrefixTrieFigure(), Static, [],
         "a static figure: four prompts of system, history and turn segments inserted into core's prefix-cache trie, the trie drawn, and the tokens each found cached";
+    "profiler-tools" => book_profile::ProfilerTools(), Static, [],
+        "a static figure: the profiler's tool menu in its order, and what the trace viewer, graph viewer, memory profile and memory viewer show (Part 9's xprof-overview.png)";
+    "book-trace" => book_profile::BookTraceFigure(), Static, ["trace"],
+        "a static figure: one of Part 9's trace-viewer screenshots redrawn from core's profiling::book (trace=viewer, layer, attention or q1): TPU:0's XLA Ops row with the HLO op names, the scope rows below it, the book's annotations and bracketed layer, and the clicked op's details pane";
+    "book-graph" => book_profile::BookGraphFigure(), Static, ["graph"],
+        "a static figure: one of Part 9's graph-viewer screenshots redrawn from core's profiling::book (graph=fusion.143 or fusion.1): a fusion's parameters, ops and one matmul inside one box, and the ReduceScatter XLA compiles an AllReduce and a dynamic slice into";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
     "link-roofline" => link_roofline::LinkRoofline(LinkParams), Page, ["chip", "b", "d", "f", "vs"],
@@ -276,7 +282,10 @@ mod tests {
                 "ws-layouts",
                 "spec-round",
                 "paged-kv",
-                "prefix-trie"
+                "prefix-trie",
+                "profiler-tools",
+                "book-trace",
+                "book-graph"
             ]
         );
         assert!(Bundle::Static.meta().is_none() && Bundle::Static.status().is_none());
