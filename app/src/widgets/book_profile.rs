@@ -41,7 +41,7 @@ pub fn ProfilerTools(
         .iter()
         .map(|t| {
             let shows = if t.shows.is_empty() {
-                view! { <td class="muted">"not shown in the book"</td> }.into_any()
+                view! { <td class="muted">"not described in the book"</td> }.into_any()
             } else {
                 view! { <td>{t.shows}</td> }.into_any()
             };
