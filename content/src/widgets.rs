@@ -168,6 +168,12 @@ widget_specs! {
         "a static figure: one NVLink 4 switch, its ports of two lanes around a crossbar, with core's port, lane and bandwidth figures";
     "megatron-table" => megatron_table::MegatronTable(), Static, [],
         "a static figure: the Megatron-LM table of high-MFU configurations as printed, with core's tokens per GPU, data-parallel threshold and verdict for each row";
+    "profiler-tools" => book_profile::ProfilerTools(), Static, [],
+        "a static figure: the profiler's tool menu in its order, and what the trace viewer, graph viewer, memory profile and memory viewer show (Part 9's xprof-overview.png)";
+    "book-trace" => book_profile::BookTraceFigure(), Static, ["trace"],
+        "a static figure: one of Part 9's trace-viewer screenshots redrawn from core's profiling::book (trace=viewer, layer, attention or q1): TPU:0's XLA Ops row with the HLO op names, the scope rows below it, the book's annotations and bracketed layer, and the clicked op's details pane";
+    "book-graph" => book_profile::BookGraphFigure(), Static, ["graph"],
+        "a static figure: one of Part 9's graph-viewer screenshots redrawn from core's profiling::book (graph=fusion.143 or fusion.1): a fusion's parameters, ops and one matmul inside one box, and the ReduceScatter XLA compiles an AllReduce and a dynamic slice into";
     "torus" => torus::Torus(TorusParams), Page, ["chip", "shape", "at", "vs"],
         "a TPU slice: chips, hosts, wraparound links and hop distances";
     "link-roofline" => link_roofline::LinkRoofline(LinkParams), Page, ["chip", "b", "d", "f", "vs"],
@@ -297,7 +303,10 @@ mod tests {
                 "cube-mesh",
                 "su-cabling",
                 "nvswitch-chip",
-                "megatron-table"
+                "megatron-table",
+                "profiler-tools",
+                "book-trace",
+                "book-graph"
             ]
         );
         assert!(Bundle::Static.meta().is_none() && Bundle::Static.status().is_none());

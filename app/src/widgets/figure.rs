@@ -76,6 +76,15 @@ pub fn label(x: f64, y: f64, anchor: &'static str, class: &'static str, text: &s
     .into_any()
 }
 
+/// An SVG `<text>` at `(x, y)` with `anchor` and `class`, set as written
+/// (an `_` stays an underscore: `layer_0`, `qkv_matmul`).
+pub fn plain(x: f64, y: f64, anchor: &'static str, class: &'static str, text: &str) -> AnyView {
+    view! {
+        <text x=format!("{x:.1}") y=format!("{y:.1}") text-anchor=anchor class=class>{text.to_string()}</text>
+    }
+    .into_any()
+}
+
 /// A rectangle with rounded corners.
 pub fn rect(x: f64, y: f64, w: f64, h: f64, class: &'static str) -> AnyView {
     view! {

@@ -35,6 +35,8 @@ pub mod batch_roofline;
 pub mod batch_scaling;
 #[cfg(widget_module = "book_links")]
 pub mod book_links;
+#[cfg(widget_module = "book_profile")]
+pub mod book_profile;
 #[cfg(widget_module = "cache_steps")]
 pub mod cache_steps;
 #[cfg(widget_module = "chip_map")]

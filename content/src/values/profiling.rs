@@ -7,6 +7,7 @@ use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, seconds, si};
 use ridgeline_core::hardware::TPU_V2_CORE_PEAK;
+use ridgeline_core::profiling::book::measured;
 use ridgeline_core::profiling::{predicted_matmul_time, TiledArray};
 
 /// The profiling value directives.
@@ -30,7 +31,26 @@ pub const VALUES: &[ValueDirective] = &[
         shows: "95.6 ms",
         eval: v2_matmul,
     },
+    ValueDirective {
+        name: "book-time",
+        args: &["id"],
+        doc:
+            "a time Part 9 reads off a profile, from core's profiling::book: a selected op's wall \
+              duration (id=fusion.16, fusion.169, fusion.143, fusion.1), a bracketed layer \
+              (id=viewer, layer) or a time the text reports (reduce-scatter, naive-layer, \
+              fixed-layer, newer-naive-layer, newer-fixed-layer)",
+        example: "book-time id=fusion.16",
+        shows: "97 ms",
+        eval: book_time,
+    },
 ];
+
+fn book_time(d: &Directive) -> Result<String, String> {
+    let id = d.arg("id").ok_or("`book-time` needs id=")?;
+    measured(id)
+        .map(|t| seconds(t.0))
+        .ok_or_else(|| format!("book-time id=`{id}` is no time the book reports"))
+}
 
 fn v2_matmul(d: &Directive) -> Result<String, String> {
     let b = num_arg(d, "b", None)?;

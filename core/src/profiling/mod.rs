@@ -30,10 +30,12 @@
 //! |---|---|
 //! | `mod.rs` | the arithmetic of reading a profile: layouts and padding, predicted op times |
 //! | `achieved.rs` | a reader's trace on a chip's roofline: each heavy op's FLOPs and bytes (from the trace or the program's HLO text), its achieved rate against the roof, and the step's budget (feature `library`) |
+//! | `book.rs` | the book's own profiles as data: its trace screenshots' rows, ops and details, its graph-viewer pictures, the tool menu and the times it reports |
 //! | `capture.rs` | a reader's own trace file (JAX/Perfetto or PyTorch Chrome JSON, gzipped or not) read into lanes, steps and an op table (feature `library`) |
 //! | `trace.rs` | a synthetic profile of one training step, as a trace viewer would show it |
 //! | `xla_op.rs` | one XLA op line read: shape, layout, opcode, operands, FLOPs and bytes |
 
+pub mod book;
 #[cfg(feature = "library")]
 pub mod achieved;
 #[cfg(feature = "library")]
