@@ -161,6 +161,13 @@ fn typed_fields(host: &web_sys::HtmlElement) -> Vec<(String, String)> {
 /// bundle installs the page-wide keyboard shortcuts first, and once the last
 /// island is mounted registers the service worker and marks the page live.
 pub fn start() {
+    // A widget's view is built before it is mounted (`mount_island`), and one
+    // whose view starts an effect or a task needs the executor then: Leptos
+    // starts it only inside `mount_to`. A page bundle's first island (the
+    // search box) used to do that by chance; a lazy bundle's first island is
+    // a widget.
+    #[cfg(target_arch = "wasm32")]
+    let _ = any_spawner::Executor::init_wasm_bindgen();
     // The page's keys work from the start, not only once every island is live.
     #[cfg(page_islands)]
     shell::install_part_keys();

@@ -226,7 +226,10 @@ mod tests {
         assert!(html.contains("430 TFLOP/s per chip"), "{html}");
         assert!(html.contains("990 TFLOP/s per chip"), "{html}");
         assert!(html.contains(">0.43<"), "{html}");
-        assert!(html.contains("https://arxiv.org/abs/2407.21783"), "{html}");
+        assert!(
+            html.contains("https://glennklockwood.com/garden/llama-3.1"),
+            "{html}"
+        );
         assert!(
             html.contains("href=\"measured#llama3-405b-h100-8k\""),
             "{html}"

@@ -19,8 +19,11 @@ pub enum Bundle {
     Page,
     /// The exercise checker, loaded when the reader reaches the problems.
     Exercises,
-    /// The reader's library (config.json and chip imports) and the reader's
-    /// own trace file, loaded when the reader reaches them.
+    /// The islands started late, when the reader reaches them, never with a
+    /// page's first load: the reader's library (config.json and chip
+    /// imports), the reader's own trace file, and the GPU page's pipeline
+    /// planner (`gpu-parallelism`, the heaviest widget of the heaviest page,
+    /// far down it).
     Library,
     /// No bundle: a static figure, drawn once by the app's component when the
     /// site's native build writes the page, and never mounted (no island, no
@@ -216,7 +219,7 @@ widget_specs! {
         "an NVLink node's GPUs, NVSwitches and links, with per-GPU, node, bisection and scale-out bandwidths";
     "gpu-anatomy" => gpu_anatomy::GpuAnatomy(AnatomyChoice), Page, ["gpu", "tpu", "part", "taken", "mod", "then", "else"],
         "a GPU generation's SMs, subpartitions, SMEM, L2 and HBM, each part's count, capacity and rate beside its TPU counterpart, the peak rebuilt from the parts, and a warp stepping through a divergent branch";
-    "gpu-parallelism" => gpu_parallelism::GpuParallelism(ParallelismChoice), Page, ["gpu", "model", "batch", "stages", "microbatches", "dp", "link", "tp", "vs", "flops_derate", "link_derate"],
+    "gpu-parallelism" => gpu_parallelism::GpuParallelism(ParallelismChoice), Library, ["gpu", "model", "batch", "stages", "microbatches", "dp", "link", "tp", "vs", "flops_derate", "link_derate"],
         "a GPipe schedule on a registry GPU and model: the bubble, activation transfers between stages and each stage's exposed gradient AllReduce, timed at the shares of quoted FLOPs/s and link bandwidth the reader assumes (`flops_derate`, `link_derate`), with the MFU";
     "profile" => profile::ProfileViewer(ProfileParams), Page, ["model", "chip", "slice", "scheme", "tp", "batch", "overlap", "layers", "mesh", "b"],
         "a synthetic trace of one training step: TensorCore and ICI lanes, overlap, budget, top ops, find the bottleneck";
@@ -287,7 +290,7 @@ mod tests {
         assert_eq!(lazy(Bundle::Exercises), ["exercise", "exercises"]);
         assert_eq!(
             lazy(Bundle::Library),
-            ["own-model", "own-chip", "trace-viewer"]
+            ["own-model", "own-chip", "trace-viewer", "gpu-parallelism"]
         );
         assert_eq!(
             lazy(Bundle::Static),

@@ -782,9 +782,10 @@ pub(crate) mod tests {
                 with.push(route.path());
             }
         }
-        // The reader's forms (Part 6) and the trace viewer (Part 9); the spec
-        // tables of Parts 2 and 12 are static figures, which need no bundle.
-        assert_eq!(with, vec!["applied-training", "profiling"]);
+        // The reader's forms (Part 6), the trace viewer (Part 9) and the GPU
+        // pipeline planner (Part 12); the spec tables of Parts 2 and 12 are
+        // static figures, which need no bundle.
+        assert_eq!(with, vec!["applied-training", "profiling", "gpus"]);
     }
 
     #[test]

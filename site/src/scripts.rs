@@ -296,6 +296,10 @@ const ISLANDS_CSS: &str = "
 :root[data-library='loading'] .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'loading the trace reader…'; }
 :root[data-library='failed'] .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'static: the trace reader could not load'; }
 :root:not([data-js]) .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'opening a file needs JavaScript'; }
+.island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'the planner loads when you reach it'; }
+:root[data-library='loading'] .island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'loading the pipeline planner…'; }
+:root[data-library='failed'] .island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'static: the planner could not load'; }
+:root:not([data-js]) .island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'static figure'; }
 /* Without JavaScript nothing goes live, so on a phone the sign takes its own line instead of covering the widget's first line. */
 @media (max-width: 600px) { :root:not([data-js]) .island:not([data-live]) > .widget::before { position: static; display: block; width: fit-content; margin: 0 0 .5rem auto; } }
 @media print { .island > .widget::before, .offline, .islands-status { display: none !important; } }
@@ -555,7 +559,7 @@ mod tests {
         assert_eq!(start.matches("lazy('ridgeline-").count(), 2);
         assert!(start.contains("'data-library'") && start.contains("'data-exercises'"));
         assert!(start.contains(
-            "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip],[data-island=trace-viewer]', 'data-library');"
+            "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip],[data-island=trace-viewer],[data-island=gpu-parallelism]', 'data-library');"
         ));
         // It marks the section being read in the table of contents.
         assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));

@@ -424,6 +424,8 @@ try {
       const { page, context, problems } = await watchedPage(env.browser, base, options);
       await page.goto(base + r);
       await ready(page);
+      // The GPU pipeline planner starts late, with the library bundle.
+      if (await page.locator('[data-island="gpu-parallelism"]').count()) await readyLibrary(page, '[data-widget="gpu-parallelism"]');
       // Each widget's control to drive: its first slider, else its first text box
       // holding a number (alternated between that number and its half).
       const targets = await page.locator('[data-widget]').evaluateAll((ws) => ws.map((w, i) => {

@@ -236,6 +236,7 @@ test("Part 12: the reader's GPU and model in every GPU widget, and in a link", a
 
   await page.goto(env.base + 'gpus');
   await ready(page);
+  await readyLibrary(page, '[data-widget="gpu-parallelism"]');
   // Every GPU picker, and every "compare with" picker, offers the reader's GPU.
   for (const name of GPU_WIDGETS) {
     const widget = page.locator(`[data-widget="${name}"]`).first();

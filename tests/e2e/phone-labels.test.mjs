@@ -2,7 +2,7 @@
 // drawing, the roofline's point label off the roofs, compact pipeline timelines.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -67,7 +67,7 @@ test('Issue 13: on a phone the GPU pipeline is drawn inside its box with one pat
   await page.goto(env.base + 'gpus');
   await ready(page);
   const widget = page.locator('[data-widget="gpu-parallelism"]');
-  await widget.scrollIntoViewIfNeeded();
+  await readyLibrary(page, '[data-widget="gpu-parallelism"]');
   for (const svg of [widget.locator('svg.gpu-pipeline').first(), widget.locator('svg.zero-bubble')]) {
     const { drawn, box, elements, paths } = await svg.evaluate((s) => ({
       drawn: s.getBoundingClientRect().width,

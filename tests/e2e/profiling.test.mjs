@@ -202,14 +202,14 @@ test('Part 9: the trace viewer puts the heavy ops on a chip\'s roofline and sets
   assert.equal(await first.nth(6).textContent(), '25.600');
   assert.equal(await rows.first().locator('[data-roof-share]').textContent(), '0.063% of 21 TFLOP/s');
   // Its dot on the chart, numbered as in the table.
-  assert.ok((await viewer.locator('.plot svg text').allTextContents()).includes('1'));
+  assert.ok((await viewer.locator('.plot svg text').allTextContents()).map((t) => t.trim()).includes('1'));
   // The budget of the sample's step (2 × 2·64·512·512 FLOPs and 2.62 MB per
   // device on a v5e: 3.54 µs) beside the trace's mean step (11.1 ms).
   const budget = viewer.locator('[data-budget]');
   assert.match(await budget.textContent(), /^Budget on TPU v5e: 6\.71e7 FLOPs per device .* 3\.54 µs a step\. The trace's mean step is 11\.1 ms: 3150× the budget\.$/);
   // Another chip: the roof and the budget follow.
   await viewer.locator('select').first().selectOption('h100');
-  await page.waitForFunction(() => document.querySelector('[data-widget="trace-viewer"] [data-budget]')?.textContent.startsWith('Budget on H100'));
+  await page.waitForFunction(() => document.querySelector('[data-widget="trace-viewer"] [data-budget]')?.textContent.startsWith('Budget on NVIDIA H100'));
   // A batch of 0 is refused with the reason.
   const batch = viewer.locator('input[aria-label="batch B over all devices"]');
   await batch.fill('0');

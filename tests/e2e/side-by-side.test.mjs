@@ -7,7 +7,7 @@
 // GPUs) is refused with a notice.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready, offerAndChoose, verdictOf } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary, offerAndChoose, verdictOf } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -715,7 +715,7 @@ test('Part 12: the pipeline step timed on a second GPU', async () => {
   await page.goto(env.base + 'gpus');
   await ready(page);
   const { widget, cells, picker, refuse } = widgetOf(page, 'gpu-parallelism');
-  await widget.scrollIntoViewIfNeeded();
+  await readyLibrary(page, '[data-widget="gpu-parallelism"]');
   await picker.selectOption('b200');
   await page.waitForFunction(() => location.search.includes('gpu-parallelism.vs=b200'));
   const step = await cells('step');

@@ -35,9 +35,9 @@
 //! | `trace.rs` | a synthetic profile of one training step, as a trace viewer would show it |
 //! | `xla_op.rs` | one XLA op line read: shape, layout, opcode, operands, FLOPs and bytes |
 
-pub mod book;
 #[cfg(feature = "library")]
 pub mod achieved;
+pub mod book;
 #[cfg(feature = "library")]
 pub mod capture;
 pub mod trace;
