@@ -9,7 +9,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, watchedPage, ready, ROOT, pageSlugs } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary, ROOT, pageSlugs } from './lib.mjs';
+
+// The islands of the library bundle (content/src/widgets.rs, `Library`).
+const LIBRARY_ISLANDS = ['own-model', 'own-chip', 'trace-viewer', 'gpu-parallelism']
+  .map((w) => `[data-island="${w}"]`).join(', ');
 
 const OUT = process.env.RIDGELINE_ARTIFACTS || path.join(ROOT, 'tests/e2e/artifacts/legibility');
 // Every check below is in CSS pixels, which a device pixel ratio does not
@@ -71,6 +75,12 @@ for (const [width, ratio] of WIDTHS) {
       for (const slug of slugs) {
         await page.goto(env.base + slug);
         await ready(page);
+        // The islands the library bundle carries start when the reader nears
+        // them; until then their charts are the static copy at design size.
+        if (await page.locator('meta[name="ridgeline-library"]').count()) {
+          await readyLibrary(page, LIBRARY_ISLANDS);
+          await page.evaluate(() => window.scrollTo(0, 0));
+        }
         // Charts redraw at their measured width once mounted; let that land.
         await page.waitForFunction(() => [...document.querySelectorAll('.plot .layer svg')]
           .every((s) => !s.viewBox.baseVal || Math.abs(s.viewBox.baseVal.width - s.getBoundingClientRect().width) <= 1.5),
