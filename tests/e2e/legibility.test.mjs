@@ -9,11 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, watchedPage, ready, readyLibrary, ROOT, pageSlugs } from './lib.mjs';
-
-// The islands of the library bundle (content/src/widgets.rs, `Library`).
-const LIBRARY_ISLANDS = ['own-model', 'own-chip', 'trace-viewer', 'gpu-parallelism']
-  .map((w) => `[data-island="${w}"]`).join(', ');
+import { start, watchedPage, ready, readyLibrary, LIBRARY_ISLANDS, ROOT, pageSlugs } from './lib.mjs';
 
 const OUT = process.env.RIDGELINE_ARTIFACTS || path.join(ROOT, 'tests/e2e/artifacts/legibility');
 // Every check below is in CSS pixels, which a device pixel ratio does not

@@ -95,6 +95,11 @@ export async function readyExercises(page, target = '[data-exercise]') {
 // The reader's library (the own-model and own-chip forms) is a bundle of its
 // own too, started when the reader nears a form: scroll to `target` and wait
 // until the library bundle has made the forms live.
+// The islands the library bundle carries (`Library` in content/src/widgets.rs),
+// started when the reader nears one of them.
+export const LIBRARY_ISLANDS = ['own-model', 'own-chip', 'trace-viewer', 'gpu-parallelism']
+  .map((w) => `[data-island="${w}"]`).join(', ');
+
 export async function readyLibrary(page, target = '[data-widget="own-model"]') {
   const form = page.locator(target).first();
   if (!(await page.locator(':root[data-library="live"]').count())) {
