@@ -157,6 +157,10 @@ widget_specs! {
         "a static figure: three requests' KV caches padded to the context and stored in pages from one pool, with block tables and the slots and bytes each layout holds, from core";
     "prefix-trie" => prefix_trie::PrefixTrieFigure(), Static, [],
         "a static figure: four prompts of system, history and turn segments inserted into core's prefix-cache trie, the trie drawn, and the tokens each found cached";
+    "esti-pareto" => esti_pareto::EstiPareto(), Static, [],
+        "a static figure: ESTI's latency–cost frontiers for PaLM 8B, 62B and 540B in bf16 and int8 on TPU v4, read off the paper's figure, with the memory-capped point and core's arithmetic on them (cost = chips × step ÷ batch, the flat ends past the critical batch, int8's better frontier and equal floor)";
+    "spec-measured" => spec_measured::SpecMeasured(), Static, [],
+        "a static figure: Chinchilla 70B with a 4B drafter on XSum and HumanEval, time for 128 tokens, acceptance and loop time against K as read off Chen et al.'s figure, beside core's speculative model fitted with one acceptance probability per task";
     "shared-kv" => shared_kv::SharedKv(), Static, [],
         "a static figure: twelve layers each with a full KV cache against Character.ai's layout (one global layer in six, local layers in a window, neighbours sharing a cache, the global layers sharing one), with core's cache rows and bytes for each";
     "ragged-moe" => ragged_moe::RaggedMoe(), Static, [],
@@ -300,6 +304,8 @@ mod tests {
                 "spec-round",
                 "paged-kv",
                 "prefix-trie",
+                "esti-pareto",
+                "spec-measured",
                 "shared-kv",
                 "ragged-moe",
                 "overlap-profiles",

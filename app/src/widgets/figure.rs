@@ -187,6 +187,65 @@ pub fn boxes(rects: &[(f64, f64, f64, f64)], class: &'static str) -> AnyView {
     view! { <path d=d class=class /> }.into_any()
 }
 
+/// Many dots of radius `r` and one class as one `<path>` (two arcs each).
+pub fn dots(points: &[(f64, f64)], r: f64, class: &'static str) -> AnyView {
+    let mut d = String::new();
+    let (r, w) = (tenths(r), tenths(2.0 * r));
+    for &(x, y) in points {
+        d.push('M');
+        write_pair(&mut d, tenths(x) - r, tenths(y));
+        for dx in [w, -w] {
+            d.push('a');
+            write_pair(&mut d, r, r);
+            d.push_str(" 0 1 0 ");
+            write_pair(&mut d, dx, 0);
+        }
+    }
+    view! { <path d=d class=class /> }.into_any()
+}
+
+/// Many × marks of half-width `r` and one class as one `<path>`.
+pub fn crosses(points: &[(f64, f64)], r: f64, class: &'static str) -> AnyView {
+    let runs: Vec<Vec<(f64, f64)>> = points
+        .iter()
+        .flat_map(|&(x, y)| {
+            [
+                vec![(x - r, y - r), (x + r, y + r)],
+                vec![(x - r, y + r), (x + r, y - r)],
+            ]
+        })
+        .collect();
+    strokes(&runs, class)
+}
+
+/// One axis of a static plot: data from `lo` to `hi` (on a log scale when
+/// `log`) drawn from `start` to `end` in drawing units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Axis {
+    /// The data value at `start`.
+    pub lo: f64,
+    /// The data value at `end`.
+    pub hi: f64,
+    /// Whether the scale is logarithmic.
+    pub log: bool,
+    /// Where `lo` is drawn.
+    pub start: f64,
+    /// Where `hi` is drawn.
+    pub end: f64,
+}
+
+impl Axis {
+    /// Where `v` is drawn.
+    pub fn at(&self, v: f64) -> f64 {
+        let t = if self.log {
+            (v / self.lo).ln() / (self.hi / self.lo).ln()
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        };
+        self.start + t * (self.end - self.start)
+    }
+}
+
 /// How many runs the `<path>` of `class` in `html` draws (tests count links with it).
 #[cfg(test)]
 pub fn runs_of(html: &str, class: &str) -> usize {

@@ -51,6 +51,8 @@ pub mod collective_pieces;
 pub mod collective_size;
 #[cfg(widget_module = "cube_mesh")]
 pub mod cube_mesh;
+#[cfg(widget_module = "esti_pareto")]
+pub mod esti_pareto;
 #[cfg(widget_module = "exercise")]
 pub mod exercise;
 #[cfg(widget_module = "flash_attention")]
@@ -127,6 +129,8 @@ pub mod sharding;
 pub mod shared_kv;
 #[cfg(widget_module = "slowest_stage")]
 pub mod slowest_stage;
+#[cfg(widget_module = "spec_measured")]
+pub mod spec_measured;
 #[cfg(widget_module = "spec_round")]
 pub mod spec_round;
 #[cfg(widget_module = "spec_table")]

@@ -8,13 +8,14 @@ use super::args::{chip_arg, dtype_arg, message, model_arg, num_arg, show_arg, un
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
-use ridgeline_core::format::{grouped, sci, si};
+use ridgeline_core::format::{grouped, round_sig, sci, si};
 use ridgeline_core::hardware::{chip, Chip};
+use ridgeline_core::inference::book;
 use ridgeline_core::inference::kv_sharding::{kv_sharding, KvShardingParams};
 use ridgeline_core::inference::serving::{self, SpeculativeParams};
 use ridgeline_core::inference::serving_engine::{simulate, PrefillPlacement, SimParams, SimReport};
 use ridgeline_core::inference::{
-    decode_step, largest_batch, max_batch as max_batch_of, min_slice_chips,
+    critical_batch, decode_step, largest_batch, max_batch as max_batch_of, min_slice_chips,
     tokens_evicted_per_step, weight_stationary_crossover, Precision, ServingModel, ServingSlice,
 };
 use std::sync::OnceLock;
@@ -101,6 +102,27 @@ pub const VALUES: &[ValueDirective] = &[
         example: "spec-sampling draft=4 accept=0.8 cost=0.05 show=speedup",
         shows: "2.8",
         eval: spec_sampling,
+    },
+    ValueDirective {
+        name: "esti",
+        args: &["show"],
+        doc: "ESTI's PaLM latency–cost figure (Part 7), from core's readings: show=capped (the \
+              memory-capped point's cost over the frontier's), int8-gain (the most int8 weights save \
+              at one latency), flat (the most a bf16 curve saves over its last doubling of latency) \
+              or bcrit (TPU v4's critical batch in bf16)",
+        example: "esti show=capped",
+        shows: "2.4",
+        eval: esti,
+    },
+    ValueDirective {
+        name: "spec-paper",
+        args: &["show", "task"],
+        doc: "Chen et al.'s speculative-sampling measurements (Part 7), task=xsum or humaneval: \
+              show=speedup (plain time over the best), best (the measured best draft length) or \
+              accept (the fitted probability a drafted token is kept)",
+        example: "spec-paper show=speedup task=xsum",
+        shows: "1.92",
+        eval: spec_paper,
     },
     ValueDirective {
         name: "ws-crossover",
@@ -303,6 +325,43 @@ fn spec_sampling(d: &Directive) -> Result<String, String> {
         "speedup" => Ok(sci(serving::speculative(&p)?.speedup, 3)),
         "best" => Ok(serving::best_draft(p.accept, p.draft_cost)?.0.to_string()),
         o => Err(unknown_show(d, o, "tokens, speedup, best")),
+    }
+}
+
+fn esti(d: &Directive) -> Result<String, String> {
+    let l = book::esti_lessons().ok_or("the ESTI readings give no lessons")?;
+    let most = |v: Vec<f64>| v.into_iter().fold(0.0, f64::max);
+    match show_arg(d, "capped") {
+        "capped" => Ok(round_sig(l.capped_over_frontier, 2).to_string()),
+        "int8-gain" => {
+            Ok(round_sig(most(l.int8_gain.iter().map(|g| g.1).collect()), 2).to_string())
+        }
+        "flat" => Ok(format!(
+            "{}%",
+            round_sig(most(l.flat.iter().map(|f| f.1).collect()) * 100.0, 1)
+        )),
+        "bcrit" => {
+            let v4 = chip(book::ESTI_CHIP).ok_or("no TPU v4 in the registry")?;
+            Ok(grouped(round_sig(
+                critical_batch(v4, Dtype::Bf16, Dtype::Bf16).map_err(message)?,
+                3,
+            )))
+        }
+        o => Err(unknown_show(d, o, "capped, int8-gain, flat, bcrit")),
+    }
+}
+
+fn spec_paper(d: &Directive) -> Result<String, String> {
+    let task = match d.arg("task").unwrap_or("xsum") {
+        "xsum" => book::Task::XSum,
+        "humaneval" => book::Task::HumanEval,
+        o => return Err(format!("spec-paper task=`{o}` is not xsum or humaneval")),
+    };
+    match show_arg(d, "speedup") {
+        "speedup" => Ok(round_sig(book::measured_speedup(task), 3).to_string()),
+        "best" => Ok(book::measured_best(task).0.to_string()),
+        "accept" => Ok(round_sig(book::fitted_accept(task).map_err(message)?, 3).to_string()),
+        o => Err(unknown_show(d, o, "speedup, best, accept")),
     }
 }
 

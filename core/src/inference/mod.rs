@@ -54,7 +54,9 @@
 //! | `serving.rs` | what a reader of a serving system measures (TTFT, ITL, throughput, cost), speculative sampling, Part 8's serving tables |
 //! | `serving_engine.rs` | a serving engine as a discrete-event simulation: static and continuous batching |
 //! | `kv_sharding.rs` | sharding the KV cache over heads and batch, step by step |
+//! | `book.rs` | two papers' measurements Part 7 shows (ESTI's PaLM latency–cost frontiers, speculative sampling of Chinchilla), read off the figures, and the arithmetic that explains them |
 
+pub mod book;
 pub mod kv_sharding;
 pub mod serving;
 pub mod serving_engine;
