@@ -13,8 +13,8 @@ use crate::gpu::network::{
     Precision as Exactness,
 };
 use crate::gpu::specs::{
-    generation, nvlink_generation, Architecture, GpuGeneration, DGX_SUPERPOD, IB_NDR_SWITCH,
-    MEASURED, SM, TPU_COUNTERPART,
+    generation, nvlink_generation, Architecture, GpuGeneration, MegatronRow, DGX_SUPERPOD,
+    IB_NDR_SWITCH, MEASURED, MEGATRON_SEQ_TOKENS, MEGATRON_TABLE, SM, TPU_COUNTERPART,
 };
 use crate::gpu::{
     clock_from_vector_rate, cuda_cores, gpus_to_hold, resident_warps, tensor_core_flops_per_cycle,
@@ -148,20 +148,34 @@ const P_Q2F: &[Param] = &[param(
     Scale::Pow2,
 )];
 
+/// Quiz 5 Q3's tokens per GPU for row `$row` of the Megatron-LM table
+/// (its batch and GPUs are the question's defaults).
 macro_rules! q3 {
-    ($id:literal, $b:literal, $g:literal) => {{
+    ($id:literal, $row:literal) => {{
+        const ROW: MegatronRow = MEGATRON_TABLE[$row];
+        #[allow(clippy::cast_precision_loss, reason = "a few thousand GPUs")]
         const P: &[Param] = &[
-            param("B", "sequences", $b, 64.0, 4096.0, Scale::Pow2),
-            param("G", "GPUs", $g, 64.0, 4096.0, Scale::Pow2),
+            param("B", "sequences", ROW.batch_sequences, 64.0, 4096.0, Scale::Pow2),
+            param("G", "GPUs", ROW.gpus as f64, 64.0, 4096.0, Scale::Pow2),
         ];
         def($id, Kind::Question, P,
-            |p| format!("A Megatron-style run trains on {} sequences of 4096 tokens per batch over {} GPUs. How many tokens does each GPU process per step?", n(value(p, "B")), n(value(p, "G"))),
+            |p| format!("A Megatron-style run trains on {} sequences of {} tokens per batch over {} GPUs. How many tokens does each GPU process per step?", n(value(p, "B")), n(MEGATRON_SEQ_TOKENS), n(value(p, "G"))),
             |p| {
-                let t = tokens_per_device(value(p, "B"), 4096.0, value(p, "G"));
-                Ok(num(t, "tokens", format!("{} × 4096 / {} = {}", n(value(p, "B")), n(value(p, "G")), sci(t, 4))))
+                let t = tokens_per_device(value(p, "B"), MEGATRON_SEQ_TOKENS, value(p, "G"));
+                Ok(num(t, "tokens", format!("{} × {} / {} = {}", n(value(p, "B")), n(MEGATRON_SEQ_TOKENS), n(value(p, "G")), sci(t, 4))))
             },
             &["Total batch tokens over GPUs."])
     }};
+}
+
+/// The Megatron-LM rows Quiz 5 Q3 reads: 16B, 70B and 314B.
+const Q3_ROWS: [usize; 3] = [2, 4, 7];
+
+/// Tokens each GPU of `row` processes per step.
+fn megatron_tokens_per_gpu(row: &MegatronRow) -> f64 {
+    #[allow(clippy::cast_precision_loss, reason = "a few thousand GPUs")]
+    let gpus = row.gpus as f64;
+    tokens_per_device(row.batch_sequences, MEGATRON_SEQ_TOKENS, gpus)
 }
 
 fn sym(expr: &str, vars: Vec<Var>, f: impl Fn(&[f64]) -> f64 + Send + Sync + 'static) -> Solution {
@@ -881,17 +895,26 @@ fn rooflines() -> Vec<Def> {
                 Ok(num(t, "tokens", format!("the reduction uses {} nodes' egress: {}", sci(1.0 / f, 3), si(w.0, "B/s", 3))).step(format!("C / that = {}", sci(t, 4))))
             },
             &["A model copy spanning k nodes has k times the scale-out bandwidth for its gradients."]),
-        q3!("ch12-r-q3a", 192.0, 192.0),
-        q3!("ch12-r-q3b", 384.0, 768.0),
-        q3!("ch12-r-q3c", 1536.0, 3072.0),
+        q3!("ch12-r-q3a", 2),
+        q3!("ch12-r-q3b", 4),
+        q3!("ch12-r-q3c", 7),
         def("ch12-r-q3d", Kind::Question, &[],
-            |_| "Those three Megatron runs (4096, 2048 and 2048 tokens per GPU; 1-, 16- and 64-way model sharding) sit in one pod. Which of them are compute-bound?".into(),
+            |_| {
+                let rows = Q3_ROWS.map(|i| MEGATRON_TABLE[i]);
+                let tokens = rows.map(|r| n(megatron_tokens_per_gpu(&r)));
+                let ways = rows.map(|r| r.model_parallel().to_string());
+                format!("Those three Megatron runs ({}, {} and {} tokens per GPU; {}-, {}- and {}-way model sharding) sit in one pod. Which of them are compute-bound?", tokens[0], tokens[1], tokens[2], ways[0], ways[1], ways[2])
+            },
             |_| {
                 let sy = h100()?;
                 let a = sy.dp_threshold(Scope::Network).map_err(s)?;
-                let need = |y: u32| outer_reduction_factor(y, sy.gpus_per_node).map(|f| a * f).map_err(s);
-                let (n1, n16, n64) = (need(1)?, need(16)?, need(64)?);
-                let bound = [4096.0 > n1, 2048.0 > n16, 2048.0 > n64];
+                let mut need = [0.0; 3];
+                let mut bound = [false; 3];
+                for (k, i) in Q3_ROWS.into_iter().enumerate() {
+                    let r = MEGATRON_TABLE[i];
+                    need[k] = a * outer_reduction_factor(r.model_parallel(), sy.gpus_per_node).map_err(s)?;
+                    bound[k] = megatron_tokens_per_gpu(&r) > need[k];
+                }
                 let claims = [
                     bound == [true, true, true],
                     bound == [true, false, false],
@@ -899,8 +922,44 @@ fn rooflines() -> Vec<Def> {
                     bound == [false, true, true],
                 ];
                 Ok(pick(&opts(["all three", "only the first", "none", "only the last two"]), confirmed(claims)?)
-                    .step(format!("thresholds: {}, {} and {} tokens per GPU", sci(n1, 4), sci(n16, 4), sci(n64, 4))))
+                    .step(format!("thresholds: {}, {} and {} tokens per GPU", sci(need[0], 4), sci(need[1], 4), sci(need[2], 4))))
             },
             &["Model sharding across nodes multiplies the bandwidth available to the data-parallel reduction."]),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exercises::registry::exercise;
+
+    #[test]
+    fn quiz_five_q3_reads_the_megatron_rows() {
+        let rows = Q3_ROWS.map(|i| MEGATRON_TABLE[i].model);
+        assert_eq!(rows, ["16B", "70B", "314B"]);
+        // 192 · 4096 / 192 = 4096 tokens; 384 · 4096 / 768 = 2048.
+        for (id, tokens) in [
+            ("ch12-r-q3a", 4096.0),
+            ("ch12-r-q3b", 2048.0),
+            ("ch12-r-q3c", 2048.0),
+        ] {
+            let e = exercise(id).unwrap();
+            assert!(
+                e.prompt.contains("sequences of 4,096 tokens"),
+                "{}",
+                e.prompt
+            );
+            assert_eq!(e.expected_value(), Some(tokens), "{id}");
+        }
+        // The 16B row shards 4 ways inside one node (TP 4, PP 1), which
+        // leaves the data-parallel reduction its own node's egress.
+        let d = exercise("ch12-r-q3d").unwrap();
+        assert!(
+            d.prompt.contains(
+                "(4,096, 2,048 and 2,048 tokens per GPU; 4-, 16- and 64-way model sharding)"
+            ),
+            "{}",
+            d.prompt
+        );
+    }
 }

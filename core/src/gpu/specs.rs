@@ -954,8 +954,13 @@ impl MegatronRow {
 }
 
 /// Sequence length of every Megatron-LM row.
-pub static MEGATRON_SEQ: Cited<f64> =
-    cited(4096.0, src("Quiz 5 Q3: sequence length 4096 everywhere"));
+pub static MEGATRON_SEQ: Cited<f64> = cited(
+    MEGATRON_SEQ_TOKENS,
+    src("Quiz 5 Q3: sequence length 4096 everywhere"),
+);
+
+/// [`MEGATRON_SEQ`]'s value, for constant contexts (an exercise's defaults).
+pub const MEGATRON_SEQ_TOKENS: f64 = 4096.0;
 
 const fn mrow(
     model: &'static str,
@@ -983,94 +988,98 @@ const fn mrow(
     }
 }
 
+/// The rows of [`MEGATRON_ROWS`], for constant contexts (an exercise's
+/// defaults read a row by index).
+pub const MEGATRON_TABLE: [MegatronRow; 9] = [
+    mrow(
+        "1.7B",
+        1.7e9,
+        (16, 2048, 24),
+        (1, 1, 48),
+        48,
+        192.0,
+        (408.8, 0.41, 19.6),
+    ),
+    mrow(
+        "7.1B",
+        7.1e9,
+        (32, 4096, 30),
+        (2, 1, 48),
+        96,
+        192.0,
+        (465.9, 0.47, 44.7),
+    ),
+    mrow(
+        "16B",
+        16e9,
+        (48, 6144, 32),
+        (4, 1, 48),
+        192,
+        192.0,
+        (489.1, 0.49, 93.9),
+    ),
+    mrow(
+        "32B",
+        32e9,
+        (56, 7168, 48),
+        (8, 1, 48),
+        384,
+        192.0,
+        (459.6, 0.46, 176.5),
+    ),
+    mrow(
+        "70B",
+        70e9,
+        (64, 8192, 84),
+        (8, 2, 48),
+        768,
+        384.0,
+        (419.7, 0.42, 322.3),
+    ),
+    mrow(
+        "119B",
+        119e9,
+        (80, 10240, 92),
+        (8, 4, 48),
+        1536,
+        768.0,
+        (420.5, 0.43, 645.9),
+    ),
+    mrow(
+        "177B",
+        177e9,
+        (96, 12288, 96),
+        (8, 6, 48),
+        2304,
+        1152.0,
+        (432.8, 0.44, 997.2),
+    ),
+    mrow(
+        "314B",
+        314e9,
+        (128, 16384, 96),
+        (8, 8, 48),
+        3072,
+        1536.0,
+        (474.4, 0.48, 1457.4),
+    ),
+    mrow(
+        "462B",
+        462e9,
+        (144, 18432, 112),
+        (8, 16, 48),
+        6144,
+        3072.0,
+        (459.9, 0.47, 2825.6),
+    ),
+];
+
 /// The Megatron-LM table Part 12 shows in Quiz 5 Q3 (from the Megatron-LM
 /// repository's README): heads, hidden size and layers; tensor, pipeline and
 /// data-parallel ways; GPUs and batch; per-GPU teraFLOP/s, MFU and aggregate
 /// petaFLOP/s.
 pub static MEGATRON_ROWS: Cited<[MegatronRow; 9]> = cited(
-    [
-        mrow(
-            "1.7B",
-            1.7e9,
-            (16, 2048, 24),
-            (1, 1, 48),
-            48,
-            192.0,
-            (408.8, 0.41, 19.6),
-        ),
-        mrow(
-            "7.1B",
-            7.1e9,
-            (32, 4096, 30),
-            (2, 1, 48),
-            96,
-            192.0,
-            (465.9, 0.47, 44.7),
-        ),
-        mrow(
-            "16B",
-            16e9,
-            (48, 6144, 32),
-            (4, 1, 48),
-            192,
-            192.0,
-            (489.1, 0.49, 93.9),
-        ),
-        mrow(
-            "32B",
-            32e9,
-            (56, 7168, 48),
-            (8, 1, 48),
-            384,
-            192.0,
-            (459.6, 0.46, 176.5),
-        ),
-        mrow(
-            "70B",
-            70e9,
-            (64, 8192, 84),
-            (8, 2, 48),
-            768,
-            384.0,
-            (419.7, 0.42, 322.3),
-        ),
-        mrow(
-            "119B",
-            119e9,
-            (80, 10240, 92),
-            (8, 4, 48),
-            1536,
-            768.0,
-            (420.5, 0.43, 645.9),
-        ),
-        mrow(
-            "177B",
-            177e9,
-            (96, 12288, 96),
-            (8, 6, 48),
-            2304,
-            1152.0,
-            (432.8, 0.44, 997.2),
-        ),
-        mrow(
-            "314B",
-            314e9,
-            (128, 16384, 96),
-            (8, 8, 48),
-            3072,
-            1536.0,
-            (474.4, 0.48, 1457.4),
-        ),
-        mrow(
-            "462B",
-            462e9,
-            (144, 18432, 112),
-            (8, 16, 48),
-            6144,
-            3072.0,
-            (459.9, 0.47, 2825.6),
-        ),
-    ],
+    MEGATRON_TABLE,
     src_note(
         "Quiz 5 Q3: megatron-hparams.png (the Megatron-LM README's table), every row and column",
         "the answer reads the 16B, 70B and 314B rows; the others are read here the same way",
