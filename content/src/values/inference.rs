@@ -360,7 +360,9 @@ fn spec_paper(d: &Directive) -> Result<String, String> {
     match show_arg(d, "speedup") {
         "speedup" => Ok(round_sig(book::measured_speedup(task), 3).to_string()),
         "best" => Ok(book::measured_best(task).0.to_string()),
-        "accept" => Ok(round_sig(book::fitted_accept(task).map_err(message)?, 3).to_string()),
+        "accept" => {
+            Ok(round_sig(book::SpecFit::new().map_err(message)?.accept(task), 3).to_string())
+        }
         o => Err(unknown_show(d, o, "speedup, best, accept")),
     }
 }
