@@ -399,6 +399,24 @@ pub fn dtype(name: &str) -> Result<Dtype, String> {
     Dtype::parse(name).ok_or_else(|| format!("unknown format “{}”", crate::input::short(name)))
 }
 
+/// A number format a widget's select offers: `name` parsed and checked
+/// against `offered`, so that a link naming a format the select lacks is
+/// refused with a message (the last valid format stays) rather than leaving
+/// the select blank. `what` names the setting (`weights and KV caches`).
+pub fn dtype_among(name: &str, offered: &[Dtype], what: &str) -> Result<Dtype, String> {
+    Dtype::parse(name)
+        .filter(|d| offered.contains(d))
+        .ok_or_else(|| {
+            let names: Vec<&str> = offered.iter().map(|d| d.name()).collect();
+            let list = match names.split_last() {
+                Some((last, [])) => (*last).to_string(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => String::new(),
+            };
+            format!("{what} in {list}, not “{}”", crate::input::short(name))
+        })
+}
+
 /// The chip picker: `label` beside a select of the chips `accept` takes
 /// ([`chip_options`]), showing `chosen()` and handing a choice to
 /// `set("chip", id)`.

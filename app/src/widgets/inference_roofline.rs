@@ -53,6 +53,11 @@ fn points_svg(model: &RoofModel, comps: &[ComponentRoofline], size: Size) -> Str
     .0
 }
 
+/// The formats the weights may be stored in.
+pub const WEIGHTS: [Dtype; 4] = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4];
+/// The formats the matmuls may run in.
+pub const COMPUTE: [Dtype; 3] = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8];
+
 /// Everything the reader can set; always a valid combination.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct InferenceParams {
@@ -198,8 +203,10 @@ impl WidgetParams for InferenceParams {
             }
             "chip" => next.chip = super::controls::chip(value)?,
             VS => next.vs = super::compare::vs_chip(value)?,
-            "weight" | "dtype" => next.weight = super::controls::dtype(value)?,
-            "compute" => next.compute = super::controls::dtype(value)?,
+            "weight" | "dtype" => {
+                next.weight = super::controls::dtype_among(value, &WEIGHTS, "weights")?
+            }
+            "compute" => next.compute = super::controls::dtype_among(value, &COMPUTE, "compute")?,
             "phase" => {
                 next.phase = match value.trim() {
                     "prefill" => Phase::Prefill,
@@ -327,11 +334,9 @@ pub fn InferenceRoofline(
             }
         })
     };
-    let dtype_options = |_| {
-        [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
-            .map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())))
-    };
-    let compute_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8].map(|d| {
+    let dtype_options =
+        |_| WEIGHTS.map(|d| option(d.name(), d.name(), move || params.with(|p| p.weight.name())));
+    let compute_options = COMPUTE.map(|d| {
         option(d.name(), d.name(), move || {
             params.with(|p| p.compute.name())
         })

@@ -22,6 +22,9 @@ const STEPS: f64 = 240.0;
 /// Largest batch the calculator takes.
 pub const BATCH_MAX: f64 = 65_536.0;
 
+/// The formats the KV cache can be stored in here.
+pub const FORMATS: [Dtype; 4] = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4];
+
 /// An attention layout for the same model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
@@ -195,7 +198,7 @@ impl WidgetParams for KvParams {
                 next.variant = Variant::parse(value)
                     .ok_or_else(|| format!("unknown attention “{}”", short(value)))?
             }
-            "dtype" => next.dtype = super::controls::dtype(value)?,
+            "dtype" => next.dtype = super::controls::dtype_among(value, &FORMATS, "the KV cache")?,
             VS => next.vs = super::compare::vs_model(value)?,
             "seq" => next.seq = parse_count(value, "context", 1.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 1.0, BATCH_MAX)?.round(),
@@ -242,8 +245,8 @@ pub fn KvCacheCalc(
         cache.with(|c| c.as_ref().map(|c| si(f(c), "B", 3)).unwrap_or_default())
     };
     let seq_max = move || params.with(|p| p.model.config.max_seq as f64);
-    let dtype_options = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4]
-        .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
+    let dtype_options =
+        FORMATS.map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
     let rows = move || {
         let p = params.get();
         Variant::ALL

@@ -246,13 +246,7 @@ impl WidgetParams for MoeChoice {
                 p.tokens =
                     parse_count(value, "batch (tokens)", TOKENS_RANGE.0, TOKENS_RANGE.1)?.round()
             }
-            "weight" => {
-                p.weight = Dtype::parse(value)
-                    .filter(|d| WEIGHTS.contains(d))
-                    .ok_or_else(|| {
-                        format!("weights in bf16, int8 or int4, not “{}”", short(value))
-                    })?
-            }
+            "weight" => p.weight = super::controls::dtype_among(value, &WEIGHTS, "weights")?,
             "ep" => {
                 p.expert_parallel =
                     parse_whole::<u32>(value, "expert-parallel degree", 1.0, 4096.0)?

@@ -161,7 +161,7 @@ impl TimelineParams {
             "b" => next.b = count("B")?,
             "d" => next.d = count("D")?,
             "f" => next.f = count("F")?,
-            "dtype" => next.dtype = super::controls::dtype(value)?,
+            "dtype" => next.dtype = super::controls::dtype_among(value, &DTYPES, "the arrays")?,
             other => return Err(super::params::unknown_setting(other)),
         }
         overlap_timeline_on(&next, chip_named(&next.chip)?).map_err(|e| {

@@ -41,6 +41,9 @@ const PARETO: Shape = Shape::new(760, 380, 320);
 /// The latency breakdown's shape.
 const BREAKDOWN: Shape = Shape::new(760, 340, 300);
 
+/// The formats the serving widget stores weights and KV caches in.
+pub const FORMATS: [Dtype; 4] = [Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4];
+
 /// The reader's choices; always a configuration that can serve at least one sequence.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServingParams {
@@ -231,7 +234,9 @@ impl WidgetParams for ServingParams {
                 next.chips = n;
             }
             "tp" => next.tp = parse_whole::<u64>(value, "tensor-parallel degree", 1.0, 4096.0)?,
-            "dtype" | "weight" => next.dtype = super::controls::dtype(value)?,
+            "dtype" | "weight" => {
+                next.dtype = super::controls::dtype_among(value, &FORMATS, "weights and KV caches")?
+            }
             VS => next.vs = super::compare::vs_chip(value)?,
             "seq" => next.seq = parse_count(value, "sequence length", 0.0, 1e9)?.round(),
             "batch" => next.batch = parse_count(value, "batch", 0.0, 1e7)?.round(),
@@ -331,8 +336,8 @@ pub fn Serving(
             })
             .collect_view()
     };
-    let dtype_options = [Dtype::Bf16, Dtype::Int8, Dtype::Int4]
-        .map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
+    let dtype_options =
+        FORMATS.map(|d| option(d.name(), d.name(), move || params.with(|p| p.dtype.name())));
 
     view! {
         <figure class="widget serving" data-widget="serving">
@@ -477,6 +482,31 @@ mod tests {
         p.apply("vs", "none").unwrap();
         assert_eq!(p.comparison(), None);
         assert!(p.to_pairs().iter().all(|(k, _)| k != "vs"));
+    }
+
+    #[test]
+    fn fp8_is_offered_and_a_format_the_select_lacks_is_refused() {
+        // fp8 weights and caches: one byte each, as int8, so the same slice
+        // holds the same batch.
+        let mut p = ServingParams::default();
+        p.apply("dtype", "fp8").unwrap();
+        assert_eq!(p.dtype, Dtype::Fp8);
+        let (fp8, int8) = (
+            p.compute().unwrap().max_batch,
+            ServingParams::default().compute().unwrap().max_batch,
+        );
+        assert_eq!(fp8, int8);
+        let args = vec![("dtype".to_string(), "fp8".to_string())];
+        let html = Owner::new().with(|| view! { <Serving args=args /> }.to_html());
+        assert!(html.contains(r#"<option value="fp8" selected"#), "{html}");
+        // A link naming f32 (which the inference roofline also lacks) is
+        // refused by name, and the last valid format stays.
+        let e = p.apply("dtype", "f32").unwrap_err();
+        assert_eq!(
+            e,
+            "weights and KV caches in bf16, fp8, int8 or int4, not “f32”"
+        );
+        assert_eq!(p.dtype, Dtype::Fp8);
     }
 
     #[test]

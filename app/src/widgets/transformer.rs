@@ -27,7 +27,7 @@ use crate::charts::svg;
 use crate::charts::transformer::{
     billions, draw_fraction, draw_fraction_marker, draw_params, FractionModel, T_RANGE,
 };
-use crate::input::{parse_count, short, slider_to_value};
+use crate::input::{parse_count, slider_to_value};
 
 /// Slider positions for the sequence length.
 pub const STEPS: f64 = 300.0;
@@ -279,11 +279,7 @@ impl WidgetParams for TransformerParams {
             }
             VS => next.vs = super::compare::vs_model(value)?,
             "dtype" => {
-                let d = Dtype::parse(value)
-                    .filter(|d| KV_DTYPES.contains(d))
-                    .ok_or_else(|| {
-                        format!("the KV cache cannot be stored as “{}”", short(value))
-                    })?;
+                let d = super::controls::dtype_among(value, &KV_DTYPES, "the KV cache")?;
                 next.kv_dtype = d;
             }
             other => return Err(super::params::unknown_setting(other)),

@@ -19,7 +19,6 @@ use ridgeline_core::profiling::xla_op::{
 use super::compare::{chip_rows, compare_picker, compare_table, Comparison, Diff, VS};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
-use crate::input::short;
 
 /// Op lines to pick from: `(label, line)`.
 pub const EXAMPLES: [(&str, &str); 4] = [
@@ -160,13 +159,7 @@ impl WidgetParams for XlaOpParams {
                 next.op = value.trim().to_string();
             }
             "chip" => next.chip = super::controls::chip(value)?,
-            "compute" => {
-                next.compute = Dtype::parse(value)
-                    .filter(|d| COMPUTE.contains(d))
-                    .ok_or_else(|| {
-                        format!("compute: “{}” is not bf16, int8 or f32", short(value))
-                    })?
-            }
+            "compute" => next.compute = super::controls::dtype_among(value, &COMPUTE, "compute")?,
             VS => next.vs = super::compare::vs_chip(value)?,
             other => return Err(super::params::unknown_setting(other)),
         }
