@@ -284,26 +284,86 @@ const ISLANDS_CSS: &str = "
 :root[data-islands='failed'] .islands-status { display: block; }
 :root:not([data-js]) .search, :root:not([data-js]) .theme-toggle, :root:not([data-js]) .offline { display: none; }
 .island:not([data-live]) input, .island:not([data-live]) select, .island:not([data-live]) button { pointer-events: none; }
-.island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'the checker loads when you reach the problems'; }
-:root[data-exercises='loading'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'loading the checker…'; }
-:root[data-exercises='failed'] .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'static: answers cannot be checked (the checker could not load)'; }
-.island[data-island^=own-]:not([data-live]) > .widget::before { content: 'the form loads when you reach it'; }
-:root[data-library='loading'] .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'loading your library…'; }
-:root[data-library='failed'] .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'static: the form could not load'; }
-:root:not([data-js]) .island[data-island^=exercise]:not([data-live]) > .widget::before { content: 'answers are checked only with JavaScript on'; }
-:root:not([data-js]) .island[data-island^=own-]:not([data-live]) > .widget::before { content: 'the form needs JavaScript'; }
-.island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'the trace reader loads when you reach it'; }
-:root[data-library='loading'] .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'loading the trace reader…'; }
-:root[data-library='failed'] .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'static: the trace reader could not load'; }
-:root:not([data-js]) .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'opening a file needs JavaScript'; }
-.island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'the planner loads when you reach it'; }
-:root[data-library='loading'] .island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'loading the pipeline planner…'; }
-:root[data-library='failed'] .island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'static: the planner could not load'; }
-:root:not([data-js]) .island[data-island=gpu-parallelism]:not([data-live]) > .widget::before { content: 'static figure'; }
 /* Without JavaScript nothing goes live, so on a phone the sign takes its own line instead of covering the widget's first line. */
 @media (max-width: 600px) { :root:not([data-js]) .island:not([data-live]) > .widget::before { position: static; display: block; width: fit-content; margin: 0 0 .5rem auto; } }
 @media print { .island > .widget::before, .offline, .islands-status { display: none !important; } }
 ";
+
+/// The sign a lazily started island shows until it is live: which islands
+/// (a `data-island` selector: `=name`, or `^=prefix` for a family), the
+/// bundle whose loader sets the root's status attribute, and the words
+/// before its bundle loads, while it loads, when it failed, and without
+/// JavaScript.
+struct LazySign {
+    islands: &'static str,
+    bundle: Bundle,
+    words: [&'static str; 4],
+}
+
+const LAZY_SIGNS: [LazySign; 4] = [
+    LazySign {
+        islands: "^=exercise",
+        bundle: Bundle::Exercises,
+        words: [
+            "the checker loads when you reach the problems",
+            "loading the checker…",
+            "static: answers cannot be checked (the checker could not load)",
+            "answers are checked only with JavaScript on",
+        ],
+    },
+    LazySign {
+        islands: "^=own-",
+        bundle: Bundle::Library,
+        words: [
+            "the form loads when you reach it",
+            "loading your library…",
+            "static: the form could not load",
+            "the form needs JavaScript",
+        ],
+    },
+    LazySign {
+        islands: "=trace-viewer",
+        bundle: Bundle::Library,
+        words: [
+            "the trace reader loads when you reach it",
+            "loading the trace reader…",
+            "static: the trace reader could not load",
+            "opening a file needs JavaScript",
+        ],
+    },
+    LazySign {
+        islands: "=gpu-parallelism",
+        bundle: Bundle::Library,
+        words: [
+            "the planner loads when you reach it",
+            "loading the pipeline planner…",
+            "static: the planner could not load",
+            "static figure",
+        ],
+    },
+];
+
+/// The four rules of each [`LAZY_SIGNS`] entry.
+fn lazy_signs_css() -> String {
+    let mut css = String::new();
+    for sign in &LAZY_SIGNS {
+        let Some(status) = sign.bundle.status() else {
+            continue;
+        };
+        let island = format!(
+            ".island[data-island{}]:not([data-live]) > .widget::before",
+            sign.islands
+        );
+        let [before, loading, failed, no_js] = sign.words;
+        css.push_str(&format!(
+            "{island} {{ content: '{before}'; }}\n\
+             :root[{status}='loading'] {island} {{ content: '{loading}'; }}\n\
+             :root[{status}='failed'] {island} {{ content: '{failed}'; }}\n\
+             :root:not([data-js]) {island} {{ content: '{no_js}'; }}\n"
+        ));
+    }
+    css
+}
 
 /// The stylesheet's dark-theme rules (selectors with `[data-theme="dark"]`)
 /// again, inside `@media (prefers-color-scheme: dark)` for a root on which the
@@ -358,10 +418,11 @@ pub fn write_assets(site: &Path, root: &Path, figure_css: &str) -> Result<Assets
         .map_err(|e| format!("{}: {e}", crate::mathfont::FONT))?;
     let math_font = format!("math-{}.woff2", short_hash(&font));
     let css = format!(
-        "{base}\n{}\n{}\n{}\n{ISLANDS_CSS}{}",
+        "{base}\n{}\n{}\n{}\n{ISLANDS_CSS}{}{}",
         crate::mathfont::css(&math_font),
         system_dark_rules(&base),
         ridgeline_app::charts::dark_theme_css(),
+        lazy_signs_css(),
         figure_css
     );
     let index = ridgeline_app::content::search_index()?.to_string();
@@ -576,6 +637,26 @@ mod tests {
         // It makes the citation's permalink absolute.
         assert!(start.contains("querySelectorAll('[data-permalink]')"));
         assert!(ISLANDS_CSS.contains("[data-live]"));
-        assert!(ISLANDS_CSS.contains(":root[data-library='failed']"));
+        let signs = lazy_signs_css();
+        assert!(signs.contains(
+            ":root[data-library='failed'] .island[data-island=trace-viewer]:not([data-live]) > .widget::before { content: 'static: the trace reader could not load'; }"
+        ));
+        assert_eq!(signs.lines().count(), 4 * LAZY_SIGNS.len());
+        // Every lazily started island has exactly one sign, from its own bundle.
+        for bundle in Bundle::LAZY {
+            for w in bundle.widgets() {
+                let covering: Vec<&LazySign> = LAZY_SIGNS
+                    .iter()
+                    .filter(|s| {
+                        match s.islands.split_at(s.islands.find('=').map_or(0, |i| i + 1)) {
+                            ("^=", prefix) => w.name.starts_with(prefix),
+                            (_, name) => w.name == name,
+                        }
+                    })
+                    .collect();
+                assert_eq!(covering.len(), 1, "{}", w.name);
+                assert_eq!(covering[0].bundle, bundle, "{}", w.name);
+            }
+        }
     }
 }
