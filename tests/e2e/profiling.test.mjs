@@ -116,14 +116,22 @@ test('Part 9: the XLA op reader pads, costs and points at bad syntax', async () 
 // with Python's json module).
 const TRACES = path.join(ROOT, 'tests/data/traces');
 
-test('Part 9: a reader\'s trace opens in the page (JAX gzip, PyTorch JSON), and bad files are refused inline', async () => {
+// /profiling with its trace viewer live (the viewer comes with the library
+// bundle, started when the reader nears it); `init`, if given, runs in the
+// page before its own scripts.
+async function openViewer(init) {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
+  if (init) await page.addInitScript(init);
   await page.goto(env.base + 'profiling');
   await ready(page);
-  // The viewer comes with the library bundle, started when the reader nears it.
   await readyLibrary(page, '[data-widget="trace-viewer"]');
   const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
   await viewer.waitFor();
+  return { page, context, problems, viewer };
+}
+
+test('Part 9: a reader\'s trace opens in the page (JAX gzip, PyTorch JSON), and bad files are refused inline', async () => {
+  const { page, context, problems, viewer } = await openViewer();
   assert.match(await viewer.locator('[data-trace-showing]').textContent(), /the sample trace/);
   const input = viewer.locator('input[type="file"][data-trace-file]');
   const error = viewer.locator('[data-trace-error]');
@@ -185,12 +193,7 @@ test('Part 9: without JavaScript the trace viewer shows the sample and says open
 });
 
 test('Part 9: the trace viewer puts the heavy ops on a chip\'s roofline and sets the step beside its budget', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'profiling');
-  await ready(page);
-  await readyLibrary(page, '[data-widget="trace-viewer"]');
-  const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
-  await viewer.waitFor();
+  const { page, context, problems, viewer } = await openViewer();
   const rows = viewer.locator('[data-trace-roof] tbody tr');
   const placed = () => rows.evaluateAll((rs) => rs.map((r) => [r.dataset.roofOp, r.dataset.onRoof]));
   // The sample and its HLO text: every op placed. ynn_fusion runs 24 times
@@ -236,12 +239,7 @@ test('Part 9: the trace viewer puts the heavy ops on a chip\'s roofline and sets
 // the parse alone holds it for over a second), another widget's control
 // answers while the file is being read, and the trace then shows.
 test('Part 9: a 40 MB trace is read without freezing the page, and then shows', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'profiling');
-  await ready(page);
-  await readyLibrary(page, '[data-widget="trace-viewer"]');
-  const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
-  await viewer.waitFor();
+  const { page, context, problems, viewer } = await openViewer();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ridgeline-trace-'));
   const file = path.join(dir, 'big_trace.json');
   const bytes = jaxTrace(40e6);
@@ -291,13 +289,7 @@ test('Part 9: a 40 MB trace is read without freezing the page, and then shows', 
 });
 
 test('Part 9: where no worker can start, the trace is read on the page\'s thread, and the page says so', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.addInitScript(() => { delete window.Worker; });
-  await page.goto(env.base + 'profiling');
-  await ready(page);
-  await readyLibrary(page, '[data-widget="trace-viewer"]');
-  const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
-  await viewer.waitFor();
+  const { page, context, problems, viewer } = await openViewer(() => { delete window.Worker; });
   // Every notice the viewer shows on the way.
   await page.evaluate(() => {
     window.traceNotices = [];

@@ -24,7 +24,7 @@ const READY: &str = "ready";
 
 /// In the worker: answers each `File` (or `Blob`) posted to it with
 /// [`capture::reply`]'s text, or an empty text if the file could not be read,
-/// after posting [`READY`] once.
+/// after posting `"ready"` once.
 pub fn serve() {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let to_page = scope.clone();
