@@ -160,7 +160,17 @@ fn typed_fields(host: &web_sys::HtmlElement) -> Vec<(String, String)> {
 /// until the exercises' and the footer's islands were done. The page's own
 /// bundle installs the page-wide keyboard shortcuts first, and once the last
 /// island is mounted registers the service worker and marks the page live.
+/// In a worker (no window) it mounts nothing: the library bundle serves the
+/// trace viewer's reader there instead.
 pub fn start() {
+    // Without a window this instance runs in a worker: the library bundle's
+    // trace reader (`widgets::trace_viewer::worker`), with nothing to mount.
+    #[cfg(target_arch = "wasm32")]
+    if web_sys::window().is_none() {
+        #[cfg(widget_module = "trace_viewer")]
+        widgets::trace_viewer::serve_worker();
+        return;
+    }
     // A widget's view is built before it is mounted (`mount_island`), and one
     // whose view starts an effect or a task needs the executor then: Leptos
     // starts it only inside `mount_to`. A page bundle's first island (the

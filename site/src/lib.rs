@@ -135,7 +135,9 @@ const BUNDLE_STEM: &str = "ridgeline-app-";
 /// `boot-<hash>.js`, which loads the wasm from under `public_url` and starts
 /// it (a file, since the pages' Content-Security-Policy forbids inline
 /// scripts). The boot module leaves the module's exports on
-/// `window.wasmBindings` for the benchmark (`app/src/bench.rs`).
+/// `window.wasmBindings` for the benchmark (`app/src/bench.rs`); it names
+/// the global `globalThis`, so the library bundle's boot module also starts
+/// the trace viewer's worker (`app/src/widgets/trace_viewer/worker.rs`).
 pub fn adopt_bundle(site: &Path, name: &str, public_url: &str) -> Result<Bundle, Error> {
     let dir = site.join("_b").join(name);
     let entries =
@@ -165,7 +167,7 @@ pub fn adopt_bundle(site: &Path, name: &str, public_url: &str) -> Result<Bundle,
     let script = format!(
         "import init, * as bindings from '{prefix}{js}';\n\
          await init({{ module_or_path: '{prefix}{wasm}' }});\n\
-         window.wasmBindings = bindings;\n"
+         globalThis.wasmBindings = bindings;\n"
     );
     let boot_name = format!("boot-{}.js", scripts::short_hash(script.as_bytes()));
     write(&dir.join(&boot_name), &script)?;
@@ -369,7 +371,7 @@ mod tests {
             boot,
             "import init, * as bindings from '/sub/_b/x/ridgeline-app-1a2b.js';\n\
              await init({ module_or_path: '/sub/_b/x/ridgeline-app-1a2b_bg.wasm' });\n\
-             window.wasmBindings = bindings;\n"
+             globalThis.wasmBindings = bindings;\n"
         );
         // A stale second build beside the first is refused, not guessed between.
         write(&b.join("ridgeline-app-9f9f.js"), "export default 2;").expect("temp dir");

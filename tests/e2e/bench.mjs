@@ -18,7 +18,11 @@
 //   9. the reader's library on /applied-training (issue 19): a config.json
 //      import, a 5 MB paste refused (≤ 50 ms, our bound for "without
 //      freezing": a longer task is what browsers call a long task), and
-//      switching every model picker to a saved model.
+//      switching every model picker to a saved model;
+//  10. a reader's trace on /profiling (issue 38): generated JAX traces of
+//      20 and 50 MB chosen in the trace viewer, the time until each is shown
+//      and the longest the page's thread was busy meanwhile
+//      (BENCH_TRACE_HERE=1 also times the path without a worker).
 // Exits non-zero if any budget is missed; ends with a summary table.
 //
 // The server answers every request gzip-compressed (it rewrites the request's
@@ -30,7 +34,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { start, watchedPage, ready, readyLibrary, DIST } from './lib.mjs';
+import os from 'node:os';
+import { start, watchedPage, ready, readyLibrary, jaxTrace, openTraceTimed, DIST } from './lib.mjs';
 import { serve } from './serve.mjs';
 
 const KIB = 1024;
@@ -49,6 +54,8 @@ const BUDGET = {
   libraryImport: 5, // ms, a pasted config.json imported and shown (issue 19)
   librarySwitch: 50, // ms, every model picker of a page switched to a saved model (issue 19)
   pasteRefused: 50, // ms, a 5 MB paste refused with its message (a long task starts at 50 ms)
+  trace20: 2000, // ms, a 20 MB trace chosen until shown (issue 38)
+  traceStall: 200, // ms, the longest the page's thread is busy while a 50 MB trace is read (issue 38)
 };
 const EVENTS = Number(process.env.BENCH_EVENTS || 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
@@ -56,7 +63,7 @@ const LOADS = Number(process.env.BENCH_LOADS || 7);
 const LOADS_3G = Math.max(5, Number(process.env.BENCH_3G_LOADS || 5));
 const SW_WINDOW = Number(process.env.BENCH_SW_MS || 10000);
 const ENCODING = process.env.BENCH_ENCODING || 'gzip';
-// BENCH_ONLY=3g,sw runs only those parts (load, 3g, loopback, sw, redraw, redraw-phone, emulator, serving10k, library).
+// BENCH_ONLY=3g,sw runs only those parts (load, 3g, loopback, sw, redraw, redraw-phone, emulator, serving10k, library, trace).
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
 const section = (name) => !ONLY || ONLY.has(name);
 // Chrome DevTools' "Fast 3G" as the issue states it.
@@ -660,6 +667,51 @@ try {
     const okSwitch = check(`every model picker (${pickers}) to a saved model`, '/applied-training', ms(tSwitch), `≤ ${BUDGET.librarySwitch} ms`, pickers > 0 && tSwitch !== null && tSwitch <= BUDGET.librarySwitch);
     console.log(`  ${pickers} model pickers switched   median ${tSwitch.toFixed(1)} ms   ${verdict(okSwitch)}`);
     await context.close();
+  }
+
+  // -------------------------------------------------------------------------
+  // 10. A reader's trace on /profiling: generated JAX traces (lib.mjs
+  // jaxTrace) chosen in the trace viewer, each timed from the input's change
+  // event until it is shown, with the longest gap of a 10 ms heartbeat
+  // meanwhile. Two files of each size take turns, so every run shows a new
+  // name. The first run of each size is printed but not counted: the first
+  // of all starts the worker (its bundle fetched from the cache and compiled).
+  if (section('trace')) {
+    const runs = 5;
+    console.log(`\nA reader's trace on /profiling (median of ${runs}; ms)   budgets ${BUDGET.trace20} ms to show 20 MB, ${BUDGET.traceStall} ms longest stall reading 50 MB`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ridgeline-bench-trace-'));
+    const files = {};
+    for (const mb of [20, 50]) {
+      const bytes = jaxTrace(mb * 1e6);
+      files[mb] = ['a', 'b'].map((x) => {
+        const f = path.join(dir, `jax-${mb}mb-${x}.json`);
+        fs.writeFileSync(f, bytes);
+        return f;
+      });
+      console.log(`  generated ${mb} MB: ${bytes.length.toLocaleString('en')} bytes`);
+    }
+    const paths = process.env.BENCH_TRACE_HERE ? [['worker', false], ['page thread (no Worker)', true]] : [['worker', false]];
+    for (const [label, here] of paths) {
+      const { page, context } = await watchedPage(env.browser, base, { viewport: VIEWPORT });
+      if (here) await page.addInitScript(() => { delete window.Worker; });
+      await page.goto(base + 'profiling');
+      await ready(page);
+      await readyLibrary(page, '[data-widget="trace-viewer"]');
+      for (const mb of [20, 50]) {
+        const timed = [];
+        for (let i = 0; i <= runs; i++) timed.push(await openTraceTimed(page, files[mb][i % 2]));
+        const counted = timed.slice(1);
+        const shown = counted.every((t) => t.shown);
+        const t = median(counted.map((x) => x.ms));
+        const stall = Math.max(...counted.map((x) => x.stall));
+        console.log(`  ${label}, ${mb} MB: shown in median ${ms(t)} (${counted.map((x) => Math.round(x.ms)).join(', ')}; the uncounted first ${ms(timed[0].ms)}), longest stall ${ms(stall)}${shown ? '' : `, NOT SHOWN: ${counted.find((x) => !x.shown).said}`}`);
+        if (here) continue;
+        if (mb === 20) check('a 20 MB trace chosen until shown', '/profiling', ms(t), `≤ ${BUDGET.trace20} ms`, shown && t <= BUDGET.trace20);
+        else check('longest stall while a 50 MB trace is read', '/profiling', ms(stall), `≤ ${BUDGET.traceStall} ms`, shown && stall <= BUDGET.traceStall);
+      }
+      await context.close();
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 } catch (e) {
   fatal = e;

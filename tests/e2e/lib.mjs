@@ -206,3 +206,88 @@ export function num(text) {
 export function near(actual, expected, what) {
   assert.ok(Math.abs(actual / expected - 1) < 2e-3, `${what}: ${actual} is not ${expected}`);
 }
+
+// A trace of the shape `jax.profiler.trace(…, create_perfetto_trace=True)`
+// writes (the events of tests/data/traces/jax-sharded-matmul-8cpu.json.gz:
+// a host process with its python thread and XLA client threads, every op an
+// `X` event whose `args` name its `hlo_op`, `hlo_module` and
+// `device_ordinal`, steps as `train` events with a `step_num`), repeated
+// until the JSON is about `bytes` long. Deterministic: the same size gives
+// the same file. For timing the trace viewer on large files.
+export function jaxTrace(bytes) {
+  const devices = 8;
+  const ops = ['ynn_fusion', 'ynn_fusion.1', 'wrapped_tanh', 'copy.3', 'add.7', 'all-reduce.2'];
+  const threads = Array.from({ length: devices }, (_, d) => 1000 + d);
+  const head = [
+    '{"ph": "M", "pid": 701, "name": "process_name", "args": {"name": "/host:CPU"}}',
+    '{"ph": "M", "pid": 701, "tid": 1917896404, "name": "thread_name", "args": {"name": "python"}}',
+    ...threads.map((t, d) => `{"ph": "M", "pid": 701, "tid": ${t}, "name": "thread_name", "args": {"name": "tf_XLAPjRtCpuClient/${d}"}}`),
+  ];
+  const parts = [`{"displayTimeUnit": "ns", "traceEvents": [${head.join(', ')}`];
+  let size = parts[0].length;
+  let ts = 12.028;
+  for (let step = 0; size < bytes - 2; step++) {
+    const start = ts;
+    const events = [];
+    for (let d = 0; d < devices; d++) {
+      let t = start + 3.5 + d * 0.25;
+      for (let i = 0; i < 24; i++) {
+        const op = ops[(i * 7 + d + step) % ops.length];
+        const dur = (37 + ((i * 131 + d * 17 + step * 29) % 900)) / 10;
+        events.push(`{"ph": "X", "pid": 701, "tid": ${threads[d]}, "ts": ${t.toFixed(3)}, "dur": ${dur.toFixed(3)}, "name": "${op}", "args": {"_src": "external/xla/xla/backends/cpu/runtime/thunk_executor.cc", "device_ordinal": "${d}", "hlo_module": "jit_step", "hlo_op": "${op}", "run_id": "-874723040"}}`);
+        t += dur + 0.5;
+      }
+      ts = Math.max(ts, t);
+    }
+    ts += 20;
+    events.unshift(`{"ph": "X", "pid": 701, "tid": 1917896404, "ts": ${start.toFixed(3)}, "dur": ${(ts - start).toFixed(3)}, "name": "train", "args": {"step_num": "${step}"}}`);
+    const chunk = `, ${events.join(', ')}`;
+    parts.push(chunk);
+    size += chunk.length;
+  }
+  parts.push(']}');
+  return Buffer.from(parts.join(''));
+}
+
+// Chooses the trace file at path `file` in the trace viewer of `page`
+// (/profiling, its library bundle live) and times it in the page: from the
+// file input's change event until the viewer shows the file (or refuses it)
+// and two frames later, with the longest gap of a 10 ms heartbeat
+// meanwhile, i.e. the longest the page's thread was kept busy. Resolves to
+// `{ ms, stall, shown }` (`shown` false for a refusal; `said` the notice).
+export async function openTraceTimed(page, file) {
+  const name = path.basename(file);
+  await page.evaluate((n) => { window.traceTimed = new Promise((resolve) => {
+    const viewer = document.querySelector('[data-live] > [data-widget="trace-viewer"]');
+    document.addEventListener('change', () => {
+      const t0 = performance.now();
+      let last = t0;
+      let stall = 0;
+      const beat = setInterval(() => {
+        const t = performance.now();
+        stall = Math.max(stall, t - last);
+        last = t;
+      }, 10);
+      const done = (shown) => requestAnimationFrame(() => requestAnimationFrame(() => {
+        const t = performance.now();
+        clearInterval(beat);
+        const said = viewer.querySelector('[data-trace-error]')?.textContent ?? '';
+        resolve({ ms: t - t0, stall: Math.max(stall, t - last), shown, said });
+      }));
+      const o = new MutationObserver(() => {
+        const showing = viewer.querySelector('[data-trace-showing]')?.textContent ?? '';
+        const said = viewer.querySelector('[data-trace-error]')?.textContent ?? '';
+        if (showing.includes(`your file ${n}`)) {
+          o.disconnect();
+          done(true);
+        } else if (said.includes(`${n} was not opened`) || said.includes(`${n} could not be read`)) {
+          o.disconnect();
+          done(false);
+        }
+      });
+      o.observe(viewer, { childList: true, subtree: true, characterData: true });
+    }, { capture: true, once: true });
+  }); }, name);
+  await page.locator('[data-live] > [data-widget="trace-viewer"] input[type="file"][data-trace-file]').setInputFiles(file);
+  return page.evaluate(() => window.traceTimed);
+}

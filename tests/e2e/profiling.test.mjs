@@ -4,8 +4,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { start, watchedPage, ready, verdictOf, readyLibrary, ROOT } from './lib.mjs';
+import { start, watchedPage, ready, verdictOf, readyLibrary, jaxTrace, openTraceTimed, ROOT } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -115,14 +116,22 @@ test('Part 9: the XLA op reader pads, costs and points at bad syntax', async () 
 // with Python's json module).
 const TRACES = path.join(ROOT, 'tests/data/traces');
 
-test('Part 9: a reader\'s trace opens in the page (JAX gzip, PyTorch JSON), and bad files are refused inline', async () => {
+// /profiling with its trace viewer live (the viewer comes with the library
+// bundle, started when the reader nears it); `init`, if given, runs in the
+// page before its own scripts.
+async function openViewer(init) {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
+  if (init) await page.addInitScript(init);
   await page.goto(env.base + 'profiling');
   await ready(page);
-  // The viewer comes with the library bundle, started when the reader nears it.
   await readyLibrary(page, '[data-widget="trace-viewer"]');
   const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
   await viewer.waitFor();
+  return { page, context, problems, viewer };
+}
+
+test('Part 9: a reader\'s trace opens in the page (JAX gzip, PyTorch JSON), and bad files are refused inline', async () => {
+  const { page, context, problems, viewer } = await openViewer();
   assert.match(await viewer.locator('[data-trace-showing]').textContent(), /the sample trace/);
   const input = viewer.locator('input[type="file"][data-trace-file]');
   const error = viewer.locator('[data-trace-error]');
@@ -184,12 +193,7 @@ test('Part 9: without JavaScript the trace viewer shows the sample and says open
 });
 
 test('Part 9: the trace viewer puts the heavy ops on a chip\'s roofline and sets the step beside its budget', async () => {
-  const { page, context, problems } = await watchedPage(env.browser, env.base);
-  await page.goto(env.base + 'profiling');
-  await ready(page);
-  await readyLibrary(page, '[data-widget="trace-viewer"]');
-  const viewer = page.locator('[data-live] > [data-widget="trace-viewer"]');
-  await viewer.waitFor();
+  const { page, context, problems, viewer } = await openViewer();
   const rows = viewer.locator('[data-trace-roof] tbody tr');
   const placed = () => rows.evaluateAll((rs) => rs.map((r) => [r.dataset.roofOp, r.dataset.onRoof]));
   // The sample and its HLO text: every op placed. ynn_fusion runs 24 times
@@ -226,6 +230,78 @@ test('Part 9: the trace viewer puts the heavy ops on a chip\'s roofline and sets
   await page.waitForFunction(() => document.querySelector('[data-widget="trace-viewer"] [data-roof-op="ynn_fusion.18"]')?.dataset.onRoof === 'true');
   const top = await placed();
   assert.deepEqual(top.slice(0, 2), [['all-reduce.10', 'false'], ['ynn_fusion.18', 'true']]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// Issue 38: "the page never frozen". A 40 MB trace is read in a worker: the
+// page's thread is never busy for long meanwhile (on the page's own thread
+// the parse alone holds it for over a second), another widget's control
+// answers while the file is being read, and the trace then shows.
+test('Part 9: a 40 MB trace is read without freezing the page, and then shows', async () => {
+  const { page, context, problems, viewer } = await openViewer();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ridgeline-trace-'));
+  const file = path.join(dir, 'big_trace.json');
+  const bytes = jaxTrace(40e6);
+  fs.writeFileSync(file, bytes);
+  try {
+    // The profile's overlap box, clicked 150 ms into the reading: it must
+    // answer (its step time redrawn) while the trace is still being read.
+    const profile = page.locator('[data-widget="profile"]');
+    const probe = page.evaluate(() => new Promise((resolve) => {
+      const error = document.querySelector('[data-widget="trace-viewer"] [data-trace-error]');
+      const reading = () => !error.hidden && error.textContent.startsWith('reading big_trace.json');
+      const o = new MutationObserver(() => {
+        if (!reading()) return;
+        o.disconnect();
+        setTimeout(() => {
+          const step = document.querySelector('[data-widget="profile"] [data-step-time]');
+          const before = step.textContent;
+          const t0 = performance.now();
+          const wasReading = reading();
+          const answered = new MutationObserver(() => {
+            answered.disconnect();
+            resolve({ ms: performance.now() - t0, wasReading, stillReading: reading() });
+          });
+          answered.observe(step, { childList: true, subtree: true, characterData: true });
+          document.querySelector('[data-widget="profile"] input.overlap').click();
+          if (step.textContent !== before) resolve({ ms: 0, wasReading, stillReading: reading() });
+        }, 150);
+      });
+      o.observe(error, { childList: true, subtree: true, characterData: true, attributes: true });
+    }));
+    await profile.locator('.plot svg').waitFor();
+    const timed = await openTraceTimed(page, file);
+    const probed = await probe;
+    assert.ok(probed.wasReading && probed.stillReading && probed.ms < 100, `the overlap box answered in ${Math.round(probed.ms)} ms (reading when clicked: ${probed.wasReading}, when answered: ${probed.stillReading})`);
+    assert.ok(timed.shown, timed.said);
+    assert.ok(timed.stall < 400, `the page's thread was busy for ${Math.round(timed.stall)} ms while the trace was read`);
+    // The whole trace is summarised: 8 device lanes of ops, then the python thread.
+    const lanes = await viewer.locator('[data-trace-lanes] > li').evaluateAll((ls) => ls.map((l) => l.dataset.lane));
+    assert.deepEqual(lanes, [...[0, 1, 2, 3, 4, 5, 6, 7].map((d) => `device ${d} · XLA Ops`), '/host:CPU · python']);
+    assert.match(await viewer.locator('[data-trace-showing]').textContent(), new RegExp(`your file big_trace\\.json \\(${bytes.length.toLocaleString('en')} bytes\\)`));
+    assert.equal(await viewer.locator('[data-trace-error]').isHidden(), true);
+    assert.deepEqual(problems, []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await context.close();
+  }
+});
+
+test('Part 9: where no worker can start, the trace is read on the page\'s thread, and the page says so', async () => {
+  const { page, context, problems, viewer } = await openViewer(() => { delete window.Worker; });
+  // Every notice the viewer shows on the way.
+  await page.evaluate(() => {
+    window.traceNotices = [];
+    const error = document.querySelector('[data-widget="trace-viewer"] [data-trace-error]');
+    new MutationObserver(() => window.traceNotices.push(error.textContent))
+      .observe(error, { childList: true, subtree: true, characterData: true });
+  });
+  const timed = await openTraceTimed(page, path.join(TRACES, 'jax-transformer-8cpu.json.gz'));
+  assert.ok(timed.shown, timed.said);
+  const notices = await page.evaluate(() => window.traceNotices);
+  assert.ok(notices.includes('reading jax-transformer-8cpu.json.gz on this page\'s own thread (this browser cannot start a module worker): the page may not answer until it is read…'), `${notices}`);
+  assert.equal(await viewer.locator('[data-trace-error]').isHidden(), true);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -4,8 +4,10 @@
 //! (`perfetto_trace.json.gz`, gzipped or not) or PyTorch's profiler exports
 //! (`export_chrome_trace`), and sees its device lanes (XLA ops first), its
 //! steps and its ops by total self time. The file is read in the browser by
-//! [`ridgeline_core::profiling::capture::read`] and sent nowhere; a file it
-//! refuses is named with the reason, and the trace shown before stays.
+//! [`ridgeline_core::profiling::capture::read`], in a worker so that the
+//! page keeps answering however large the file ([`serve_worker`]), and sent
+//! nowhere; a file it refuses is named with the reason, and the trace shown
+//! before stays.
 //!
 //! Beside them, the heaviest ops on the chosen chip's roofline: each op's
 //! achieved FLOP/s at its arithmetic intensity, as a share of the roof there
@@ -32,6 +34,10 @@ use crate::charts::roofline::{draw_measured, Measured, RoofModel};
 use crate::charts::size::{Frame, Shape};
 use crate::charts::svg;
 use crate::widgets::controls::NumberField;
+
+mod worker;
+pub use worker::serve as serve_worker;
+use worker::{Outcome, Reader};
 
 /// The sample trace shown until the reader opens one (see
 /// `tests/data/traces/README.md`).
@@ -103,23 +109,22 @@ fn sample_hlo() -> Option<Hlo> {
     })
 }
 
-/// Reads `file`'s bytes (at most [`MAX_TRACE_BYTES`]) and hands them with
-/// the file's name and size to `done`, or says why not in `error`.
+/// Reads `file`'s bytes (at most [`MAX_TRACE_BYTES`]) on the page's thread
+/// and hands them with the file's name and size to `done`, saying `reading`
+/// meanwhile, or says why not in `error`.
 fn read_file(
     file: web_sys::File,
     error: RwSignal<Option<String>>,
+    reading: String,
     done: impl FnOnce(String, f64, Vec<u8>) + 'static,
 ) {
     let name = file.name();
     let size = file.size();
     if size > MAX_TRACE_BYTES as f64 {
-        error.set(Some(format!(
-            "{name} was not opened: {}.",
-            Refusal::TooLarge
-        )));
+        error.set(Some(too_large(&name)));
         return;
     }
-    error.set(Some(format!("reading {name}…")));
+    error.set(Some(reading));
     let promise = file.array_buffer();
     wasm_bindgen_futures::spawn_local(async move {
         let Ok(buffer) = wasm_bindgen_futures::JsFuture::from(promise).await else {
@@ -130,34 +135,76 @@ fn read_file(
     });
 }
 
-/// Reads a trace `file` and shows it (dropping the HLO text of the one
-/// before), or says why not.
+/// What is said of a file larger than [`MAX_TRACE_BYTES`].
+fn too_large(name: &str) -> String {
+    format!("{name} was not opened: {}.", Refusal::TooLarge)
+}
+
+/// Reads a trace `file` in `reader`'s worker (on the page's thread where no
+/// worker runs, saying so) and shows it, dropping the HLO text of the one
+/// before, or says why not. The trace shown stays until the new one is read;
+/// a file chosen meanwhile supersedes this one.
 fn open_file(
     file: web_sys::File,
+    reader: &Reader,
     shown: RwSignal<Option<Shown>>,
     hlo: RwSignal<Option<Hlo>>,
     error: RwSignal<Option<String>>,
 ) {
-    read_file(file, error, move |name, size, bytes| {
-        match capture::read(&bytes) {
-            Ok(c) => {
-                shown.set(Some(Shown {
-                    label: format!("your file {name} ({} bytes)", grouped(size)),
-                    capture: Arc::new(c),
-                }));
-                hlo.set(None);
-                error.set(None);
-            }
-            Err(r) => error.set(Some(format!("{name} was not opened: {r}."))),
+    let name = file.name();
+    let size = file.size();
+    if size > MAX_TRACE_BYTES as f64 {
+        error.set(Some(too_large(&name)));
+        return;
+    }
+    let ticket = reader.ticket();
+    error.set(Some(format!("reading {name}…")));
+    let latest = reader.clone();
+    reader.read(file, move |outcome| match outcome {
+        Outcome::Reply(text) => show(&name, size, capture::from_reply(&text), shown, hlo, error),
+        Outcome::Here(file, why) => {
+            let reading = format!(
+                "reading {name} on this page's own thread ({why}): the page may not answer until it is read…"
+            );
+            read_file(file, error, reading, move |name, size, bytes| {
+                if latest.is_latest(ticket) {
+                    show(&name, size, Some(capture::read(&bytes)), shown, hlo, error);
+                }
+            });
         }
     });
 }
 
+/// Shows the trace `read` from the file `name` of `size` bytes, or says why not.
+fn show(
+    name: &str,
+    size: f64,
+    read: Option<Result<Capture, Refusal>>,
+    shown: RwSignal<Option<Shown>>,
+    hlo: RwSignal<Option<Hlo>>,
+    error: RwSignal<Option<String>>,
+) {
+    match read {
+        Some(Ok(c)) => {
+            shown.set(Some(Shown {
+                label: format!("your file {name} ({} bytes)", grouped(size)),
+                capture: Arc::new(c),
+            }));
+            hlo.set(None);
+            error.set(None);
+        }
+        Some(Err(r)) => error.set(Some(format!("{name} was not opened: {r}."))),
+        None => error.set(Some(format!("{name} could not be read."))),
+    }
+}
+
 /// Reads an HLO text `file` for the trace on show, or says why not.
 fn open_hlo(file: web_sys::File, hlo: RwSignal<Option<Hlo>>, error: RwSignal<Option<String>>) {
+    let reading = format!("reading {}…", file.name());
     read_file(
         file,
         error,
+        reading,
         move |name, _, bytes| match HloCosts::from_file(&bytes) {
             Ok(costs) => {
                 hlo.set(Some(Hlo {
@@ -290,8 +337,26 @@ fn budget_text(step: &MatmulStep, chip: &'static Chip, c: &Capture) -> String {
     }
 }
 
-/// One lane: its name, its spans on the trace's time axis, step starts as lines.
-fn lane_view(lane: &capture::Lane, c: &Capture) -> impl IntoView {
+/// The step starts as one path of vertical lines on a lane's 1000-wide axis
+/// (one element however many steps: a long trace marks thousands), each
+/// position once.
+fn step_marks(c: &Capture) -> String {
+    let span = c.span_us.max(1e-9);
+    let mut d = String::new();
+    let mut last = String::new();
+    for s in &c.steps {
+        let x = format!("{:.2}", s.start / span * 1000.0);
+        if x != last {
+            d.push_str(&format!("M{x} 0V12"));
+            last = x;
+        }
+    }
+    d
+}
+
+/// One lane: its name, its spans on the trace's time axis, and `steps`
+/// ([`step_marks`]).
+fn lane_view(lane: &capture::Lane, c: &Capture, steps: &str) -> impl IntoView {
     let span = c.span_us.max(1e-9);
     let kind = match lane.kind {
         LaneKind::Ops => "ops",
@@ -314,14 +379,6 @@ fn lane_view(lane: &capture::Lane, c: &Capture) -> impl IntoView {
             }
         })
         .collect_view();
-    let steps = c
-        .steps
-        .iter()
-        .map(|s| {
-            let x = format!("{:.2}", s.start / span * 1000.0);
-            view! { <line class="trace-step" x1=x.clone() x2=x y1="0" y2="12" /> }
-        })
-        .collect_view();
     let busy = format!(
         "{} busy, {}",
         us(lane.busy),
@@ -331,7 +388,7 @@ fn lane_view(lane: &capture::Lane, c: &Capture) -> impl IntoView {
         <li data-lane=lane.name.clone() data-kind=kind>
             <span class="trace-lane-name">{lane.name.clone()}</span>
             <svg class="trace-lane-bar" viewBox="0 0 1000 12" preserveAspectRatio="none" aria-hidden="true">
-                {steps}
+                {(!steps.is_empty()).then(|| view! { <path class="trace-step" d=steps.to_string() /> })}
                 {rects}
             </svg>
             <span class="trace-lane-busy">{busy}</span>
@@ -360,11 +417,12 @@ fn capture_view(shown: &Shown) -> impl IntoView {
         }
     );
     let more = c.lanes.len().saturating_sub(MAX_LANES);
+    let marks = step_marks(c);
     let lanes = c
         .lanes
         .iter()
         .take(MAX_LANES)
-        .map(|l| lane_view(l, c))
+        .map(|l| lane_view(l, c, &marks))
         .collect_view();
     let steps = match c.mean_step_us() {
         Some(mean) => {
@@ -458,9 +516,13 @@ pub fn TraceViewer(
     let shown = RwSignal::new(sample());
     let hlo = RwSignal::new(sample_hlo());
     let error = RwSignal::new(None::<String>);
-    let on_pick = move |ev: leptos::ev::Event| {
-        if let Some(file) = picked(&ev) {
-            open_file(file, shown, hlo, error);
+    let reader = Reader::default();
+    let on_pick = {
+        let reader = reader.clone();
+        move |ev: leptos::ev::Event| {
+            if let Some(file) = picked(&ev) {
+                open_file(file, &reader, shown, hlo, error);
+            }
         }
     };
     let on_pick_hlo = move |ev: leptos::ev::Event| {
@@ -475,7 +537,7 @@ pub fn TraceViewer(
             .and_then(|d| d.files())
             .and_then(|f| f.get(0))
         {
-            open_file(file, shown, hlo, error);
+            open_file(file, &reader, shown, hlo, error);
         }
     };
     let chip = RwSignal::new(registry_chip(DEFAULT_CHIP).unwrap_or(&CHIPS[0]));
@@ -635,6 +697,17 @@ pub fn TraceViewer(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_starts_are_one_path_with_each_position_once() {
+        let mut c = sample().unwrap().capture.as_ref().clone();
+        assert_eq!(step_marks(&c).matches('M').count(), 3);
+        let first = c.steps[0].clone();
+        c.steps.insert(0, first);
+        assert_eq!(step_marks(&c).matches('M').count(), 3);
+        c.steps.clear();
+        assert_eq!(step_marks(&c), "");
+    }
 
     #[test]
     fn the_sample_s_ops_sit_on_the_roofline_and_its_step_beside_its_budget() {

@@ -35,8 +35,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 /// The largest trace read, in bytes of JSON (after inflating a gzipped
 /// file): 64 MiB. Inflating stops as soon as the output would pass it.
@@ -58,7 +57,7 @@ pub const MAX_TS_US: f64 = 1e17;
 pub const MAX_SPANS_PER_LANE: usize = 4000;
 
 /// Why a file is not read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Refusal {
     /// The file (or what it inflates to) is larger than [`MAX_TRACE_BYTES`].
     TooLarge,
@@ -97,7 +96,7 @@ impl fmt::Display for Refusal {
 }
 
 /// Which profiler wrote the trace, as far as its contents tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Source {
     /// JAX/XLA (`jax.profiler.trace`): HLO ops, `/host:` or `/device:` processes.
     Xla,
@@ -119,7 +118,7 @@ impl Source {
 }
 
 /// What a lane shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum LaneKind {
     /// The ops one device ran (XLA ops, GPU kernels).
     Ops,
@@ -130,7 +129,7 @@ pub enum LaneKind {
 }
 
 /// One drawn interval of a lane.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Span {
     /// Start, µs from the trace's first event.
     pub start: f64,
@@ -141,7 +140,7 @@ pub struct Span {
 }
 
 /// One lane: a device's ops, or one thread.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lane {
     /// `device 0 · XLA Ops`, `/device:TPU:0 · Steps`, `/host:CPU · python`.
     pub name: String,
@@ -156,7 +155,7 @@ pub struct Lane {
 }
 
 /// One row of the op table.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OpRow {
     /// The op's name (`fusion.3`, `aten::mm`, a kernel's name).
     pub name: String,
@@ -178,7 +177,7 @@ pub struct OpRow {
 }
 
 /// One step (a `StepTraceAnnotation`, a `ProfilerStep#N`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     /// Its name and number as the trace gives them (`train 0`, `ProfilerStep#3`).
     pub name: String,
@@ -189,7 +188,7 @@ pub struct Step {
 }
 
 /// A trace read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Capture {
     /// Which profiler wrote it.
     pub source: Source,
@@ -241,6 +240,8 @@ struct Doc<'a> {
     schema_version: Option<serde::de::IgnoredAny>,
 }
 
+/// One event as read: strings borrowed from the file where they hold no
+/// escapes, the fields not used skipped unread.
 #[derive(Deserialize)]
 struct Event<'a> {
     #[serde(default, borrow)]
@@ -249,55 +250,116 @@ struct Event<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     cat: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pid: Option<Value>,
-    #[serde(default)]
-    tid: Option<Value>,
-    #[serde(default)]
-    ts: Option<Value>,
-    #[serde(default)]
-    dur: Option<Value>,
-    #[serde(default)]
-    args: Option<Box<Args>>,
+    #[serde(default, borrow)]
+    pid: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    tid: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    ts: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    dur: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    args: Option<Box<Args<'a>>>,
 }
 
 #[derive(Deserialize)]
-struct Args {
+struct Args<'a> {
     #[serde(default)]
-    hlo_op: Option<Value>,
-    #[serde(default)]
-    device_ordinal: Option<Value>,
-    #[serde(default)]
-    step_num: Option<Value>,
-    #[serde(default)]
-    device: Option<Value>,
-    #[serde(default)]
-    stream: Option<Value>,
-    #[serde(default)]
-    name: Option<Value>,
-    #[serde(default)]
-    hlo_module: Option<Value>,
-    #[serde(default)]
-    model_flops: Option<Value>,
-    #[serde(default)]
-    flops: Option<Value>,
-    #[serde(default)]
-    bytes_accessed: Option<Value>,
+    hlo_op: Option<serde::de::IgnoredAny>,
+    #[serde(default, borrow)]
+    device_ordinal: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    step_num: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    device: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    stream: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    name: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    hlo_module: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    model_flops: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    flops: Option<Scalar<'a>>,
+    #[serde(default, borrow)]
+    bytes_accessed: Option<Scalar<'a>>,
 }
 
-/// `v` as text: a string as it is, a number as JSON prints it.
-fn text(v: &Value) -> String {
+/// A JSON value read where the trace gives text or a number (ids, times,
+/// arguments): a string stays borrowed from the file when it can, and an
+/// object or array is skipped without building it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Scalar<'a> {
+    Num(serde_json::Number),
+    Str(Cow<'a, str>),
+    Bool(bool),
+    /// An object or an array.
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Scalar<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Scalar<'a>, E> {
+                Ok(Scalar::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Scalar<'a>, E> {
+                Ok(Scalar::Num(v.into()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Scalar<'a>, E> {
+                Ok(Scalar::Num(v.into()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Scalar<'a>, E> {
+                Ok(serde_json::Number::from_f64(v).map_or(Scalar::Other, Scalar::Num))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Scalar<'a>, E> {
+                Ok(Scalar::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Scalar<'a>, E> {
+                Ok(Scalar::Str(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Scalar<'a>, E> {
+                Ok(Scalar::Str(Cow::Owned(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Scalar<'a>, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar<'a>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// `v` as text: a string as it is, a number or a boolean as JSON prints it
+/// (an object or an array reads as nothing).
+fn text<'s>(v: &'s Scalar) -> Cow<'s, str> {
     match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Scalar::Str(s) => Cow::Borrowed(s),
+        Scalar::Num(n) => Cow::Owned(n.to_string()),
+        Scalar::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+        Scalar::Other => Cow::Borrowed(""),
     }
 }
 
 /// `v` as a number: a JSON number, or a string holding one.
-fn number(v: &Value) -> Option<f64> {
+fn number(v: &Scalar) -> Option<f64> {
     match v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().parse().ok(),
+        Scalar::Num(n) => n.as_f64(),
+        Scalar::Str(s) => s.trim().parse().ok(),
         _ => None,
     }
 }
@@ -373,6 +435,58 @@ struct OpSum {
     module: Option<Option<usize>>,
 }
 
+/// [`read`]'s answer for `bytes` as JSON text, for a worker that reads a
+/// trace off the page's thread to hand back (the summary, far smaller than
+/// the file); [`from_reply`] reads it back.
+pub fn reply(bytes: &[u8]) -> String {
+    // Plain data with string keys always serialises.
+    serde_json::to_string(&read(bytes)).unwrap_or_default()
+}
+
+/// A [`reply`] read back, or `None` if `text` is not one.
+pub fn from_reply(text: &str) -> Option<Result<Capture, Refusal>> {
+    serde_json::from_str(text).ok()
+}
+
+/// What decides an event's lane: its thread and the kind of event it is,
+/// with the arguments that name its device (and stream).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum LaneKey<'e, 'a> {
+    /// An op naming its HLO instruction, with its `device_ordinal`.
+    Hlo(usize, Option<&'e Scalar<'a>>),
+    /// An event on a thread named `XLA Ops`.
+    XlaOps(usize),
+    /// A GPU kernel, copy or set, with its `device` and `stream`.
+    Gpu(usize, Option<&'e Scalar<'a>>, Option<&'e Scalar<'a>>),
+    /// A PyTorch CPU op of a trace without GPU work.
+    CpuOps(usize),
+    /// Any other event: its thread's lane.
+    Thread(usize),
+}
+
+/// The name and kind of the lane `key` puts an event in, on the thread of
+/// process `pname` named `tname`.
+fn lane_of(key: LaneKey, pname: &str, tname: &str) -> (String, LaneKind) {
+    match key {
+        LaneKey::Hlo(_, device) => {
+            let device =
+                device.map_or_else(|| pname.to_string(), |d| format!("device {}", text(d)));
+            (format!("{device} · XLA Ops"), LaneKind::Ops)
+        }
+        LaneKey::XlaOps(_) => (format!("{pname} · XLA Ops"), LaneKind::Ops),
+        LaneKey::Gpu(_, device, stream) => {
+            let device = device.map_or(Cow::Borrowed(pname), text);
+            let stream = stream.map_or(Cow::Borrowed(tname), text);
+            (format!("GPU {device} · stream {stream}"), LaneKind::Ops)
+        }
+        LaneKey::CpuOps(_) => (format!("{pname} · {tname} · ops"), LaneKind::Ops),
+        LaneKey::Thread(_) if pname.starts_with("/device:") => {
+            (format!("{pname} · {tname}"), LaneKind::Device)
+        }
+        LaneKey::Thread(_) => (format!("{pname} · {tname}"), LaneKind::Host),
+    }
+}
+
 /// Reads a trace file's bytes (gzipped or not).
 pub fn read(bytes: &[u8]) -> Result<Capture, Refusal> {
     let json = json_bytes(bytes)?;
@@ -417,18 +531,20 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
     let mut has_gpu = false;
     let mut pytorch = pytorch_doc;
     for e in events {
-        let ph = e.ph.as_deref().unwrap_or("");
-        let pid = e.pid.as_ref().map(text).unwrap_or_default();
-        let tid = e.tid.as_ref().map(text).unwrap_or_default();
-        let arg_name = e.args.as_ref().and_then(|a| a.name.as_ref()).map(text);
-        match (ph, e.name.as_deref(), arg_name) {
-            ("M", Some("process_name"), Some(n)) => {
-                process.insert(pid, n);
+        if e.ph.as_deref() == Some("M") {
+            let arg_name = e.args.as_ref().and_then(|a| a.name.as_ref());
+            if let (Some(kind @ ("process_name" | "thread_name")), Some(n)) =
+                (e.name.as_deref(), arg_name)
+            {
+                let pid = e.pid.as_ref().map(text).unwrap_or_default().into_owned();
+                let n = text(n).into_owned();
+                if kind == "process_name" {
+                    process.insert(pid, n);
+                } else {
+                    let tid = e.tid.as_ref().map(text).unwrap_or_default().into_owned();
+                    thread.insert((pid, tid), n);
+                }
             }
-            ("M", Some("thread_name"), Some(n)) => {
-                thread.insert((pid, tid), n);
-            }
-            _ => {}
         }
         if e.args.as_ref().is_some_and(|a| a.hlo_op.is_some()) {
             has_hlo = true;
@@ -460,13 +576,20 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
     let cpu_ops_are_ops = source == Source::PyTorch && !has_gpu;
 
     let mut names: Vec<String> = Vec::new();
-    let mut name_ix: HashMap<String, usize> = HashMap::new();
+    let mut name_ix: HashMap<&str, usize> = HashMap::new();
     let mut lanes: Vec<(String, LaneKind, f64)> = Vec::new();
     let mut lane_ix: HashMap<String, usize> = HashMap::new();
+    // What an event's lane depends on (see `lane_of` below), to the lane.
+    let mut lane_memo: HashMap<LaneKey, usize> = HashMap::new();
+    // Threads by their (pid, tid) text, in order of first use, with their
+    // process's name and their own; and by the values as written, to the same.
     let mut threads: HashMap<(String, String), usize> = HashMap::new();
+    let mut thread_names: Vec<(String, String)> = Vec::new();
+    let mut thread_memo: HashMap<(Option<&Scalar>, Option<&Scalar>), usize> = HashMap::new();
     let mut steps_by_thread: HashMap<usize, Vec<(String, f64, f64)>> = HashMap::new();
     let mut kept: Vec<Kept> = Vec::new();
     let mut modules: Vec<String> = Vec::new();
+    let mut module_ix: HashMap<Cow<str>, usize> = HashMap::new();
     let mut skipped = 0usize;
 
     for e in events {
@@ -483,13 +606,24 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
             skipped += 1;
             continue;
         }
-        let pid = e.pid.as_ref().map(text).unwrap_or_default();
-        let tid = e.tid.as_ref().map(text).unwrap_or_default();
-        let pname = process.get(&pid).cloned().unwrap_or_else(|| pid.clone());
-        let key = (pid, tid);
-        let tname = thread.get(&key).cloned().unwrap_or_else(|| key.1.clone());
-        let next = threads.len();
-        let thread_id = *threads.entry(key).or_insert(next);
+        let thread_id = *thread_memo
+            .entry((e.pid.as_ref(), e.tid.as_ref()))
+            .or_insert_with(|| {
+                let pid = e.pid.as_ref().map(text).unwrap_or_default().into_owned();
+                let tid = e.tid.as_ref().map(text).unwrap_or_default().into_owned();
+                let key = (pid, tid);
+                let next = threads.len();
+                *threads.entry(key.clone()).or_insert_with(|| {
+                    let pname = process
+                        .get(&key.0)
+                        .cloned()
+                        .unwrap_or_else(|| key.0.clone());
+                    let tname = thread.get(&key).cloned().unwrap_or_else(|| key.1.clone());
+                    thread_names.push((pname, tname));
+                    next
+                })
+            });
+        let (pname, tname) = &thread_names[thread_id];
         let args = e.args.as_deref();
         let cat = e.cat.as_deref().unwrap_or("");
         let name = e.name.as_deref().unwrap_or("(unnamed)");
@@ -497,7 +631,7 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
         let step = args.and_then(|a| a.step_num.as_ref()).map(text);
         if step.is_some() || name.starts_with("ProfilerStep#") || tname == "Steps" {
             let label = match step {
-                Some(n) if !name.ends_with(&n) => format!("{name} {n}"),
+                Some(n) if !name.ends_with(&*n) => format!("{name} {n}"),
                 _ => name.to_string(),
             };
             steps_by_thread
@@ -506,46 +640,37 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
                 .push((label, ts, dur));
         }
 
-        let (lane, kind, op) = if let Some(hlo) = args.and_then(|a| a.hlo_op.as_ref()) {
-            let _ = hlo;
-            let device = args
-                .and_then(|a| a.device_ordinal.as_ref())
-                .map(text)
-                .map_or_else(|| pname.clone(), |d| format!("device {d}"));
-            (format!("{device} · XLA Ops"), LaneKind::Ops, true)
+        let key = if args.is_some_and(|a| a.hlo_op.is_some()) {
+            LaneKey::Hlo(thread_id, args.and_then(|a| a.device_ordinal.as_ref()))
         } else if tname == "XLA Ops" {
-            (format!("{pname} · XLA Ops"), LaneKind::Ops, true)
+            LaneKey::XlaOps(thread_id)
         } else if matches!(cat, "kernel" | "gpu_memcpy" | "gpu_memset") {
-            let device = args
-                .and_then(|a| a.device.as_ref())
-                .map_or_else(|| pname.clone(), text);
-            let stream = args
-                .and_then(|a| a.stream.as_ref())
-                .map_or_else(|| tname.clone(), text);
-            (
-                format!("GPU {device} · stream {stream}"),
-                LaneKind::Ops,
-                true,
+            LaneKey::Gpu(
+                thread_id,
+                args.and_then(|a| a.device.as_ref()),
+                args.and_then(|a| a.stream.as_ref()),
             )
         } else if cpu_ops_are_ops && cat == "cpu_op" {
-            (format!("{pname} · {tname} · ops"), LaneKind::Ops, true)
-        } else if pname.starts_with("/device:") {
-            (format!("{pname} · {tname}"), LaneKind::Device, false)
+            LaneKey::CpuOps(thread_id)
         } else {
-            (format!("{pname} · {tname}"), LaneKind::Host, false)
+            LaneKey::Thread(thread_id)
         };
-        let next = lanes.len();
-        let lane = *lane_ix.entry(lane.clone()).or_insert_with(|| {
-            lanes.push((lane, kind, 0.0));
-            next
+        let op = !matches!(key, LaneKey::Thread(_));
+        let lane = *lane_memo.entry(key).or_insert_with(|| {
+            let (lane, kind) = lane_of(key, pname, tname);
+            let next = lanes.len();
+            *lane_ix.entry(lane.clone()).or_insert_with(|| {
+                lanes.push((lane, kind, 0.0));
+                next
+            })
         });
         let next = names.len();
-        let name = *name_ix.entry(name.to_string()).or_insert_with(|| {
+        let name = *name_ix.entry(name).or_insert_with(|| {
             names.push(name.to_string());
             next
         });
         let arg_number =
-            |v: Option<&Value>| v.and_then(number).filter(|x| x.is_finite() && *x >= 0.0);
+            |v: Option<&Scalar>| v.and_then(number).filter(|x| x.is_finite() && *x >= 0.0);
         let flops = args
             .and_then(|a| {
                 arg_number(a.model_flops.as_ref()).or_else(|| arg_number(a.flops.as_ref()))
@@ -554,19 +679,16 @@ fn build(events: &[Event], pytorch_doc: bool) -> Result<Capture, Refusal> {
         let bytes = args
             .and_then(|a| arg_number(a.bytes_accessed.as_ref()))
             .unwrap_or(f64::NAN);
-        let module = match args.and_then(|a| a.hlo_module.as_ref()).filter(|_| op) {
-            Some(m) => {
-                let m = text(m);
-                Some(match modules.iter().position(|x| *x == m) {
-                    Some(i) => i,
-                    None => {
-                        modules.push(m);
-                        modules.len() - 1
-                    }
+        let module = args
+            .and_then(|a| a.hlo_module.as_ref())
+            .filter(|_| op)
+            .map(|m| {
+                let next = modules.len();
+                *module_ix.entry(text(m)).or_insert_with_key(|m| {
+                    modules.push(m.to_string());
+                    next
                 })
-            }
-            None => None,
-        };
+            });
         kept.push(Kept {
             ts,
             dur,
@@ -954,6 +1076,68 @@ mod tests {
         let bomb = gzip_of_spaces(MAX_TRACE_BYTES + 1);
         assert!(bomb.len() < 1 << 20);
         assert_eq!(read(&bomb), Err(Refusal::TooLarge));
+    }
+
+    #[test]
+    fn a_reply_reads_back_as_the_capture_or_the_refusal() {
+        // serde_json reads a float back within an ulp of what it wrote.
+        fn near(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+            use serde_json::Value;
+            match (a, b) {
+                (Value::Number(x), Value::Number(y)) => {
+                    let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                    (x - y).abs() <= 1e-12 * x.abs().max(y.abs())
+                }
+                (Value::Array(x), Value::Array(y)) => {
+                    x.len() == y.len() && x.iter().zip(y).all(|(x, y)| near(x, y))
+                }
+                (Value::Object(x), Value::Object(y)) => {
+                    x.len() == y.len()
+                        && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| near(v, w)))
+                }
+                _ => a == b,
+            }
+        }
+        let value = |c: Capture| serde_json::to_value(c).unwrap();
+        for file in [JAX, TORCH, TRANSFORMER, TORCH_CPU] {
+            let back = from_reply(&reply(file)).unwrap().unwrap();
+            assert!(near(&value(back), &value(read(file).unwrap())));
+        }
+        assert!(!near(
+            &value(read(JAX).unwrap()),
+            &value(read(TRANSFORMER).unwrap())
+        ));
+        assert_eq!(
+            from_reply(&reply(&JAX[..JAX.len() / 2])),
+            Some(Err(Refusal::BadGzip))
+        );
+        assert_eq!(from_reply(&reply(b"hello")), Some(read(b"hello")));
+        assert_eq!(from_reply("hello"), None);
+    }
+
+    #[test]
+    fn ids_written_as_numbers_or_as_strings_name_the_same_thread() {
+        let trace = br#"{"traceEvents": [
+          {"ph": "M", "pid": 1, "tid": 2, "name": "thread_name", "args": {"name": "XLA Ops"}},
+          {"ph": "M", "pid": "1", "name": "process_name", "args": {"name": "/device:TPU:0"}},
+          {"ph": "X", "pid": "1", "tid": 2, "ts": 0, "dur": 10, "name": "fusion"},
+          {"ph": "X", "pid": 1, "tid": "2", "ts": 10, "dur": 5, "name": "fusion"},
+          {"ph": "X", "pid": 1, "tid": 2, "ts": 0, "dur": 1, "name": "dot",
+           "args": {"hlo_op": "dot", "device_ordinal": 3, "hlo_module": ["odd"]}}]}"#;
+        let c = read(trace).unwrap();
+        let lanes: Vec<(&str, usize)> = c
+            .lanes
+            .iter()
+            .map(|l| (l.name.as_str(), l.events))
+            .collect();
+        assert_eq!(
+            lanes,
+            [("/device:TPU:0 · XLA Ops", 2), ("device 3 · XLA Ops", 1)]
+        );
+        assert_eq!(c.ops[0].name, "fusion");
+        assert_eq!(c.ops[0].count, 2);
+        // The dot is nested in the first fusion, on the same thread.
+        assert!((c.ops[0].self_us - 14.0).abs() < 1e-12);
     }
 
     /// A gzip file of `n` spaces, with a stored-nothing header.
