@@ -18,7 +18,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { watchedPage, ready, LIBRARY_ISLANDS, ROOT, everyPage } from './lib.mjs';
+import { watchedPage, ready, libraryIslands, ROOT, everyPage } from './lib.mjs';
 
 const OUT = process.env.RIDGELINE_ARTIFACTS || path.join(ROOT, 'tests/e2e/artifacts/overlap');
 
@@ -290,7 +290,7 @@ async function visit(slug, width, options) {
     if (await page.locator('[data-exercise]').count()) {
       await page.waitForSelector(':root[data-exercises="live"]', { timeout: 10000 }).catch(() => {});
     }
-    if (await page.locator(LIBRARY_ISLANDS).count()) {
+    if (await page.locator(libraryIslands()).count()) {
       await page.waitForSelector(':root[data-library="live"]', { timeout: 10000 }).catch(() => {});
     }
     await page.waitForTimeout(150);

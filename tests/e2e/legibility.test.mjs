@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { start, watchedPage, ready, readyLibrary, LIBRARY_ISLANDS, ROOT, pageSlugs } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary, libraryIslands, ROOT, pageSlugs } from './lib.mjs';
 
 const OUT = process.env.RIDGELINE_ARTIFACTS || path.join(ROOT, 'tests/e2e/artifacts/legibility');
 // Every check below is in CSS pixels, which a device pixel ratio does not
@@ -74,7 +74,7 @@ for (const [width, ratio] of WIDTHS) {
         // The islands the library bundle carries start when the reader nears
         // them; until then their charts are the static copy at design size.
         if (await page.locator('meta[name="ridgeline-library"]').count()) {
-          await readyLibrary(page, LIBRARY_ISLANDS);
+          await readyLibrary(page, libraryIslands());
           await page.evaluate(() => window.scrollTo(0, 0));
         }
         // Charts redraw at their measured width once mounted; let that land.

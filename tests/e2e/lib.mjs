@@ -3,6 +3,7 @@
 // page for console errors, panics and requests to other origins.
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from './serve.mjs';
@@ -96,10 +97,16 @@ export async function readyExercises(page, target = '[data-exercise]') {
 // own too, started when the reader nears a form: scroll to `target` and wait
 // until the library bundle has made the forms live.
 // The islands the library bundle carries (`Library` in content/src/widgets.rs),
-// started when the reader nears one of them.
-export const LIBRARY_ISLANDS = ['own-model', 'own-chip', 'trace-viewer', 'gpu-parallelism']
-  .map((w) => `[data-island="${w}"]`).join(', ');
-
+// started when the reader nears one of them: read from the built site's start
+// script, whose `lazy('ridgeline-library', SELECTORS, …)` call the site writer
+// generates from the widget table, so this list cannot fall behind it.
+export function libraryIslands() {
+  const start = fs.readdirSync(DIST).find((f) => /^start-[0-9a-f]+\.js$/.test(f));
+  if (!start) throw new Error(`no start script in ${DIST}: build the site first`);
+  const m = fs.readFileSync(path.join(DIST, start), 'utf8').match(/lazy\('ridgeline-library', '([^']+)'/);
+  if (!m) throw new Error(`${start} starts no library bundle`);
+  return m[1].split(',').map((s) => s.trim()).join(', ');
+}
 export async function readyLibrary(page, target = '[data-widget="own-model"]') {
   const form = page.locator(target).first();
   if (!(await page.locator(':root[data-library="live"]').count())) {
