@@ -222,7 +222,9 @@ pub fn keep(kind: Kind, text: &str, why: &str) -> Result<String, String> {
     #[cfg(target_arch = "wasm32")]
     {
         let mut s = local().ok_or_else(|| "this browser has no storage for a copy".to_string())?;
-        keep_in(&mut s, kind, text, why, js_sys::Date::now() as u64)
+        // Milliseconds since 1970: a clock set before it keeps the copy at 0.
+        let now = ridgeline_core::check::whole(js_sys::Date::now()).unwrap_or_default();
+        keep_in(&mut s, kind, text, why, now)
     }
     #[cfg(not(target_arch = "wasm32"))]
     {

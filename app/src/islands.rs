@@ -92,7 +92,8 @@ fn percent_decode(s: &str) -> String {
         let hex = |j: usize| bytes.get(j).and_then(|c| (*c as char).to_digit(16));
         match (bytes[i], hex(i + 1), hex(i + 2)) {
             (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
+                // Two hexadecimal digits: at most 255.
+                out.push(u8::try_from(h * 16 + l).unwrap_or(u8::MAX));
                 i += 3;
             }
             (b'+', _, _) => {

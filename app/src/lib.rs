@@ -12,6 +12,19 @@
 //! [`charts`] draws without knowing about signals; [`input`] validates
 //! everything a reader types.
 
+// Counts never pass through a silent `as`: a float becomes a count through
+// `ridgeline_core::check::whole`, an integer narrows through `try_from`, and the
+// few casts left carry an `allow` saying why they are in range. Unit tests are
+// exempt: their casts are of the constants they choose.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_possible_wrap
+    )
+)]
+
 pub mod backups;
 /// Benchmark entry points, in the bundles that carry the emulator or the
 /// serving simulator.

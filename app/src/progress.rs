@@ -14,6 +14,7 @@
 //! solved exercise this version does not know (a newer version's, or one
 //! renamed) is set aside the same way, and the rest of the progress is kept.
 
+use ridgeline_core::check::whole;
 use std::collections::BTreeMap;
 
 /// The schema name written into every file.
@@ -340,7 +341,7 @@ impl Progress {
         match v.get("version") {
             Some(Json::Num(n)) if *n == VERSION as f64 => {}
             Some(Json::Num(n)) if n.fract() == 0.0 && *n >= 0.0 && *n < 1e6 => {
-                return Err(Unreadable::OtherVersion(*n as u32))
+                return Err(Unreadable::OtherVersion(whole(*n).unwrap_or(u32::MAX)))
             }
             _ => return Err(Unreadable::Foreign),
         }
@@ -357,8 +358,8 @@ impl Progress {
                 ))),
             };
             let record = Solved {
-                attempts: num("attempts")?.min(u32::MAX as f64) as u32,
-                seed: num("seed")? as u64,
+                attempts: whole(num("attempts")?).unwrap_or(u32::MAX),
+                seed: whole(num("seed")?).unwrap_or_default(),
             };
             if known(id) {
                 solved.insert(id.clone(), record);

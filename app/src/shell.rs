@@ -98,8 +98,8 @@ pub fn search(query: &str, index: &Index) -> Vec<Hit> {
             }
             let mut score = words
                 .iter()
-                .map(|w| text.matches(w).count() as u32)
-                .sum::<u32>();
+                .map(|w| u32::try_from(text.matches(w).count()).unwrap_or(u32::MAX))
+                .fold(0u32, u32::saturating_add);
             if words.iter().any(|w| title.contains(w)) {
                 score += 100;
             }

@@ -14,6 +14,19 @@
 //! assert!(page.html.contains("197 TFLOPs/s"));
 //! ```
 
+// Counts never pass through a silent `as`: a float becomes a count through
+// `ridgeline_core::check::whole`, an integer narrows through `try_from`, and the
+// few casts left carry an `allow` saying why they are in range. Unit tests are
+// exempt: their casts are of the constants they choose.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_possible_wrap
+    )
+)]
+
 pub mod app_build;
 pub mod coverage;
 pub mod directive;

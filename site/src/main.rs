@@ -1,5 +1,20 @@
 //! The site writer's command line; see the crate docs.
 
+#![warn(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
+
+/// `after - before` with its sign, for a size table.
+fn delta(after: usize, before: usize) -> String {
+    if after >= before {
+        (after - before).to_string()
+    } else {
+        format!("-{}", before - after)
+    }
+}
+
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -66,7 +81,7 @@ fn run() -> Result<(), String> {
                     s.file,
                     s.html_gzip_without,
                     s.html_gzip,
-                    s.html_gzip as i64 - s.html_gzip_without as i64,
+                    delta(s.html_gzip, s.html_gzip_without),
                     s.figures,
                     s.figure_bytes,
                     s.figure_gzip
@@ -80,7 +95,7 @@ fn run() -> Result<(), String> {
             println!(
                 "{:<24} {before:>14} {after:>6} {:>7} {n:>7} {bytes:>6} {gz:>6}",
                 "all",
-                after as i64 - before as i64
+                delta(after, before)
             );
             Ok(())
         }

@@ -197,7 +197,7 @@ pub fn woff2_chars(woff2: &[u8]) -> Result<BTreeSet<char>, String> {
                             }
                         };
                         if glyph != 0 {
-                            out.extend(char::from_u32(c as u32));
+                            out.extend(u32::try_from(c).ok().and_then(char::from_u32));
                         }
                     }
                 }
@@ -206,7 +206,9 @@ pub fn woff2_chars(woff2: &[u8]) -> Result<BTreeSet<char>, String> {
                 for g in 0..be32(cmap, sub + 12)? {
                     let group = sub + 16 + 12 * g;
                     let (lo, hi) = (be32(cmap, group)?, be32(cmap, group + 4)?);
-                    out.extend((lo..=hi).filter_map(|c| char::from_u32(c as u32)));
+                    out.extend(
+                        (lo..=hi).filter_map(|c| u32::try_from(c).ok().and_then(char::from_u32)),
+                    );
                 }
             }
             _ => {}

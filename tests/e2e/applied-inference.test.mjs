@@ -17,12 +17,14 @@ test('Part 8: the Pareto curve follows the sequence length; impossible slices ge
   const chart = widget.locator('.layer.pareto');
   const maxBatch = widget.locator('[data-serving="max-batch"]');
   const before = await chart.screenshot();
-  const batchBefore = await maxBatch.textContent();
+  // LLaMA 3 70B on 16 v5e chips: the KV cache of each sequence grows with its
+  // length, so fewer sequences fit beside the weights (core's numbers).
+  assert.equal(await maxBatch.textContent(), '552');
   await widget.locator('input.seq').focus();
   await page.keyboard.press('End');
   const after = await chart.screenshot();
   assert.ok(!before.equals(after), 'the Pareto chart did not change');
-  assert.notEqual(await maxBatch.textContent(), batchBefore);
+  assert.equal(await maxBatch.textContent(), '138');
   // Weights in bf16 on one chip: refused, with the reason.
   await widget.locator('select.chips').selectOption('1');
   const notice = widget.locator('[data-notice]');

@@ -136,6 +136,15 @@ test('Part 12: the rooflines table shows all its columns at 1280 px', async () =
   const scroll = page.locator('[data-widget="gpu"] table.compare').locator('xpath=..');
   const { scrollWidth, clientWidth } = await scroll.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
   assert.ok(scrollWidth <= clientWidth, `the table needs ${scrollWidth} px but has ${clientWidth}`);
+  // Every column is there, and each cell is inside the table's box.
+  const table = page.locator('[data-widget="gpu"] table.compare');
+  assert.deepEqual(await table.locator('thead th').allTextContents(), ['chip', 'peak', 'HBM ridge (FLOPs/B)', 'fast domain',
+    'DP tokens per chip inside it', 'DP tokens per chip, scale-out link alone']);
+  assert.deepEqual(await table.locator('tbody tr').first().locator('th, td').allTextContents(),
+    ['NVIDIA H100', '990 TFLOPs/s', '296', '8 over nvlink', '2,200', '2,475']);
+  const box = await scroll.boundingBox();
+  const cells = await table.locator('tbody tr:first-child > *').evaluateAll((cs) => cs.map((c) => c.getBoundingClientRect().right));
+  assert.ok(cells.every((right) => right <= box.x + box.width + 1), `cells end at ${cells} past ${box.x + box.width}`);
   assert.match(await page.locator('[data-widget="gpu"] [data-facts]').textContent(), /128 nodes of 8.*4 Scalable Units/);
   assert.deepEqual(problems, []);
   await context.close();

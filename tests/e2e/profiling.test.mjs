@@ -61,11 +61,11 @@ test('Part 9: toggling overlap redraws the trace and changes the step time', asy
   const drawing = () => trace.innerHTML();
   const step = widget.locator('[data-step-time]');
   const before = { svg: await drawing(), text: await step.textContent() };
-  assert.match(before.text, /with overlap/);
+  assert.equal(before.text, 'Whole step (80 layers, with overlap): 418 ms.');
   await widget.locator('input.overlap').uncheck();
   const after = { svg: await drawing(), text: await step.textContent() };
-  assert.match(after.text, /without overlap/);
-  assert.notEqual(after.text, before.text);
+  // Without overlap every collective waits for its matmul: the step grows.
+  assert.equal(after.text, 'Whole step (80 layers, without overlap): 669 ms.');
   assert.notEqual(after.svg, before.svg);
   assert.deepEqual(problems, []);
   await context.close();

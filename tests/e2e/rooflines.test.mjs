@@ -16,17 +16,24 @@ test('moving the batch slider with the keyboard flips the verdict and redraws th
   const widget = page.locator('[data-widget="roofline"]');
   await widget.scrollIntoViewIfNeeded();
   assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
+  const batch = widget.locator('.slider-row input[type="text"]');
+  const label = async () => (await widget.locator('.layer.overlay svg').textContent()).match(/B = [\d,]*\d/)[0];
+  assert.equal(await batch.inputValue(), '64');
+  assert.equal(await label(), 'B = 64');
   const plot = widget.locator('.plot');
   const before = await plot.screenshot();
   const slider = widget.locator('#roofline-b');
   await slider.focus();
-  // Each ArrowRight multiplies B by 2^(1/20); 60 steps take 64 past the ridge (~256).
+  // Each ArrowRight multiplies B by 2^(1/20); 60 steps take 64 to 512, past the ridge (240).
   for (let i = 0; i < 60; i++) await page.keyboard.press('ArrowRight');
   assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  assert.equal(await batch.inputValue(), '512');
+  assert.equal(await label(), 'B = 512');
+  assert.equal(await widget.locator('.verdict-line').textContent(), 'At B = 512 this matmul is compute-bound.');
   const after = await plot.screenshot();
   assert.ok(!before.equals(after), 'the plot pixels did not change');
-  assert.match(await widget.locator('.slider-row input[type="text"]').inputValue(), /^\d+$/);
   await page.keyboard.press('Home');
+  assert.equal(await batch.inputValue(), '1');
   assert.equal(await verdictOf(page, 'roofline'), 'memory-bound');
   assert.deepEqual(problems, []);
   await context.close();
@@ -77,6 +84,13 @@ test('dragging the point on the plot moves the slider', async () => {
   const end = Number(await slider.inputValue());
   assert.ok(end > start, `slider stayed at ${start} -> ${end}`);
   assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
+  // The batch the slider now holds is the one the reader sees everywhere:
+  // in its text box, on the dragged point and in the verdict, past the ridge.
+  const b = await widget.locator('.slider-row input[type="text"]').inputValue();
+  assert.ok(Number(b) > 240, `B = ${b} is not past the v5e's ridge`);
+  const shown = Number(b).toLocaleString('en-US');
+  assert.match(await widget.locator('.layer.overlay svg').textContent(), new RegExp(`B = ${shown}(?!,?\\d)`));
+  assert.equal(await widget.locator('.verdict-line').textContent(), `At B = ${shown} this matmul is compute-bound.`);
   assert.deepEqual(problems, []);
   await context.close();
 });

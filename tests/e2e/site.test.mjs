@@ -43,7 +43,12 @@ test('a good URL parameter sets the widget', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(`${env.base}rooflines?roofline.chip=h100&roofline.b=4096`);
   await ready(page);
-  assert.equal(await page.locator('[data-widget="roofline"] select').first().inputValue(), 'h100');
+  const widget = page.locator('[data-widget="roofline"]');
+  assert.equal(await widget.locator('select').first().inputValue(), 'h100');
+  // The H100's own ridge (990 TFLOPs/s over 3.35 TB/s), and the batch from the link.
+  assert.equal(await widget.locator('[data-ridge]').textContent(), '296 FLOPs/B');
+  assert.equal(await widget.locator('.slider-row input[type="text"]').inputValue(), '4096');
+  assert.equal(await widget.locator('.verdict-line').textContent(), 'At B = 4,096 this matmul is compute-bound.');
   assert.equal(await verdictOf(page, 'roofline'), 'compute-bound');
   assert.deepEqual(problems, []);
   await context.close();
@@ -70,13 +75,19 @@ test('links are plain links to documents, and Back returns', async () => {
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base);
   await ready(page);
+  // A mark on the home document's window: a new document starts without it.
+  await page.evaluate(() => { window.ridgelineTestMark = 'home'; });
   await page.locator('.parts .part-title', { hasText: 'All About Rooflines' }).click();
   await page.waitForSelector('[data-page="rooflines"]');
   await ready(page);
   assert.equal(new URL(page.url()).pathname, '/rooflines');
   assert.match(await page.title(), /Part 1\. All About Rooflines/);
+  assert.equal(await page.evaluate(() => window.ridgelineTestMark), undefined, 'the part opened in the same document');
+  assert.equal(await page.evaluate(() => performance.getEntriesByType('navigation')[0].name), `${env.base}rooflines`);
   await page.goBack();
   await page.waitForSelector('[data-page="home"]');
+  assert.equal(new URL(page.url()).pathname, '/');
+  assert.equal(await page.locator('.parts > li').count(), 13);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -85,8 +96,24 @@ test('the page about the numbers lists every chip with its source', async () => 
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'numbers');
   await ready(page);
+  // Every chip a widget offers, as its picker names it.
+  await page.goto(env.base + 'rooflines');
+  await ready(page);
+  const chips = await page.locator('[data-widget="roofline"] select').first().locator('option').allTextContents();
+  assert.ok(chips.length >= 11, chips.join(', '));
+  await page.goto(env.base + 'numbers');
+  await ready(page);
   const rows = page.locator('[data-registry="chips"] tbody tr');
-  assert.ok((await rows.count()) > 60);
+  const table = await rows.evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.ok(table.length > 60);
+  // Each row: chip, quantity, value, and the part of the book it comes from.
+  for (const row of table) {
+    assert.equal(row.length, 4, row.join(' | '));
+    assert.match(row[3], /^Part \d+: \S/, `${row[0]} ${row[1]} has no source`);
+  }
+  for (const chip of chips) {
+    assert.ok(table.some(([name, quantity]) => name === chip && quantity === 'bf16 peak'), `${chip} has no sourced peak`);
+  }
   const v5e = await page.locator('[data-registry="chips"] tr', { hasText: 'TPU v5e' }).first().textContent();
   assert.match(v5e, /1\.97e14 FLOPs\/s.*Part 2/);
   assert.match(await page.locator('[data-registry="models"]').textContent(), /LLaMA 3 70B|Llama 3 70B|LLaMA-3 70B/i);

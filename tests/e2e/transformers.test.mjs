@@ -18,10 +18,13 @@ test('Part 4: the calculator shows LLaMA 3-70B at about 70.6B parameters and fol
   // The prose carries the same number, through a value directive.
   assert.match(await page.locator('main').textContent(), /70\.6B/);
   const split = widget.locator('[data-split]');
-  const before = await split.textContent();
+  assert.equal(await split.textContent(), 'At T = 8,192, a layer spends 71.2% of its FLOPs in the MLP, '
+    + '15.3% in the Q/K/V/O projections and 13.6% in dot-product attention; training costs 4.81e11 FLOPs per token.');
+  // At the slider's end (T = 2^22) attention's T-proportional FLOPs dominate.
   await widget.locator('input[type="range"]').focus();
   await page.keyboard.press('End');
-  assert.notEqual(await split.textContent(), before);
+  assert.equal(await split.textContent(), 'At T = 4,194,304, a layer spends 1.01% of its FLOPs in the MLP, '
+    + '0.217% in the Q/K/V/O projections and 98.8% in dot-product attention; training costs 3.34e13 FLOPs per token.');
   // Heads that do not divide: a notice, and the last valid model stays.
   await widget.locator('input.dim-k').fill('7');
   await widget.locator('input.dim-k').press('Enter');

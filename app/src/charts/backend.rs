@@ -13,6 +13,7 @@
 //! natively) and the live chart (drawn in wasm) therefore lay out the same text
 //! the same way, and no redraw reads the DOM.
 
+use super::px;
 use plotters::prelude::DrawingBackend;
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
@@ -29,8 +30,8 @@ pub struct Svg<'a>(pub SVGBackend<'a>);
 pub fn estimate(text: &str, size: f64) -> (u32, u32) {
     let em = size / 1.24 / 1.24;
     let chars = text.chars().count() as f64;
-    let width = (em * 0.7 * chars).round().max(0.0) as u32;
-    let height = (em.round() + (em * 0.24).round()).max(0.0) as u32;
+    let width = px::size((em * 0.7 * chars).round());
+    let height = px::size(em.round() + (em * 0.24).round());
     (width, height)
 }
 

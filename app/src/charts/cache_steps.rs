@@ -1,6 +1,7 @@
 //! Generation with and without a KV cache, step by step (the `cache-steps`
 //! widget's drawing): one row per forward pass, one cell per token position.
 
+use super::px;
 use crate::charts::palette;
 use crate::charts::style::{font, TICK};
 use plotters::coord::Shift;
@@ -30,7 +31,7 @@ pub fn draw<DB: DrawingBackend>(
     let pal = palette(false);
     root.fill(&pal.background)?;
     let (w, h) = root.dim_in_pixel();
-    let (w, h) = (w as i32, h as i32);
+    let (w, h) = (px::coord(w), px::coord(h));
     let side = w >= 560;
     let panels = if side {
         root.split_evenly((1, 2))
@@ -38,7 +39,7 @@ pub fn draw<DB: DrawingBackend>(
         root.split_evenly((2, 1))
     };
     let (pw, ph) = if side { (w / 2, h) } else { (w, h / 2) };
-    let (p, n) = (prompt as i32, generated as i32);
+    let (p, n) = (px::coord(prompt), px::coord(generated));
     let cols = p + n; // every position, and the last sampled token
     let title_h = 30;
     let cell = ((pw - 24) / cols)

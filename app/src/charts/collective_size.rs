@@ -5,6 +5,7 @@
 //! bandwidth inferred from it) with the points of the book's measurement that
 //! its text states.
 
+use super::px;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::comms::collective_matmul::{gather_curve, GatherCurve};
@@ -371,7 +372,7 @@ fn finish_legend<DB: DrawingBackend, CT: CoordTranslate>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     match below {
         Some(below) => {
-            let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
+            let top = px::legend_top(root.dim_in_pixel().1, below);
             draw_legend_below(root, legend, (14, top), pal)
         }
         None => {
@@ -386,7 +387,7 @@ fn finish_legend<DB: DrawingBackend, CT: CoordTranslate>(
 fn tick_label(x: f64, narrow: bool) -> String {
     let decade = x.log10();
     let exact = (decade - decade.round()).abs() < 1e-6;
-    if narrow && !(exact && (decade.round() as i64).rem_euclid(3) == 0) {
+    if narrow && !(exact && decade.round().rem_euclid(3.0) == 0.0) {
         return String::new();
     }
     si(x, "B", 2)

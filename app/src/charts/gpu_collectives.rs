@@ -4,6 +4,7 @@
 //! colour), the book's measured NCCL and TPU curves beside it, and a marker at
 //! the reader's size.
 
+use super::px;
 use crate::charts::style::Styled;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -152,7 +153,7 @@ pub fn draw<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Circle::new((v, bw), 7, pal.bad.filled())))?;
     }
     if narrow {
-        let top = height as i32 - below as i32 - 4;
+        let top = px::legend_top(height, below);
         draw_legend_below(root, &legend, (14, top), &pal)?;
     } else {
         legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;

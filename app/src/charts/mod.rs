@@ -20,6 +20,7 @@ pub mod overlap;
 pub mod overlap_timeline;
 pub mod pipeline;
 pub mod place;
+pub mod px;
 pub mod remat;
 pub mod roofline;
 pub mod rooflines;

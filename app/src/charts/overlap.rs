@@ -1,6 +1,7 @@
 //! Compute time against communication time for the book's two-chip split
 //! contraction, as the contracting dimension D grows (Part 1).
 
+use super::px;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
@@ -270,10 +271,10 @@ pub fn draw_static<DB: DrawingBackend>(
         root.draw(&Text::new(c.text, at, font(NOTE, &pal.text)))?;
     }
     let (width, height) = root.dim_in_pixel();
-    let top = height as i32 - legend_below(root, m) as i32 - 4;
+    let top = px::legend_top(height, legend_below(root, m));
     let per = legend.len().div_ceil(columns(root));
     for (i, column) in legend.chunks(per.max(1)).enumerate() {
-        let x = 14 + i as i32 * (width as i32 - 14) / columns(root) as i32;
+        let x = 14 + px::coord(i) * (px::coord(width) - 14) / px::coord(columns(root));
         draw_legend_below(root, column, (x, top), &pal)?;
     }
     Ok(())

@@ -4,7 +4,7 @@
 use crate::charts::palette;
 use crate::charts::place::{draw_label, placer_for};
 use crate::charts::style::Styled;
-use crate::charts::style::NOTE;
+use crate::charts::style::{lane_at, NOTE};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::comms::overlap_timeline::{OverlapReport, Work};
@@ -41,12 +41,8 @@ pub fn draw<DB: DrawingBackend>(
         .disable_y_mesh()
         .y_labels(9)
         .y_label_formatter(&|y: &f64| {
-            let i = (y - 0.5).round();
-            if (y - 0.5 - i).abs() < 1e-6 && (0.0..4.0).contains(&i) {
-                LANES[3 - i as usize].to_string()
-            } else {
-                String::new()
-            }
+            lane_at(*y, LANES.len())
+                .map_or_else(String::new, |i| LANES[LANES.len() - 1 - i].to_string())
         })
         .x_desc("time (µs)")
         .x_label_formatter(&|x| grouped(*x))

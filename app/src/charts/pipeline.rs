@@ -31,7 +31,7 @@ impl std::fmt::Display for Px {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Integer formatting: the float formatter costs more than the parse
         // it saves on a thousand boxes.
-        let tenths = (self.0 * 10.0).round() as i64;
+        let tenths = i64::from(super::px::px((self.0 * 10.0).round()));
         let sign = if tenths < 0 { "-" } else { "" };
         let (whole, tenth) = (tenths.unsigned_abs() / 10, tenths.unsigned_abs() % 10);
         if tenth == 0 {

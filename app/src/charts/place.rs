@@ -213,7 +213,8 @@ impl Placer {
             .segments
             .iter()
             .filter(|(a, b)| r.crosses(*a, *b))
-            .count() as i64;
+            .count();
+        let crossed = i64::try_from(crossed).unwrap_or(i64::MAX);
         covered * 16 + crossed * 400
     }
 

@@ -11,6 +11,7 @@
 //! ([`RoofModel::derated`]): the HBM and compute roofs scaled by a
 //! [`Derate`], dashed and labelled; the operation's point then sits under it.
 
+use super::px;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::dtype::Dtype;
@@ -452,8 +453,7 @@ pub fn draw_static<DB: DrawingBackend>(
             &pal,
         )?,
         None => {
-            let height = root.dim_in_pixel().1 as i32;
-            let top = height - legend_below_height(list.len()) as i32 - 4;
+            let top = px::legend_top(root.dim_in_pixel().1, legend_below_height(list.len()));
             draw_legend_below(root, &list, (14, top), &pal)?;
         }
     }
@@ -531,9 +531,14 @@ pub fn draw_point<DB: DrawingBackend>(
     if narrow {
         // Above the plot, centred on the guide, inside the drawing.
         let (w, h) = text_box(label, TITLE);
-        let right = root.dim_in_pixel().0 as i32 - 2;
+        let right = px::coord(root.dim_in_pixel().0) - 2;
         let x0 = (at.0 - w / 2).min(right - w).max(2);
-        let r = Rect::new(x0, TOP as i32 + (LABEL_STRIP as i32 - h) / 2 - 2, w, h);
+        let r = Rect::new(
+            x0,
+            px::coord(TOP) + (px::coord(LABEL_STRIP) - h) / 2 - 2,
+            w,
+            h,
+        );
         root.draw(&Text::new(label, (r.x0 + 2, r.y0), font(TITLE, &colour)))?;
         return Ok(r);
     }

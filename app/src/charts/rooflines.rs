@@ -4,6 +4,7 @@
 //! at its intensity, and each pairing is a point at the rate it attains,
 //! coloured by whether it is compute-bound.
 
+use super::px;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::sci;
@@ -166,8 +167,7 @@ pub fn draw<DB: DrawingBackend>(
             style,
         )))?;
     }
-    let height = root.dim_in_pixel().1 as i32;
-    let top = height - below as i32 - 4;
+    let top = px::legend_top(root.dim_in_pixel().1, below);
     draw_legend_below(root, &legend, (14, top), &pal)?;
     Ok(())
 }

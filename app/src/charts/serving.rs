@@ -2,6 +2,7 @@
 //! model, and the per-token latency broken into weight loading, KV-cache loading
 //! and the FLOPs beyond weight loading, stacked against the batch.
 
+use super::px;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci};
@@ -226,7 +227,7 @@ pub fn draw_breakdown<DB: DrawingBackend>(
         if shaded.is_some() {
             legend.push(Entry::new(band, pal.grid, Mark::Tint));
         }
-        let top = height as i32 - below as i32 - 4;
+        let top = px::legend_top(height, below);
         draw_legend_below(root, &legend, (14, top), &pal)?;
     } else {
         legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;

@@ -1,7 +1,8 @@
 //! A serving engine's timeline: each lane's prefills and decode steps over time
 //! (the `serving-engine` widget's drawing).
 
-use crate::charts::style::Styled;
+use super::px;
+use crate::charts::style::{lane_at, Styled};
 use crate::charts::{palette, svg};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -32,7 +33,7 @@ pub(crate) fn lane_labels(lanes: &[Role]) -> Vec<String> {
 /// prefills full height, decode steps as tall as their batch is full.
 pub fn timeline_svg(report: &SimReport, max_batch: u64, width: u32) -> String {
     let t = &report.timeline;
-    let lanes = t.lanes.len().max(1) as u32;
+    let lanes = px::length(t.lanes.len().max(1));
     let height = 70 + LANE_H * lanes;
     svg(width, height, |root| draw_timeline(root, report, max_batch))
         .0
@@ -63,12 +64,7 @@ fn draw_timeline<DB: DrawingBackend>(
         .y_labels(n * 2 + 1)
         .y_label_formatter(&|y: &f64| {
             // Label each lane at its middle.
-            let i = (y - 0.5).round();
-            if (y - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
-                labels[n - 1 - i as usize].clone()
-            } else {
-                String::new()
-            }
+            lane_at(*y, n).map_or_else(String::new, |i| labels[n - 1 - i].clone())
         })
         .x_desc("time in the run (ms)")
         // Ten ticks 50 ms apart collide on a phone ("10,35010,400…").

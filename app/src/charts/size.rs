@@ -17,6 +17,7 @@
 //! instead, and saves those drawings as files the page names in `<noscript>`
 //! (`site/src/figures.rs`).
 
+use super::px;
 use leptos::html::Div;
 use leptos::prelude::*;
 
@@ -61,11 +62,11 @@ impl Shape {
         if !(css_width.is_finite() && css_width > 0.0) {
             return self.design();
         }
-        let width = (css_width.floor() as u32).clamp(MIN_WIDTH, self.width);
+        let width = px::size(css_width.floor()).clamp(MIN_WIDTH, self.width);
         let scaled = u64::from(self.height) * u64::from(width) / u64::from(self.width.max(1));
         Size {
             width,
-            height: (scaled as u32).max(self.min_height),
+            height: px::length(scaled).max(self.min_height),
         }
     }
 

@@ -6,6 +6,7 @@
 //! Sizes are CSS pixels: charts are drawn at their box's CSS width
 //! (`super::size`), so 12 units is 12 CSS pixels on every screen.
 
+use super::px;
 use plotters::chart::{MeshStyle, SeriesLabelPosition};
 use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::CoordTranslate;
@@ -13,6 +14,7 @@ use plotters::prelude::*;
 use plotters::style::{RGBColor, TextStyle};
 
 use super::Palette;
+use ridgeline_core::check::whole;
 
 /// The font family of every chart.
 pub const FAMILY: &str = "sans-serif";
@@ -170,7 +172,7 @@ impl Entry {
         let label = super::text::fit_width(&self.label, TICK, right - x - LABEL_AT);
         area.draw(&Text::new(
             label.into_owned(),
-            (x + LABEL_AT, cy - (TICK as i32) / 2 - 1),
+            (x + LABEL_AT, cy - px::coord(TICK) / 2 - 1),
             font(TICK, &pal.text),
         ))
     }
@@ -212,7 +214,7 @@ pub fn draw_legend<DB: DrawingBackend>(
         return Ok(());
     }
     let (aw, ah) = area.dim_in_pixel();
-    let (aw, ah) = (aw as i32, ah as i32);
+    let (aw, ah) = (px::coord(aw), px::coord(ah));
     let m = 6;
     // The box is `legend_box`'s: 50 pixels beside the widest label. A label
     // too wide for the area is cut (the reader's own names can be long).
@@ -240,11 +242,11 @@ pub fn draw_legend<DB: DrawingBackend>(
         pal.background.mix(0.9).filled(),
     ))?;
     area.draw(&Rectangle::new([(x, y), (x + w, y + h)], pal.grid))?;
-    let row = TICK as i32 + 6;
+    let row = px::coord(TICK) + 6;
     for (i, e) in entries.iter().enumerate() {
         e.draw(
             area,
-            (x + 10, y + 10 + i as i32 * row + row / 2),
+            (x + 10, y + 10 + px::coord(i) * row + row / 2),
             x + w - 4,
             pal,
         )?;
@@ -254,7 +256,9 @@ pub fn draw_legend<DB: DrawingBackend>(
 
 /// The height a legend of `entries` rows takes under a plot.
 pub fn legend_below_height(entries: usize) -> u32 {
-    entries as u32 * (TICK + 7) + 6
+    px::length(entries)
+        .saturating_mul(TICK + 7)
+        .saturating_add(6)
 }
 
 /// Draws a legend under the plot, one entry per row, from pixel `(x, y)` of
@@ -266,12 +270,24 @@ pub fn draw_legend_below<DB: DrawingBackend>(
     (x, y): (i32, i32),
     pal: &Palette,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let row = (TICK + 7) as i32;
-    let right = root.dim_in_pixel().0 as i32 - 4;
+    let row = px::coord(TICK + 7);
+    let right = px::coord(root.dim_in_pixel().0) - 4;
     for (i, e) in entries.iter().enumerate() {
-        e.draw(root, (x, y + 6 + i as i32 * row + row / 2), right, pal)?;
+        e.draw(root, (x, y + 6 + px::coord(i) * row + row / 2), right, pal)?;
     }
     Ok(())
+}
+
+/// The lane, counted from the bottom, whose middle is at `y` on an axis of
+/// `lanes` lanes one unit tall (lane `i` spans `i..i + 1`), or `None` between
+/// middles and off the axis: what a timeline labels on its y axis.
+pub fn lane_at(y: f64, lanes: usize) -> Option<usize> {
+    let i = (y - 0.5).round();
+    if (y - 0.5 - i).abs() < 1e-6 {
+        whole::<usize>(i).filter(|&i| i < lanes)
+    } else {
+        None
+    }
 }
 
 /// Tick values for a log axis over `lo..hi`: the 1–2–5 steps of each decade,
@@ -288,8 +304,8 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
         // One pass per decade, counted rather than multiplied: a decade
         // below about 1e-323 underflows to zero, and `decade *= 10` would
         // never pass `hi`.
-        let first = lo.log10().floor() as i32;
-        let last = hi.log10().ceil() as i32;
+        let first = px::px(lo.log10().floor());
+        let last = px::px(hi.log10().ceil());
         for exp in first..=last {
             let decade = 10f64.powi(exp);
             if decade == 0.0 || !decade.is_finite() {
@@ -329,6 +345,16 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_at_labels_only_lane_middles_on_the_axis() {
+        assert_eq!(lane_at(0.5, 4), Some(0));
+        assert_eq!(lane_at(3.5, 4), Some(3));
+        assert_eq!(lane_at(1.0, 4), None, "between two middles");
+        assert_eq!(lane_at(4.5, 4), None, "above the top lane");
+        assert_eq!(lane_at(-0.5, 4), None, "below the axis");
+        assert_eq!(lane_at(f64::NAN, 4), None);
+    }
 
     #[test]
     fn svg_text_is_as_large_as_asked() {

@@ -3,6 +3,9 @@
 //! labels and legends from these estimates. A leaf module: the placer (`place`)
 //! and the chart style (`style`) both read it.
 
+use super::px;
+use ridgeline_core::check::whole;
+
 /// The size in pixels of one line of text of `size` pixels, estimated from
 /// the average advance of a sans-serif face (0.6 em per character) with a
 /// little padding: the SVG backend cannot measure text (the browser lays it
@@ -11,8 +14,8 @@ pub fn text_box(text: &str, size: u32) -> (i32, i32) {
     let chars = text.chars().count() as f64;
     let size = f64::from(size);
     (
-        (chars * size * 0.6).ceil() as i32 + 4,
-        (size * 1.3).ceil() as i32,
+        px::px((chars * size * 0.6).ceil()) + 4,
+        px::px((size * 1.3).ceil()),
     )
 }
 
@@ -26,7 +29,8 @@ pub fn fit_width(text: &str, size: u32, max_w: i32) -> std::borrow::Cow<'_, str>
     }
     // The characters that fit beside the ellipsis (one more character).
     let per = f64::from(size) * 0.6;
-    let keep = (f64::from((max_w - 4).max(0)) / per).floor() as usize;
+    // A zero font size leaves room for every character.
+    let keep = whole::<usize>(f64::from((max_w - 4).max(0)) / per).unwrap_or(usize::MAX);
     let kept: String = text.chars().take(keep.saturating_sub(1)).collect();
     format!("{}…", kept.trim_end()).into()
 }
@@ -46,8 +50,8 @@ pub fn legend_box(labels: &[&str], font: u32) -> (i32, i32) {
         .map(|l| text_box(l, font).0)
         .max()
         .unwrap_or(0);
-    let rows = labels.len() as i32;
-    (widest + 50, rows * (font as i32 + 6) + 20)
+    let rows = px::coord(labels.len());
+    (widest + 50, rows * (px::coord(font) + 6) + 20)
 }
 
 #[cfg(test)]

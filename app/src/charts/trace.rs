@@ -2,6 +2,7 @@
 //! (TensorCore, ICI, ...), each op a bar from its start to its end coloured by
 //! kind, a dashed marker at the step time the roofline budgets, and a legend.
 
+use super::px;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::seconds;
@@ -75,7 +76,7 @@ pub fn draw_trace<DB: DrawingBackend>(
         .filter(|k| m.timeline.spans.iter().any(|s| s.kind == *k))
         .collect();
     let (spots, rows) = legend_spots(&kinds, w);
-    let legend_h = (34 + LEGEND_ROW * (rows - 1).max(0)) as u32;
+    let legend_h = px::length(34 + LEGEND_ROW * (rows - 1).max(0));
     let (plot, legend) = root.split_vertically(h.saturating_sub(legend_h));
     let n = m.lanes.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&plot)
@@ -140,7 +141,7 @@ pub fn draw_trace<DB: DrawingBackend>(
         let Some(y0) = band(s.lane) else { continue };
         let (x0, _) = chart.backend_coord(&(s.start.0, y0));
         let (x1, yc) = chart.backend_coord(&(s.end().0, y0 + 0.5));
-        if x1 - x0 > 7 * s.op.len() as i32 + 10 {
+        if x1 - x0 > 7 * px::coord(s.op.len()) + 10 {
             plot.draw(&Text::new(s.op.clone(), (x0 + 4, yc - 6), small.clone()))?;
         }
     }
@@ -152,7 +153,7 @@ pub fn draw_trace<DB: DrawingBackend>(
     // label (`vertical_runs`), as a map's road is under a town's name.
     let end = m.timeline.end.0;
     let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let (left, right) = (xr.start, plot.dim_in_pixel().0 as i32 - 2);
+    let (left, right) = (xr.start, px::coord(plot.dim_in_pixel().0) - 2);
     let (top, bottom) = (yr.start, yr.end);
     let height = text_box("0", TICK).1;
     let budget_x =
@@ -249,12 +250,12 @@ fn legend_spots(kinds: &[OpKind], width: u32) -> (Vec<(i32, i32)>, i32) {
     for kind in kinds {
         let label = kind.label();
         let end = x + 19 + text_box(label, TICK).0;
-        if end > width as i32 && x > 10 {
+        if end > px::coord(width) && x > 10 {
             x = 10;
             row += 1;
         }
         spots.push((x, 10 + LEGEND_ROW * row));
-        x += 19 + 7 * label.chars().count() as i32 + 16;
+        x += 19 + 7 * px::coord(label.chars().count()) + 16;
     }
     (spots, row + 1)
 }

@@ -5,6 +5,7 @@
 //! ratio of compute to communication time against tokens per chip, and
 //! memory per chip as stacked bars against HBM.
 
+use super::px;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds, si, tokens};
@@ -284,7 +285,7 @@ pub fn draw_roofline<DB: DrawingBackend>(
         }
     }
     if narrow {
-        let top = root.dim_in_pixel().1 as i32 - below(root, m) as i32 - 4;
+        let top = px::legend_top(root.dim_in_pixel().1, below(root, m));
         draw_legend_below(root, &legend, (14, top), &pal)?;
     } else {
         let position = placer.legend_for(&legend);
@@ -367,7 +368,7 @@ fn boundary_label<DB: DrawingBackend>(
         (false, false) => room_right >= room_left,
     };
     let row = text_box(label, NOTE).1;
-    let rows = lines.len() as i32;
+    let rows = px::coord(lines.len());
     // The curves the label keeps off: compute, and every strategy's comms.
     let curves: Vec<Vec<(i32, i32)>> = std::iter::once(&m.math)
         .chain(m.comms.iter().map(|c| &c.points))
@@ -381,7 +382,10 @@ fn boundary_label<DB: DrawingBackend>(
                 let (w, h) = text_box(line, NOTE);
                 let x = if right { bx + GAP } else { bx - GAP - w };
                 let x = within(x, line, plot);
-                (line.to_string(), Rect::new(x, top + row * i as i32, w, h))
+                (
+                    line.to_string(),
+                    Rect::new(x, top + row * px::coord(i), w, h),
+                )
             })
             .collect()
     };
@@ -590,10 +594,10 @@ pub fn draw_memory<DB: DrawingBackend>(
     }
     if narrow {
         let (width, height) = root.dim_in_pixel();
-        let top = height as i32 - below as i32 - 4;
+        let top = px::legend_top(height, below);
         let (left, right) = legend.split_at(legend.len().div_ceil(2));
         draw_legend_below(root, left, (14, top), &pal)?;
-        draw_legend_below(root, right, (14 + (width as i32 - 14) / 2, top), &pal)?;
+        draw_legend_below(root, right, (14 + (px::coord(width) - 14) / 2, top), &pal)?;
     } else {
         let position = placer.legend_for(&legend);
         legend_on(&chart, &legend, position, &pal)?;
@@ -1047,7 +1051,7 @@ pub fn draw_ratio<DB: DrawingBackend>(
         ))?;
     }
     if narrow {
-        let top = root.dim_in_pixel().1 as i32 - under as i32 - 4;
+        let top = px::legend_top(root.dim_in_pixel().1, under);
         draw_legend_below(root, &legend, (14, top), &pal)?;
     } else {
         let position = placer.legend_for(&legend);

@@ -5,6 +5,7 @@
 //! The fraction plot has a static layer (curve, guides) and a moving layer (the
 //! reader's sequence length), drawn as separate SVG layers.
 
+use super::px;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -232,7 +233,7 @@ pub fn draw_fraction<DB: DrawingBackend>(
         }
     }
     if below > 0 {
-        let top = root.dim_in_pixel().1 as i32 - below as i32 - 4;
+        let top = px::legend_top(root.dim_in_pixel().1, below);
         draw_legend_below(root, &legend, (14, top), &pal)?;
     } else {
         legend_on(&chart, &legend, SeriesLabelPosition::UpperLeft, &pal)?;

@@ -1,6 +1,7 @@
 //! Weight-stationary serving of an MLP: its time against batch, blocking and
 //! overlapped (the `weight-stationary` widget's drawing).
 
+use super::px;
 use crate::charts::palette;
 use crate::charts::place::{draw_label, placer_for};
 use crate::charts::style::{
@@ -70,7 +71,7 @@ pub fn draw<DB: DrawingBackend>(
     let step = if narrow { 4 } else { 2 };
     let x_ticks: Vec<f64> = (1..=last.chips.max(2).ilog2())
         .step_by(step)
-        .map(|k| 2f64.powi(k as i32 + 1))
+        .map(|k| 2f64.powi(px::coord(k) + 1))
         .filter(|x| *x <= xs.1)
         .collect();
     let mut chart = ChartBuilder::on(root)
@@ -159,7 +160,7 @@ pub fn draw<DB: DrawingBackend>(
             .into_iter()
             .map(|t| Circle::new((x, t), 6, colour.filled())),
     )?;
-    let top = height as i32 - below as i32 - 4;
+    let top = px::legend_top(height, below);
     draw_legend_below(root, &legend, (14, top), &pal)?;
     Ok(())
 }

@@ -19,6 +19,7 @@ use crate::charts::batch_scaling::{draw, BatchScalingView};
 use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::input::parse_count;
+use ridgeline_core::check::whole;
 
 /// The chart's drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 420, 340);
@@ -55,7 +56,7 @@ impl BatchScalingParams {
     /// Computes the view from `core`: the layer every `STEP` tokens up to
     /// twice the critical batch (at least 1,024, and past the reader's batch).
     pub fn view(&self) -> Result<BatchScalingView, String> {
-        let grid: Vec<f64> = (1..=(MAX_BATCH / STEP) as u32)
+        let grid: Vec<f64> = (1..=whole::<u32>(MAX_BATCH / STEP).unwrap_or_default())
             .map(|k| f64::from(k) * STEP)
             .collect();
         let all =

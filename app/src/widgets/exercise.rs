@@ -5,6 +5,7 @@
 //! places every exercise of a part, in the book's order.
 
 use leptos::prelude::*;
+use ridgeline_core::check::whole;
 use ridgeline_core::exercises::{self, Answer, Exercise, Kind, Verdict};
 
 use super::params::{initial_args, write_url_state};
@@ -33,7 +34,8 @@ fn kind_label(k: Kind) -> &'static str {
 }
 
 fn random_seed() -> u64 {
-    (js_sys::Math::random() * 1e9) as u64 + 1
+    // `random` is in [0, 1): a whole number below 1e9, never refused.
+    whole::<u64>(js_sys::Math::random() * 1e9).unwrap_or_default() + 1
 }
 
 /// One exercise.

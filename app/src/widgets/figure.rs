@@ -3,6 +3,7 @@
 //! a figure's chapter arguments. Static figures are drawn by the native page
 //! writer only, so this module is compiled in native builds only.
 
+use crate::charts::px::px;
 use leptos::prelude::*;
 
 /// A static figure's drawing width in SVG user units: about the phone column
@@ -103,8 +104,8 @@ pub fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: &'static str) -> AnyView 
 
 /// A length in tenths of a unit, the precision figures are drawn at.
 fn tenths(x: f64) -> i64 {
-    // Figure coordinates are a few hundred units: far inside i64.
-    (x * 10.0).round() as i64
+    // Figure coordinates are a few hundred units: far inside the pixel range.
+    i64::from(px((x * 10.0).round()))
 }
 
 /// A length in tenths written as short as SVG allows: `84`, `84.5`, `-12`.

@@ -195,9 +195,9 @@ pub fn FlashAttention(
         }
     };
     let go = move |delta: isize| {
-        let n = blocks() as isize;
+        let n = blocks();
         if n > 0 {
-            step.set((at() as isize + delta).clamp(0, n - 1) as usize);
+            step.set(at().saturating_add_signed(delta).min(n - 1));
         }
     };
     let controls = view! {

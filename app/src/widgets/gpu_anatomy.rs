@@ -231,7 +231,7 @@ pub fn lane_state(r: &SimtRun, step: usize, lane: usize) -> (i64, bool) {
             s.values.get(lane).copied().unwrap_or_default(),
             s.active & (1 << lane) != 0,
         ),
-        None => (lane as i64, true),
+        None => (i64::try_from(lane).unwrap_or(i64::MAX), true),
     }
 }
 

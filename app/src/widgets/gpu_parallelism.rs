@@ -36,6 +36,7 @@ use super::gpu_choice::{
 };
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, Boxes, Fit, Px, LABEL_W, MAX_W, ROW as TIMELINE_ROW};
+use crate::charts::px;
 use crate::charts::size::Frame;
 use crate::input::{parse_count, parse_whole};
 
@@ -381,7 +382,7 @@ pub fn GpuParallelism(
     // Both timelines are written as SVG text and set with `inner_html`, for
     // the reason given at `charts::pipeline::timeline_svg` (a thousand boxes).
     // Both are laid out for the width of the first one's box.
-    let frame = Frame::width_only(MAX_W as u32);
+    let frame = Frame::width_only(px::size(MAX_W));
     // Each timeline's box keeps the height of the most stages drawn so far:
     // dragging the stages slider down then leaves the page below where it
     // is, instead of moving all of it (a new layout, paint and layer tree of

@@ -103,7 +103,7 @@ impl WidgetParams for KvParams {
             "seq" => next.p.seq = count("cache length S", f64::from(1u32 << 22))?,
             "y" => next.p.y = count("Y", 4096.0)?,
             "z" => next.p.z = count("Z", 4096.0)?,
-            "step" => next.step = (count("step", 12.0)? - 1) as usize,
+            "step" => next.step = parse_whole::<usize>(value, "step", 1.0, 12.0)? - 1,
             VS => next.vs = parse_vs(value, "TPU with ICI", ici_chip)?,
             other => return Err(super::params::unknown_setting(other)),
         }

@@ -19,6 +19,7 @@ use crate::charts::training::{
 };
 use crate::input::{mesh_text, parse_count, parse_mesh, parse_whole, short, GLOBAL_BATCH_MAX};
 use leptos::prelude::*;
+use ridgeline_core::check::whole;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::grouped;
 use ridgeline_core::hardware::{chip, Chip, CHIPS};
@@ -164,8 +165,11 @@ impl MlpRooflineParams {
         if cluster.chips_per_slice < 2 {
             return Err("a split needs a mesh of at least two chips".into());
         }
-        let block =
-            ModelConfig::mlp_block(self.d as u64, self.f as u64).map_err(|e| e.to_string())?;
+        let block = ModelConfig::mlp_block(
+            whole(self.d).ok_or_else(|| "D is not a whole count".to_string())?,
+            whole(self.f).ok_or_else(|| "F is not a whole count".to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
         let job = Job::new(block, self.batch, 1.0).map_err(|e| e.to_string())?;
         let chosen = Parallelism::mesh_split(&self.mesh, self.tensor).ok_or_else(|| {
             format!(

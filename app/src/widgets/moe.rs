@@ -70,6 +70,13 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
+/// The expert-parallel degree that divides `experts`: the largest divisor of
+/// both the count of experts and the degree asked for (at least 1). It divides
+/// `degree`, so it fits where `degree` did.
+fn gcd_u32(experts: u64, degree: u32) -> u32 {
+    u32::try_from(gcd(experts, u64::from(degree)).max(1)).unwrap_or(1)
+}
+
 impl MoeChoice {
     /// The analysis of the current settings.
     pub fn analysis(&self) -> Result<MoeAnalysis, String> {
@@ -87,7 +94,7 @@ impl MoeChoice {
         let experts = m.config.moe.as_ref().map_or(1, |e| e.experts);
         Some(MoeParams {
             model: m.config,
-            expert_parallel: gcd(experts, self.params.expert_parallel as u64).max(1) as u32,
+            expert_parallel: gcd_u32(experts, self.params.expert_parallel),
             ..self.params
         })
     }
@@ -232,7 +239,7 @@ impl WidgetParams for MoeChoice {
                 let e = parse_whole::<u64>(value, "experts E", 1.0, 4096.0)?;
                 let (k, ff) = (self.active().min(e), self.expert_ff());
                 *p = p.with_experts(e, k, ff);
-                p.expert_parallel = gcd(e, p.expert_parallel as u64).max(1) as u32;
+                p.expert_parallel = gcd_u32(e, p.expert_parallel);
             }
             "k" => {
                 let k = parse_whole::<u64>(value, "active experts k", 1.0, 4096.0)?;

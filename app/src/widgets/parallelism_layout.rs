@@ -422,8 +422,7 @@ pub fn ParallelismLayout(
     let go = move |delta: isize| {
         let n = total_steps();
         if n > 0 {
-            let s = clamp_step() as isize + delta;
-            step.set(s.clamp(0, n as isize - 1) as usize);
+            step.set(clamp_step().saturating_add_signed(delta).min(n - 1));
         }
     };
 

@@ -14,6 +14,7 @@ use ridgeline_core::training::pipeline_bubble;
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use crate::charts::pipeline::{timeline_svg, MAX_W};
+use crate::charts::px;
 use crate::charts::size::Frame;
 use crate::input::parse_whole;
 
@@ -144,7 +145,7 @@ pub fn Pipeline(
         })
         .collect_view();
 
-    let frame = Frame::width_only(MAX_W as u32);
+    let frame = Frame::width_only(px::size(MAX_W));
     let drawing = move || {
         let box_w = f64::from(frame.get().width);
         let (stages, two_ends) = params.with(|p| {

@@ -20,7 +20,7 @@ use ridgeline_core::units::{Bytes, BytesPerSec, FlopsPerSec};
 use super::controls::option;
 use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
-use crate::input::{parse_count, parse_flag, short};
+use crate::input::{parse_count, parse_flag, parse_whole, short};
 
 /// Most chunks the timeline draws (the totals cover all of them).
 pub const SHOWN_CHUNKS: usize = 12;
@@ -164,7 +164,7 @@ impl WidgetParams for StreamingParams {
     /// Sets one parameter from text.
     fn apply(&mut self, key: &str, value: &str) -> Result<(), String> {
         let mut next = *self;
-        let count = |what: &str, max: f64| parse_count(value, what, 1.0, max).map(|v| v as u64);
+        let count = |what: &str, max: f64| parse_whole::<u64>(value, what, 1.0, max);
         let rate = |what: &str| -> Result<Option<f64>, String> {
             // "chip" (the field's default text) restores the registry's rate;
             // a blank is refused like any other unreadable number.
@@ -259,6 +259,11 @@ pub fn verdict(run: &StreamRun) -> &'static str {
     }
 }
 
+/// How many of a run's `chunks` the timeline draws.
+fn shown_of(chunks: u64) -> usize {
+    usize::try_from(chunks).map_or(SHOWN_CHUNKS, |c| c.min(SHOWN_CHUNKS))
+}
+
 /// The time on the timeline after `step` chunks have left the last stage.
 pub fn time_after(run: &StreamRun, step: usize) -> f64 {
     step.checked_sub(1)
@@ -281,12 +286,8 @@ pub fn Streaming(
             .or_else(|_| StreamingParams::default().run())
             .ok()
     });
-    let shown = Signal::derive(move || {
-        result.with(|r| {
-            r.as_ref()
-                .map_or(0, |r| (r.chunks as usize).min(SHOWN_CHUNKS))
-        })
-    });
+    let shown =
+        Signal::derive(move || result.with(|r| r.as_ref().map_or(0, |r| shown_of(r.chunks))));
     let player = Player::new(shown, 700);
     let set = move |key: &'static str, value: String| {
         if state.set_or_refresh(key, &value, key == VS) {
@@ -307,23 +308,24 @@ pub fn Streaming(
             let Some(r) = r.as_ref() else {
                 return ().into_any();
             };
-            let n = (r.chunks as usize).min(SHOWN_CHUNKS);
+            let n = shown_of(r.chunks);
             // The compared chip's first chunks share the time scale: the
             // scale ends where the slower of the two finishes them.
             let vs_end = compared.with(|c| {
-                c.as_ref().map_or(0.0, |c| {
-                    time_after(c, (c.chunks as usize).min(SHOWN_CHUNKS))
-                })
+                c.as_ref()
+                    .map_or(0.0, |c| time_after(c, shown_of(c.chunks)))
             });
             let end = time_after(r, n).max(vs_end).max(f64::MIN_POSITIVE);
             let now = time_after(r, s);
             let pct = |t: f64| 100.0 * t / end;
             let lane = |run: &StreamRun, stage: Stage, i: usize, name: Option<&'static str>| {
-                let shown = (run.chunks as usize).min(SHOWN_CHUNKS);
+                let shown = shown_of(run.chunks);
                 let boxes = run
                     .timeline
                     .iter()
-                    .filter(|sp| sp.stage == stage && (sp.chunk as usize) < shown)
+                    .filter(|sp| {
+                        sp.stage == stage && usize::try_from(sp.chunk).is_ok_and(|c| c < shown)
+                    })
                     .map(|sp| {
                         let style = format!(
                             "left: {:.2}%; width: {:.2}%",
@@ -526,6 +528,20 @@ mod tests {
         p.apply("hbm", "4.1e11").unwrap();
         let slow = p.run().unwrap();
         assert!(slow.total.0 > 1.9 * streamed.total.0);
+    }
+
+    #[test]
+    fn a_fractional_count_rounds_to_the_nearest_as_in_every_count_field() {
+        // `parse_whole` rounds; a bare `as` once cut 127.6 to 127 here.
+        let mut p = StreamingParams::default();
+        p.apply("op", "matmul").unwrap();
+        p.apply("b", "127.6").unwrap();
+        assert_eq!(p.bdf[0], 128);
+        p.apply("elements", "2.5e3").unwrap();
+        assert_eq!(p.elements, 2500);
+        let err = p.apply("b", "0.4").unwrap_err();
+        assert_eq!(err, "B must be at least 1");
+        assert_eq!(p.bdf[0], 128, "a refused count keeps the last one");
     }
 
     #[test]

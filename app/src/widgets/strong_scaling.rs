@@ -25,6 +25,7 @@ use crate::charts::size::{Frame, Shape};
 use crate::charts::strong_scaling::draw;
 use crate::charts::svg;
 use crate::input::parse_count;
+use ridgeline_core::check::whole;
 
 const SHAPE: Shape = Shape::new(760, 380, 300);
 /// The chip counts offered: every power of two up to 2^16 that the chip and
@@ -171,10 +172,12 @@ impl WidgetParams for ScalingParams {
             "tokens" => next.tokens = parse_count(value, "the tokens per step", 1.0, 1e9)?,
             "chips" => {
                 let n = parse_count(value, "the chip count", 1.0, f64::from(1u32 << MAX_LOG2))?;
-                if n.fract() != 0.0 || !(n as u32).is_power_of_two() {
-                    return Err("the chip count must be a power of two".into());
+                match whole::<u32>(n) {
+                    Some(chips) if n.fract() == 0.0 && chips.is_power_of_two() => {
+                        next.chips = chips
+                    }
+                    _ => return Err("the chip count must be a power of two".into()),
                 }
-                next.chips = n as u32;
             }
             other => return Err(super::params::unknown_setting(other)),
         }

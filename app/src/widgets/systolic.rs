@@ -16,6 +16,7 @@ use ridgeline_core::hardware::systolic::{
 use super::params::{WidgetParams, WidgetState};
 use super::player::Player;
 use crate::input::{parse_count, parse_flag};
+use ridgeline_core::check;
 
 /// Largest side of the array the widget draws (the model allows more).
 pub const MAX_VIEW_SIDE: u32 = 16;
@@ -76,7 +77,7 @@ impl WidgetParams for SystolicWidgetParams {
             if v.fract() != 0.0 {
                 return Err(format!("{what} must be a whole number"));
             }
-            Ok(v as u32)
+            check::whole(v).ok_or_else(|| format!("{what} must be at most {max}"))
         };
         match key {
             "k" => next.k = whole("the array's rows (K)", MAX_VIEW_SIDE)?,

@@ -26,6 +26,7 @@ use crate::charts::size::{Frame, Shape, Size};
 use crate::charts::svg;
 use crate::charts::weight_stationary::{draw, WeightStationaryView};
 use crate::input::{parse_count, short};
+use ridgeline_core::check::whole;
 
 /// The chart's drawing size (SVG user units).
 const SHAPE: Shape = Shape::new(760, 380, 320);
@@ -225,7 +226,7 @@ impl WidgetParams for WeightStationaryWidgetParams {
                         short(value)
                     ));
                 }
-                next.log2 = log2 as u32;
+                next.log2 = whole(log2).unwrap_or_default();
             }
             other => return Err(super::params::unknown_setting(other)),
         }

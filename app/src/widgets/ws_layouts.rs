@@ -8,7 +8,7 @@
 //! (the `weight-stationary` widget plots the same numbers against chips).
 
 use super::figure::{arg, label, line, rect, WIDTH};
-use crate::input::parse_count;
+use crate::input::{parse_count, parse_whole};
 use leptos::prelude::*;
 use ridgeline_core::format::{grouped, sci, seconds};
 use ridgeline_core::hardware::chip;
@@ -76,7 +76,7 @@ pub fn numbers(args: &[(String, String)]) -> Result<Numbers, String> {
     let id = arg(args, "chip", "v5e");
     let c = chip(id).ok_or_else(|| format!("chip: no chip “{}”", crate::input::short(id)))?;
     let batch = parse_count(arg(args, "b", "128"), "batch", 1.0, 65_536.0)?;
-    let n = parse_count(arg(args, "n", "256"), "chips", 2.0, 8192.0)? as u64;
+    let n = parse_whole::<u64>(arg(args, "n", "256"), "chips", 2.0, 8192.0)?;
     if !n.is_power_of_two() {
         return Err(format!("chips: {n} is not a power of two"));
     }

@@ -3,6 +3,7 @@
 //! missing or wrong, and the formats the results are printed in.
 
 use crate::directive::Directive;
+use ridgeline_core::check::whole;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci, si};
 use ridgeline_core::hardware::{chip, Chip, Link};
@@ -61,13 +62,25 @@ pub fn num_arg(d: &Directive, key: &str, default: Option<f64>) -> Result<f64, St
     }
 }
 
-/// The whole number given as `key=` (or `default`), at most `max`.
-pub fn whole_arg(d: &Directive, key: &str, default: f64, max: f64) -> Result<u64, String> {
+/// The whole number given as `key=` (or `default`), at most `max`, as the
+/// count type `T` (a `max` beyond what `T` holds is refused, never wrapped).
+pub fn whole_arg<T: TryFrom<u64>>(
+    d: &Directive,
+    key: &str,
+    default: f64,
+    max: f64,
+) -> Result<T, String> {
     let x = num_arg(d, key, Some(default))?;
-    if x.fract() != 0.0 || x > max {
-        return Err(format!("{key}=`{x}` is not a whole number up to {max}"));
+    match whole(x) {
+        Some(n) if x.fract() == 0.0 && x <= max => Ok(n),
+        _ => Err(format!("{key}=`{x}` is not a whole number up to {max}")),
     }
-    Ok(x as u64)
+}
+
+/// The number `x` given as `key=` as the count type `T`, toward zero: a value
+/// `T` cannot hold is refused by name, never wrapped or cut.
+pub fn count_of<T: TryFrom<u64>>(x: f64, key: &str) -> Result<T, String> {
+    whole(x).ok_or_else(|| format!("{key}=`{x}` is not a count this directive can hold"))
 }
 
 /// The model named by `model=`, LLaMA 3-70B when it is not given: a published

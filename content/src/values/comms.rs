@@ -2,7 +2,7 @@
 //! latency-bound, how collectives compare, and how much a collective matmul
 //! hides behind its compute.
 
-use super::args::{chip_arg, num_arg, show_arg, unknown_show, whole_arg};
+use super::args::{chip_arg, count_of, num_arg, show_arg, unknown_show, whole_arg};
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::comms::collective_matmul::{
@@ -115,7 +115,7 @@ fn collective_ratio(d: &Directive) -> Result<String, String> {
         Collective::parse(t).ok_or_else(|| format!("unknown collective `{t}`"))
     };
     let (a, b) = (parse("op")?, parse("over")?);
-    let n = num_arg(d, "n", Some(16.0))? as u32;
+    let n = count_of(num_arg(d, "n", Some(16.0))?, "n")?;
     let net =
         Network::ici(chip("v5e").ok_or("no v5e in the registry")?).map_err(|e| e.to_string())?;
     let t = |c| {
@@ -129,7 +129,7 @@ fn collective_ratio(d: &Directive) -> Result<String, String> {
 fn gather_knee(d: &Directive) -> Result<String, String> {
     let c = chip_arg(d)?;
     let net = Network::ici(c).map_err(|e| e.to_string())?;
-    let n = whole_arg(d, "n", 16.0, 1024.0)? as u32;
+    let n = whole_arg::<u32>(d, "n", 16.0, 1024.0)?;
     let curve = gather_curve(&net, RingAxis::ring(n), Bytes(1e3), Bytes(1e9), 2)?;
     let percent = |f: f64| format!("{:.0}%", f * 100.0);
     match show_arg(d, "knee") {
@@ -155,7 +155,7 @@ fn collective_time(d: &Directive) -> Result<String, String> {
     let t = d.arg("op").ok_or("`collective-time` needs op=")?;
     let op = Collective::parse(t).ok_or_else(|| format!("unknown collective `{t}`"))?;
     let net = Network::ici(chip_arg(d)?).map_err(|e| e.to_string())?;
-    let n = whole_arg(d, "n", 16.0, 1024.0)? as u32;
+    let n = whole_arg::<u32>(d, "n", 16.0, 1024.0)?;
     let v = num_arg(d, "v", None)?;
     let wrap = match d.arg("wrap").unwrap_or("1") {
         "1" => true,
@@ -183,8 +183,8 @@ fn gather_profiled(d: &Directive) -> Result<String, String> {
 
 fn collective_matmul_value(d: &Directive) -> Result<String, String> {
     let c = chip_arg(d)?;
-    let n = whole_arg(d, "n", 8.0, 1024.0)? as u32;
-    let dim = |k| whole_arg(d, k, 8192.0, 1e7);
+    let n = whole_arg::<u32>(d, "n", 8.0, 1024.0)?;
+    let dim = |k| whole_arg::<u64>(d, k, 8192.0, 1e7);
     let mut p = CollectiveMatmulParams::new(c, n, dim("i")?, dim("j")?, dim("k")?);
     let case = d.arg("case").unwrap_or("allgather");
     p.case = MatmulCase::parse(case)
@@ -209,14 +209,14 @@ fn collective_matmul_value(d: &Directive) -> Result<String, String> {
 /// `line=`.
 fn collective_matmul_code_value(d: &Directive) -> Result<String, String> {
     let p = OverlapParams {
-        y: whole_arg(d, "y", OverlapParams::default().y as f64, 64.0)?,
+        y: whole_arg::<u64>(d, "y", OverlapParams::default().y as f64, 64.0)?,
         ..OverlapParams::default()
     };
     let code = collective_matmul_code(&p)?;
     match d.arg("line") {
         None => Ok(code.trim_end().to_string()),
         Some(_) => {
-            let n = whole_arg(d, "line", 1.0, 1e4)? as usize;
+            let n = whole_arg::<usize>(d, "line", 1.0, 1e4)?;
             code.lines()
                 .nth(n - 1)
                 .map(str::to_string)

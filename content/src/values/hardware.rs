@@ -367,7 +367,7 @@ fn link_time(d: &Directive) -> Result<String, String> {
     let c = chip_arg(d)?;
     let w = bandwidth_arg(c, d)?;
     let bytes = num_arg(d, "bytes", None)?;
-    let links = whole_arg(d, "links", 1.0, 1e6)?;
+    let links = whole_arg::<u64>(d, "links", 1.0, 1e6)?;
     if links == 0 {
         return Err("links= must be at least 1".into());
     }
@@ -426,10 +426,10 @@ fn link_step(d: &Directive) -> Result<String, String> {
 
 fn systolic_cycles(d: &Directive) -> Result<String, String> {
     let p = SystolicParams {
-        k: whole_arg(d, "k", 8.0, 32.0)? as u32,
-        n: whole_arg(d, "n", 8.0, 32.0)? as u32,
-        m: whole_arg(d, "m", 8.0, 512.0)? as u32,
-        blocks: whole_arg(d, "blocks", 1.0, 512.0)? as u32,
+        k: whole_arg::<u32>(d, "k", 8.0, 32.0)?,
+        n: whole_arg::<u32>(d, "n", 8.0, 32.0)?,
+        m: whole_arg::<u32>(d, "m", 8.0, 512.0)?,
+        blocks: whole_arg::<u32>(d, "blocks", 1.0, 512.0)?,
         pipelined: match d.arg("pipelined").unwrap_or("yes") {
             "yes" => true,
             "no" => false,

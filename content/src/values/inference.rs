@@ -4,7 +4,9 @@
 //! sampling, weight-stationary and KV sharding, the KV handover of
 //! disaggregated serving and the serving simulation.
 
-use super::args::{chip_arg, dtype_arg, message, model_arg, num_arg, show_arg, unknown_show};
+use super::args::{
+    chip_arg, count_of, dtype_arg, message, model_arg, num_arg, show_arg, unknown_show,
+};
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
@@ -206,7 +208,7 @@ fn min_slice(d: &Directive) -> Result<String, String> {
 
 /// The slice of `chips=` chips of the chip `chip=` names.
 fn slice_arg(d: &Directive) -> Result<ServingSlice, String> {
-    ServingSlice::new(chip_arg(d)?, num_arg(d, "chips", None)? as u64).map_err(message)
+    ServingSlice::new(chip_arg(d)?, count_of(num_arg(d, "chips", None)?, "chips")?).map_err(message)
 }
 
 /// Weights and KV cache stored in `dtype=` (bf16 by default).
@@ -254,10 +256,13 @@ fn serving_slice(d: &Directive) -> Result<String, String> {
 
 fn theory_table(d: &Directive) -> Result<String, String> {
     let model = ServingModel::preset(d.arg("model").unwrap_or("llama2-13b")).map_err(message)?;
-    let slice = ServingSlice::new(chip_or_v5e(d)?, num_arg(d, "chips", Some(8.0))? as u64)
-        .map_err(message)?;
+    let slice = ServingSlice::new(
+        chip_or_v5e(d)?,
+        count_of(num_arg(d, "chips", Some(8.0))?, "chips")?,
+    )
+    .map_err(message)?;
     let kv = match d.arg("kv") {
-        Some(_) => Some(num_arg(d, "kv", None)? as u64),
+        Some(_) => Some(count_of(num_arg(d, "kv", None)?, "kv")?),
         None => None,
     };
     let b = num_arg(d, "batch", Some(1.0))?;
@@ -290,8 +295,11 @@ fn theory_table(d: &Directive) -> Result<String, String> {
 
 fn serve_metric(d: &Directive) -> Result<String, String> {
     let model = ServingModel::preset(d.arg("model").unwrap_or("llama3-70b")).map_err(message)?;
-    let slice = ServingSlice::new(chip_or_v5e(d)?, num_arg(d, "chips", Some(16.0))? as u64)
-        .map_err(message)?;
+    let slice = ServingSlice::new(
+        chip_or_v5e(d)?,
+        count_of(num_arg(d, "chips", Some(16.0))?, "chips")?,
+    )
+    .map_err(message)?;
     let m = serving::serving_metrics(
         &model,
         Precision::stored(dtype_arg(d, "dtype", Dtype::Bf16)?),
@@ -316,7 +324,7 @@ fn serve_metric(d: &Directive) -> Result<String, String> {
 
 fn spec_sampling(d: &Directive) -> Result<String, String> {
     let p = SpeculativeParams {
-        draft: num_arg(d, "draft", Some(4.0))? as u32,
+        draft: count_of(num_arg(d, "draft", Some(4.0))?, "draft")?,
         accept: num_arg(d, "accept", Some(0.8))?,
         draft_cost: num_arg(d, "cost", Some(0.05))?,
     };

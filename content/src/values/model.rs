@@ -237,17 +237,17 @@ fn remat_cost(d: &Directive) -> Result<String, String> {
 /// (`F = 4D`, `H = 128`, `N = D/H`, `K = N`).
 fn shape_arg(d: &Directive) -> Result<ModelConfig, String> {
     let max = 1e9;
-    let dm = whole_arg(d, "d", 8192.0, max)?;
-    let h = whole_arg(d, "h", 128.0, max)?;
-    let n = whole_arg(d, "n", (dm / h).max(1) as f64, max)?;
+    let dm = whole_arg::<u64>(d, "d", 8192.0, max)?;
+    let h = whole_arg::<u64>(d, "h", 128.0, max)?;
+    let n = whole_arg::<u64>(d, "n", (dm / h).max(1) as f64, max)?;
     ModelConfig::dense(
         dm,
-        whole_arg(d, "f", 4.0 * dm as f64, max)?,
-        whole_arg(d, "l", 64.0, max)?,
+        whole_arg::<u64>(d, "f", 4.0 * dm as f64, max)?,
+        whole_arg::<u64>(d, "l", 64.0, max)?,
         n,
-        whole_arg(d, "k", n as f64, max)?,
+        whole_arg::<u64>(d, "k", n as f64, max)?,
         h,
-        whole_arg(d, "v", 32768.0, max)?,
+        whole_arg::<u64>(d, "v", 32768.0, max)?,
     )
     .map_err(|e| e.to_string())
 }
@@ -256,8 +256,8 @@ fn shape_value(d: &Directive) -> Result<String, String> {
     let cfg = shape_arg(d)?;
     Ok(match show_arg(d, "activations") {
         "activations" => {
-            let arrays = whole_arg(d, "arrays", 20.0, 1e3)?;
-            let saved = tf::Remat::PerLayer(arrays as u32);
+            let arrays = whole_arg::<u32>(d, "arrays", 20.0, 1e3)?;
+            let saved = tf::Remat::PerLayer(arrays);
             let tokens = num_arg(d, "tokens", Some(4e6))?;
             si(saved.activation_bytes(&cfg, tokens, Dtype::Bf16).0, "B", 2)
         }

@@ -5,6 +5,7 @@
 use super::args::{chip_arg, message, model_arg, num_arg, show_arg, unknown_show, whole_arg};
 use super::entry::ValueDirective;
 use crate::directive::Directive;
+use ridgeline_core::check::whole;
 use ridgeline_core::dtype::Dtype;
 use ridgeline_core::format::{grouped, sci};
 use ridgeline_core::model::accounting::{self as tf, Optimizer, Remat};
@@ -40,20 +41,26 @@ pub const VALUES: &[ValueDirective] = &[
 
 /// The largest power of two at most `x` (at least one).
 fn pow2_floor(x: f64) -> f64 {
-    2f64.powi(x.max(1.0).log2().floor() as i32)
+    pow2(x.max(1.0).log2().floor())
+}
+
+/// Two to the whole power `e` (an exponent of a number at least one, so never
+/// negative; one too large for any float is infinite).
+fn pow2(e: f64) -> f64 {
+    whole::<i32>(e).map_or(f64::INFINITY, |e| 2f64.powi(e))
 }
 
 fn pod_plan(d: &Directive) -> Result<String, String> {
     let cfg = model_arg(d)?;
     let c = chip_arg(d)?;
-    let pods = whole_arg(d, "pods", 1.0, 1e3)?;
-    let cluster = Cluster::full_pod(c, pods as u32).map_err(message)?;
-    let pod = cluster.chips() / pods as f64;
+    let pods = whole_arg::<u32>(d, "pods", 1.0, 1e3)?;
+    let cluster = Cluster::full_pod(c, pods).map_err(message)?;
+    let pod = cluster.chips() / f64::from(pods);
     let batch = num_arg(d, "batch", Some(RunAssumptions::BOOK.batch_tokens()))?;
-    let per_pod = batch / pods as f64;
+    let per_pod = batch / f64::from(pods);
     let f = cfg.d_ff as f64;
     let x = tr::optimal_fsdp(per_pod, f, pod, 2.0, 1.0);
-    let fsdp = 2f64.powi(x.max(1.0).log2().round() as i32).min(pod);
+    let fsdp = pow2(x.max(1.0).log2().round()).min(pod);
     let tp = pow2_floor(pod / fsdp);
     let sequences = (per_pod / RunAssumptions::BOOK.seq_len).max(1.0);
     let dp = fsdp.min(sequences);
@@ -97,7 +104,7 @@ fn train_time(d: &Directive) -> Result<String, String> {
             .map_err(message)?;
             tr::min_chips_for_memory(m.total(), c.hbm_capacity.value).map_err(message)?
         }
-        _ => whole_arg(d, "chips", 1.0, 1e7)? as f64,
+        _ => whole_arg::<u64>(d, "chips", 1.0, 1e7)? as f64,
     };
     let peak = c
         .peak(Dtype::Bf16)

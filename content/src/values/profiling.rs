@@ -1,7 +1,7 @@
 //! Profiling values (Part 9): how much an array grows when XLA lays it out in
 //! whole tiles, and how long a matmul should take on the book's TPU v2 cores.
 
-use super::args::{dtype_arg, num_arg, show_arg, unknown_show};
+use super::args::{count_of, dtype_arg, num_arg, show_arg, unknown_show};
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
@@ -63,9 +63,11 @@ fn v2_matmul(d: &Directive) -> Result<String, String> {
         ));
     }
     match show_arg(d, "time") {
-        "time" => predicted_matmul_time(b, dm, f, cores as u32, TPU_V2_CORE_PEAK.value)
-            .map(|t| seconds(t.0))
-            .map_err(|e| e.to_string()),
+        "time" => {
+            predicted_matmul_time(b, dm, f, count_of(cores, "cores")?, TPU_V2_CORE_PEAK.value)
+                .map(|t| seconds(t.0))
+                .map_err(|e| e.to_string())
+        }
         "flops" => Ok(sci(2.0 * b * dm * f, 3)),
         o => Err(unknown_show(d, o, "time, flops")),
     }

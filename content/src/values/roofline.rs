@@ -295,7 +295,7 @@ fn split_critical_d(d: &Directive) -> Result<String, String> {
 }
 
 fn tile_intensity(d: &Directive) -> Result<String, String> {
-    let side = |k| whole_arg(d, k, 128.0, 1e6);
+    let side = |k| whole_arg::<u64>(d, k, 128.0, 1e6);
     let t = tiled_intensity(side("bm")?, side("bk")?, side("bn")?, Dtype::Bf16)?;
     match show_arg(d, "approx") {
         "approx" => Ok(sci(t.approx.0, 3)),
@@ -307,7 +307,7 @@ fn tile_intensity(d: &Directive) -> Result<String, String> {
 fn strong_scaling_value(d: &Directive) -> Result<String, String> {
     let c = chip_arg(d)?;
     let p = StrongScalingParams::new(c, num_arg(d, "params", None)?, num_arg(d, "tokens", None)?);
-    let n = whole_arg(d, "chips", 1.0, 1_048_576.0)? as u32;
+    let n = whole_arg::<u32>(d, "chips", 1.0, 1_048_576.0)?;
     let row = strong_scaling(&p, &[n])?[0];
     match show_arg(d, "efficiency") {
         "efficiency" => Ok(format!("{:.0}%", row.efficiency * 100.0)),

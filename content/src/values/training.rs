@@ -3,7 +3,9 @@
 //! split, pipeline bubbles, Part 6's run assumptions, its FLOPs, days and
 //! memory ledger.
 
-use super::args::{billions, chip_arg, message, model_arg, num_arg, show_arg, unknown_show};
+use super::args::{
+    billions, chip_arg, count_of, message, model_arg, num_arg, show_arg, unknown_show,
+};
 use super::entry::ValueDirective;
 use crate::directive::Directive;
 use ridgeline_core::dtype::Dtype;
@@ -232,7 +234,7 @@ fn alpha(c: &Chip) -> Result<Intensity, String> {
 
 /// `pods` full pods of chip `c`.
 fn full_pods(c: &'static Chip, pods: f64) -> Result<Cluster, String> {
-    Cluster::full_pod(c, pods as u32).map_err(message)
+    Cluster::full_pod(c, count_of(pods, "pods")?).map_err(message)
 }
 
 fn ici_critical_batch(d: &Directive) -> Result<String, String> {
@@ -327,13 +329,13 @@ fn seq_shards(d: &Directive) -> Result<String, String> {
         return Err(format!("tp=`{tp}` does not divide the pod's chips"));
     }
     Ok(grouped(
-        tr::sequence_degree(shards as u64, RunAssumptions::BOOK.sequences) as f64,
+        tr::sequence_degree(count_of(shards, "shards")?, RunAssumptions::BOOK.sequences) as f64,
     ))
 }
 
 fn pipeline_bubble(d: &Directive) -> Result<String, String> {
-    let s = num_arg(d, "stages", None)? as u32;
-    let m = num_arg(d, "microbatches", None)? as u32;
+    let s = count_of(num_arg(d, "stages", None)?, "stages")?;
+    let m = count_of(num_arg(d, "microbatches", None)?, "microbatches")?;
     let schedule = Schedule::parse(d.arg("schedule").unwrap_or("gpipe"))?;
     let mut p = PipelineParams::new(s, m, schedule);
     if let Some(v) = d.arg("chunks") {
@@ -421,7 +423,7 @@ fn train_memory(d: &Directive) -> Result<String, String> {
     let m = tf::training_memory(
         &cfg,
         batch,
-        Remat::PerLayer(checkpoints as u32),
+        Remat::PerLayer(count_of(checkpoints, "checkpoints")?),
         Optimizer::ADAM,
         Dtype::Bf16,
     )
