@@ -176,7 +176,8 @@ fn parts() -> Result<(f64, Vec<AnyView>, String), String> {
     for (i, p) in panels.iter().enumerate() {
         panel(p, FIRST + PANEL * i as f64, &mut out);
     }
-    let bottom = FIRST + PANEL * panels.len() as f64 - 10.0;
+    // Below the last panel's K labels (its plot's foot plus 14), a line apart.
+    let bottom = FIRST + PANEL * (panels.len() - 1) as f64 + 10.0 + PLOT + 32.0;
     out.push(label(
         (LEFT + RIGHT) / 2.0,
         bottom,
