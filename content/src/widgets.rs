@@ -129,7 +129,7 @@ widget_specs! {
         "log-log roofline of one chip (and optionally a second, `vs`) with an operation whose batch the reader drags, and an achievable roof (`flops_derate`, `hbm_derate`: shares of the quoted peaks) every number below the chart uses; `controls=batch` keeps only the chart, the batch slider and the verdict (the home page's figure)";
     "batch-roofline" => batch_roofline::BatchRoofline(BatchRooflineParams), Page, ["chip", "act", "weight", "d", "f", "d2", "f2", "b", "bmax"],
         "attainable FLOPs/s against the batch on linear axes for two matmul shapes on one chip, each meeting with the peak marked with its batch, and both verdicts at the chosen batch";
-    "serving-engine" => serving_engine::ServingEngine(EngineParams), Page, ["layout", "batching", "rate", "requests", "output", "cache", "seed"],
+    "serving-engine" => serving_engine::ServingEngine(EngineParams), Library, ["layout", "batching", "rate", "requests", "output", "cache", "seed"],
         "a seeded serving simulation: each replica's prefills and decode steps over time, time to first token, gaps between tokens and throughput";
     "batch-scaling" => batch_scaling::BatchScaling(BatchScalingParams), Page, ["chip", "b"],
         "Appendix A's layer of two 8192 × 32768 matmuls on four chips: time per layer and tokens per second against the batch, flat then linear past the critical batch";
@@ -294,7 +294,13 @@ mod tests {
         assert_eq!(lazy(Bundle::Exercises), ["exercise", "exercises"]);
         assert_eq!(
             lazy(Bundle::Library),
-            ["own-model", "own-chip", "trace-viewer", "gpu-parallelism"]
+            [
+                "serving-engine",
+                "own-model",
+                "own-chip",
+                "trace-viewer",
+                "gpu-parallelism"
+            ]
         );
         assert_eq!(
             lazy(Bundle::Static),

@@ -782,10 +782,13 @@ pub(crate) mod tests {
                 with.push(route.path());
             }
         }
-        // The reader's forms (Part 6), the trace viewer (Part 9) and the GPU
-        // pipeline planner (Part 12); the spec tables of Parts 2 and 12 are
-        // static figures, which need no bundle.
-        assert_eq!(with, vec!["applied-training", "profiling", "gpus"]);
+        // The reader's forms (Part 6), the serving engine (Part 7), the trace
+        // viewer (Part 9) and the GPU pipeline planner (Part 12); the spec
+        // tables of Parts 2 and 12 are static figures, which need no bundle.
+        assert_eq!(
+            with,
+            vec!["applied-training", "inference", "profiling", "gpus"]
+        );
     }
 
     #[test]

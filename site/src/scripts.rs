@@ -300,7 +300,7 @@ struct LazySign {
     words: [&'static str; 4],
 }
 
-const LAZY_SIGNS: [LazySign; 4] = [
+const LAZY_SIGNS: [LazySign; 5] = [
     LazySign {
         islands: "^=exercise",
         bundle: Bundle::Exercises,
@@ -329,6 +329,16 @@ const LAZY_SIGNS: [LazySign; 4] = [
             "loading the trace reader…",
             "static: the trace reader could not load",
             "opening a file needs JavaScript",
+        ],
+    },
+    LazySign {
+        islands: "=serving-engine",
+        bundle: Bundle::Library,
+        words: [
+            "the simulation loads when you reach it",
+            "loading the serving simulation…",
+            "static: the simulation could not load",
+            "static figure",
         ],
     },
     LazySign {
@@ -620,7 +630,7 @@ mod tests {
         assert_eq!(start.matches("lazy('ridgeline-").count(), 2);
         assert!(start.contains("'data-library'") && start.contains("'data-exercises'"));
         assert!(start.contains(
-            "lazy('ridgeline-library', '[data-island=own-model],[data-island=own-chip],[data-island=trace-viewer],[data-island=gpu-parallelism]', 'data-library');"
+            "lazy('ridgeline-library', '[data-island=serving-engine],[data-island=own-model],[data-island=own-chip],[data-island=trace-viewer],[data-island=gpu-parallelism]', 'data-library');"
         ));
         // It marks the section being read in the table of contents.
         assert!(start.contains("nav.toc a") && start.contains("'aria-current', 'location'"));

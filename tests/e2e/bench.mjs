@@ -569,11 +569,13 @@ try {
     const { page, context } = await watchedPage(env.browser, base, { viewport: VIEWPORT });
     await page.goto(base + 'inference');
     await ready(page);
+    // The serving engine is in the lazily started library bundle.
+    await readyLibrary(page, '[data-widget="serving-engine"]');
     const exported = await page.waitForFunction(() => window.wasmBindings && window.wasmBindings.bench_serving, null, { timeout: 10000 })
       .then(() => true, () => false);
     if (!exported) {
       check('serving benchmark entry point', '/inference', 'window.wasmBindings.bench_serving missing', 'exported', false);
-      console.log('  window.wasmBindings.bench_serving is not there: the inference bundle lost the serving widget?');
+      console.log('  window.wasmBindings.bench_serving is not there: the library bundle lost the serving engine?');
     } else {
       // One unmeasured run first, so the timed runs use the optimising tier.
       await page.evaluate(() => window.wasmBindings.bench_serving(10000, 1));

@@ -5,7 +5,7 @@
 // weight-stationary sharding.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, watchedPage, ready } from './lib.mjs';
+import { start, watchedPage, ready, readyLibrary } from './lib.mjs';
 
 let env;
 before(async () => { env = await start(); });
@@ -80,7 +80,8 @@ test('Part 7: the serving engine reruns when the batching policy changes', async
   const { page, context, problems } = await watchedPage(env.browser, env.base);
   await page.goto(env.base + 'inference');
   await ready(page);
-  const w = page.locator('[data-widget="serving-engine"]');
+  await readyLibrary(page, '[data-widget="serving-engine"]');
+  const w = page.locator('[data-live] > [data-widget="serving-engine"]');
   await w.scrollIntoViewIfNeeded();
   const throughput = w.locator('[data-throughput]');
   const batch = w.locator('[data-mean-batch]');

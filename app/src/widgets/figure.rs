@@ -50,11 +50,21 @@ pub fn pieces(text: &str) -> Vec<Piece> {
 }
 
 /// An SVG `<text>` at `(x, y)` with `anchor` and `class`, its `_x` parts set
-/// as subscripts.
+/// as subscripts. Text without subscripts needs no `<tspan>`, and `start` is
+/// SVG's own anchor: both are left out, since a page carries hundreds of
+/// labels.
 pub fn label(x: f64, y: f64, anchor: &'static str, class: &'static str, text: &str) -> AnyView {
+    let anchor = (anchor != "start").then_some(anchor);
+    let pieces = pieces(text);
+    if let [Piece::Plain(t)] = pieces.as_slice() {
+        return view! {
+            <text x=units(x) y=units(y) text-anchor=anchor class=class>{t.clone()}</text>
+        }
+        .into_any();
+    }
     // A subscript drops 4 units; the plain text after it rises back.
     let mut low = false;
-    let spans = pieces(text)
+    let spans = pieces
         .into_iter()
         .map(|p| match p {
             Piece::Plain(t) => {
@@ -72,16 +82,23 @@ pub fn label(x: f64, y: f64, anchor: &'static str, class: &'static str, text: &s
         })
         .collect_view();
     view! {
-        <text x=format!("{x:.1}") y=format!("{y:.1}") text-anchor=anchor class=class>{spans}</text>
+        <text x=units(x) y=units(y) text-anchor=anchor class=class>{spans}</text>
     }
     .into_any()
+}
+
+/// A coordinate in tenths of a unit, as short as SVG allows (`52`, `52.5`).
+fn units(v: f64) -> String {
+    let mut out = String::new();
+    write_tenths(&mut out, tenths(v));
+    out
 }
 
 /// An SVG `<text>` at `(x, y)` with `anchor` and `class`, set as written
 /// (an `_` stays an underscore: `layer_0`, `qkv_matmul`).
 pub fn plain(x: f64, y: f64, anchor: &'static str, class: &'static str, text: &str) -> AnyView {
     view! {
-        <text x=format!("{x:.1}") y=format!("{y:.1}") text-anchor=anchor class=class>{text.to_string()}</text>
+        <text x=units(x) y=units(y) text-anchor=(anchor != "start").then_some(anchor) class=class>{text.to_string()}</text>
     }
     .into_any()
 }
@@ -89,7 +106,7 @@ pub fn plain(x: f64, y: f64, anchor: &'static str, class: &'static str, text: &s
 /// A rectangle with rounded corners.
 pub fn rect(x: f64, y: f64, w: f64, h: f64, class: &'static str) -> AnyView {
     view! {
-        <rect x=format!("{x:.1}") y=format!("{y:.1}") width=format!("{w:.1}") height=format!("{h:.1}") rx="4" class=class />
+        <rect x=units(x) y=units(y) width=units(w) height=units(h) rx="4" class=class />
     }
     .into_any()
 }
@@ -97,7 +114,7 @@ pub fn rect(x: f64, y: f64, w: f64, h: f64, class: &'static str) -> AnyView {
 /// A line from `(x1, y1)` to `(x2, y2)`.
 pub fn line(x1: f64, y1: f64, x2: f64, y2: f64, class: &'static str) -> AnyView {
     view! {
-        <line x1=format!("{x1:.1}") y1=format!("{y1:.1}") x2=format!("{x2:.1}") y2=format!("{y2:.1}") class=class />
+        <line x1=units(x1) y1=units(y1) x2=units(x2) y2=units(y2) class=class />
     }
     .into_any()
 }
