@@ -59,7 +59,7 @@ for i in $(seq "$runs"); do
   edit "$word"
   until curl -sf "http://127.0.0.1:$port/rooflines" | grep -q "edit $word"; do
     kill -0 "$watcher" 2>/dev/null || { cat "$tmp/watch.log" >&2; say "the live loop stopped"; exit 1; }
-    [ "$(awk "BEGIN { print $(date +%s.%N) - $start > 120 }")" = 1 ] && { say "no edited page after 120 s"; exit 1; }
+    [ "$(awk "BEGIN { print ($(date +%s.%N) - $start > 120) }")" = 1 ] && { say "no edited page after 120 s"; exit 1; }
     sleep 0.05
   done
   end="$(date +%s.%N)"

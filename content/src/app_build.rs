@@ -46,13 +46,14 @@
 //! assert!(!wasm.chapters.contains("Segment::Html"));
 //! ```
 
-use crate::render::{render_chapter, Segment};
+use crate::render::{render_chapter, Rendered, Segment};
 use crate::search;
 use crate::summary::{parse_summary, DEFAULT_BUNDLE};
 use crate::widgets::{widget, Bundle, WIDGETS};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 /// The app's Cargo features that change what is generated.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -203,6 +204,23 @@ pub struct Chapters {
     pub read: Vec<PathBuf>,
 }
 
+/// A chapter rendered once per process, whatever the number of bundles that
+/// load it: `ridgeline-site bundle-inputs` loads every chapter once per bundle
+/// (fourteen times), and the live edit loop waits on it after each edit.
+fn rendered_once(source: &str) -> Result<Rendered, String> {
+    type Cache = Mutex<HashMap<String, Result<Rendered, String>>>;
+    static DONE: OnceLock<Cache> = OnceLock::new();
+    let cache = DONE.get_or_init(Cache::default);
+    if let Some(r) = cache.lock().ok().and_then(|c| c.get(source).cloned()) {
+        return r;
+    }
+    let r = render_chapter(source);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(source.to_string(), r.clone());
+    }
+    r
+}
+
 /// Reads `chapters/SUMMARY.md` under `chapters` and renders every chapter it
 /// lists for a build with `features` (math to MathML, value directives to
 /// numbers). A chapter that does not render is an error naming the file.
@@ -239,7 +257,7 @@ pub fn load(chapters: &Path, features: &Features) -> Result<Chapters, String> {
         let here = enabled(part.number);
         let rendered = match &part.file {
             Some(file) => {
-                Some(render_chapter(&read(file)?).map_err(|e| format!("chapters/{file}: {e}"))?)
+                Some(rendered_once(&read(file)?).map_err(|e| format!("chapters/{file}: {e}"))?)
             }
             None => None,
         };
