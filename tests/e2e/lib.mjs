@@ -99,13 +99,17 @@ export async function readyExercises(page, target = '[data-exercise]') {
 // The islands the library bundle carries (`Library` in content/src/widgets.rs),
 // started when the reader nears one of them: read from the built site's start
 // script, whose `lazy('ridgeline-library', SELECTORS, …)` call the site writer
-// generates from the widget table, so this list cannot fall behind it.
+// generates from the widget table, so this list cannot fall behind it (read
+// once per test process).
+let islands = null;
 export function libraryIslands() {
+  if (islands) return islands;
   const start = fs.readdirSync(DIST).find((f) => /^start-[0-9a-f]+\.js$/.test(f));
   if (!start) throw new Error(`no start script in ${DIST}: build the site first`);
   const m = fs.readFileSync(path.join(DIST, start), 'utf8').match(/lazy\('ridgeline-library', '([^']+)'/);
   if (!m) throw new Error(`${start} starts no library bundle`);
-  return m[1].split(',').map((s) => s.trim()).join(', ');
+  islands = m[1].split(',').map((s) => s.trim()).join(', ');
+  return islands;
 }
 export async function readyLibrary(page, target = '[data-widget="own-model"]') {
   const form = page.locator(target).first();

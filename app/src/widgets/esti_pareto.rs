@@ -39,12 +39,35 @@ const Y: Axis = Axis {
     end: TOP,
 };
 
-/// The colour class of each model, the paper's hues: green, blue, orange.
-fn hue(model: &str) -> &'static str {
+/// The classes one model's curves are drawn with, in one of the paper's hues.
+struct Hue {
+    /// The bf16 curve's line and dots.
+    line: &'static str,
+    dot: &'static str,
+    /// The int8 curve's dashed line and hollow dots.
+    dashed: &'static str,
+    ring: &'static str,
+    /// The model's name at the end of its bf16 curve.
+    name: &'static str,
+}
+
+/// Each model's hue, as the paper draws them: green, blue, orange.
+fn hue(model: &str) -> Hue {
+    macro_rules! hue {
+        ($c:literal) => {
+            Hue {
+                line: concat!("fig-ser ", $c),
+                dot: concat!("fig-dot ", $c),
+                dashed: concat!("fig-ser ", $c, " fig-dash"),
+                ring: concat!("fig-ring ", $c),
+                name: concat!("fig-small ", $c),
+            }
+        };
+    }
     match model {
-        "PaLM 540B" => "fig-a",
-        "PaLM 62B" => "fig-b",
-        _ => "fig-c",
+        "PaLM 540B" => hue!("fig-a"),
+        "PaLM 62B" => hue!("fig-b"),
+        _ => hue!("fig-c"),
     }
 }
 
@@ -273,13 +296,11 @@ fn parts() -> Result<(Vec<AnyView>, String), String> {
         .chain(ESTI.iter().filter(|f| !f.int8))
     {
         let pts: Vec<(f64, f64)> = f.points.iter().map(xy).collect();
-        let (line_class, dot_class) = match (hue(f.model), f.int8) {
-            ("fig-a", false) => ("fig-ser fig-a", "fig-dot fig-a"),
-            ("fig-b", false) => ("fig-ser fig-b", "fig-dot fig-b"),
-            (_, false) => ("fig-ser fig-c", "fig-dot fig-c"),
-            ("fig-a", true) => ("fig-ser fig-a fig-dash", "fig-ring fig-a"),
-            ("fig-b", true) => ("fig-ser fig-b fig-dash", "fig-ring fig-b"),
-            (_, true) => ("fig-ser fig-c fig-dash", "fig-ring fig-c"),
+        let hue = hue(f.model);
+        let (line_class, dot_class) = if f.int8 {
+            (hue.dashed, hue.ring)
+        } else {
+            (hue.line, hue.dot)
         };
         p.push(strokes(std::slice::from_ref(&pts), line_class));
         p.push(dots(&pts, if f.int8 { 3.0 } else { 3.5 }, dot_class));
@@ -287,12 +308,7 @@ fn parts() -> Result<(Vec<AnyView>, String), String> {
             if let Some(last) = f.points.last() {
                 let (x, y) = xy(last);
                 let name = f.model.trim_start_matches("PaLM ");
-                let class = match hue(f.model) {
-                    "fig-a" => "fig-small fig-a",
-                    "fig-b" => "fig-small fig-b",
-                    _ => "fig-small fig-c",
-                };
-                p.push(label(x + 6.0, y + 4.0, "start", class, name));
+                p.push(label(x + 6.0, y + 4.0, "start", hue.name, name));
             }
         }
     }
@@ -305,7 +321,7 @@ fn parts() -> Result<(Vec<AnyView>, String), String> {
     }
     // The memory-capped point: a cross, and what capped it.
     let (x, y) = xy(&ESTI_CAPPED);
-    p.push(crosses(&[(x, y)], 4.5, "fig-ser fig-a"));
+    p.push(crosses(&[(x, y)], 4.5, hue("PaLM 540B").line));
     let s = ESTI_CAPPED
         .served
         .ok_or("the capped point carries no label")?;
