@@ -46,7 +46,7 @@ type Series = (&'static str, Vec<(f64, f64)>, Vec<(f64, f64)>);
 /// One panel: its title, its y range and ticks, and its series (crosses
 /// measured, a line modelled) in their classes.
 struct Panel {
-    title: &'static str,
+    title: String,
     lo: f64,
     hi: f64,
     ticks: &'static [f64],
@@ -61,7 +61,7 @@ fn panel(p: &Panel, top: f64, out: &mut Vec<AnyView>) {
         start: top + 10.0 + PLOT,
         end: top + 10.0,
     };
-    out.push(label(LEFT, top, "start", "fig-small fig-title", p.title));
+    out.push(label(LEFT, top, "start", "fig-small fig-title", &p.title));
     let mut grid: Vec<Vec<(f64, f64)>> = p
         .ticks
         .iter()
@@ -136,21 +136,21 @@ fn parts() -> Result<(f64, Vec<AnyView>, String), String> {
     )];
     let panels = [
         Panel {
-            title: "time for 128 tokens (ms)",
+            title: format!("time for {SPEC_TOKENS} tokens (ms)"),
             lo: 500.0,
             hi: 1900.0,
             ticks: &[600.0, 1000.0, 1400.0, 1800.0],
             series: time,
         },
         Panel {
-            title: "acceptance: tokens kept ÷ (K + 1)",
+            title: "acceptance: tokens kept ÷ (K + 1)".into(),
             lo: 0.4,
             hi: 1.02,
             ticks: &[0.4, 0.6, 0.8, 1.0],
             series: accept,
         },
         Panel {
-            title: "time of one loop (ms)",
+            title: "time of one loop (ms)".into(),
             lo: 12.0,
             hi: 30.0,
             ticks: &[15.0, 20.0, 25.0, 30.0],
@@ -186,7 +186,12 @@ fn parts() -> Result<(f64, Vec<AnyView>, String), String> {
         "drafted tokens per loop, K",
     ));
 
-    let three = CHINCHILLA.get(3).ok_or("no K = 3 reading")?;
+    // The worked example: XSum's measured best draft length.
+    let (worked_k, _) = measured_best(Task::XSum);
+    let worked = CHINCHILLA
+        .iter()
+        .find(|r| r.draft == worked_k)
+        .ok_or("no reading at XSum's best K")?;
     let sig = |x: f64, n| round_sig(x, n);
     let best = |t| -> Result<String, String> {
         let (k, ms) = measured_best(t);
@@ -201,20 +206,27 @@ fn parts() -> Result<(f64, Vec<AnyView>, String), String> {
     };
     let summary = format!(
         "The paper's first panel (the top one here) is the other two combined: {} tokens × loop time ÷ (acceptance × \
-         (K + 1)). For XSum at K = 3 that is {} × {} ms ÷ ({} × 4) = {} ms, against {} ms measured. \
+         (K + 1)). For XSum at K = {} that is {} × {} ms ÷ ({} × {}) = {} ms, against {} ms measured. \
          A straight line fits the loop: {} ms for the target's pass and {} ms per drafted token, so a \
          draft step costs {} of a target step. One probability per task that a drafted token is \
          accepted, {} on HumanEval and {} on XSum, then gives every measured time to within {}% \
          through core's speculative model. {}; {}.",
         SPEC_TOKENS,
+        worked.draft,
         SPEC_TOKENS,
-        three.loop_ms,
-        three.acceptance(Task::XSum),
+        worked.loop_ms,
+        worked.acceptance(Task::XSum),
+        worked.draft + 1,
         grouped(sig(
-            time_from_loops(SPEC_TOKENS, 3, three.acceptance(Task::XSum), three.loop_ms),
+            time_from_loops(
+                SPEC_TOKENS,
+                worked.draft,
+                worked.acceptance(Task::XSum),
+                worked.loop_ms
+            ),
             3
         )),
-        grouped(three.time(Task::XSum)),
+        grouped(worked.time(Task::XSum)),
         sig(fit.base_ms, 3),
         sig(fit.per_draft_ms, 3),
         sig(fit.draft_cost(), 2),
