@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The fuzzers' long run, apart from the test command: every widget's
-# parameters through 100,000 random changes each, and every widget drawn from
-# 2,000 random links each (the test command runs 100,000 and 150). Prints each
-# fuzzer's time; fails on the first broken promise, naming the widget and input.
+# parameters through a million random changes each, every distinct state they
+# reach drawn, and every widget drawn from 2,000 random links each (the test
+# command runs 100,000 and 150). Prints each fuzzer's time and each widget's
+# renders; fails on the first broken promise, naming the widget and input.
 # Options: CASES (default 1000000) and RENDERS (default 2000).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

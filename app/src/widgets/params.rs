@@ -322,6 +322,9 @@ pub trait AnyParams {
     fn checked_apply(&mut self, key: &str, value: &str) -> Result<bool, String>;
     /// Back to the defaults.
     fn reset(&mut self);
+    /// Why a link's `pairs` would be refused, one reason a refused pair
+    /// ([`WidgetParams::from_pairs`]); empty if the link loads whole.
+    fn refusals(&self, pairs: &[(String, String)]) -> Vec<String>;
 }
 
 impl<P: WidgetParams> AnyParams for P {
@@ -360,6 +363,10 @@ impl<P: WidgetParams> AnyParams for P {
 
     fn reset(&mut self) {
         *self = P::default();
+    }
+
+    fn refusals(&self, pairs: &[(String, String)]) -> Vec<String> {
+        P::from_pairs(pairs).1
     }
 }
 

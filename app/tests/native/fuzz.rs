@@ -2,7 +2,8 @@
 //! panic: 1,000,000 random inputs (a fixed seed) each through `parse_count`
 //! and `Progress::from_json`, with the accepted ones checked for sense; and
 //! every widget's parameters driven through random changes, each checked
-//! against what a widget promises (see [`every_widgets_parameters_keep_their_promises`]).
+//! against what a widget promises and each state reached drawn (see
+//! [`every_widgets_parameters_keep_their_promises`]).
 
 use ridgeline_app::input::parse_count;
 use ridgeline_app::progress::{Progress, SCHEMA, VERSION};
@@ -287,9 +288,9 @@ pub const VALUES: &[&str] = &[
 ];
 
 /// Parameter changes per widget unless `RIDGELINE_FUZZ_CASES` says otherwise:
-/// 100,000 in the test command (a few minutes in a debug build: a change is
-/// checked, not drawn, so no widget re-plans a whole step per change); the
-/// long run sets a million (`scripts/fuzz-long.sh`).
+/// 100,000 in the test command (a few minutes in a debug build: every change
+/// is checked, and each distinct state it reaches drawn once); the long run
+/// sets a million (`scripts/fuzz-long.sh`).
 const CASES_PER_WIDGET: usize = 100_000;
 
 /// The environment variable `name` read as a `T`, or `default` when it is
@@ -366,6 +367,11 @@ pub fn value_for(rng: &mut Rng, key: &str) -> String {
 /// the widget's own (one in eight a key it does not have); values include
 /// reader chips and models in compact form and numbers across the whole
 /// range of doubles.
+///
+/// Each state reached is drawn as its link draws it, on a second thread
+/// ([`crate::render_fuzz::Drawer`]), once per distinct state: the drawing
+/// is a function of the parameters, which their pairs rebuild exactly, so
+/// one render of a state is the render of every input that led to it.
 #[test]
 fn every_widgets_parameters_keep_their_promises() {
     use ridgeline_app::widgets::{params_of, NAMES};
@@ -373,6 +379,8 @@ fn every_widgets_parameters_keep_their_promises() {
     let seed = env_or("RIDGELINE_FUZZ_SEED", 0x05ee_d0ff_1e1d);
     let mut rng = Rng::new(seed);
     let mut driven = 0;
+    let mut states = 0;
+    let drawer = crate::render_fuzz::Drawer::start();
     // `RIDGELINE_FUZZ_ONLY=training-planner` drives one widget (to chase a find).
     let only = std::env::var("RIDGELINE_FUZZ_ONLY").ok();
     for name in NAMES {
@@ -385,6 +393,8 @@ fn every_widgets_parameters_keep_their_promises() {
         let keys = p.keys();
         // Each key's value at the defaults: a sound value to vary from.
         let defaults = p.pairs();
+        let mut seen = std::collections::HashSet::from([defaults.clone()]);
+        drawer.draw(name, defaults.clone());
         let mut accepted = 0;
         let started = std::time::Instant::now();
         for _ in 0..cases {
@@ -399,7 +409,15 @@ fn every_widgets_parameters_keep_their_promises() {
                 _ => value_for(&mut rng, key),
             };
             match p.checked_apply(key, &v) {
-                Ok(ok) => accepted += usize::from(ok),
+                Ok(true) => {
+                    accepted += 1;
+                    let pairs = p.pairs();
+                    if !seen.contains(&pairs) {
+                        seen.insert(pairs.clone());
+                        drawer.draw(name, pairs);
+                    }
+                }
+                Ok(false) => {}
                 Err(broken) => panic!("{name}: {key}={v:?}: {broken}"),
             }
             if rng.below(64) == 0 {
@@ -412,11 +430,22 @@ fn every_widgets_parameters_keep_their_promises() {
             "{name}: none of {cases} values was accepted"
         );
         driven += 1;
+        states += seen.len();
         if std::env::var_os("RIDGELINE_FUZZ_TIMES").is_some() {
-            eprintln!("{name}: {:?}", started.elapsed());
+            eprintln!(
+                "{name}: {:?}, {} distinct states of {accepted} accepted",
+                started.elapsed(),
+                seen.len()
+            );
         }
     }
-    eprintln!("{driven} widgets' parameters, {cases} changes each");
+    let drawn = drawer.finish();
+    eprintln!(
+        "{driven} widgets' parameters, {cases} changes each; {} distinct states drawn",
+        drawn.renders
+    );
+    assert_eq!(drawn.renders, states);
+    assert!(drawn.faults.is_empty(), "{}", drawn.faults.join("\n"));
     assert!(
         only.is_some() || driven >= 40,
         "only {driven} widgets have parameters"

@@ -590,8 +590,76 @@ fn counted(n: u64, word: &str) -> String {
     }
 }
 
+/// The group sizes that split `n` chips evenly, ascending: every divisor of
+/// `n` (the sizes a mesh axis, a ring or a slice count can take), found by
+/// trial up to `√n` so that a reader's million-chip cluster costs a thousand
+/// steps, not a million.
+pub fn divisors(n: u32) -> Vec<u32> {
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut i = 1u32;
+    while u64::from(i) * u64::from(i) <= u64::from(n) {
+        if n.is_multiple_of(i) {
+            small.push(i);
+            if i != n / i {
+                large.push(n / i);
+            }
+        }
+        i += 1;
+    }
+    small.extend(large.into_iter().rev());
+    small
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn divisors_are_every_whole_split_in_order() {
+        for n in 0..3000u32 {
+            let by_trial: Vec<u32> = (1..=n).filter(|d| n.is_multiple_of(*d)).collect();
+            assert_eq!(divisors(n), by_trial, "{n}");
+        }
+        assert_eq!(divisors(8960).len(), 36); // 2⁸ · 5 · 7
+        assert_eq!(
+            divisors(u32::MAX),
+            [
+                1,
+                3,
+                5,
+                15,
+                17,
+                51,
+                85,
+                255,
+                257,
+                771,
+                1285,
+                3855,
+                4369,
+                13107,
+                21845,
+                65535,
+                65537,
+                196611,
+                327685,
+                983055,
+                1114129,
+                3342387,
+                5570645,
+                16711935,
+                16843009,
+                50529027,
+                84215045,
+                252645135,
+                286331153,
+                858993459,
+                1431655765,
+                u32::MAX
+            ]
+        );
+    }
+
     use super::*;
     use crate::hardware::{chip, tensor_core};
 

@@ -45,7 +45,7 @@
 use crate::comms::collectives::{self, Collective, Network};
 use crate::dtype::Dtype;
 use crate::format::{grouped, sci, si};
-use crate::hardware::tpu::Slice;
+use crate::hardware::tpu::{divisors, Slice};
 use crate::hardware::{Chip, Link};
 use crate::model::accounting::{training_flops_rule, Optimizer, Pass};
 use crate::training::{dcn_all_reduce, MAX_SLICES};
@@ -135,8 +135,9 @@ impl StrongScalingParams {
         let domain: u64 = mesh.iter().map(|&a| u64::from(a)).product();
         // At most `chips` (a domain has at least one chip).
         let fewest = u32::try_from(u64::from(chips).div_ceil(domain.max(1))).unwrap_or(chips);
-        let (slices, shape) = (fewest..=chips)
-            .filter(|s| chips.is_multiple_of(*s))
+        let (slices, shape) = divisors(chips)
+            .into_iter()
+            .filter(|s| *s >= fewest)
             .find_map(|s| box_shape(&mesh, chips / s).map(|shape| (s, shape)))
             .ok_or_else(|| {
                 format!(
@@ -227,9 +228,10 @@ fn box_shape(mesh: &[u32], chips: u32) -> Option<Vec<u32>> {
     let mut left = chips;
     let mut shape = Vec::with_capacity(axes.len());
     for a in axes {
-        let d = (1..=a.min(left))
+        let d = divisors(left)
+            .into_iter()
             .rev()
-            .find(|d| left.is_multiple_of(*d))
+            .find(|d| *d <= a)
             .unwrap_or(1);
         shape.push(d);
         left /= d;

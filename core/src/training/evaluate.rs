@@ -4,6 +4,7 @@ use super::{
     boundary_of, check_batch, check_structure, optimal_fsdp, pipeline_bubble, Boundary, Cluster,
     Ctx, Job, LayerCost, Parallelism, RunEstimate, Scheme, TrainingError,
 };
+use crate::hardware::tpu::divisors;
 use crate::model::accounting::{self, TrainingMemory};
 use crate::model::config::positive;
 use crate::roofline::Verdict;
@@ -128,23 +129,6 @@ pub fn evaluate(
         bubble,
         sequence_parallel,
     })
-}
-
-fn divisors(n: u32) -> Vec<u32> {
-    let mut small = Vec::new();
-    let mut large = Vec::new();
-    let mut i = 1u32;
-    while (i as u64) * (i as u64) <= n as u64 {
-        if n.is_multiple_of(i) {
-            small.push(i);
-            if i != n / i {
-                large.push(n / i);
-            }
-        }
-        i += 1;
-    }
-    small.extend(large.into_iter().rev());
-    small
 }
 
 /// The candidate strategies [`best_plan`] compares: pure DP, FSDP, tensor

@@ -3,6 +3,7 @@
 
 use super::TrainingError;
 use crate::comms::collectives::{self, Collective, CollectiveCost, Network, RingAxis};
+use crate::hardware::tpu::divisors;
 
 use crate::units::Bytes;
 
@@ -16,8 +17,8 @@ pub fn fsdp_rings(x: u32, axes: u8) -> Vec<RingAxis> {
     for i in 0..axes {
         let still = f64::from(axes - i);
         let target = f64::from(left).powf(1.0 / still);
-        let size = (1..=left)
-            .filter(|d| left.is_multiple_of(*d))
+        let size = divisors(left)
+            .into_iter()
             .min_by(|a, b| {
                 let dist = |d: u32| (f64::from(d) / target).ln().abs();
                 dist(*a).total_cmp(&dist(*b))

@@ -128,8 +128,8 @@ impl Parallelism {
         let Ok(chips) = u32::try_from(chips) else {
             return Vec::new();
         };
-        (1..=chips)
-            .filter(|y| chips.is_multiple_of(*y))
+        crate::hardware::tpu::divisors(chips)
+            .into_iter()
             .filter_map(|y| Parallelism::mesh_split(mesh, y))
             .collect()
     }
