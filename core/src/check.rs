@@ -112,24 +112,31 @@ pub fn whole<T: TryFrom<u64>>(value: f64) -> Option<T> {
     T::try_from(n).ok()
 }
 
-/// A share that had to be a number in (0, 1] and was not.
+/// A share that had to be a number in (0, 1] (or from a stated floor to
+/// one) and was not.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NotFraction {
     /// What the share is, as a reader would name it ("the FLOPs derate").
     pub what: &'static str,
-    /// The value it had: zero or less, above one, infinite or NaN.
+    /// The value it had: below the floor, zero or less, above one, infinite or NaN.
     pub value: f64,
+    /// The least share accepted, when there is one above zero ([`fraction_from`]).
+    pub least: Option<f64>,
 }
 
 impl fmt::Display for NotFraction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = self.what;
+        let range = match self.least {
+            Some(least) => format!("[{least}, 1]"),
+            None => "(0, 1]".into(),
+        };
         if self.value.is_nan() {
-            write!(f, "{what} is unknown; it must be a number in (0, 1]")
+            write!(f, "{what} is unknown; it must be a number in {range}")
         } else {
             write!(
                 f,
-                "{what} must be a number in (0, 1], not {}",
+                "{what} must be a number in {range}, not {}",
                 crate::format::sci(self.value, 3)
             )
         }
@@ -159,7 +166,34 @@ pub fn fraction(what: &'static str, value: f64) -> Result<f64, NotFraction> {
     if is_fraction(value) {
         Ok(value)
     } else {
-        Err(NotFraction { what, value })
+        Err(NotFraction {
+            what,
+            value,
+            least: None,
+        })
+    }
+}
+
+/// Returns `value` if it is a share from `least` to one, else the error
+/// naming `what` and the range: for a share with a physical floor, where a
+/// share just above zero would make every time it divides unbounded.
+///
+/// ```
+/// use ridgeline_core::check::fraction_from;
+///
+/// assert_eq!(fraction_from("the link derate", 0.05, 0.05), Ok(0.05));
+/// let e = fraction_from("the link derate", 0.05, 1e-300).unwrap_err();
+/// assert_eq!(e.to_string(), "the link derate must be a number in [0.05, 1], not 1e-300");
+/// ```
+pub fn fraction_from(what: &'static str, least: f64, value: f64) -> Result<f64, NotFraction> {
+    if is_fraction(value) && value >= least {
+        Ok(value)
+    } else {
+        Err(NotFraction {
+            what,
+            value,
+            least: Some(least),
+        })
     }
 }
 

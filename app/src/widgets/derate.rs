@@ -71,7 +71,8 @@ impl Share {
 
 /// Reads the share whose URL key is `key`, if it is one of `shares`: `None`
 /// for any other key, else `d` with that share set from `value`, or the
-/// refusal naming the field (a share must be a number in (0, 1]).
+/// refusal naming the field (a share must be a number from
+/// [`Derate::MIN_SHARE`] to one, as the sliders are).
 pub fn apply(
     shares: &[Share],
     d: Derate,
@@ -79,7 +80,7 @@ pub fn apply(
     value: &str,
 ) -> Option<Result<Derate, String>> {
     let share = shares.iter().find(|s| s.key() == key)?;
-    Some(parse_count(value, share.field(), 0.0, 1.0).and_then(|x| share.set(d, x)))
+    Some(parse_count(value, share.field(), Derate::MIN_SHARE, 1.0).and_then(|x| share.set(d, x)))
 }
 
 /// The shares of `shares` that are not one, as URL pairs (the quoted peak
@@ -136,7 +137,7 @@ fn share_row(
     set: impl Fn(&'static str, String) + Copy + Send + Sync + 'static,
 ) -> AnyView {
     let percent = move || format!("{:.0}%", 100.0 * value());
-    Slider::new("0.05", || "1".into(), "0.01")
+    Slider::new(Derate::MIN_SHARE, || "1".into(), "0.01")
         .id(id)
         .valuetext(percent)
         .row(
@@ -160,9 +161,14 @@ mod tests {
         assert!(apply(&BOTH, Derate::PEAK, "hbm_derate", "0.5").is_none());
         assert!(apply(&BOTH, Derate::PEAK, "gpus", "8").is_none());
         let refused = |v: &str| apply(&BOTH, Derate::PEAK, "link_derate", v).unwrap();
-        assert!(refused("0")
-            .unwrap_err()
-            .starts_with("the link derate must be a number in (0, 1]"));
+        assert_eq!(
+            refused("0").unwrap_err(),
+            "the link derate must be at least 0.05"
+        );
+        assert_eq!(
+            refused("1e-300").unwrap_err(),
+            "the link derate must be at least 0.05"
+        );
         assert!(refused("1.5")
             .unwrap_err()
             .starts_with("the link derate must be at most 1"));

@@ -741,10 +741,15 @@ mod tests {
             ],
         );
         let mut q = p;
-        assert!(q
-            .apply("flops_derate", "0")
-            .unwrap_err()
-            .starts_with("the FLOPs derate must be a number in (0, 1]"));
+        assert_eq!(
+            q.apply("flops_derate", "0").unwrap_err(),
+            "the FLOPs derate must be at least 0.05"
+        );
+        // A share just above zero once gave a step of "∞ s".
+        assert_eq!(
+            q.apply("link_derate", "1e-300").unwrap_err(),
+            "the link derate must be at least 0.05"
+        );
         assert!(q
             .apply("link_derate", "1.5")
             .unwrap_err()

@@ -737,7 +737,7 @@ mod tests {
             ],
         );
         assert!(
-            messages[0].starts_with("the FLOPs derate must be a number in (0, 1]"),
+            messages[0] == "the FLOPs derate must be at least 0.05",
             "{}",
             messages[0]
         );

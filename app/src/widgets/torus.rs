@@ -65,13 +65,15 @@ pub fn parse_shape(text: &str) -> Result<Coord, String> {
 }
 
 impl TorusParams {
-    /// The slice, validated against the chip's torus.
+    /// The slice, validated against the chip's torus: a shape with a third
+    /// axis longer than one is refused on a 2D torus, not cut to its first two.
     pub fn slice(&self) -> Result<Slice, String> {
         let dims = match self.chip.topology {
-            Topology::Torus { dims, .. } => dims as usize,
+            Topology::Torus { dims, .. } => usize::from(dims),
             _ => return Err(format!("{} is not a TPU", self.chip.name)),
         };
-        Slice::new(self.chip, &self.shape[..dims]).map_err(|e| e.to_string())
+        let rank = if self.shape[2] == 1 { 2 } else { 3 };
+        Slice::new(self.chip, &self.shape[..rank.max(dims)]).map_err(|e| e.to_string())
     }
 
     /// A slice of this shape on `chip`: a flat shape (`z = 1`) is laid out on
@@ -322,6 +324,24 @@ mod tests {
         assert!(p.apply("chip", "v5p").is_ok());
         assert_eq!(p.shape, [4, 4, 4]);
         assert_eq!(p.slice().unwrap().wrap(), [true, true, true]);
+    }
+
+    /// A cube typed on a 2D torus was once kept whole but drawn as its first
+    /// two axes, and its link then loaded another shape.
+    #[test]
+    fn a_cube_is_refused_on_a_flat_torus() {
+        use crate::widgets::params::AnyParams;
+        let mut p = TorusParams::default();
+        assert_eq!(
+            p.apply("shape", "4x4x4"),
+            Err("v5e is a 2D torus, so a slice needs at most 2 axes, not 3".into())
+        );
+        assert_eq!(p.shape, [8, 16, 1]);
+        let flat = "c1~r~g~bf16:1.97e14~1e13~hbm:1e3_ici:1e3~t:2:4x4x1:1x1x1:axis16:1";
+        assert_eq!(p.checked_apply("shape", "4x4"), Ok(true));
+        assert_eq!(p.checked_apply("chip", flat), Ok(true));
+        assert_eq!(p.checked_apply("shape", "4x4x4"), Ok(false));
+        assert_eq!(p.shape, [4, 4, 1]);
     }
 
     /// Issue #19: the same 128 chips as 8×16 on a v5e and 8×16×1 on a v5p;

@@ -76,10 +76,11 @@ fn without_echoes(html: &str) -> String {
     out
 }
 
-/// Where `shown` prints a number that is not one: `NaN`, or Rust's `inf`
-/// standing as a word of its own (not the start of "inference" or "info").
+/// Where `shown` prints a number that is not one: `NaN`, an infinity as
+/// `format::sci` writes it (`∞`), or Rust's `inf` standing as a word of its
+/// own (not the start of "inference" or "info").
 fn not_a_number(shown: &str) -> Option<usize> {
-    if let Some(at) = shown.find("NaN") {
+    if let Some(at) = shown.find("NaN").or_else(|| shown.find('∞')) {
         return Some(at);
     }
     shown.match_indices("inf").map(|(at, _)| at).find(|&at| {
@@ -280,6 +281,7 @@ fn a_number_that_is_not_one_is_found_and_words_are_not() {
     assert_eq!(not_a_number("<rect width=\"inf\"/>"), Some(13));
     assert_eq!(not_a_number("a ridge of -inf FLOPs"), Some(12));
     assert_eq!(not_a_number("inf"), Some(0));
+    assert_eq!(not_a_number("a step of ∞ s"), Some(10));
     assert_eq!(
         not_a_number("inference, infra, info, Infinity, tinfoil, 1 inflight"),
         None

@@ -15,11 +15,11 @@
 //! assert!(Derate::new(1.2, 1.0, 1.0).unwrap_err().to_string().contains("FLOPs derate"));
 //! ```
 
-use crate::check::{fraction, NotFraction};
+use crate::check::{fraction_from, NotFraction};
 use crate::hardware::{Chip, Link};
 use crate::units::{BytesPerSec, FlopsPerSec};
 
-/// Shares of the quoted peak rates to assume, each in (0, 1].
+/// Shares of the quoted peak rates to assume, each from [`Derate::MIN_SHARE`] to one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Derate {
     flops: f64,
@@ -41,13 +41,20 @@ impl Derate {
         link: 1.0,
     };
 
+    /// The least share of a quoted rate a reader may assume: 5 %. Kernels
+    /// that reach less are a bug to find in a profile, not a roof to plan
+    /// on, and a share near zero would stretch every time to infinity.
+    pub const MIN_SHARE: f64 = 0.05;
+
     /// Shares of peak FLOPs/s, HBM bandwidth and link bandwidth; each must be
-    /// a number in (0, 1], and the refusal names the first that is not.
+    /// a number from [`Derate::MIN_SHARE`] to one, and the refusal names the
+    /// first that is not.
     pub fn new(flops: f64, hbm: f64, link: f64) -> Result<Derate, NotFraction> {
+        let share = |what, value| fraction_from(what, Derate::MIN_SHARE, value);
         Ok(Derate {
-            flops: fraction("the FLOPs derate", flops)?,
-            hbm: fraction("the HBM derate", hbm)?,
-            link: fraction("the link derate", link)?,
+            flops: share("the FLOPs derate", flops)?,
+            hbm: share("the HBM derate", hbm)?,
+            link: share("the link derate", link)?,
         })
     }
 
@@ -203,6 +210,12 @@ mod tests {
         assert!(e(Derate::new(1.0, 1.0, f64::NAN)).starts_with("the link derate"));
         assert!(e(Derate::PEAK.with_hbm(-0.1)).starts_with("the HBM derate"));
         assert_eq!(Derate::PEAK.with_link(0.5).unwrap().link(), 0.5);
+        // A share just above zero made every time infinite (a step of "∞ s").
+        assert_eq!(
+            e(Derate::PEAK.with_link(1e-300)),
+            "the link derate must be a number in [0.05, 1], not 1e-300"
+        );
+        assert_eq!(Derate::PEAK.with_link(0.05).unwrap().link(), 0.05);
     }
 
     #[test]
