@@ -368,7 +368,7 @@ pub fn value_for(rng: &mut Rng, key: &str) -> String {
 /// reader chips and models in compact form and numbers across the whole
 /// range of doubles.
 ///
-/// Each state reached is drawn as its link draws it, on a second thread
+/// Each state reached is drawn as its link draws it, on worker threads
 /// ([`crate::render_fuzz::Drawer`]), once per distinct state: the drawing
 /// is a function of the parameters, which their pairs rebuild exactly, so
 /// one render of a state is the render of every input that led to it.
