@@ -68,7 +68,8 @@ pub fn is_positive(value: f64) -> bool {
 }
 
 /// Whether `value` is a share in (0, 1]: positive, finite and at most one.
-/// The one test behind [`fraction`] and the checks that name their own error.
+/// The one test behind [`fraction`], [`fraction_from`] and the checks that
+/// name their own error.
 pub fn is_fraction(value: f64) -> bool {
     is_positive(value) && value <= 1.0
 }

@@ -412,8 +412,7 @@ fn every_widgets_parameters_keep_their_promises() {
                 Ok(true) => {
                     accepted += 1;
                     let pairs = p.pairs();
-                    if !seen.contains(&pairs) {
-                        seen.insert(pairs.clone());
+                    if seen.insert(pairs.clone()) {
                         drawer.draw(name, pairs);
                     }
                 }

@@ -613,6 +613,8 @@ pub fn divisors(n: u32) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::hardware::{chip, tensor_core};
 
     #[test]
     fn divisors_are_every_whole_split_in_order() {
@@ -659,9 +661,6 @@ mod tests {
             ]
         );
     }
-
-    use super::*;
-    use crate::hardware::{chip, tensor_core};
 
     #[test]
     fn slices_and_wraparound() {

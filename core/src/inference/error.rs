@@ -1,6 +1,7 @@
 //! Why an inference question has no answer, and the checks every input passes.
 
 use super::{MAX_BATCH, MAX_CHIPS};
+use crate::check;
 use crate::comms::collectives::CollectiveError;
 use crate::dtype::Dtype;
 use crate::hardware::Chip;
@@ -173,7 +174,7 @@ pub(super) fn batch_ok(batch: f64) -> Result<f64, InferenceError> {
 /// Checks that a computed answer is finite and positive: inputs that pass their
 /// own checks can still overflow, underflow or divide by a subnormal.
 pub(super) fn computed(quantity: &'static str, value: f64) -> Result<f64, InferenceError> {
-    if value.is_finite() && value > 0.0 {
+    if check::is_positive(value) {
         Ok(value)
     } else {
         Err(InferenceError::OutOfRange { quantity, value })
@@ -181,11 +182,7 @@ pub(super) fn computed(quantity: &'static str, value: f64) -> Result<f64, Infere
 }
 
 pub(super) fn fraction(field: &'static str, value: f64) -> Result<f64, InferenceError> {
-    if value.is_finite() && value > 0.0 && value <= 1.0 {
-        Ok(value)
-    } else {
-        Err(InferenceError::BadFraction { field, value })
-    }
+    check::fraction(field, value).map_err(|_| InferenceError::BadFraction { field, value })
 }
 
 pub(super) fn peak(chip: &'static Chip, dtype: Dtype) -> Result<FlopsPerSec, InferenceError> {
